@@ -1,0 +1,45 @@
+# posematch - top-level targets. CMake does the building underneath.
+#   make         build the library, CLI, tests and benches into build/ (CLI: build/posematch)
+#   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers)
+#   make bench   run the benchmarks on ../shared/mocap
+#   make demo    build a database, print info, run searches and the benchmark summary
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 20
+
+.PHONY: all deps test test-release test-asan bench demo clean
+
+all: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	@scripts/install-deps.sh build
+
+test:
+	@scripts/install-deps.sh test
+	@$(MAKE) --no-print-directory test-release test-asan
+
+test-release: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The sanitizer build uses clang so that the libFuzzer targets (run for FUZZ_SECONDS each)
+# are ordinary ctest tests of the same run.
+test-asan: deps
+	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPM_WERROR=ON -DPM_SANITIZE=ON \
+	  -DPM_BUILD_BENCH=OFF -DPM_BUILD_FUZZ=ON -DPM_FUZZ_SECONDS=$(FUZZ_SECONDS) -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && PM_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+bench: all
+	@scripts/install-deps.sh bench
+	bash bench/run.sh $(BUILD)
+
+demo: all
+	bash scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

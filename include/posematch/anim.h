@@ -1,0 +1,184 @@
+/* posematch - editable animation data: skeletons, clips, forward kinematics, resampling,
+ * units and up axis, root ("simulation bone") extraction and mirroring.
+ *
+ * These are the offline, editable structures (the "raw" side of an ozz-style split): plain
+ * structs whose arrays the library allocates with the recorded allocator and frees in
+ * pm_skeleton_destroy / pm_clip_destroy. Internally everything is Y-up and in metres; the
+ * BVH reader converts on load and records what it found. */
+#ifndef POSEMATCH_ANIM_H
+#define POSEMATCH_ANIM_H
+
+#include "base.h"
+#include "math.h"
+
+PM_EXTERN_C_BEGIN
+
+#define PM_MAX_JOINTS 4096       /* joints per skeleton */
+#define PM_MAX_JOINT_DEPTH 512   /* longest root-to-leaf chain */
+#define PM_MAX_FRAMES 10000000   /* frames per clip */
+
+/* One BVH channel. The order joints list them in is kept for faithful round trips. */
+typedef enum pm_channel {
+    PM_CHANNEL_XPOSITION = 0,
+    PM_CHANNEL_YPOSITION = 1,
+    PM_CHANNEL_ZPOSITION = 2,
+    PM_CHANNEL_XROTATION = 3,
+    PM_CHANNEL_YROTATION = 4,
+    PM_CHANNEL_ZROTATION = 5
+} pm_channel;
+
+typedef struct pm_skeleton {
+    int joint_count;
+    char **names;              /* joint_count NUL-terminated names */
+    int32_t *parents;          /* -1 for a root; parents[j] < j always */
+    pm_vec3 *rest_translations;/* local offset to the parent (BVH OFFSET), metres */
+    pm_quat *rest_rotations;   /* local rest rotation (identity for BVH) */
+    uint8_t *channel_counts;   /* source channels per joint, 0..6 */
+    uint8_t *channels;         /* joint_count * 6 pm_channel values, first channel_counts[j] used */
+    uint8_t *has_end_site;     /* 1 when the joint ends in a BVH End Site */
+    pm_vec3 *end_sites;        /* End Site offsets, metres */
+    pm_allocator allocator;
+} pm_skeleton;
+
+/* A named per-frame scalar (PS1 Curve channel); values has frame_count entries. */
+typedef struct pm_curve {
+    char *name;
+    float *values;
+} pm_curve;
+
+typedef enum pm_up_axis { PM_UP_Y = 0, PM_UP_Z = 1 } pm_up_axis;
+
+typedef struct pm_clip {
+    char *name;
+    pm_skeleton skeleton;
+    int frame_count;
+    float frame_time;          /* seconds between frames, > 0 */
+    int looping;               /* 1: the last frame is followed by the first */
+    pm_quat *rotations;        /* frame_count * joint_count local rotations */
+    pm_vec3 *translations;     /* frame_count * joint_count local translations, metres */
+    int curve_count;
+    pm_curve *curves;
+    /* What the loader found and converted; informative. */
+    float unit_scale;          /* metres per file unit that was applied */
+    pm_up_axis source_up;      /* up axis of the source file */
+    pm_allocator allocator;
+} pm_clip;
+
+/* ---- skeleton ---- */
+
+/* Allocates a skeleton of `joint_count` joints with identity rest rotations, zero offsets,
+ * no channels and empty names; the caller fills names with pm_skeleton_set_name. */
+PM_API pm_result pm_skeleton_create(pm_skeleton *out, int joint_count, const pm_allocator *allocator, pm_error *error);
+PM_API pm_result pm_skeleton_set_name(pm_skeleton *skeleton, int joint, const char *name, pm_error *error);
+PM_API pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator, pm_error *error);
+PM_API void pm_skeleton_destroy(pm_skeleton *skeleton);
+/* Checks parents (ordered, in range), names (unique, non-empty), finite offsets. */
+PM_API pm_result pm_skeleton_validate(const pm_skeleton *skeleton, pm_error *error);
+/* Joint index by exact name, or -1. */
+PM_API int pm_skeleton_find_joint(const pm_skeleton *skeleton, const char *name);
+/* 1 when both have the same joint names and parents (offsets may differ). */
+PM_API int pm_skeleton_same_topology(const pm_skeleton *a, const pm_skeleton *b);
+
+/* Joints a motion-matching setup needs, found from names; -1 where none was found. */
+typedef struct pm_skeleton_roles {
+    int hips;
+    int left_upleg, right_upleg;
+    int left_foot, right_foot;
+    int left_toe, right_toe;
+    int head;
+} pm_skeleton_roles;
+PM_API void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *skeleton);
+
+/* Left/right counterpart of every joint (itself for centre joints), found from names:
+ * Left/Right, _L/_R, .L/.R, L_/R_ and l/r prefixes, any case. Returns the number of pairs. */
+PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skeleton);
+
+/* ---- clip ---- */
+
+/* Allocates a clip of `frame_count` frames over a copy of `skeleton`, every frame at rest. */
+PM_API pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
+                                const pm_allocator *allocator, pm_error *error);
+PM_API pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error);
+PM_API void pm_clip_destroy(pm_clip *clip);
+PM_API pm_result pm_clip_set_name(pm_clip *clip, const char *name, pm_error *error);
+/* Adds (or replaces) a curve; `values` holds frame_count floats and is copied. */
+PM_API pm_result pm_clip_add_curve(pm_clip *clip, const char *name, const float *values, pm_error *error);
+PM_API const pm_curve *pm_clip_find_curve(const pm_clip *clip, const char *name);
+/* Checks sizes, finite values and unit quaternions. */
+PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
+/* (frame_count - 1) * frame_time, or frame_count * frame_time for looping clips. */
+PM_API float pm_clip_duration(const pm_clip *clip);
+
+/* Local pose at `time` seconds (clamped, or wrapped for looping clips): slerp rotations,
+ * lerp translations between the two nearest frames. out arrays hold joint_count entries. */
+PM_API void pm_clip_sample(const pm_clip *clip, float time, pm_quat *out_rotations, pm_vec3 *out_translations);
+
+/* Resamples to `fps` frames per second; the first and last frames keep their times. */
+PM_API pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error);
+/* Keeps frames [first, first + count). */
+PM_API pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error);
+/* Multiplies every translation and offset by `scale` (e.g. 0.01 for centimetres). */
+PM_API void pm_clip_scale(pm_clip *clip, float scale);
+/* Rotates a Z-up clip into Y-up (x, y, z) -> (x, z, -y). */
+PM_API void pm_clip_z_up_to_y_up(pm_clip *clip);
+
+/* Mirrors the motion across the world plane normal to `axis` (0 = X, 1 = Y, 2 = Z; -1 = the
+ * axis that best separates left from right in the rest pose) and swaps left/right joints with
+ * `mirror_map` (NULL = pm_skeleton_find_mirror_map). Joint frames need not be symmetric: each
+ * rotation is corrected by the mirrored rest pose, as engines' mirror tables do. */
+PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *mirror_map, int axis,
+                                pm_error *error);
+
+/* ---- kinematics ---- */
+
+/* Model-space (world) transforms from local ones: world[j] = world[parent[j]] * local[j]. */
+PM_API void pm_local_to_model(pm_transform *out_model, const int32_t *parents, int joint_count,
+                              const pm_quat *local_rotations, const pm_vec3 *local_translations);
+/* World transforms of every joint of one frame. */
+PM_API void pm_clip_frame_world(const pm_clip *clip, int frame, pm_transform *out_world);
+
+/* Detected source properties, for inspection. */
+typedef struct pm_clip_survey {
+    pm_skeleton_roles roles;
+    float hip_height;          /* hips above the lowest foot in the rest pose, metres */
+    int first_frame_is_rest;   /* frame 0 is the rest pose and frame 1 is not (T-pose lead-in) */
+    float floor_height;        /* robust lowest foot height over the clip, metres */
+} pm_clip_survey;
+PM_API void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *clip);
+
+/* ---- root ("simulation bone") ---- */
+
+typedef enum pm_facing_mode {
+    PM_FACING_FROM_LEGS = 0, /* perpendicular to the line between the upper legs, on the ground */
+    PM_FACING_HIPS_AXIS = 1  /* a local axis of the hips joint, projected to the ground */
+} pm_facing_mode;
+
+typedef enum pm_ground_mode {
+    PM_GROUND_DETECT = 0,    /* the clip's robust lowest foot height (floors need not be at 0) */
+    PM_GROUND_ZERO = 1       /* y = 0 */
+} pm_ground_mode;
+
+typedef struct pm_root_def {
+    pm_facing_mode facing_mode;
+    pm_vec3 hips_axis;          /* PM_FACING_HIPS_AXIS: local axis of the hips that points forward */
+    pm_ground_mode ground_mode;
+    float position_smoothing;   /* Gaussian sigma in seconds applied to the ground position, 0 = none */
+    float facing_smoothing;     /* Gaussian sigma in seconds applied to the facing direction */
+    int hips;                   /* -1: from names */
+    int left_upleg, right_upleg;/* -1: from names */
+} pm_root_def;
+PM_API pm_root_def pm_default_root_def(void);
+
+/* Per-frame root transform: position on the ground under the hips, rotation = yaw only. */
+typedef struct pm_root_track {
+    int frame_count;
+    pm_transform *frames;
+    pm_allocator allocator;
+} pm_root_track;
+PM_API pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def,
+                                       const pm_allocator *allocator, pm_error *error);
+PM_API void pm_root_track_destroy(pm_root_track *track);
+
+PM_EXTERN_C_END
+
+#endif

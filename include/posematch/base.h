@@ -1,0 +1,73 @@
+/* posematch - motion matching runtime. Base types shared by every module. */
+#ifndef POSEMATCH_BASE_H
+#define POSEMATCH_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32) && defined(POSEMATCH_SHARED)
+#if defined(POSEMATCH_BUILDING)
+#define PM_API __declspec(dllexport)
+#else
+#define PM_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && defined(POSEMATCH_SHARED)
+#define PM_API __attribute__((visibility("default")))
+#else
+#define PM_API
+#endif
+
+#ifdef __cplusplus
+#define PM_EXTERN_C_BEGIN extern "C" {
+#define PM_EXTERN_C_END }
+#else
+#define PM_EXTERN_C_BEGIN
+#define PM_EXTERN_C_END
+#endif
+
+#define PM_VERSION_MAJOR 0
+#define PM_VERSION_MINOR 1
+#define PM_VERSION_PATCH 0
+
+PM_EXTERN_C_BEGIN
+
+/* Every fallible function returns a pm_result; 0 is success. */
+typedef enum pm_result {
+    PM_OK = 0,
+    PM_ERR_INVALID_ARGUMENT = 1, /* a parameter or def field is out of range */
+    PM_ERR_IO = 2,               /* a file could not be opened, read or written */
+    PM_ERR_PARSE = 3,            /* a text input (BVH, JSON) is malformed */
+    PM_ERR_OUT_OF_MEMORY = 4,
+    PM_ERR_LIMIT = 5,            /* input exceeds a documented limit */
+    PM_ERR_CORRUPT = 6,          /* a binary file failed validation or its checksum */
+    PM_ERR_VERSION = 7,          /* a binary file has an unsupported format version */
+    PM_ERR_MISMATCH = 8,         /* inputs that must agree do not (skeletons, schemas) */
+    PM_ERR_NOT_FOUND = 9,        /* a named joint, channel, curve or asset does not exist */
+    PM_ERR_NUMERIC = 10          /* NaN, Inf or a degenerate value where a finite one is needed */
+} pm_result;
+
+/* Filled by a failing call: the code plus one line naming the file, line/field and problem.
+ * Pass NULL where the message is not wanted. */
+#define PM_ERROR_MESSAGE_SIZE 512
+typedef struct pm_error {
+    pm_result code;
+    char message[PM_ERROR_MESSAGE_SIZE];
+} pm_error;
+
+/* Allocation hooks. Every object that owns memory records the allocator it was created with.
+ * A NULL allocator pointer anywhere in the API means the C library's aligned allocation. */
+typedef struct pm_allocator {
+    void *(*alloc)(size_t size, size_t alignment, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} pm_allocator;
+
+/* Short, static name of a result code ("invalid argument", ...). */
+PM_API const char *pm_result_string(pm_result result);
+
+/* Library version as "major.minor.patch". */
+PM_API const char *pm_version_string(void);
+
+PM_EXTERN_C_END
+
+#endif

@@ -1,0 +1,50 @@
+/* posematch - BVH reader and writer.
+ *
+ * The reader accepts what real files contain: position channels that replace OFFSET, a
+ * rotation order per joint (mixed within a file), 6 channels on every joint, scientific
+ * notation, tabs, CRLF, ".0083" numbers, several ROOTs. Everything it cannot read is an error
+ * naming the file, line and field; nothing is half-built on failure. On success the clip is
+ * Y-up and in metres, with the detected (or given) unit scale and up axis recorded. */
+#ifndef POSEMATCH_BVH_H
+#define POSEMATCH_BVH_H
+
+#include "anim.h"
+
+PM_EXTERN_C_BEGIN
+
+typedef struct pm_bvh_def {
+    float unit_scale;        /* metres per file unit; 0 = detect from the hip height */
+    int up_axis;             /* -1 = detect, else PM_UP_Y or PM_UP_Z */
+    const pm_allocator *allocator;
+} pm_bvh_def;
+PM_API pm_bvh_def pm_default_bvh_def(void);
+
+/* Reads a BVH file into `out` (which the caller later frees with pm_clip_destroy). The clip
+ * name is the file name without directory and extension. */
+PM_API pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def, pm_error *error);
+/* Same from memory; `source_name` is used in messages and as the clip name. */
+PM_API pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size, const char *source_name,
+                                    const pm_bvh_def *def, pm_error *error);
+
+typedef struct pm_bvh_write_def {
+    float unit_scale;        /* metres per written unit (0.01 writes centimetres); 0 = the clip's unit_scale */
+    int up_axis;             /* PM_UP_Y or PM_UP_Z; -1 = the clip's source_up */
+    int precision;           /* significant digits, 1..9; 0 = 9 (floats read back exactly) */
+} pm_bvh_write_def;
+PM_API pm_bvh_write_def pm_default_bvh_write_def(void);
+
+/* Writes the clip with each joint's original channel layout (joints whose translation moves
+ * get position channels; clips built in code get Xposition Yposition Zposition Zrotation
+ * Xrotation Yrotation on moving joints and Zrotation Xrotation Yrotation elsewhere). The file
+ * is written to a temporary name and renamed, so a failure leaves no partial file. */
+PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def,
+                                   pm_error *error);
+
+/* Writes into a buffer the library allocates with the clip's allocator; free it with pm_free_buffer. */
+PM_API pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *clip,
+                                     const pm_bvh_write_def *def, pm_error *error);
+PM_API void pm_free_buffer(void *data, const pm_allocator *allocator);
+
+PM_EXTERN_C_END
+
+#endif

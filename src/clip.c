@@ -1,0 +1,369 @@
+/* Clip storage, sampling, resampling, unit and axis conversion, forward kinematics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core.h"
+#include "posematch/anim.h"
+
+static pm_result clip_alloc_frames(pm_clip *c, int frame_count, pm_error *error) {
+    size_t n = (size_t)frame_count * (size_t)c->skeleton.joint_count;
+    c->rotations = (pm_quat *)pm_alloc_array(&c->allocator, n, sizeof(pm_quat), 16);
+    c->translations = (pm_vec3 *)pm_alloc_array(&c->allocator, n, sizeof(pm_vec3), 16);
+    if (!c->rotations || !c->translations)
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for %d frames x %d joints", frame_count,
+                       c->skeleton.joint_count);
+    c->frame_count = frame_count;
+    return PM_OK;
+}
+
+pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
+                         const pm_allocator *allocator, pm_error *error) {
+    if (!out || !skeleton) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_create: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (frame_count < 1 || frame_count > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_LIMIT, "clip: %d frames is outside 1..%d", frame_count, PM_MAX_FRAMES);
+    if (!(frame_time > 0.0f) || !isfinite(frame_time))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: frame time %g must be positive and finite", (double)frame_time);
+    out->allocator = pm_allocator_resolve(allocator);
+    pm_result r = pm_skeleton_copy(&out->skeleton, skeleton, &out->allocator, error);
+    if (r != PM_OK) return r;
+    r = clip_alloc_frames(out, frame_count, error);
+    if (r != PM_OK) {
+        pm_clip_destroy(out);
+        return r;
+    }
+    out->frame_time = frame_time;
+    out->unit_scale = 1.0f;
+    out->source_up = PM_UP_Y;
+    int jc = skeleton->joint_count;
+    for (int f = 0; f < frame_count; f++)
+        for (int j = 0; j < jc; j++) {
+            out->rotations[(size_t)f * jc + j] = skeleton->rest_rotations[j];
+            out->translations[(size_t)f * jc + j] = skeleton->rest_translations[j];
+        }
+    return PM_OK;
+}
+
+void pm_clip_destroy(pm_clip *c) {
+    if (!c) return;
+    const pm_allocator *a = &c->allocator;
+    for (int i = 0; i < c->curve_count; i++) {
+        pm_free(a, c->curves[i].name);
+        pm_free(a, c->curves[i].values);
+    }
+    pm_free(a, c->curves);
+    pm_free(a, c->name);
+    pm_free(a, c->rotations);
+    pm_free(a, c->translations);
+    pm_skeleton_destroy(&c->skeleton);
+    memset(c, 0, sizeof *c);
+}
+
+pm_result pm_clip_set_name(pm_clip *c, const char *name, pm_error *error) {
+    if (!c || !name) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_set_name: NULL argument");
+    char *copy = pm_strdup(&c->allocator, name);
+    if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for its name");
+    pm_free(&c->allocator, c->name);
+    c->name = copy;
+    return PM_OK;
+}
+
+pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, pm_error *error) {
+    if (!c || !name || !values) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_add_curve: NULL argument");
+    for (int f = 0; f < c->frame_count; f++)
+        if (!isfinite(values[f]))
+            return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", c->name ? c->name : "",
+                           name, f);
+    float *copy = (float *)pm_alloc_array(&c->allocator, (size_t)c->frame_count, sizeof(float), 0);
+    if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for curve '%s'", name);
+    memcpy(copy, values, (size_t)c->frame_count * sizeof(float));
+    for (int i = 0; i < c->curve_count; i++)
+        if (strcmp(c->curves[i].name, name) == 0) {
+            pm_free(&c->allocator, c->curves[i].values);
+            c->curves[i].values = copy;
+            return PM_OK;
+        }
+    char *name_copy = pm_strdup(&c->allocator, name);
+    pm_curve *curves = (pm_curve *)pm_alloc_array(&c->allocator, (size_t)c->curve_count + 1, sizeof(pm_curve), 0);
+    if (!name_copy || !curves) {
+        pm_free(&c->allocator, copy);
+        pm_free(&c->allocator, name_copy);
+        pm_free(&c->allocator, curves);
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for curve '%s'", name);
+    }
+    if (c->curve_count) memcpy(curves, c->curves, (size_t)c->curve_count * sizeof(pm_curve));
+    curves[c->curve_count].name = name_copy;
+    curves[c->curve_count].values = copy;
+    pm_free(&c->allocator, c->curves);
+    c->curves = curves;
+    c->curve_count++;
+    return PM_OK;
+}
+
+const pm_curve *pm_clip_find_curve(const pm_clip *c, const char *name) {
+    if (!c || !name) return NULL;
+    for (int i = 0; i < c->curve_count; i++)
+        if (strcmp(c->curves[i].name, name) == 0) return &c->curves[i];
+    return NULL;
+}
+
+pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error) {
+    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_copy: NULL argument");
+    pm_result r = pm_clip_create(out, &src->skeleton, src->frame_count, src->frame_time,
+                                 allocator ? allocator : &src->allocator, error);
+    if (r != PM_OK) return r;
+    size_t n = (size_t)src->frame_count * (size_t)src->skeleton.joint_count;
+    memcpy(out->rotations, src->rotations, n * sizeof(pm_quat));
+    memcpy(out->translations, src->translations, n * sizeof(pm_vec3));
+    out->looping = src->looping;
+    out->unit_scale = src->unit_scale;
+    out->source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    for (int i = 0; i < src->curve_count; i++)
+        if ((r = pm_clip_add_curve(out, src->curves[i].name, src->curves[i].values, error)) != PM_OK) goto fail;
+    return PM_OK;
+fail:
+    pm_clip_destroy(out);
+    return r;
+}
+
+pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
+    if (!c || !c->rotations || !c->translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: not initialised");
+    const char *name = c->name ? c->name : "(unnamed)";
+    pm_result r = pm_skeleton_validate(&c->skeleton, error);
+    if (r != PM_OK) {
+        pm_error_prefix(error, "clip '%s'", name);
+        return r;
+    }
+    if (c->frame_count < 1 || c->frame_count > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_LIMIT, "clip '%s': %d frames is outside 1..%d", name, c->frame_count, PM_MAX_FRAMES);
+    if (!(c->frame_time > 0.0f) || !isfinite(c->frame_time))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': frame time %g must be positive", name, (double)c->frame_time);
+    int jc = c->skeleton.joint_count;
+    for (int f = 0; f < c->frame_count; f++)
+        for (int j = 0; j < jc; j++) {
+            pm_quat q = c->rotations[(size_t)f * jc + j];
+            pm_vec3 t = c->translations[(size_t)f * jc + j];
+            float len2 = pm_quat_dot(q, q);
+            if (!isfinite(len2) || !isfinite(t.x) || !isfinite(t.y) || !isfinite(t.z))
+                return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': frame %d joint '%s' is not finite", name, f,
+                               c->skeleton.names[j]);
+            if (fabsf(len2 - 1.0f) > 1e-3f)
+                return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': frame %d joint '%s' rotation is not unit length (%g)",
+                               name, f, c->skeleton.names[j], (double)sqrtf(len2));
+        }
+    return PM_OK;
+}
+
+float pm_clip_duration(const pm_clip *c) {
+    int n = c->looping ? c->frame_count : c->frame_count - 1;
+    return (float)n * c->frame_time;
+}
+
+/* Frame pair and blend factor for a time: clamped, or wrapped when looping. */
+static void clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, float *t) {
+    int n = c->frame_count;
+    double x = (double)time / (double)c->frame_time;
+    if (c->looping && n > 1) {
+        x = fmod(x, (double)n);
+        if (x < 0.0) x += n;
+        int i = (int)floor(x);
+        if (i >= n) i = n - 1;
+        *f0 = i;
+        *f1 = (i + 1) % n;
+        *t = (float)(x - i);
+        return;
+    }
+    if (!(x > 0.0)) x = 0.0; /* also catches NaN */
+    if (x >= (double)(n - 1)) {
+        *f0 = *f1 = n - 1;
+        *t = 0.0f;
+        return;
+    }
+    int i = (int)floor(x);
+    *f0 = i;
+    *f1 = i + 1;
+    *t = (float)(x - i);
+}
+
+void pm_clip_sample(const pm_clip *c, float time, pm_quat *out_rot, pm_vec3 *out_trans) {
+    int f0, f1;
+    float t;
+    clip_frame_pair(c, time, &f0, &f1, &t);
+    int jc = c->skeleton.joint_count;
+    const pm_quat *r0 = c->rotations + (size_t)f0 * jc, *r1 = c->rotations + (size_t)f1 * jc;
+    const pm_vec3 *p0 = c->translations + (size_t)f0 * jc, *p1 = c->translations + (size_t)f1 * jc;
+    for (int j = 0; j < jc; j++) {
+        out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], r1[j], t);
+        out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], p1[j], t);
+    }
+}
+
+pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
+    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
+    if (!(fps > 0.0f) || !isfinite(fps) || fps > 10000.0f)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps);
+    double duration = pm_clip_duration(src);
+    double new_dt = 1.0 / fps;
+    /* Frames at 0, dt, 2dt, ... up to the duration (with a hair of tolerance so that 30 -> 60
+     * keeps the last source frame). A looping clip keeps its period: frames cover [0, duration). */
+    double count_d = src->looping ? floor(duration / new_dt + 0.5) : floor(duration / new_dt + 1e-6) + 1.0;
+    if (count_d < 1.0) count_d = 1.0;
+    if (count_d > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_LIMIT, "resample: %s at %g fps would have %.0f frames (limit %d)",
+                       src->name ? src->name : "clip", (double)fps, count_d, PM_MAX_FRAMES);
+    int count = (int)count_d;
+    pm_result r = pm_clip_create(out, &src->skeleton, count, (float)new_dt, &src->allocator, error);
+    if (r != PM_OK) return r;
+    out->looping = src->looping;
+    out->unit_scale = src->unit_scale;
+    out->source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    int jc = src->skeleton.joint_count;
+    for (int f = 0; f < count; f++) {
+        float t = (float)(f * new_dt);
+        pm_clip_sample(src, t, out->rotations + (size_t)f * jc, out->translations + (size_t)f * jc);
+    }
+    for (int i = 0; i < src->curve_count; i++) {
+        float *vals = (float *)pm_alloc_array(&src->allocator, (size_t)count, sizeof(float), 0);
+        if (!vals) {
+            r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "resample: out of memory for curves");
+            goto fail;
+        }
+        for (int f = 0; f < count; f++) {
+            int f0, f1;
+            float t;
+            clip_frame_pair(src, (float)(f * new_dt), &f0, &f1, &t);
+            vals[f] = src->curves[i].values[f0] + (src->curves[i].values[f1] - src->curves[i].values[f0]) * t;
+        }
+        r = pm_clip_add_curve(out, src->curves[i].name, vals, error);
+        pm_free(&src->allocator, vals);
+        if (r != PM_OK) goto fail;
+    }
+    return PM_OK;
+fail:
+    pm_clip_destroy(out);
+    return r;
+}
+
+pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error) {
+    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_trim: NULL argument");
+    if (first < 0 || count < 1 || first > src->frame_count - count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "trim: frames [%d, %d) are outside the clip's %d frames", first,
+                       first + count, src->frame_count);
+    pm_result r = pm_clip_create(out, &src->skeleton, count, src->frame_time, &src->allocator, error);
+    if (r != PM_OK) return r;
+    size_t jc = (size_t)src->skeleton.joint_count;
+    memcpy(out->rotations, src->rotations + first * jc, count * jc * sizeof(pm_quat));
+    memcpy(out->translations, src->translations + first * jc, count * jc * sizeof(pm_vec3));
+    out->looping = 0; /* a part of a loop is not a loop */
+    out->unit_scale = src->unit_scale;
+    out->source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    for (int i = 0; i < src->curve_count; i++)
+        if ((r = pm_clip_add_curve(out, src->curves[i].name, src->curves[i].values + first, error)) != PM_OK) goto fail;
+    return PM_OK;
+fail:
+    pm_clip_destroy(out);
+    return r;
+}
+
+void pm_clip_scale(pm_clip *c, float scale) {
+    int jc = c->skeleton.joint_count;
+    for (int j = 0; j < jc; j++) {
+        c->skeleton.rest_translations[j] = pm_vec3_scale(c->skeleton.rest_translations[j], scale);
+        c->skeleton.end_sites[j] = pm_vec3_scale(c->skeleton.end_sites[j], scale);
+    }
+    size_t n = (size_t)c->frame_count * jc;
+    for (size_t i = 0; i < n; i++) c->translations[i] = pm_vec3_scale(c->translations[i], scale);
+    c->unit_scale *= scale;
+}
+
+void pm_clip_z_up_to_y_up(pm_clip *c) {
+    /* A rotation of -90 degrees about X maps +Z to +Y. Only roots change: everything below
+     * them is relative to their frame. */
+    pm_quat q = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), -0.5f * PM_PI);
+    int jc = c->skeleton.joint_count;
+    for (int j = 0; j < jc; j++) {
+        if (c->skeleton.parents[j] >= 0) continue;
+        c->skeleton.rest_translations[j] = pm_quat_rotate(q, c->skeleton.rest_translations[j]);
+        c->skeleton.rest_rotations[j] = pm_quat_mul(q, c->skeleton.rest_rotations[j]);
+        for (int f = 0; f < c->frame_count; f++) {
+            size_t i = (size_t)f * jc + j;
+            c->rotations[i] = pm_quat_normalize(pm_quat_mul(q, c->rotations[i]));
+            c->translations[i] = pm_quat_rotate(q, c->translations[i]);
+        }
+    }
+    c->source_up = PM_UP_Z;
+}
+
+void pm_local_to_model(pm_transform *out, const int32_t *parents, int joint_count, const pm_quat *lr,
+                       const pm_vec3 *lt) {
+    for (int j = 0; j < joint_count; j++) {
+        pm_transform local;
+        local.rotation = lr[j];
+        local.translation = lt[j];
+        int p = parents[j];
+        out[j] = p < 0 ? local : pm_transform_mul(out[p], local);
+    }
+}
+
+void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {
+    if (frame < 0) frame = 0;
+    if (frame >= c->frame_count) frame = c->frame_count - 1;
+    size_t jc = (size_t)c->skeleton.joint_count;
+    pm_local_to_model(out, c->skeleton.parents, (int)jc, c->rotations + frame * jc, c->translations + frame * jc);
+}
+
+/* ---- survey ---- */
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
+    memset(out, 0, sizeof *out);
+    pm_skeleton_find_roles(&out->roles, &c->skeleton);
+    int jc = c->skeleton.joint_count;
+    pm_transform *w = (pm_transform *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(pm_transform), 16);
+    int samples = PM_MIN(c->frame_count, 256);
+    float *lows = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
+    float *hips = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
+    if (!w || !lows || !hips) goto done;
+    int feet[4] = {out->roles.left_foot, out->roles.right_foot, out->roles.left_toe, out->roles.right_toe};
+    for (int s = 0; s < samples; s++) {
+        int f = samples > 1 ? (int)((long long)s * (c->frame_count - 1) / (samples - 1)) : 0;
+        pm_clip_frame_world(c, f, w);
+        float low = INFINITY;
+        for (int i = 0; i < 4; i++)
+            if (feet[i] >= 0 && w[feet[i]].translation.y < low) low = w[feet[i]].translation.y;
+        if (!isfinite(low)) {
+            for (int j = 0; j < jc; j++)
+                if (w[j].translation.y < low) low = w[j].translation.y;
+        }
+        lows[s] = low;
+        hips[s] = out->roles.hips >= 0 ? w[out->roles.hips].translation.y - low : 0.0f;
+    }
+    qsort(lows, (size_t)samples, sizeof(float), cmp_float);
+    qsort(hips, (size_t)samples, sizeof(float), cmp_float);
+    out->floor_height = lows[samples / 20]; /* 5th percentile: ignores a few glitches below the floor */
+    out->hip_height = hips[samples / 2];
+    if (c->frame_count > 1) {
+        /* A rest-pose lead-in: frame 0 has (nearly) identity rotations on every non-root joint
+         * and frame 1 does not. */
+        int rest0 = 1, rest1 = 1;
+        for (int j = 0; j < jc; j++) {
+            if (c->skeleton.parents[j] < 0) continue;
+            pm_quat q0 = c->rotations[j], q1 = c->rotations[(size_t)jc + j];
+            if (fabsf(q0.w) < 0.99999f) rest0 = 0;
+            if (fabsf(q1.w) < 0.999f) rest1 = 0;
+        }
+        out->first_frame_is_rest = rest0 && !rest1;
+    }
+done:
+    pm_free(&c->allocator, w);
+    pm_free(&c->allocator, lows);
+    pm_free(&c->allocator, hips);
+}

@@ -1,0 +1,59 @@
+/* Private helpers shared by the library: errors, allocation, hashing. */
+#ifndef PM_CORE_H
+#define PM_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "posematch/base.h"
+
+#if defined(__GNUC__)
+#define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define PM_PRINTF(a, b)
+#define PM_LIKELY(x) (x)
+#define PM_UNLIKELY(x) (x)
+#endif
+
+#define PM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define PM_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define PM_CLAMP(x, lo, hi) ((x) < (lo) ? (lo) : ((x) > (hi) ? (hi) : (x)))
+
+/* Fills `error` (when not NULL) and returns `code`, so callers can `return pm_fail(...)`. */
+pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) PM_PRINTF(3, 4);
+/* Prepends "prefix: " to an existing message (e.g. the file name to a parser error). */
+void pm_error_prefix(pm_error *error, const char *format, ...) PM_PRINTF(2, 3);
+
+/* Allocation through the caller's hooks (NULL = C library). Sizes are checked for overflow by
+ * pm_alloc_array, which returns NULL on overflow as on exhaustion. */
+void *pm_alloc(const pm_allocator *allocator, size_t size, size_t alignment);
+void *pm_alloc_zero(const pm_allocator *allocator, size_t size, size_t alignment);
+void *pm_alloc_array(const pm_allocator *allocator, size_t count, size_t elem_size, size_t alignment);
+void pm_free(const pm_allocator *allocator, void *ptr);
+char *pm_strdup(const pm_allocator *allocator, const char *s);
+/* The allocator to record in an object: a copy of *a, or the C library's. */
+pm_allocator pm_allocator_resolve(const pm_allocator *a);
+
+/* 64-bit hash for checksums and cache keys: 4 independent lanes over 8-byte words, so it
+ * runs at memory speed; not cryptographic. The streaming form gives the same result as the
+ * one-shot form on the concatenated input. */
+typedef struct pm_hasher {
+    uint64_t lanes[4];
+    uint8_t tail[32];
+    size_t tail_len;
+    uint64_t total;
+} pm_hasher;
+void pm_hasher_init(pm_hasher *h, uint64_t seed);
+void pm_hasher_update(pm_hasher *h, const void *data, size_t size);
+uint64_t pm_hasher_final(const pm_hasher *h);
+uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
+
+/* IEEE half precision, round to nearest even. */
+uint16_t pm_float_to_half(float f);
+float pm_half_to_float(uint16_t h);
+
+#endif

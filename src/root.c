@@ -1,0 +1,213 @@
+/* Root ("simulation bone") extraction and mirroring. */
+#include <math.h>
+
+#include "core.h"
+#include "posematch/anim.h"
+
+pm_root_def pm_default_root_def(void) {
+    pm_root_def d;
+    d.facing_mode = PM_FACING_FROM_LEGS;
+    d.hips_axis = pm_vec3_make(0.0f, 0.0f, 1.0f);
+    d.ground_mode = PM_GROUND_DETECT;
+    /* Pelvis sway and yaw oscillate with every step; a tenth of a second of smoothing keeps the
+     * root on the walking line, as Holden's simulation bone does, without lagging turns. */
+    d.position_smoothing = 0.1f;
+    d.facing_smoothing = 0.1f;
+    d.hips = -1;
+    d.left_upleg = -1;
+    d.right_upleg = -1;
+    return d;
+}
+
+void pm_root_track_destroy(pm_root_track *t) {
+    if (!t) return;
+    pm_free(&t->allocator, t->frames);
+    memset(t, 0, sizeof *t);
+}
+
+/* Gaussian smoothing of n vec3 samples (in place via tmp), clamped or wrapped at the ends. */
+static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, int wrap) {
+    if (!(sigma_frames > 0.05f) || n < 3) return;
+    int radius = (int)ceilf(3.0f * sigma_frames);
+    if (radius > n) radius = n;
+    float inv = 1.0f / (2.0f * sigma_frames * sigma_frames);
+    for (int i = 0; i < n; i++) {
+        pm_vec3 acc = pm_vec3_zero();
+        float wsum = 0.0f;
+        for (int k = -radius; k <= radius; k++) {
+            int idx = i + k;
+            if (wrap) idx = ((idx % n) + n) % n;
+            else idx = PM_CLAMP(idx, 0, n - 1);
+            float w = expf(-(float)(k * k) * inv);
+            acc = pm_vec3_add(acc, pm_vec3_scale(v[idx], w));
+            wsum += w;
+        }
+        tmp[i] = pm_vec3_scale(acc, 1.0f / wsum);
+    }
+    memcpy(v, tmp, (size_t)n * sizeof(pm_vec3));
+}
+
+pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def_in,
+                                const pm_allocator *allocator, pm_error *error) {
+    if (!out || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_root_track_extract: NULL argument");
+    memset(out, 0, sizeof *out);
+    pm_root_def def = def_in ? *def_in : pm_default_root_def();
+    const char *name = clip->name ? clip->name : "clip";
+    if (!(def.position_smoothing >= 0.0f) || !(def.facing_smoothing >= 0.0f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: smoothing must be >= 0");
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    int jc = clip->skeleton.joint_count;
+    int hips = def.hips >= 0 ? def.hips : roles.hips;
+    int lu = def.left_upleg >= 0 ? def.left_upleg : roles.left_upleg;
+    int ru = def.right_upleg >= 0 ? def.right_upleg : roles.right_upleg;
+    if (hips < 0 || hips >= jc) return pm_fail(error, PM_ERR_NOT_FOUND, "%s: no hips joint found (name one)", name);
+    if (lu >= jc || ru >= jc) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: upper-leg joint out of range", name);
+    pm_facing_mode mode = def.facing_mode;
+    if (mode == PM_FACING_FROM_LEGS && (lu < 0 || ru < 0)) {
+        return pm_fail(error, PM_ERR_NOT_FOUND,
+                       "%s: facing from the legs needs left and right upper legs; none found by name (use the hips axis)",
+                       name);
+    }
+    int n = clip->frame_count;
+    out->allocator = pm_allocator_resolve(allocator ? allocator : &clip->allocator);
+    out->frames = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)n, sizeof(pm_transform), 16);
+    pm_vec3 *pos = (pm_vec3 *)pm_alloc_array(&out->allocator, (size_t)n * 3, sizeof(pm_vec3), 16);
+    pm_transform *world = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)jc, sizeof(pm_transform), 16);
+    if (!out->frames || !pos || !world) {
+        pm_free(&out->allocator, pos);
+        pm_free(&out->allocator, world);
+        pm_root_track_destroy(out);
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory for the root track", name);
+    }
+    pm_vec3 *fwd = pos + n, *tmp = pos + 2 * n;
+    float ground = 0.0f;
+    if (def.ground_mode == PM_GROUND_DETECT) {
+        pm_clip_survey survey;
+        pm_clip_survey_compute(&survey, clip);
+        ground = survey.floor_height;
+    }
+    pm_vec3 up = pm_vec3_make(0.0f, 1.0f, 0.0f);
+    pm_vec3 last = pm_vec3_make(0.0f, 0.0f, 1.0f);
+    for (int f = 0; f < n; f++) {
+        pm_clip_frame_world(clip, f, world);
+        pm_vec3 h = world[hips].translation;
+        pos[f] = pm_vec3_make(h.x, ground, h.z);
+        pm_vec3 d;
+        if (mode == PM_FACING_FROM_LEGS) {
+            pm_vec3 right = pm_vec3_sub(world[ru].translation, world[lu].translation);
+            d = pm_vec3_cross(up, right);
+        } else {
+            d = pm_quat_rotate(world[hips].rotation, def.hips_axis);
+        }
+        d.y = 0.0f;
+        /* Degenerate frames (legs stacked vertically, axis pointing up) keep the last facing. */
+        d = pm_vec3_normalize_or(d, last);
+        last = d;
+        fwd[f] = d;
+    }
+    float fps = 1.0f / clip->frame_time;
+    smooth_vec3(pos, tmp, n, def.position_smoothing * fps, clip->looping);
+    smooth_vec3(fwd, tmp, n, def.facing_smoothing * fps, clip->looping);
+    for (int f = 0; f < n; f++) {
+        pm_vec3 d = pm_vec3_normalize_or(fwd[f], f > 0 ? pm_quat_rotate(out->frames[f - 1].rotation, pm_vec3_make(0, 0, 1))
+                                                        : pm_vec3_make(0, 0, 1));
+        out->frames[f].rotation = pm_quat_from_yaw(atan2f(d.x, d.z));
+        out->frames[f].translation = pos[f];
+    }
+    out->frame_count = n;
+    pm_free(&out->allocator, pos);
+    pm_free(&out->allocator, world);
+    return PM_OK;
+}
+
+/* ---- mirroring ---- */
+
+static pm_quat mirror_quat(pm_quat q, int axis) {
+    /* Reflection M across the plane normal to `axis`: M R M keeps the axis component of the
+     * rotation vector and negates the other two. */
+    switch (axis) {
+    case 0: return pm_quat_make(q.x, -q.y, -q.z, q.w);
+    case 1: return pm_quat_make(-q.x, q.y, -q.z, q.w);
+    default: return pm_quat_make(-q.x, -q.y, q.z, q.w);
+    }
+}
+
+static pm_vec3 mirror_vec(pm_vec3 v, int axis) {
+    if (axis == 0) v.x = -v.x;
+    else if (axis == 1) v.y = -v.y;
+    else v.z = -v.z;
+    return v;
+}
+
+pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in, int axis, pm_error *error) {
+    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_mirror: NULL argument");
+    if (axis < -1 || axis > 2) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: axis %d is not -1, 0, 1 or 2", axis);
+    int jc = src->skeleton.joint_count;
+    const pm_allocator *a = &src->allocator;
+    int32_t *map = (int32_t *)pm_alloc_array(a, (size_t)jc, sizeof(int32_t), 0);
+    pm_transform *rest = (pm_transform *)pm_alloc_array(a, (size_t)jc * 3, sizeof(pm_transform), 16);
+    pm_quat *corr = (pm_quat *)pm_alloc_array(a, (size_t)jc, sizeof(pm_quat), 16);
+    pm_result r = PM_OK;
+    if (!map || !rest || !corr) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "mirror: out of memory");
+        goto done;
+    }
+    if (map_in) {
+        for (int j = 0; j < jc; j++) {
+            if (map_in[j] < 0 || map_in[j] >= jc || map_in[map_in[j]] != j) {
+                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: map entry %d (%d) is not a valid left/right swap", j,
+                            (int)map_in[j]);
+                goto done;
+            }
+            map[j] = map_in[j];
+        }
+    } else pm_skeleton_find_mirror_map(map, &src->skeleton);
+
+    pm_transform *world = rest + jc, *mworld = rest + 2 * jc;
+    pm_local_to_model(rest, src->skeleton.parents, jc, src->skeleton.rest_rotations, src->skeleton.rest_translations);
+    if (axis < 0) {
+        /* The plane the rest pose is symmetric about separates paired joints the most. */
+        float spread[3] = {0, 0, 0};
+        for (int j = 0; j < jc; j++) {
+            if (map[j] == j) continue;
+            pm_vec3 d = pm_vec3_sub(rest[j].translation, rest[map[j]].translation);
+            spread[0] += fabsf(d.x);
+            spread[1] += fabsf(d.y);
+            spread[2] += fabsf(d.z);
+        }
+        axis = spread[1] > spread[0] ? 1 : 0;
+        if (spread[2] > spread[axis]) axis = 2;
+    }
+    /* Correction so that the mirrored rest pose is the rest pose even where joint frames are
+     * not themselves symmetric (Maya-style bones along +X). */
+    for (int j = 0; j < jc; j++)
+        corr[j] = pm_quat_mul(pm_quat_conjugate(mirror_quat(rest[map[j]].rotation, axis)), rest[j].rotation);
+
+    if ((r = pm_clip_copy(out, src, NULL, error)) != PM_OK) goto done;
+    for (int f = 0; f < src->frame_count; f++) {
+        size_t base = (size_t)f * jc;
+        pm_local_to_model(world, src->skeleton.parents, jc, src->rotations + base, src->translations + base);
+        for (int j = 0; j < jc; j++) {
+            const pm_transform *w = &world[map[j]];
+            mworld[j].rotation = pm_quat_normalize(pm_quat_mul(mirror_quat(w->rotation, axis), corr[j]));
+            mworld[j].translation = mirror_vec(w->translation, axis);
+        }
+        for (int j = 0; j < jc; j++) {
+            int p = src->skeleton.parents[j];
+            if (p < 0) {
+                out->rotations[base + j] = mworld[j].rotation;
+                out->translations[base + j] = mworld[j].translation;
+            } else {
+                pm_quat inv = pm_quat_conjugate(mworld[p].rotation);
+                out->rotations[base + j] = pm_quat_normalize(pm_quat_mul(inv, mworld[j].rotation));
+                out->translations[base + j] = pm_quat_rotate(inv, pm_vec3_sub(mworld[j].translation, mworld[p].translation));
+            }
+        }
+    }
+done:
+    pm_free(a, map);
+    pm_free(a, rest);
+    pm_free(a, corr);
+    return r;
+}

@@ -1,0 +1,95 @@
+#include "support.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int dir_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *pm_test_mocap_dir(void) {
+    const char *env = getenv("PM_MOCAP_DIR");
+    if (env && dir_exists(env)) return env;
+    if (dir_exists("../shared/mocap")) return "../shared/mocap";
+    return NULL;
+}
+
+void pm_test_require_mocap(const char *test_name) {
+    if (!pm_test_mocap_dir()) {
+        printf("SKIP %s: the real clips (../shared/mocap or $PM_MOCAP_DIR) are not on this machine\n", test_name);
+        exit(77);
+    }
+}
+
+const char *pm_test_mocap_path(const char *relative) {
+    static char buf[4][1024];
+    static int slot;
+    char *b = buf[slot++ & 3];
+    snprintf(b, sizeof buf[0], "%s/%s", pm_test_mocap_dir() ? pm_test_mocap_dir() : "../shared/mocap", relative);
+    return b;
+}
+
+const char *pm_test_tmp_dir(void) {
+    static char dir[1024];
+    if (dir[0]) return dir;
+    const char *base = getenv("PM_TMP");
+    if (!base || !*base) base = "/tmp";
+    mkdir(base, 0755);
+    snprintf(dir, sizeof dir, "%s/pmtest-%ld", base, (long)getpid());
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cannot create %s\n", dir);
+        abort();
+    }
+    return dir;
+}
+
+const char *pm_test_tmp_path(const char *name) {
+    static char buf[8][1024];
+    static int slot;
+    char *b = buf[slot++ & 7];
+    snprintf(b, sizeof buf[0], "%s/%s", pm_test_tmp_dir(), name);
+    return b;
+}
+
+void pm_test_write_file(const char *path, const void *data, size_t size) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+char *pm_test_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)n + 1);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    data[n] = '\0';
+    if (size) *size = (size_t)n;
+    return data;
+}
+
+uint32_t pm_test_rng_u32(pm_test_rng *rng) {
+    rng->state = rng->state * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t x = rng->state;
+    return (uint32_t)((x ^ (x >> 22)) >> (22 + (x >> 61)));
+}
+
+float pm_test_rng_float(pm_test_rng *rng) { return (float)(pm_test_rng_u32(rng) >> 8) * (1.0f / 16777216.0f); }
+
+float pm_test_rng_normal(pm_test_rng *rng) {
+    float u1 = pm_test_rng_float(rng);
+    float u2 = pm_test_rng_float(rng);
+    if (u1 < 1e-7f) u1 = 1e-7f;
+    return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
+}

@@ -1,0 +1,41 @@
+/* Shared helpers for the cmocka tests. */
+#ifndef PM_TESTS_SUPPORT_H
+#define PM_TESTS_SUPPORT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "posematch/posematch.h"
+
+/* Directory of the real clips (PM_MOCAP_DIR, else ../shared/mocap), or NULL when absent. */
+const char *pm_test_mocap_dir(void);
+/* For binaries that need the real clips: exits 77 (ctest: skipped) with one clear message. */
+void pm_test_require_mocap(const char *test_name);
+/* "<mocap>/<relative>" in a static buffer. */
+const char *pm_test_mocap_path(const char *relative);
+/* A fresh scratch directory under PM_TMP (or /tmp), created on first use. */
+const char *pm_test_tmp_dir(void);
+/* "<tmp>/<name>" in a static rotating buffer. */
+const char *pm_test_tmp_path(const char *name);
+/* Writes bytes to a file, asserting success. */
+void pm_test_write_file(const char *path, const void *data, size_t size);
+/* Reads a whole file (malloc'd, NUL-terminated); asserts success. */
+char *pm_test_read_file(const char *path, size_t *size);
+/* Deterministic pseudo-random numbers for property tests. */
+typedef struct pm_test_rng { uint64_t state; } pm_test_rng;
+uint32_t pm_test_rng_u32(pm_test_rng *rng);
+float pm_test_rng_float(pm_test_rng *rng); /* [0, 1) */
+float pm_test_rng_normal(pm_test_rng *rng);
+
+#define PM_ASSERT_OK(expr)                                                                          \
+    do {                                                                                            \
+        pm_error pm_test_err_ = {PM_OK, {0}};                                                       \
+        (void)pm_test_err_;                                                                         \
+        pm_result pm_test_r_ = (expr);                                                              \
+        if (pm_test_r_ != PM_OK) fail_msg("%s failed: %s", #expr, pm_result_string(pm_test_r_));     \
+    } while (0)
+
+#endif

@@ -1,0 +1,48 @@
+/* posematch command-line tool: thin commands over the library. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "posematch/posematch.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+} command;
+
+static const command commands[] = {
+    {"inspect", pm_cmd_inspect, "inspect CLIP.bvh [--json]"},
+    {"build", pm_cmd_build,
+     "build CLIP.bvh|SPACE.json... -o DB.pmdb [--schema NAME|FILE] [--fps N] [--mirror] [--threads N] [--pca K] [--cache DIR]"},
+    {"info", pm_cmd_info, "info DB.pmdb [--json]"},
+    {"search", pm_cmd_search, "search DB.pmdb (--queries Q.f32 | --query-clip C.bvh --frame F) [--mode M] [--json]"},
+    {"export-features", pm_cmd_export_features, "export-features DB.pmdb -o PREFIX"},
+    {"bench", pm_cmd_bench, "bench DB.pmdb [--queries N] [--json]"},
+    {"blend", pm_cmd_blend, "blend SPACE.json --param X[,Y] (-o OUT.bvh | --weights [--json])"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f, "posematch %s - motion matching toolkit\nusage:\n", pm_version_string());
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(f, "  posematch %s\n", commands[i].usage);
+    fprintf(f, "  posematch COMMAND --help   details of one command\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("posematch %s\n", pm_version_string());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "posematch: unknown command '%s' (try posematch --help)\n", argv[1]);
+    return 2;
+}
