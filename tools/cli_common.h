@@ -6,6 +6,8 @@
 
 #include "posematch/posematch.h"
 
+#define PM_CLI_MIN(a, b) ((a) < (b) ? (a) : (b))
+
 /* Prints "posematch: <message>" on one stderr line and returns 1 (the exit code). */
 int pm_cli_fail(const char *format, ...)
 #if defined(__GNUC__)

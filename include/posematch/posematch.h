@@ -6,5 +6,11 @@
 #include "math.h"
 #include "anim.h"
 #include "bvh.h"
+#include "blend.h"
+#include "blend_space.h"
+#include "schema.h"
+#include "features.h"
+#include "database.h"
+#include "search.h"
 
 #endif

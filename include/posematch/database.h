@@ -1,0 +1,161 @@
+/* posematch - the pose-search database (PS4-PS6, PS11, PS12).
+ *
+ * Offline: clips (assets) + a schema + settings go through pm_database_build into an immutable
+ * database: normalised feature values, 8-byte pose metadata, de-duplication maps, PCA, a PCA
+ * KD-tree (UE-compatible approximate search), an exact bound tree and a VP-tree. The build is
+ * deterministic: the same inputs and settings give byte-identical .pmdb files for any thread
+ * count, and each file records a key (a hash of inputs + settings) for build caches.
+ *
+ * Runtime: a database is read-only after build or load and may be searched from many threads
+ * at once (see search.h). */
+#ifndef POSEMATCH_DATABASE_H
+#define POSEMATCH_DATABASE_H
+
+#include "features.h"
+
+PM_EXTERN_C_BEGIN
+
+#define PM_MAX_POSE_VALUES (1u << 27) /* feature values (vectors x cardinality), PS4 */
+#define PM_MAX_ASSETS (1u << 20)
+#define PM_MAX_PCA_COMPONENTS 64
+
+typedef struct pm_database pm_database;
+
+/* One source of poses. */
+typedef struct pm_asset_def {
+    const pm_clip *clip;     /* read during the build only */
+    const char *name;        /* NULL = the clip's name */
+    int looping;             /* -1 = the clip's flag, 0/1 = override */
+    int mirror;              /* -1 = the database default, 0/1 = override: also add a mirrored copy */
+    float cost_addend;       /* added to the cost of every pose (negative = preferred) */
+    float exclude_start;     /* seconds at the start a plain search may not return; < 0 = default */
+    float exclude_end;       /* seconds at the end (non-looping clips); < 0 = default */
+    int param_count;         /* blend-space assets: the parameters this clip was sampled at */
+    float params[3];
+} pm_asset_def;
+PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
+
+typedef void (*pm_progress_fn)(void *user, const char *stage, float fraction);
+
+typedef struct pm_database_def {
+    pm_schema schema;
+    float fps;                  /* poses per second of every asset (clips are resampled); 30 */
+    int mirror;                 /* add a mirrored copy of every asset; 0 */
+    int pca_components;         /* PCA components of the KD-tree (PS6), 1..64; 4 */
+    int kdtree_leaf_size;       /* 16 */
+    int exact_components;       /* components the exact bound tree splits on; 0 = automatic */
+    int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8; 128 */
+    int threads;                /* builder threads (results never depend on it); 1 */
+    int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame; 1 */
+    float exclude_start;        /* default per-asset exclusion at the start, seconds; 0 */
+    float exclude_end;          /* default per-asset exclusion at the end of non-looping clips; 0.3 */
+    int mirror_axis;            /* -1 = from the rest pose (see pm_clip_mirror) */
+    pm_root_def root;
+    const pm_allocator *allocator;
+    pm_progress_fn progress;    /* optional; called from the building thread */
+    void *progress_user;
+} pm_database_def;
+PM_API pm_database_def pm_default_database_def(void);
+
+/* Builds a database. Every asset is validated (clip, skeleton, schema bones) first; any error
+ * names the asset and leaves *out NULL. */
+PM_API pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
+                                   int asset_count, pm_error *error);
+
+/* The key a build with these inputs and settings will record: 32 hex digits + NUL. */
+PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def *def, const pm_asset_def *assets,
+                                         int asset_count, pm_error *error);
+
+/* .pmdb files: versioned, checksummed; load validates every offset, count and index before
+ * use, so a truncated or corrupted file is an error, never a crash. */
+PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error);
+PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
+enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */
+PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, size_t size, unsigned flags,
+                                         const pm_allocator *allocator, pm_error *error);
+/* The serialised bytes (what pm_database_save writes). */
+PM_API const void *pm_database_bytes(const pm_database *db, size_t *out_size);
+PM_API void pm_database_destroy(pm_database *db);
+
+typedef struct pm_database_info {
+    int poses;
+    int assets;
+    int cardinality;
+    int channels;
+    int unique_vectors;          /* PS5, full space */
+    int unique_pca_vectors;      /* PS5, PCA space (searchable poses only) */
+    int searchable_poses;
+    int block_transition_poses;  /* poses a plain search may not return: block transitions + excluded */
+    int excluded_poses;          /* of which excluded ranges (not block transitions) */
+    int pca_components;
+    float pca_explained_variance;
+    int exact_components;
+    float exact_explained_variance;
+    float fps;
+    size_t bytes;
+    char key[33];
+    char schema_name[PM_NAME_SIZE];
+} pm_database_info;
+PM_API void pm_database_get_info(pm_database_info *out, const pm_database *db);
+/* Cumulative explained variance of the first k components (1 <= k <= cardinality). */
+PM_API float pm_database_explained_variance(const pm_database *db, int k);
+
+PM_API const pm_schema *pm_database_schema(const pm_database *db);
+/* Settings the database was built with (fps, root extraction, trimming...), so that queries
+ * can be built from clips the same way. */
+PM_API const pm_database_def *pm_database_settings(const pm_database *db);
+
+typedef struct pm_asset_info {
+    const char *name;
+    int first_pose;
+    int pose_count;
+    int looping;
+    int mirrored;
+    int source_asset;    /* mirrored copies: the asset they mirror; else -1 */
+    float cost_addend;
+    int param_count;
+    float params[3];
+} pm_asset_info;
+PM_API int pm_database_asset_count(const pm_database *db);
+PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset);
+
+typedef struct pm_pose_info {
+    int asset;
+    int frame;              /* within the asset */
+    float time;             /* seconds within the asset */
+    int block_transition;   /* 1: a plain search never returns it (block transition or excluded) */
+    float cost_addend;
+    int vector;             /* row of the de-duplicated value matrix */
+} pm_pose_info;
+PM_API int pm_database_pose_count(const pm_database *db);
+PM_API pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose);
+
+/* Per-dimension normalisation: normalised = (raw - offset) / scale; cost adds
+ * ((q - x) / scale * weight_sqrt)^2 per dimension. Arrays of cardinality floats. */
+PM_API const float *pm_database_offsets(const pm_database *db);
+PM_API const float *pm_database_scales(const pm_database *db);
+PM_API const float *pm_database_weights_sqrt(const pm_database *db);
+/* Raw (unnormalised) feature row of a pose into out (cardinality floats). */
+PM_API pm_result pm_database_pose_features(float *out, const pm_database *db, int pose, pm_error *error);
+/* The normalised value rows of the searchable vectors (what brute force reads):
+ * out_rows x out_stride floats, 64-byte aligned. */
+PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int *out_stride);
+
+/* Query rows for every frame of `clip`, prepared the way the database prepared its assets
+ * (rest-frame trimming, resampling to its fps, its root extraction and schema). *out_rows is
+ * allocated with the database's allocator (free with pm_free_buffer); row f holds frame f. */
+PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,
+                                          pm_error *error);
+
+/* Diagnostics for benchmarks: rebuilds one search mode's structure (a pm_search_mode value)
+ * from the stored values, reporting the time it took and the bytes the mode reads. */
+PM_API pm_result pm_database_structure_stats(double *out_build_ms, size_t *out_bytes, const pm_database *db, int mode,
+                                             pm_error *error);
+
+/* Channel of a dimension, and a channel's display name. */
+PM_API int pm_database_dim_channel(const pm_database *db, int dim);
+PM_API void pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel);
+
+PM_EXTERN_C_END
+
+#endif

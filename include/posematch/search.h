@@ -1,0 +1,88 @@
+/* posematch - pose search (PS7-PS9): find the pose whose features best match a query.
+ *
+ * cost(pose) = sum over dimensions of ((q - x) / scale * weight_sqrt)^2 + the pose's cost
+ * addend (+ the continuing-pose addend for the continuing pose, + a caller penalty).
+ *
+ * Modes:
+ *   PM_SEARCH_EXACT       the brute-force optimum at tree speed: a best-first walk of a PCA
+ *                         bound tree that stops once the lower bound (PCA-subspace distance +
+ *                         residual-norm gap, scaled for dynamic weights, + the smallest cost
+ *                         addend) passes the best exact cost. Default.
+ *   PM_SEARCH_BRUTEFORCE  every searchable pose, vectorised.
+ *   PM_SEARCH_PCAKDTREE   UE-compatible: K nearest neighbours in the k-component PCA space,
+ *                         re-scored exactly. Approximate.
+ *   PM_SEARCH_VPTREE      exact, vantage-point tree in the weighted feature space.
+ *
+ * The search allocates nothing: scratch memory is the caller's (pm_search_scratch_size), and
+ * any number of threads may search one database at once, each with its own scratch. */
+#ifndef POSEMATCH_SEARCH_H
+#define POSEMATCH_SEARCH_H
+
+#include "database.h"
+
+PM_EXTERN_C_BEGIN
+
+typedef enum pm_search_mode {
+    PM_SEARCH_EXACT = 0,
+    PM_SEARCH_BRUTEFORCE = 1,
+    PM_SEARCH_PCAKDTREE = 2,
+    PM_SEARCH_VPTREE = 3
+} pm_search_mode;
+PM_API const char *pm_search_mode_name(pm_search_mode mode);
+/* Mode from "exact", "bruteforce", "pcakdtree", "vptree"; -1 when unknown. */
+PM_API int pm_search_mode_from_name(const char *name);
+
+/* Per-candidate penalty (environment-aware search, roadmap): called only for candidates whose
+ * cost so far (dissimilarity + addends) is below `best_cost`; return the penalty to add (>= 0,
+ * or INFINITY to reject). Return as soon as the penalty alone reaches best_cost - cost_so_far:
+ * the candidate cannot win then. Must be thread-safe for concurrent searches. */
+typedef float (*pm_penalty_fn)(void *user, int pose, float cost_so_far, float best_cost);
+
+typedef struct pm_search_def {
+    pm_search_mode mode;
+    const float *dynamic_weights;   /* PS9: cardinality weights replacing the schema's effective
+                                       weights for this query (not square roots); NULL = none */
+    int continuing_pose;            /* PS8: the pose being played, -1 = none */
+    float continuing_cost_addend;   /* added to the continuing pose's cost; negative = stay */
+    float max_cost;                 /* only results cheaper than this count (a bound from another
+                                       database, or a budget); INFINITY = none */
+    int kdtree_neighbors;           /* pcakdtree: K (UE default 200) */
+    pm_penalty_fn penalty;          /* optional, see above */
+    void *penalty_user;
+    float *out_breakdown;           /* optional: per-channel dissimilarity of the result
+                                       (pm_schema channel_count floats) */
+} pm_search_def;
+PM_API pm_search_def pm_default_search_def(void);
+
+typedef struct pm_search_result {
+    int found;              /* 0 when nothing beat max_cost */
+    int pose;
+    int asset;
+    int frame;
+    float time;             /* seconds within the asset */
+    float cost;             /* total: dissimilarity + addends + penalty */
+    float dissimilarity;    /* the feature distance alone */
+    float cost_addend;      /* pose addend (+ continuing addend when continuing) */
+    float penalty;
+    int continuing;         /* the continuing pose won */
+    int candidates;         /* exact costs evaluated (work measure) */
+    int nodes;              /* tree nodes visited (work measure) */
+} pm_search_result;
+
+/* Bytes of scratch a search with this def needs on this database (16-byte aligned). */
+PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def);
+
+/* Searches with a raw (unnormalised) query row of cardinality floats. */
+PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
+                           void *scratch, size_t scratch_size, pm_error *error);
+
+/* Searches several databases (each with its own query row, as their schemas may differ) and
+ * returns the cheapest result; out_database receives its index. Each search starts from the
+ * best cost found so far, so later databases prune harder. Scratch must fit the largest. */
+PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, const pm_database *const *dbs,
+                                     const float *const *queries, int count, const pm_search_def *def, void *scratch,
+                                     size_t scratch_size, pm_error *error);
+
+PM_EXTERN_C_END
+
+#endif

@@ -1,0 +1,127 @@
+/* Read-only accessors of a built or loaded database. */
+#include <math.h>
+#include <stdio.h>
+
+#include "database_internal.h"
+
+void pm_database_get_info(pm_database_info *out, const pm_database *db) {
+    memset(out, 0, sizeof *out);
+    if (!db) return;
+    const pmdb_header *h = db->header;
+    out->poses = (int)h->pose_count;
+    out->assets = (int)h->asset_count;
+    out->cardinality = (int)h->cardinality;
+    out->channels = (int)h->channel_count;
+    out->unique_vectors = (int)h->vector_count;
+    out->unique_pca_vectors = (int)h->kd_point_count;
+    out->searchable_poses = (int)h->searchable_poses;
+    out->block_transition_poses = (int)h->block_transition_poses;
+    out->excluded_poses = (int)h->excluded_poses;
+    out->pca_components = (int)h->pca_components;
+    out->pca_explained_variance = pm_database_explained_variance(db, (int)h->pca_components);
+    out->exact_components = (int)h->exact_components;
+    out->exact_explained_variance = pm_database_explained_variance(db, (int)h->exact_components);
+    out->fps = h->fps;
+    out->bytes = db->size;
+    snprintf(out->key, sizeof out->key, "%016llx%016llx", (unsigned long long)h->key[0], (unsigned long long)h->key[1]);
+    memcpy(out->schema_name, db->settings.schema.name, sizeof out->schema_name);
+}
+
+float pm_database_explained_variance(const pm_database *db, int k) {
+    if (!db || k < 1) return 0.0f;
+    double total = 0.0, part = 0.0;
+    for (int i = 0; i < db->card; i++) {
+        double e = db->pca_eigen[i] > 0.0f ? db->pca_eigen[i] : 0.0;
+        total += e;
+        if (i < k) part += e;
+    }
+    return total > 0.0 ? (float)(part / total) : 0.0f;
+}
+
+const pm_schema *pm_database_schema(const pm_database *db) { return db ? &db->settings.schema : NULL; }
+const pm_database_def *pm_database_settings(const pm_database *db) { return db ? &db->settings : NULL; }
+
+int pm_database_asset_count(const pm_database *db) { return db ? (int)db->header->asset_count : 0; }
+
+pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset) {
+    if (!out || !db || asset < 0 || (uint32_t)asset >= db->header->asset_count)
+        return pm_fail(NULL, PM_ERR_INVALID_ARGUMENT, "asset out of range");
+    const pmdb_asset *a = &db->assets[asset];
+    out->name = db->strings + a->name;
+    out->first_pose = (int)a->first_pose;
+    out->pose_count = (int)a->pose_count;
+    out->looping = (a->flags & 1u) != 0;
+    out->mirrored = (a->flags & 2u) != 0;
+    out->source_asset = a->source_asset;
+    out->cost_addend = a->cost_addend;
+    out->param_count = (int)a->param_count;
+    for (int i = 0; i < 3; i++) out->params[i] = a->params[i];
+    return PM_OK;
+}
+
+int pm_database_pose_count(const pm_database *db) { return db ? (int)db->header->pose_count : 0; }
+
+pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose) {
+    if (!out || !db || pose < 0 || (uint32_t)pose >= db->header->pose_count)
+        return pm_fail(NULL, PM_ERR_INVALID_ARGUMENT, "pose out of range");
+    uint64_t m = db->meta[pose];
+    out->asset = (int)PM_META_ASSET(m);
+    out->frame = pose - (int)db->assets[out->asset].first_pose;
+    out->time = (float)out->frame / db->header->fps;
+    out->block_transition = (int)PM_META_BLOCKED(m);
+    out->cost_addend = pm_half_to_float(PM_META_ADDEND(m));
+    out->vector = (int)PM_META_VECTOR(m);
+    return PM_OK;
+}
+
+const float *pm_database_offsets(const pm_database *db) { return db ? db->offset : NULL; }
+const float *pm_database_scales(const pm_database *db) { return db ? db->scale : NULL; }
+const float *pm_database_weights_sqrt(const pm_database *db) { return db ? db->wsqrt : NULL; }
+
+pm_result pm_database_pose_features(float *out, const pm_database *db, int pose, pm_error *error) {
+    if (!out || !db || pose < 0 || (uint32_t)pose >= db->header->pose_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose_features: pose %d out of range", pose);
+    const float *row = pm_db_row(db, PM_META_VECTOR(db->meta[pose]));
+    for (int d = 0; d < db->card; d++) out[d] = row[d] * db->scale[d] + db->offset[d];
+    return PM_OK;
+}
+
+int pm_database_dim_channel(const pm_database *db, int dim) {
+    if (!db || dim < 0 || dim >= db->card) return -1;
+    return db->layout.dim_channel[dim];
+}
+
+void pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel) {
+    if (!db || channel < 0 || channel >= db->channel_count) {
+        if (size) out[0] = '\0';
+        return;
+    }
+    pm_channel_display_name(out, size, &db->settings.schema.channels[channel]);
+}
+
+const float *pm_database_values(const pm_database *db, int *rows, int *stride) {
+    if (rows) *rows = db ? (int)db->header->searchable_vectors : 0;
+    if (stride) *stride = db ? db->stride : 0;
+    return db ? db->values : NULL;
+}
+
+pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,
+                                   pm_error *error) {
+    if (!out_rows || !out_count || !db || !clip)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_clip_queries: NULL argument");
+    *out_rows = NULL;
+    *out_count = 0;
+    pm_result r = pm_clip_validate(clip, error);
+    if (r != PM_OK) return r;
+    pm_clip prepared;
+    if ((r = pm_prepare_clip(&prepared, clip, &db->settings, 0, clip->looping, error)) != PM_OK) return r;
+    float *rows = (float *)pm_alloc_array(&db->allocator, (size_t)prepared.frame_count, (size_t)db->card * sizeof(float), 64);
+    if (!rows) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "queries: out of memory for %d frames", prepared.frame_count);
+    else r = pm_features_extract(rows, (size_t)db->card, NULL, &prepared, &db->settings.schema, &db->settings.root, error);
+    if (r == PM_OK) {
+        *out_rows = rows;
+        *out_count = prepared.frame_count;
+    } else pm_free(&db->allocator, rows);
+    pm_clip_destroy(&prepared);
+    return r;
+}

@@ -1,0 +1,773 @@
+/* Database builder: assets -> features -> normalisation -> de-duplication -> PCA -> trees ->
+ * one serialised image. Deterministic for any thread count: parallel work writes per-asset
+ * or per-block results that are merged in index order. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "database_internal.h"
+#include "index_build.h"
+#include "parallel.h"
+#include "pca.h"
+
+pm_asset_def pm_default_asset_def(const pm_clip *clip) {
+    pm_asset_def a;
+    memset(&a, 0, sizeof a);
+    a.clip = clip;
+    a.looping = -1;
+    a.mirror = -1;
+    a.exclude_start = -1.0f;
+    a.exclude_end = -1.0f;
+    return a;
+}
+
+pm_database_def pm_default_database_def(void) {
+    pm_database_def d;
+    memset(&d, 0, sizeof d);
+    pm_schema_preset(&d.schema, "ue-locomotion", NULL);
+    d.fps = 30.0f;
+    d.pca_components = 4;
+    d.kdtree_leaf_size = 16;
+    d.exact_leaf_size = 128;
+    d.threads = 1;
+    d.trim_rest_first_frame = 1;
+    d.exclude_end = 0.3f;
+    d.mirror_axis = -1;
+    d.root = pm_default_root_def();
+    return d;
+}
+
+static pm_result validate_def(const pm_database_def *d, pm_error *error) {
+    pm_result r = pm_schema_validate(&d->schema, error);
+    if (r != PM_OK) return r;
+    int card = pm_schema_cardinality(&d->schema);
+    if (!(d->fps >= 1.0f && d->fps <= 1000.0f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: fps %g is outside 1..1000", (double)d->fps);
+    if (d->pca_components < 1 || d->pca_components > PM_MAX_PCA_COMPONENTS || d->pca_components > card)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d PCA components (1..%d and at most the cardinality %d)",
+                       d->pca_components, PM_MAX_PCA_COMPONENTS, card);
+    if (d->exact_components < 0 || d->exact_components > card || d->exact_components > PM_MAX_PCA_COMPONENTS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d exact components (0 = auto, at most %d)",
+                       d->exact_components, PM_MIN(card, PM_MAX_PCA_COMPONENTS));
+    if (d->kdtree_leaf_size < 1 || d->kdtree_leaf_size > 1024)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: KD-tree leaf size %d is outside 1..1024", d->kdtree_leaf_size);
+    if (d->exact_leaf_size < PM_BT_BLOCK || d->exact_leaf_size > 4096)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size %d is outside %d..4096", d->exact_leaf_size,
+                       PM_BT_BLOCK);
+    if (d->threads < 0 || d->threads > 64)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d threads is outside 1..64", d->threads);
+    if (!(d->exclude_start >= 0.0f && d->exclude_start < 1e6f) || !(d->exclude_end >= 0.0f && d->exclude_end < 1e6f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclusion ranges must be >= 0 seconds");
+    if (d->mirror_axis < -1 || d->mirror_axis > 2)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: mirror axis %d is not -1, 0, 1 or 2", d->mirror_axis);
+    return PM_OK;
+}
+
+/* ---- per-asset preparation ---- */
+
+typedef struct build_asset {
+    const pm_asset_def *src;
+    int source_index; /* index of the user asset */
+    int mirrored;
+    int looping;
+    char name[256];
+    float exclude_start, exclude_end, addend;
+    pm_clip clip; /* prepared: trimmed, mirrored, resampled */
+    uint32_t first_pose, pose_count;
+    pm_result result;
+    pm_error error;
+} build_asset;
+
+typedef struct builder {
+    const pm_database_def *def;
+    const pm_allocator *alloc;
+    build_asset *assets;
+    int asset_count;
+    int card, stride;
+    float *raw;      /* poses x stride */
+    uint8_t *blocked;/* per pose: block transition */
+    uint8_t *excluded;
+} builder;
+
+/* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
+ * the same preparation for assets and for query clips. */
+pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored, int looping,
+                          pm_error *e) {
+    pm_clip tmp;
+    memset(&tmp, 0, sizeof tmp);
+    memset(out, 0, sizeof *out);
+    pm_result r = PM_OK;
+    int first = 0;
+    if (def->trim_rest_first_frame && src->frame_count > 2) {
+        pm_clip_survey sv;
+        pm_clip_survey_compute(&sv, src);
+        first = sv.first_frame_is_rest;
+    }
+    if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
+    else r = pm_clip_copy(&tmp, src, NULL, e);
+    if (r != PM_OK) return r;
+    if (mirrored) {
+        pm_clip m;
+        r = pm_clip_mirror(&m, &tmp, NULL, def->mirror_axis, e);
+        pm_clip_destroy(&tmp);
+        if (r != PM_OK) return r;
+        tmp = m;
+    }
+    tmp.looping = looping;
+    float fps = 1.0f / tmp.frame_time;
+    if (fabsf(fps - def->fps) > 1e-3f * def->fps) {
+        r = pm_clip_resample(out, &tmp, def->fps, e);
+        pm_clip_destroy(&tmp);
+        return r;
+    }
+    *out = tmp;
+    out->frame_time = 1.0f / def->fps;
+    return PM_OK;
+}
+
+static void prepare_task(void *context, int task, int worker) {
+    (void)worker;
+    builder *b = (builder *)context;
+    build_asset *a = &b->assets[task];
+    a->result = pm_prepare_clip(&a->clip, a->src->clip, b->def, a->mirrored, a->looping, &a->error);
+    if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
+    else a->pose_count = (uint32_t)a->clip.frame_count;
+}
+
+static void features_task(void *context, int task, int worker) {
+    (void)worker;
+    builder *b = (builder *)context;
+    build_asset *a = &b->assets[task];
+    float *rows = b->raw + (size_t)a->first_pose * b->stride;
+    uint8_t *bt = b->blocked + a->first_pose;
+    a->result = pm_features_extract(rows, (size_t)b->stride, bt, &a->clip, &b->def->schema, &b->def->root, &a->error);
+    if (a->result != PM_OK) {
+        pm_error_prefix(&a->error, "asset '%s'", a->name);
+        return;
+    }
+    /* Exclusion ranges are measured in poses so that they do not depend on rounding. */
+    if (!a->looping) {
+        int n = (int)a->pose_count;
+        int head = (int)floorf(a->exclude_start * b->def->fps + 1e-3f);
+        int tail = (int)floorf(a->exclude_end * b->def->fps + 1e-3f);
+        for (int f = 0; f < n; f++)
+            if (f < head || f >= n - tail) b->excluded[a->first_pose + f] = 1;
+    }
+    pm_clip_destroy(&a->clip);
+}
+
+/* ---- de-duplication ---- */
+
+/* Assigns each row a unique-vector id in order of first appearance. Rows compare by bits
+ * (negative zeros were made positive), so equal values always match. */
+static pm_result dedup_rows(uint32_t *out_id, uint32_t *out_count, const float *rows, uint32_t n, int stride,
+                            const pm_allocator *alloc, pm_error *error) {
+    uint64_t cap = 16;
+    while (cap < 2ull * n) cap <<= 1;
+    uint32_t *table = (uint32_t *)pm_alloc_array(alloc, (size_t)cap, sizeof(uint32_t), 64);
+    uint32_t *first_row = (uint32_t *)pm_alloc_array(alloc, n ? n : 1, sizeof(uint32_t), 64);
+    if (!table || !first_row) {
+        pm_free(alloc, table);
+        pm_free(alloc, first_row);
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for de-duplication");
+    }
+    memset(table, 0xFF, (size_t)cap * sizeof(uint32_t));
+    uint32_t count = 0;
+    size_t bytes = (size_t)stride * sizeof(float);
+    for (uint32_t i = 0; i < n; i++) {
+        const float *row = rows + (size_t)i * stride;
+        uint64_t slot = pm_hash64(row, bytes, 0) & (cap - 1);
+        for (;;) {
+            uint32_t v = table[slot];
+            if (v == UINT32_MAX) {
+                table[slot] = count;
+                first_row[count] = i;
+                out_id[i] = count++;
+                break;
+            }
+            if (memcmp(rows + (size_t)first_row[v] * stride, row, bytes) == 0) {
+                out_id[i] = v;
+                break;
+            }
+            slot = (slot + 1) & (cap - 1);
+        }
+    }
+    *out_count = count;
+    pm_free(alloc, table);
+    pm_free(alloc, first_row);
+    return PM_OK;
+}
+
+/* ---- key ---- */
+
+static void hash_str(pm_hasher *h, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : 0xFFFFFFFFu;
+    pm_hasher_update(h, &n, sizeof n);
+    if (s) pm_hasher_update(h, s, n);
+}
+
+static void hash_clip(pm_hasher *h, const pm_clip *c) {
+    const pm_skeleton *s = &c->skeleton;
+    uint32_t hdr[4] = {(uint32_t)c->frame_count, (uint32_t)s->joint_count, (uint32_t)c->looping, (uint32_t)c->curve_count};
+    pm_hasher_update(h, hdr, sizeof hdr);
+    pm_hasher_update(h, &c->frame_time, sizeof c->frame_time);
+    for (int j = 0; j < s->joint_count; j++) {
+        hash_str(h, s->names[j]);
+        pm_hasher_update(h, &s->parents[j], sizeof s->parents[j]);
+        pm_hasher_update(h, &s->rest_translations[j], sizeof(pm_vec3));
+        pm_hasher_update(h, &s->rest_rotations[j], sizeof(pm_quat));
+    }
+    size_t n = (size_t)c->frame_count * s->joint_count;
+    pm_hasher_update(h, c->rotations, n * sizeof(pm_quat));
+    pm_hasher_update(h, c->translations, n * sizeof(pm_vec3));
+    for (int i = 0; i < c->curve_count; i++) {
+        hash_str(h, c->curves[i].name);
+        pm_hasher_update(h, c->curves[i].values, (size_t)c->frame_count * sizeof(float));
+    }
+}
+
+/* Fixed-size names, zero-filled past the text so that files are byte-identical. */
+static void copy_name(char *dst, const char *src) {
+    memset(dst, 0, PM_NAME_SIZE);
+    memcpy(dst, src, strnlen(src, PM_NAME_SIZE - 1));
+}
+
+void pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
+    memset(o, 0, sizeof *o);
+    o->kind = (uint32_t)c->kind;
+    copy_name(o->name, c->name);
+    copy_name(o->bone, c->bone);
+    copy_name(o->curve, c->curve);
+    copy_name(o->group, c->group);
+    o->weight = c->weight;
+    o->offset = c->offset;
+    o->components = (uint32_t)c->components;
+    o->axis = (uint32_t)c->axis;
+    o->size = (uint32_t)c->size;
+    o->parent = c->parent;
+    o->role = c->role;
+    o->sample_count = (uint32_t)c->sample_count;
+    for (int k = 0; k < c->sample_count && k < PM_MAX_TRAJECTORY_SAMPLES; k++) {
+        o->samples[k].offset = c->samples[k].offset;
+        o->samples[k].flags = c->samples[k].flags;
+        o->samples[k].weight = c->samples[k].weight;
+    }
+}
+
+void pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
+    memset(o, 0, sizeof *o);
+    copy_name(o->schema_name, d->schema.name);
+    o->fps = d->fps;
+    o->mirror = (uint32_t)d->mirror;
+    o->pca_components = (uint32_t)d->pca_components;
+    o->kdtree_leaf_size = (uint32_t)d->kdtree_leaf_size;
+    o->exact_components = (uint32_t)d->exact_components;
+    o->exact_leaf_size = (uint32_t)d->exact_leaf_size;
+    o->trim_rest_first_frame = (uint32_t)d->trim_rest_first_frame;
+    o->exclude_start = d->exclude_start;
+    o->exclude_end = d->exclude_end;
+    o->mirror_axis = d->mirror_axis;
+    o->root_facing_mode = (uint32_t)d->root.facing_mode;
+    o->root_hips_axis[0] = d->root.hips_axis.x;
+    o->root_hips_axis[1] = d->root.hips_axis.y;
+    o->root_hips_axis[2] = d->root.hips_axis.z;
+    o->root_ground_mode = (uint32_t)d->root.ground_mode;
+    o->root_position_smoothing = d->root.position_smoothing;
+    o->root_facing_smoothing = d->root.facing_smoothing;
+}
+
+static void compute_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int n) {
+    for (int half = 0; half < 2; half++) {
+        pm_hasher h;
+        pm_hasher_init(&h, half ? 0x6B657932ull : 0x6B657931ull);
+        uint32_t version = PMDB_VERSION;
+        pm_hasher_update(&h, &version, sizeof version);
+        for (int i = 0; i < def->schema.channel_count; i++) {
+            pmdb_channel c;
+            pmdb_channel_from_def(&c, &def->schema.channels[i]);
+            pm_hasher_update(&h, &c, sizeof c);
+        }
+        pmdb_settings st;
+        pmdb_settings_from_def(&st, def);
+        pm_hasher_update(&h, &st, sizeof st);
+        int32_t roles[3] = {def->root.hips, def->root.left_upleg, def->root.right_upleg};
+        pm_hasher_update(&h, roles, sizeof roles);
+        pm_hasher_update(&h, &n, sizeof n);
+        for (int i = 0; i < n; i++) {
+            const pm_asset_def *a = &assets[i];
+            hash_str(&h, a->name);
+            int32_t flags[3] = {a->looping, a->mirror, a->param_count};
+            pm_hasher_update(&h, flags, sizeof flags);
+            float nums[6] = {a->cost_addend, a->exclude_start, a->exclude_end, a->params[0], a->params[1], a->params[2]};
+            pm_hasher_update(&h, nums, sizeof nums);
+            hash_str(&h, a->clip ? a->clip->name : NULL);
+            if (a->clip) hash_clip(&h, a->clip);
+        }
+        key[half] = pm_hasher_final(&h);
+    }
+}
+
+pm_result pm_database_compute_key(char out[33], const pm_database_def *def, const pm_asset_def *assets, int n,
+                                  pm_error *error) {
+    if (!out || !def || (!assets && n)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: NULL argument");
+    uint64_t key[2];
+    compute_key(key, def, assets, n);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
+    return PM_OK;
+}
+
+/* ---- the build ---- */
+
+
+static void progress(const pm_database_def *d, const char *stage, float f) {
+    if (d->progress) d->progress(d->progress_user, stage, f);
+}
+
+/* Every temporary of a build, freed together. */
+typedef struct build_mem {
+    const pm_allocator *a;
+    void *ptrs[96];
+    int count;
+} build_mem;
+
+static void *bm_alloc(build_mem *m, size_t count, size_t elem) {
+    void *p = pm_alloc_array(m->a, count ? count : 1, elem, 64);
+    if (p && m->count < (int)(sizeof m->ptrs / sizeof m->ptrs[0])) m->ptrs[m->count++] = p;
+    else if (p) {
+        pm_free(m->a, p);
+        p = NULL;
+    }
+    return p;
+}
+
+static void bm_free_all(build_mem *m) {
+    for (int i = 0; i < m->count; i++) pm_free(m->a, m->ptrs[i]);
+    m->count = 0;
+}
+
+/* Automatic exact components: the tree splits on these, the rest goes into one residual norm.
+ * A multiple of 4 minus one keeps each point (coordinates + residual) SIMD-sized. */
+static int auto_exact_components(const double *eigen, int card) {
+    double total = 0.0;
+    for (int i = 0; i < card; i++) total += PM_MAX(eigen[i], 0.0);
+    int k = PM_MIN(7, card);
+    (void)total;
+    return k;
+}
+
+pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets, int asset_count,
+                            pm_error *error) {
+    if (!out || !def || (!assets && asset_count)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: NULL argument");
+    *out = NULL;
+    pm_result r = validate_def(def, error);
+    if (r != PM_OK) return r;
+    if (asset_count < 1) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: no assets");
+    const pm_allocator *alloc = def->allocator;
+    build_mem mem = {alloc, {0}, 0};
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.def = def;
+    b.alloc = alloc;
+    b.card = pm_schema_cardinality(&def->schema);
+    b.stride = (b.card + 7) / 8 * 8;
+    int threads = def->threads < 1 ? 1 : def->threads;
+    pm_schema_layout layout;
+    if ((r = pm_schema_layout_compute(&layout, &def->schema, error)) != PM_OK) return r;
+
+    /* Expand assets (mirrored copies follow their source). */
+    int total = 0;
+    for (int i = 0; i < asset_count; i++) {
+        const pm_asset_def *a = &assets[i];
+        if (!a->clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d has no clip", i);
+        if ((r = pm_clip_validate(a->clip, error)) != PM_OK) {
+            pm_error_prefix(error, "asset %d", i);
+            return r;
+        }
+        if (!isfinite(a->cost_addend) || fabsf(a->cost_addend) > 60000.0f || a->param_count < 0 || a->param_count > 3 ||
+            !isfinite(a->exclude_start) || !isfinite(a->exclude_end) || a->mirror < -1 || a->mirror > 1 ||
+            a->looping < -1 || a->looping > 1)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d: a field is out of range (cost addend, params, flags)", i);
+        total += 1 + ((a->mirror < 0 ? def->mirror : a->mirror) ? 1 : 0);
+    }
+    if ((uint32_t)total > PM_MAX_ASSETS) return pm_fail(error, PM_ERR_LIMIT, "database: %d assets exceed %u", total, PM_MAX_ASSETS);
+    b.assets = (build_asset *)bm_alloc(&mem, (size_t)total, sizeof(build_asset));
+    if (!b.assets) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
+    for (int i = 0; i < asset_count; i++) {
+        const pm_asset_def *a = &assets[i];
+        int mirror = a->mirror < 0 ? def->mirror : a->mirror;
+        for (int m = 0; m <= mirror; m++) {
+            build_asset *x = &b.assets[b.asset_count++];
+            x->src = a;
+            x->source_index = i;
+            x->mirrored = m;
+            x->looping = a->looping < 0 ? a->clip->looping : a->looping;
+            const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+            snprintf(x->name, sizeof x->name, m ? "%s.mirror" : "%s", name);
+            x->exclude_start = a->exclude_start < 0.0f ? def->exclude_start : a->exclude_start;
+            x->exclude_end = a->exclude_end < 0.0f ? def->exclude_end : a->exclude_end;
+            x->addend = pm_half_to_float(pm_float_to_half(a->cost_addend));
+        }
+    }
+
+    progress(def, "prepare", 0.0f);
+    pm_parallel_for(b.asset_count, threads, prepare_task, &b);
+    uint64_t poses64 = 0;
+    for (int i = 0; i < b.asset_count; i++) {
+        if (b.assets[i].result != PM_OK && r == PM_OK) {
+            r = b.assets[i].result;
+            if (error) *error = b.assets[i].error;
+        }
+        b.assets[i].first_pose = (uint32_t)poses64;
+        poses64 += b.assets[i].pose_count;
+    }
+    if (r == PM_OK && poses64 * (uint64_t)b.card > PM_MAX_POSE_VALUES)
+        r = pm_fail(error, PM_ERR_LIMIT, "database: %llu poses x %d values exceed the %u-value limit",
+                    (unsigned long long)poses64, b.card, PM_MAX_POSE_VALUES);
+    uint32_t P = (uint32_t)poses64;
+    if (r == PM_OK) {
+        b.raw = (float *)bm_alloc(&mem, (size_t)P * b.stride, sizeof(float));
+        b.blocked = (uint8_t *)bm_alloc(&mem, P, 1);
+        b.excluded = (uint8_t *)bm_alloc(&mem, P, 1);
+        if (!b.raw || !b.blocked || !b.excluded) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %u poses", P);
+    }
+    if (r == PM_OK) {
+        progress(def, "features", 0.1f);
+        pm_parallel_for(b.asset_count, threads, features_task, &b);
+        for (int i = 0; i < b.asset_count && r == PM_OK; i++)
+            if (b.assets[i].result != PM_OK) {
+                r = b.assets[i].result;
+                if (error) *error = b.assets[i].error;
+            }
+    }
+    for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
+    if (r != PM_OK) goto fail;
+
+    /* Normalisation (PS3): per-dimension mean as offset; each group's scale is the mean of its
+     * dimensions' standard deviations. Summed in pose order in double. */
+    progress(def, "normalise", 0.4f);
+    int D = b.card, S = b.stride;
+    double *mean = (double *)bm_alloc(&mem, (size_t)S, sizeof(double));
+    double *var = (double *)bm_alloc(&mem, (size_t)S, sizeof(double));
+    float *offset = (float *)bm_alloc(&mem, (size_t)D, sizeof(float));
+    float *scale = (float *)bm_alloc(&mem, (size_t)D, sizeof(float));
+    float *wsqrt = (float *)bm_alloc(&mem, (size_t)S, sizeof(float));
+    double *group_sum = (double *)bm_alloc(&mem, (size_t)layout.group_count, sizeof(double));
+    int *group_n = (int *)bm_alloc(&mem, (size_t)layout.group_count, sizeof(int));
+    if (!mean || !var || !offset || !scale || !wsqrt || !group_sum || !group_n) goto oom;
+    for (uint32_t p = 0; p < P; p++)
+        for (int d = 0; d < D; d++) mean[d] += b.raw[(size_t)p * S + d];
+    for (int d = 0; d < D; d++) mean[d] /= (double)P;
+    for (uint32_t p = 0; p < P; p++)
+        for (int d = 0; d < D; d++) {
+            double x = b.raw[(size_t)p * S + d] - mean[d];
+            var[d] += x * x;
+        }
+    for (int d = 0; d < D; d++) {
+        group_sum[layout.dim_group[d]] += sqrt(var[d] / (double)P);
+        group_n[layout.dim_group[d]]++;
+    }
+    for (int d = 0; d < D; d++) {
+        double dev = group_sum[layout.dim_group[d]] / group_n[layout.dim_group[d]];
+        offset[d] = (float)mean[d];
+        scale[d] = dev > 1e-6 ? (float)dev : 1.0f;
+        wsqrt[d] = sqrtf(layout.dim_weight[d]);
+    }
+    for (uint32_t p = 0; p < P; p++) {
+        float *row = b.raw + (size_t)p * S;
+        for (int d = 0; d < D; d++) row[d] = (row[d] - offset[d]) / scale[d] + 0.0f; /* + 0 turns -0 into 0 */
+    }
+
+    /* De-duplication (PS5) and searchability. */
+    progress(def, "dedup", 0.5f);
+    uint32_t *pose_vec = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
+    if (!pose_vec) goto oom;
+    uint32_t V = 0;
+    if ((r = dedup_rows(pose_vec, &V, b.raw, P, S, alloc, error)) != PM_OK) goto fail;
+    uint32_t *vec_first_pose = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));
+    uint8_t *vec_searchable = (uint8_t *)bm_alloc(&mem, V, 1);
+    float *vec_addend = (float *)bm_alloc(&mem, V, sizeof(float));
+    uint8_t *pose_blocked = (uint8_t *)bm_alloc(&mem, P, 1);
+    float *pose_addend = (float *)bm_alloc(&mem, P, sizeof(float));
+    uint32_t *pose_asset = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
+    if (!vec_first_pose || !vec_searchable || !vec_addend || !pose_blocked || !pose_addend || !pose_asset) goto oom;
+    for (uint32_t v = 0; v < V; v++) {
+        vec_first_pose[v] = UINT32_MAX;
+        vec_addend[v] = INFINITY;
+    }
+    uint32_t searchable_poses = 0, excluded_poses = 0;
+    float min_addend = INFINITY;
+    int any_addend = 0;
+    for (int i = 0; i < b.asset_count; i++)
+        for (uint32_t p = b.assets[i].first_pose; p < b.assets[i].first_pose + b.assets[i].pose_count; p++) {
+            pose_asset[p] = (uint32_t)i;
+            pose_addend[p] = b.assets[i].addend;
+            pose_blocked[p] = b.blocked[p] || b.excluded[p];
+            if (!b.blocked[p] && b.excluded[p]) excluded_poses++;
+            uint32_t v = pose_vec[p];
+            if (vec_first_pose[v] == UINT32_MAX) vec_first_pose[v] = p;
+            if (!pose_blocked[p]) {
+                searchable_poses++;
+                vec_searchable[v] = 1;
+                vec_addend[v] = PM_MIN(vec_addend[v], pose_addend[p]);
+                min_addend = PM_MIN(min_addend, pose_addend[p]);
+            }
+            if (pose_addend[p] != 0.0f) any_addend = 1;
+        }
+    if (!isfinite(min_addend)) min_addend = 0.0f;
+    /* Searchable vectors in first-appearance order, then the others. */
+    uint32_t VS = 0;
+    uint32_t *svec = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t)); /* searchable rank -> vector */
+    if (!svec) goto oom;
+    for (uint32_t v = 0; v < V; v++)
+        if (vec_searchable[v]) svec[VS++] = v;
+
+    /* PCA (PS6) over the weighted searchable vectors. */
+    progress(def, "pca", 0.6f);
+    double *pmean = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
+    double *cov = (double *)bm_alloc(&mem, (size_t)D * D, sizeof(double));
+    double *eig = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
+    double *basis = (double *)bm_alloc(&mem, (size_t)D * D, sizeof(double));
+    float *sv_rows = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * S, sizeof(float));
+    if (!pmean || !cov || !eig || !basis || !sv_rows) goto oom;
+    for (uint32_t i = 0; i < VS; i++)
+        memcpy(sv_rows + (size_t)i * S, b.raw + (size_t)vec_first_pose[svec[i]] * S, (size_t)S * sizeof(float));
+    if ((r = pm_covariance(pmean, cov, sv_rows, VS, D, (size_t)S, wsqrt, threads, alloc, error)) != PM_OK) goto fail;
+    pm_symmetric_eigen(cov, D, eig, basis);
+    double eig_total = 0.0;
+    for (int i = 0; i < D; i++) eig_total += PM_MAX(eig[i], 0.0);
+    int K = def->pca_components;
+    int KE = def->exact_components ? def->exact_components : auto_exact_components(eig, D);
+    const int bt_rows = KE + 1, bt_box = pm_bt_box_stride(KE);
+    const uint32_t bt_blocks = (VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK;
+    double var_k = 0.0, var_ke = 0.0;
+    for (int i = 0; i < D; i++) {
+        if (i < K) var_k += PM_MAX(eig[i], 0.0);
+        if (i < KE) var_ke += PM_MAX(eig[i], 0.0);
+    }
+
+    /* Project every searchable vector: the first KE components and the residual norm. */
+    progress(def, "trees", 0.7f);
+    float *z = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * KE, sizeof(float));
+    float *rho = (float *)bm_alloc(&mem, VS, sizeof(float));
+    float *zk = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
+    float *sv_addend = (float *)bm_alloc(&mem, VS, sizeof(float));
+    double *y = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
+    if (!z || !rho || !zk || !sv_addend || !y) goto oom;
+    /* Stored as floats: project with the float values the search will use, so that query
+     * and data coordinates are computed the same way. */
+    float *f_mean = (float *)bm_alloc(&mem, (size_t)D, sizeof(float));
+    float *f_basis = (float *)bm_alloc(&mem, (size_t)D * D, sizeof(float));
+    float *f_eig = (float *)bm_alloc(&mem, (size_t)D, sizeof(float));
+    if (!f_mean || !f_basis || !f_eig) goto oom;
+    for (int i = 0; i < D; i++) {
+        f_mean[i] = (float)pmean[i];
+        f_eig[i] = (float)eig[i];
+    }
+    for (size_t i = 0; i < (size_t)D * D; i++) f_basis[i] = (float)basis[i];
+    for (uint32_t i = 0; i < VS; i++) {
+        const float *row = sv_rows + (size_t)i * S;
+        for (int d = 0; d < D; d++) y[d] = (double)(row[d] * wsqrt[d]) - f_mean[d];
+        double res = 0.0;
+        for (int c = 0; c < D; c++) {
+            double acc = 0.0;
+            for (int d = 0; d < D; d++) acc += (double)f_basis[(size_t)c * D + d] * y[d];
+            if (c < KE) z[(size_t)i * KE + c] = (float)acc;
+            else res += acc * acc;
+            if (c < K) zk[(size_t)i * K + c] = (float)acc;
+        }
+        rho[i] = (float)sqrt(res);
+        sv_addend[i] = vec_addend[svec[i]];
+    }
+
+    /* Exact bound tree; its leaf order becomes the order of the value rows. */
+    uint32_t max_nodes = 2 * VS + 1;
+    pmdb_bt_node *bt_nodes = (pmdb_bt_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_bt_node));
+    float *bt_boxes = (float *)bm_alloc(&mem, (size_t)max_nodes * bt_box, sizeof(float));
+    uint32_t *bt_perm = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
+    if (!bt_nodes || !bt_boxes || !bt_perm) goto oom;
+    uint32_t bt_count = pm_bound_tree_build(bt_nodes, bt_boxes, bt_perm, z, rho, sv_addend, VS, KE, def->exact_leaf_size);
+
+    /* Final vector order: searchable in bound-tree leaf order, then the rest as they appeared. */
+    uint32_t *order = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));   /* final -> old vector */
+    uint32_t *rank = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));    /* old vector -> final */
+    uint32_t *sv_final = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t)); /* searchable rank -> final */
+    if (!order || !rank || !sv_final) goto oom;
+    for (uint32_t i = 0; i < VS; i++) {
+        order[i] = svec[bt_perm[i]];
+        sv_final[bt_perm[i]] = i;
+    }
+    uint32_t at = VS;
+    for (uint32_t v = 0; v < V; v++)
+        if (!vec_searchable[v]) order[at++] = v;
+    for (uint32_t i = 0; i < V; i++) rank[order[i]] = i;
+
+    float *values = (float *)bm_alloc(&mem, (size_t)V * S, sizeof(float));
+    float *bt_points = (float *)bm_alloc(&mem, (size_t)(bt_blocks ? bt_blocks : 1) * PM_BT_BLOCK * bt_rows, sizeof(float));
+    float *min_add = (float *)bm_alloc(&mem, (size_t)bt_blocks * PM_BT_BLOCK, sizeof(float));
+    uint64_t *meta = (uint64_t *)bm_alloc(&mem, P, sizeof(uint64_t));
+    uint32_t *vp_start = (uint32_t *)bm_alloc(&mem, (size_t)V + 1, sizeof(uint32_t));
+    uint32_t *vp_list = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
+    if (!values || !bt_points || !min_add || !meta || !vp_start || !vp_list) goto oom;
+    for (uint32_t i = 0; i < V; i++)
+        memcpy(values + (size_t)i * S, b.raw + (size_t)vec_first_pose[order[i]] * S, (size_t)S * sizeof(float));
+    for (uint32_t i = VS; i < bt_blocks * PM_BT_BLOCK; i++) min_add[i] = FLT_MAX; /* padding lanes never pass */
+    for (uint32_t i = 0; i < VS; i++) {
+        uint32_t sr = bt_perm[i];
+        float *block = bt_points + (size_t)(i / PM_BT_BLOCK) * PM_BT_BLOCK * bt_rows;
+        for (int c = 0; c < KE; c++) block[c * PM_BT_BLOCK + i % PM_BT_BLOCK] = z[(size_t)sr * KE + c];
+        block[KE * PM_BT_BLOCK + i % PM_BT_BLOCK] = rho[sr];
+        min_add[i] = sv_addend[sr];
+    }
+    for (uint32_t p = 0; p < P; p++) {
+        uint32_t v = rank[pose_vec[p]];
+        meta[p] = pm_meta_pack(v, pose_asset[p], pose_blocked[p], pm_float_to_half(pose_addend[p]));
+        vp_start[v + 1]++;
+    }
+    for (uint32_t v = 0; v < V; v++) vp_start[v + 1] += vp_start[v];
+    {
+        uint32_t *fill = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));
+        if (!fill) goto oom;
+        for (uint32_t p = 0; p < P; p++) {
+            uint32_t v = PM_META_VECTOR(meta[p]);
+            vp_list[vp_start[v] + fill[v]++] = p;
+        }
+    }
+
+    /* UE-compatible KD-tree over the K-component PCA points, de-duplicated in that space. */
+    float *zk_final = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
+    uint32_t *kd_id = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
+    if (!zk_final || !kd_id) goto oom;
+    for (uint32_t i = 0; i < VS; i++)
+        for (int c = 0; c < K; c++) zk_final[(size_t)i * K + c] = zk[(size_t)bt_perm[i] * K + c] + 0.0f;
+    uint32_t NP = 0;
+    if ((r = dedup_rows(kd_id, &NP, zk_final, VS, K, alloc, error)) != PM_OK) goto fail;
+    float *kd_unique = (float *)bm_alloc(&mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
+    uint32_t *kd_first = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
+    uint32_t *kd_perm = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
+    uint32_t *kd_rank = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
+    pmdb_kd_node *kd_nodes = (pmdb_kd_node *)bm_alloc(&mem, 2 * (size_t)NP + 1, sizeof(pmdb_kd_node));
+    float *kd_points = (float *)bm_alloc(&mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
+    uint32_t *kd_start = (uint32_t *)bm_alloc(&mem, (size_t)NP + 1, sizeof(uint32_t));
+    uint32_t *kd_vecs = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
+    uint32_t *kd_fill = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
+    if (!kd_unique || !kd_first || !kd_perm || !kd_rank || !kd_nodes || !kd_points || !kd_start || !kd_vecs || !kd_fill)
+        goto oom;
+    for (uint32_t i = 0; i < NP; i++) kd_first[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < VS; i++)
+        if (kd_first[kd_id[i]] == UINT32_MAX) {
+            kd_first[kd_id[i]] = i;
+            memcpy(kd_unique + (size_t)kd_id[i] * K, zk_final + (size_t)i * K, (size_t)K * sizeof(float));
+        }
+    uint32_t kd_count = pm_kd_tree_build(kd_nodes, kd_perm, kd_unique, NP, K, def->kdtree_leaf_size);
+    for (uint32_t i = 0; i < NP; i++) {
+        kd_rank[kd_perm[i]] = i;
+        memcpy(kd_points + (size_t)i * K, kd_unique + (size_t)kd_perm[i] * K, (size_t)K * sizeof(float));
+    }
+    for (uint32_t i = 0; i < VS; i++) kd_start[kd_rank[kd_id[i]] + 1]++;
+    for (uint32_t i = 0; i < NP; i++) kd_start[i + 1] += kd_start[i];
+    for (uint32_t i = 0; i < VS; i++) {
+        uint32_t pt = kd_rank[kd_id[i]];
+        kd_vecs[kd_start[pt] + kd_fill[pt]++] = i;
+    }
+
+    /* VP-tree over the searchable value rows in the weighted space. */
+    pmdb_vp_node *vp_nodes = (pmdb_vp_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_vp_node));
+    uint32_t *vp_items = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
+    float *vp_scratch = (float *)bm_alloc(&mem, 2 * (size_t)VS, sizeof(float));
+    if (!vp_nodes || !vp_items || !vp_scratch) goto oom;
+    pm_vp_rows vc = {values, wsqrt, S};
+    uint32_t vp_count = pm_vp_tree_build(vp_nodes, vp_items, vp_scratch, VS, 16, pm_vp_row_distance, &vc);
+
+    /* Strings and assets. */
+    progress(def, "write", 0.9f);
+    size_t str_size = 1;
+    for (int i = 0; i < b.asset_count; i++) str_size += strlen(b.assets[i].name) + 1;
+    char *strings = (char *)bm_alloc(&mem, str_size, 1);
+    pmdb_asset *ass = (pmdb_asset *)bm_alloc(&mem, (size_t)b.asset_count, sizeof(pmdb_asset));
+    pmdb_channel *chans = (pmdb_channel *)bm_alloc(&mem, (size_t)def->schema.channel_count, sizeof(pmdb_channel));
+    if (!strings || !ass || !chans) goto oom;
+    size_t so = 1;
+    for (int i = 0; i < b.asset_count; i++) {
+        build_asset *x = &b.assets[i];
+        pmdb_asset *o = &ass[i];
+        o->name = (uint32_t)so;
+        size_t len = strlen(x->name) + 1;
+        memcpy(strings + so, x->name, len);
+        so += len;
+        o->first_pose = x->first_pose;
+        o->pose_count = x->pose_count;
+        o->flags = (x->looping ? 1u : 0u) | (x->mirrored ? 2u : 0u);
+        o->source_asset = x->mirrored ? i - 1 : -1;
+        o->cost_addend = x->addend;
+        o->param_count = (uint32_t)x->src->param_count;
+        for (int k = 0; k < 3; k++) o->params[k] = k < x->src->param_count ? x->src->params[k] : 0.0f;
+    }
+    for (int i = 0; i < def->schema.channel_count; i++) pmdb_channel_from_def(&chans[i], &def->schema.channels[i]);
+    pmdb_settings settings;
+    pmdb_settings_from_def(&settings, def);
+    settings.exact_components = (uint32_t)(def->exact_components ? def->exact_components : 0);
+    pmdb_header h;
+    memset(&h, 0, sizeof h);
+    compute_key(h.key, def, assets, asset_count);
+    h.pose_count = P;
+    h.asset_count = (uint32_t)b.asset_count;
+    h.cardinality = (uint32_t)D;
+    h.stride = (uint32_t)S;
+    h.channel_count = (uint32_t)def->schema.channel_count;
+    h.vector_count = V;
+    h.searchable_vectors = VS;
+    h.searchable_poses = searchable_poses;
+    h.block_transition_poses = P - searchable_poses;
+    h.excluded_poses = excluded_poses;
+    h.pca_components = (uint32_t)K;
+    h.kd_point_count = NP;
+    h.kd_node_count = kd_count;
+    h.exact_components = (uint32_t)KE;
+    h.bt_block_rows = (uint32_t)bt_rows;
+    h.bt_node_count = bt_count;
+    h.vp_node_count = vp_count;
+    h.vp_item_count = VS;
+    h.flags = any_addend ? 1u : 0u;
+    h.min_cost_addend = min_addend;
+    h.fps = def->fps;
+    (void)eig_total;
+    (void)var_k;
+    (void)var_ke;
+    pmdb_blob blobs[] = {
+        {PMDB_SCHEMA, sizeof(pmdb_channel), (uint64_t)def->schema.channel_count, chans},
+        {PMDB_SETTINGS, sizeof(pmdb_settings), 1, &settings},
+        {PMDB_STRINGS, 1, so, strings},
+        {PMDB_ASSETS, sizeof(pmdb_asset), (uint64_t)b.asset_count, ass},
+        {PMDB_POSE_META, sizeof(uint64_t), P, meta},
+        {PMDB_DIM_OFFSET, sizeof(float), (uint64_t)D, offset},
+        {PMDB_DIM_SCALE, sizeof(float), (uint64_t)D, scale},
+        {PMDB_DIM_WSQRT, sizeof(float), (uint64_t)D, wsqrt},
+        {PMDB_VALUES, sizeof(float), (uint64_t)V * S, values},
+        {PMDB_VEC_POSE_START, sizeof(uint32_t), (uint64_t)V + 1, vp_start},
+        {PMDB_VEC_POSES, sizeof(uint32_t), P, vp_list},
+        {PMDB_VEC_MIN_ADDEND, sizeof(float), (uint64_t)bt_blocks * PM_BT_BLOCK, min_add},
+        {PMDB_PCA_MEAN, sizeof(float), (uint64_t)D, f_mean},
+        {PMDB_PCA_BASIS, sizeof(float), (uint64_t)D * D, f_basis},
+        {PMDB_PCA_EIGEN, sizeof(float), (uint64_t)D, f_eig},
+        {PMDB_KD_NODES, sizeof(pmdb_kd_node), kd_count, kd_nodes},
+        {PMDB_KD_POINTS, sizeof(float), (uint64_t)NP * K, kd_points},
+        {PMDB_KD_POINT_START, sizeof(uint32_t), (uint64_t)NP + 1, kd_start},
+        {PMDB_KD_POINT_VECS, sizeof(uint32_t), VS, kd_vecs},
+        {PMDB_BT_NODES, sizeof(pmdb_bt_node), bt_count, bt_nodes},
+        {PMDB_BT_BOXES, sizeof(float), (uint64_t)bt_count * bt_box, bt_boxes},
+        {PMDB_BT_POINTS, sizeof(float), (uint64_t)bt_blocks * PM_BT_BLOCK * bt_rows, bt_points},
+        {PMDB_VP_NODES, sizeof(pmdb_vp_node), vp_count, vp_nodes},
+        {PMDB_VP_ITEMS, sizeof(uint32_t), VS, vp_items},
+    };
+    r = pm_database_assemble(out, &h, blobs, (int)(sizeof blobs / sizeof blobs[0]), alloc, error);
+    bm_free_all(&mem);
+    progress(def, "done", 1.0f);
+    return r;
+oom:
+    r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory building %u poses", P);
+fail:
+    for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
+    bm_free_all(&mem);
+    return r;
+}

@@ -1,0 +1,235 @@
+/* The database's on-disk format and in-memory view (private).
+ *
+ * A .pmdb file is a 256-byte header, a section table and 64-byte aligned sections, all little
+ * endian. The in-memory database is the same bytes: loading validates them and points into
+ * them, and a build serialises first and then opens its own image, so built and loaded
+ * databases can never differ. */
+#ifndef PM_DATABASE_INTERNAL_H
+#define PM_DATABASE_INTERNAL_H
+
+#include "core.h"
+#include "posematch/database.h"
+#include "schema_layout.h"
+
+#define PMDB_MAGIC "PMDB\x89\r\n\x1a"
+#define PMDB_VERSION 1u
+#define PMDB_ENDIAN_TAG 0x01020304u
+#define PMDB_ALIGN 64u
+
+typedef enum pmdb_section_id {
+    PMDB_SCHEMA = 1,          /* pmdb_channel x channels */
+    PMDB_SETTINGS = 2,        /* pmdb_settings x 1 */
+    PMDB_STRINGS = 3,         /* char blob, NUL-separated */
+    PMDB_ASSETS = 4,          /* pmdb_asset x assets */
+    PMDB_POSE_META = 5,       /* uint64 x poses */
+    PMDB_DIM_OFFSET = 6,      /* float x cardinality */
+    PMDB_DIM_SCALE = 7,       /* float x cardinality */
+    PMDB_DIM_WSQRT = 8,       /* float x cardinality */
+    PMDB_VALUES = 9,          /* float x vectors x stride, normalised, unweighted */
+    PMDB_VEC_POSE_START = 10, /* uint32 x (vectors + 1) */
+    PMDB_VEC_POSES = 11,      /* uint32 x poses */
+    PMDB_PCA_MEAN = 12,       /* float x cardinality, weighted space */
+    PMDB_PCA_BASIS = 13,      /* float x cardinality x cardinality, row i = component i */
+    PMDB_PCA_EIGEN = 14,      /* float x cardinality, descending */
+    PMDB_KD_NODES = 15,       /* pmdb_kd_node x kd nodes */
+    PMDB_KD_POINTS = 16,      /* float x kd points x pca_components, leaf order */
+    PMDB_KD_POINT_START = 17, /* uint32 x (kd points + 1) */
+    PMDB_KD_POINT_VECS = 18,  /* uint32 x searchable vectors */
+    PMDB_BT_NODES = 19,       /* pmdb_bt_node x bound-tree nodes */
+    PMDB_BT_BOXES = 20,       /* float x nodes x pm_bt_box_stride(exact_components) */
+    PMDB_BT_POINTS = 21,      /* float x blocks x (exact_components + 1) x PM_BT_BLOCK */
+    PMDB_VP_NODES = 22,       /* pmdb_vp_node x vp nodes */
+    PMDB_VP_ITEMS = 23,       /* uint32 x leaf items */
+    PMDB_VEC_MIN_ADDEND = 24, /* float x searchable vectors: smallest addend of its searchable poses */
+    PMDB_SECTION_COUNT = 24
+} pmdb_section_id;
+
+typedef struct pmdb_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_size;
+    uint64_t file_size;
+    uint64_t checksum; /* pm_hash64 of the whole file with this field zero */
+    uint64_t key[2];
+    uint32_t endian;
+    uint32_t section_count;
+    uint32_t pose_count;
+    uint32_t asset_count;
+    uint32_t cardinality;
+    uint32_t stride;
+    uint32_t channel_count;
+    uint32_t vector_count;
+    uint32_t searchable_vectors;
+    uint32_t searchable_poses;
+    uint32_t block_transition_poses;
+    uint32_t excluded_poses;
+    uint32_t pca_components;
+    uint32_t kd_point_count;
+    uint32_t kd_node_count;
+    uint32_t exact_components;
+    uint32_t bt_block_rows; /* exact_components + 1 */
+    uint32_t bt_node_count;
+    uint32_t vp_node_count;
+    uint32_t vp_item_count;
+    uint32_t flags; /* 1: some pose has a non-zero cost addend */
+    float min_cost_addend;
+    float fps;
+    uint32_t reserved[29];
+} pmdb_header;
+_Static_assert(sizeof(pmdb_header) == 256, "pmdb_header is 256 bytes");
+
+typedef struct pmdb_section {
+    uint32_t id;
+    uint32_t elem_size;
+    uint64_t offset;
+    uint64_t count;
+} pmdb_section;
+
+typedef struct pmdb_traj_sample {
+    float offset;
+    uint32_t flags;
+    float weight;
+} pmdb_traj_sample;
+
+/* A schema channel with fixed-width fields only (no padding, names zero-filled). */
+typedef struct pmdb_channel {
+    uint32_t kind;
+    char name[PM_NAME_SIZE];
+    char bone[PM_NAME_SIZE];
+    char curve[PM_NAME_SIZE];
+    char group[PM_NAME_SIZE];
+    float weight;
+    float offset;
+    uint32_t components;
+    uint32_t axis;
+    uint32_t size;
+    int32_t parent;
+    int32_t role;
+    uint32_t sample_count;
+    pmdb_traj_sample samples[PM_MAX_TRAJECTORY_SAMPLES];
+} pmdb_channel;
+_Static_assert(sizeof(pmdb_channel) == 4 + 4 * PM_NAME_SIZE + 32 + 12 * PM_MAX_TRAJECTORY_SAMPLES, "no padding");
+
+typedef struct pmdb_settings {
+    char schema_name[PM_NAME_SIZE];
+    float fps;
+    uint32_t mirror;
+    uint32_t pca_components;
+    uint32_t kdtree_leaf_size;
+    uint32_t exact_components;
+    uint32_t trim_rest_first_frame;
+    float exclude_start;
+    float exclude_end;
+    int32_t mirror_axis;
+    uint32_t root_facing_mode;
+    float root_hips_axis[3];
+    uint32_t root_ground_mode;
+    float root_position_smoothing;
+    float root_facing_smoothing;
+    uint32_t exact_leaf_size;
+    uint32_t reserved[7];
+} pmdb_settings;
+
+typedef struct pmdb_asset {
+    uint32_t name;       /* offset into STRINGS */
+    uint32_t first_pose;
+    uint32_t pose_count;
+    uint32_t flags;      /* 1 looping, 2 mirrored */
+    int32_t source_asset;
+    float cost_addend;
+    uint32_t param_count;
+    float params[3];
+} pmdb_asset;
+
+typedef struct pmdb_kd_node {
+    uint32_t a;   /* internal: left child; leaf: first point */
+    uint32_t b;   /* internal: right child; leaf: point count */
+    int32_t dim;  /* split dimension, -1 for a leaf */
+    float split;
+} pmdb_kd_node;
+
+typedef struct pmdb_bt_node {
+    uint32_t first; /* first vector (leaf order) */
+    uint32_t count;
+    uint32_t left;  /* 0 for a leaf (the root is never a child) */
+    uint32_t right;
+} pmdb_bt_node;
+
+/* Bound-tree geometry: points are stored in blocks of PM_BT_BLOCK, coordinate-major within a
+ * block (dims + 1 rows of PM_BT_BLOCK floats: the coordinates, then the residual norm), so that
+ * one vector operation bounds a whole block. */
+#define PM_BT_BLOCK 8
+static inline int pm_bt_box_lanes(int dims) { return (dims + 1 + 3) / 4 * 4; }
+static inline int pm_bt_box_stride(int dims) { return 2 * pm_bt_box_lanes(dims) + 4; }
+
+typedef struct pmdb_vp_node {
+    uint32_t vp;      /* internal: vantage vector; leaf: first item */
+    float mu;         /* internal: median distance */
+    uint32_t inside;  /* internal: child with distance <= mu; leaf: 0 */
+    uint32_t outside; /* internal: the other child; leaf: item count */
+} pmdb_vp_node;
+
+/* Pose metadata (PS4): 27 bits value row, 20 bits asset, 1 bit block transition, 16 bits
+ * half-float cost addend. */
+#define PM_META_VECTOR(m) ((uint32_t)((m) & 0x7FFFFFFu))
+#define PM_META_ASSET(m) ((uint32_t)(((m) >> 27) & 0xFFFFFu))
+#define PM_META_BLOCKED(m) ((uint32_t)(((m) >> 47) & 1u))
+#define PM_META_ADDEND(m) ((uint16_t)((m) >> 48))
+static inline uint64_t pm_meta_pack(uint32_t vector, uint32_t asset, int blocked, uint16_t addend) {
+    return (uint64_t)vector | ((uint64_t)asset << 27) | ((uint64_t)(blocked ? 1 : 0) << 47) | ((uint64_t)addend << 48);
+}
+
+struct pm_database {
+    pm_allocator allocator;
+    uint8_t *image;
+    size_t size;
+    const pmdb_header *header;
+    pm_database_def settings; /* schema + settings decoded from the file */
+    pm_schema_layout layout;
+    int card, stride;
+    int channel_count;
+    /* sections */
+    const char *strings;
+    size_t strings_size;
+    const pmdb_asset *assets;
+    const uint64_t *meta;
+    const float *offset, *scale, *wsqrt;
+    const float *values;
+    const uint32_t *vec_pose_start, *vec_poses;
+    const float *vec_min_addend;
+    const float *pca_mean, *pca_basis, *pca_eigen;
+    const pmdb_kd_node *kd_nodes;
+    const float *kd_points;
+    const uint32_t *kd_point_start, *kd_point_vecs;
+    const pmdb_bt_node *bt_nodes;
+    const float *bt_boxes, *bt_points;
+    const pmdb_vp_node *vp_nodes;
+    const uint32_t *vp_items;
+};
+
+/* Serialised database pieces a build hands to pm_database_assemble. */
+typedef struct pmdb_blob {
+    uint32_t id;
+    uint32_t elem_size;
+    uint64_t count;
+    const void *data;
+} pmdb_blob;
+
+/* Lays out header + sections into one image (allocated), computes the checksum and opens it. */
+pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmdb_blob *blobs, int blob_count,
+                               const pm_allocator *allocator, pm_error *error);
+/* Validates an image (taking ownership of `image` on success and failure) and fills db. */
+pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size, unsigned flags,
+                                 const pm_allocator *allocator, pm_error *error);
+/* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
+pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored, int looping,
+                          pm_error *error);
+/* Settings/schema <-> file records. */
+void pmdb_channel_from_def(pmdb_channel *out, const pm_channel_def *c);
+void pmdb_settings_from_def(pmdb_settings *out, const pm_database_def *def);
+
+static inline const float *pm_db_row(const pm_database *db, uint32_t vector) {
+    return db->values + (size_t)vector * (size_t)db->stride;
+}
+
+#endif

@@ -1,0 +1,168 @@
+#include "index_build.h"
+
+#include <math.h>
+
+#include "select.h"
+
+typedef struct span {
+    uint32_t first, count, parent;
+    int right;
+} span;
+
+/* Pre-order construction driver state: an explicit stack, so input size never drives recursion. */
+typedef struct tree_stack {
+    span *items;
+    uint32_t size;
+} tree_stack;
+
+uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
+                             const float *addend, uint32_t n, int dims, int leaf_size) {
+    if (n == 0) return 0;
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    /* The stack holds at most one pending right sibling per level: 64 levels cover 2^64 points. */
+    span stack[128];
+    uint32_t top = 0, count = 0;
+    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    const int P = pm_bt_box_lanes(dims), bstride = pm_bt_box_stride(dims);
+    while (top) {
+        span s = stack[--top];
+        uint32_t id = count++;
+        nodes[id] = (pmdb_bt_node){s.first, s.count, 0, 0};
+        if (s.parent != UINT32_MAX) {
+            if (s.right) nodes[s.parent].right = id;
+            else nodes[s.parent].left = id;
+        }
+        float *lo = boxes + (size_t)id * bstride, *hi = lo + P;
+        for (int d = 0; d < P; d++) {
+            lo[d] = d <= dims ? INFINITY : 0.0f;
+            hi[d] = d <= dims ? -INFINITY : 0.0f;
+        }
+        float min_add = INFINITY;
+        for (uint32_t i = s.first; i < s.first + s.count; i++) {
+            const float *c = coords + (size_t)perm[i] * dims;
+            for (int d = 0; d <= dims; d++) {
+                float v = d < dims ? c[d] : rho[perm[i]];
+                if (v < lo[d]) lo[d] = v;
+                if (v > hi[d]) hi[d] = v;
+            }
+            if (addend[perm[i]] < min_add) min_add = addend[perm[i]];
+        }
+        hi[P] = min_add;
+        hi[P + 1] = hi[P + 2] = hi[P + 3] = 0.0f;
+        if (s.count <= (uint32_t)leaf_size) continue;
+        int best = -1;
+        float extent = 0.0f;
+        for (int d = 0; d < dims; d++)
+            if (hi[d] - lo[d] > extent) {
+                extent = hi[d] - lo[d];
+                best = d;
+            }
+        /* Splits fall on multiples of PM_BT_BLOCK so that every leaf starts a block of points. */
+        uint32_t mid = s.count / 2 / PM_BT_BLOCK * PM_BT_BLOCK;
+        if (mid == 0) continue;
+        if (best >= 0) pm_select_by_key(perm + s.first, s.count, mid, coords + best, (uint32_t)dims);
+        else if (hi[dims] > lo[dims]) pm_select_by_key(perm + s.first, s.count, mid, rho, 1);
+        /* else: identical points, any split is as good; keep index order. */
+        stack[top++] = (span){s.first + mid, s.count - mid, id, 1};
+        stack[top++] = (span){s.first, mid, id, 0};
+    }
+    return count;
+}
+
+uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size) {
+    if (n == 0) return 0;
+    for (uint32_t i = 0; i < n; i++) perm[i] = i;
+    span stack[128];
+    uint32_t top = 0, count = 0;
+    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    while (top) {
+        span s = stack[--top];
+        uint32_t id = count++;
+        if (s.parent != UINT32_MAX) {
+            if (s.right) nodes[s.parent].b = id;
+            else nodes[s.parent].a = id;
+        }
+        nodes[id] = (pmdb_kd_node){s.first, s.count, -1, 0.0f};
+        if (s.count <= (uint32_t)leaf_size) continue;
+        int best = -1;
+        float extent = 0.0f;
+        for (int d = 0; d < k; d++) {
+            float lo = INFINITY, hi = -INFINITY;
+            for (uint32_t i = s.first; i < s.first + s.count; i++) {
+                float v = points[(size_t)perm[i] * k + d];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            if (hi - lo > extent) {
+                extent = hi - lo;
+                best = d;
+            }
+        }
+        if (best < 0) continue; /* all points equal: a leaf, however large */
+        uint32_t mid = s.count / 2;
+        pm_select_by_key(perm + s.first, s.count, mid, points + best, (uint32_t)k);
+        nodes[id].dim = best;
+        nodes[id].split = points[(size_t)perm[s.first + mid] * k + best];
+        nodes[id].a = nodes[id].b = 0;
+        stack[top++] = (span){s.first + mid, s.count - mid, id, 1};
+        stack[top++] = (span){s.first, mid, id, 0};
+    }
+    return count;
+}
+
+float pm_vp_row_distance(const void *context, uint32_t a, uint32_t b) {
+    const pm_vp_rows *c = (const pm_vp_rows *)context;
+    const float *x = c->values + (size_t)a * c->stride, *y = c->values + (size_t)b * c->stride;
+    float s = 0.0f;
+    for (int i = 0; i < c->stride; i++) {
+        float d = (x[i] - y[i]) * c->wsqrt[i];
+        s += d * d;
+    }
+    return sqrtf(s);
+}
+
+uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
+                          pm_vp_distance_fn distance, const void *context) {
+    if (n == 0) return 0;
+    for (uint32_t i = 0; i < n; i++) items[i] = i;
+    float *dist = scratch; /* indexed by point */
+    span stack[128];
+    uint32_t top = 0, count = 0;
+    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    while (top) {
+        span s = stack[--top];
+        uint32_t id = count++;
+        if (s.parent != UINT32_MAX) {
+            if (s.right) nodes[s.parent].outside = id;
+            else nodes[s.parent].inside = id;
+        }
+        if (s.count <= (uint32_t)leaf_size) {
+            nodes[id] = (pmdb_vp_node){s.first, 0.0f, 0, s.count};
+            continue;
+        }
+        /* Vantage point: the point farthest from the span's first point - a point on the
+         * periphery splits the rest into well-separated shells. */
+        uint32_t far = s.first;
+        float far_d = -1.0f;
+        for (uint32_t i = s.first + 1; i < s.first + s.count; i++) {
+            float d = distance(context, items[s.first], items[i]);
+            if (d > far_d) {
+                far_d = d;
+                far = i;
+            }
+        }
+        uint32_t t = items[s.first];
+        items[s.first] = items[far];
+        items[far] = t;
+        uint32_t vp = items[s.first];
+        for (uint32_t i = s.first + 1; i < s.first + s.count; i++) dist[items[i]] = distance(context, vp, items[i]);
+        uint32_t rest = s.count - 1, mid = rest / 2;
+        pm_select_by_key(items + s.first + 1, rest, mid, dist, 1);
+        /* Inside = ranks [0, mid], all with distance <= mu; outside = the rest, all >= mu. */
+        float mu = dist[items[s.first + 1 + mid]];
+        nodes[id] = (pmdb_vp_node){vp, mu, 0, 0};
+        stack[top++] = (span){s.first + 2 + mid, rest - mid - 1, id, 1};
+        stack[top++] = (span){s.first + 1, mid + 1, id, 0};
+    }
+    return count;
+}

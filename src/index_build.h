@@ -1,0 +1,36 @@
+/* Builders of the search structures over rows of floats (private). All deterministic: median
+ * splits with index tie-breaks, children after parents (pre-order node numbering). */
+#ifndef PM_INDEX_BUILD_H
+#define PM_INDEX_BUILD_H
+
+#include "database_internal.h"
+
+/* Bound tree for the exact mode: n points with `dims` coordinates (row stride dims) and a
+ * residual norm each; addend[i] = smallest cost addend of point i. Fills nodes (capacity
+ * 2n + 1), boxes (pm_bt_box_stride floats per node: lo[P], hi[P] over the coordinates then the
+ * residual norm, zero-padded to P = pm_bt_box_lanes lanes, then the smallest addend and 3 zeros)
+ * and perm (leaf order -> point). Nodes split on multiples of PM_BT_BLOCK points. Returns the
+ * node count. */
+uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
+                             const float *addend, uint32_t n, int dims, int leaf_size);
+
+/* UE-style KD-tree over n points of k coordinates: median split on the widest dimension.
+ * Fills nodes (capacity 2n + 1) and perm (leaf order -> point). Returns the node count. */
+uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size);
+
+/* Distance between two points of a VP-tree build. */
+typedef float (*pm_vp_distance_fn)(const void *context, uint32_t a, uint32_t b);
+
+/* Rows of a value matrix under weights: the distance VP-trees are built with. */
+typedef struct pm_vp_rows {
+    const float *values, *wsqrt; /* wsqrt has `stride` entries, zero in the padding */
+    int stride;
+} pm_vp_rows;
+float pm_vp_row_distance(const void *rows, uint32_t a, uint32_t b);
+
+/* VP-tree over points 0..n-1: fills nodes (capacity 2n + 1) and items (n: leaf items and the
+ * slots vantage points left). `scratch` holds 2n floats. Returns the node count. */
+uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
+                          pm_vp_distance_fn distance, const void *context);
+
+#endif

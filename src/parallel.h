@@ -1,0 +1,13 @@
+/* Offline-builder parallelism: a fork-join loop over numbered tasks. Results must be written
+ * per task index and merged in index order by the caller, so they never depend on the thread
+ * count or on scheduling. Runtime (per-frame) code never creates threads. */
+#ifndef PM_PARALLEL_H
+#define PM_PARALLEL_H
+
+typedef void (*pm_task_fn)(void *context, int task, int worker);
+
+/* Runs fn(context, t, worker) for t in [0, task_count) on up to `threads` threads (the caller
+ * included; worker in [0, threads)). Falls back to serial when threads cannot be created. */
+void pm_parallel_for(int task_count, int threads, pm_task_fn fn, void *context);
+
+#endif

@@ -1,0 +1,511 @@
+/* Pose search: query preparation, candidate evaluation and the four modes. */
+#include <math.h>
+#include <stdint.h>
+
+#include "cost.h"
+#include "database_internal.h"
+#include "posematch/search.h"
+
+const char *pm_search_mode_name(pm_search_mode m) {
+    switch (m) {
+    case PM_SEARCH_EXACT: return "exact";
+    case PM_SEARCH_BRUTEFORCE: return "bruteforce";
+    case PM_SEARCH_PCAKDTREE: return "pcakdtree";
+    case PM_SEARCH_VPTREE: return "vptree";
+    }
+    return "?";
+}
+
+int pm_search_mode_from_name(const char *name) {
+    if (!name) return -1;
+    for (int m = 0; m <= PM_SEARCH_VPTREE; m++)
+        if (strcmp(name, pm_search_mode_name((pm_search_mode)m)) == 0) return m;
+    return -1;
+}
+
+pm_search_def pm_default_search_def(void) {
+    pm_search_def d;
+    memset(&d, 0, sizeof d);
+    d.mode = PM_SEARCH_EXACT;
+    d.continuing_pose = -1;
+    d.max_cost = INFINITY;
+    d.kdtree_neighbors = 200;
+    return d;
+}
+
+/* ---- scratch ---- */
+
+typedef struct heap_item {
+    float key;
+    uint32_t node;
+} heap_item;
+
+typedef struct scratch_layout {
+    size_t qn, w, y, zq, heap, knn, total;
+    size_t heap_items, knn_items;
+} scratch_layout;
+
+static size_t up16(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static scratch_layout layout_scratch(const pm_database *db, const pm_search_def *def) {
+    scratch_layout l;
+    const pmdb_header *h = db->header;
+    size_t at = 0;
+    l.qn = at;
+    at = up16(at + (size_t)db->stride * sizeof(float));
+    l.w = at;
+    at = up16(at + (size_t)db->stride * sizeof(float));
+    l.y = at;
+    at = up16(at + (size_t)db->card * sizeof(double));
+    l.zq = at;
+    at = up16(at + ((size_t)db->card + 8) * sizeof(float));
+    uint32_t nodes = h->bt_node_count;
+    if (h->kd_node_count > nodes) nodes = h->kd_node_count;
+    if (h->vp_node_count > nodes) nodes = h->vp_node_count;
+    l.heap_items = (size_t)nodes + 1;
+    l.heap = at;
+    at = up16(at + l.heap_items * sizeof(heap_item));
+    int k = def && def->kdtree_neighbors > 0 ? def->kdtree_neighbors : 200;
+    l.knn_items = (size_t)k;
+    l.knn = at;
+    at = up16(at + l.knn_items * sizeof(heap_item));
+    l.total = at;
+    return l;
+}
+
+size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def) {
+    if (!db) return 0;
+    return layout_scratch(db, def).total;
+}
+
+/* ---- the running best ---- */
+
+typedef struct search_state {
+    const pm_database *db;
+    const pm_search_def *def;
+    const float *qn; /* normalised query, stride floats */
+    const float *w;  /* effective weight square roots, stride floats */
+    float r2;        /* smallest (dynamic / base) weight ratio: scales base-space bounds */
+    float slack;     /* float rounding allowance for bounds */
+    float best;      /* total cost to beat */
+    int64_t best_rank;
+    int best_pose;
+    float best_dissim, best_addend, best_penalty;
+    int best_continuing;
+    int candidates;
+    int nodes;
+} search_state;
+
+static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
+    float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
+    float total = dissim + addend;
+    int64_t rank = continuing ? -1 : (int64_t)pose;
+    if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+    float penalty = 0.0f;
+    if (s->def->penalty) {
+        penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, s->best);
+        if (!(penalty >= 0.0f)) penalty = penalty < 0.0f ? 0.0f : INFINITY; /* NaN rejects */
+        total += penalty;
+        if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+    }
+    s->best = total;
+    s->best_rank = rank;
+    s->best_pose = (int)pose;
+    s->best_dissim = dissim;
+    s->best_addend = addend;
+    s->best_penalty = penalty;
+    s->best_continuing = continuing;
+}
+
+/* A searchable vector whose exact cost is known: try its searchable poses. */
+static inline void consider_vector(search_state *s, uint32_t v, float dissim) {
+    const pm_database *db = s->db;
+    if (dissim + db->vec_min_addend[v] > s->best) return;
+    for (uint32_t i = db->vec_pose_start[v]; i < db->vec_pose_start[v + 1]; i++) {
+        uint32_t p = db->vec_poses[i];
+        if (!PM_META_BLOCKED(db->meta[p])) consider_pose(s, p, dissim, 0.0f, 0);
+    }
+}
+
+static inline float vector_cost(search_state *s, uint32_t v) {
+    s->candidates++;
+    return pm_cost_row(s->qn, pm_db_row(s->db, v), s->w, s->db->stride);
+}
+
+/* ---- modes ---- */
+
+/* Brute force reads the whole value matrix: built twice, for baseline x86-64 and for AVX2
+ * (picked at load time), with identical lane arithmetic (see cost.h). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void search_bruteforce(search_state *s) {
+    const pm_database *db = s->db;
+    uint32_t n = db->header->searchable_vectors;
+    int stride = db->stride;
+    uint32_t v = 0;
+    float c[8];
+    for (; v + 8 <= n; v += 8) {
+        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
+        const float *add = db->vec_min_addend + v;
+        for (int k = 0; k < 8; k++)
+            if (c[k] + add[k] <= s->best) consider_vector(s, v + (uint32_t)k, c[k]);
+    }
+    for (; v < n; v++) consider_vector(s, v, pm_cost_row(s->qn, pm_db_row(db, v), s->w, stride));
+    s->candidates += (int)n;
+}
+
+static inline void heap_push(heap_item *h, size_t *n, float key, uint32_t node) {
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h[p].key <= key) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i].key = key;
+    h[i].node = node;
+}
+
+static inline heap_item heap_pop(heap_item *h, size_t *n) {
+    heap_item top = h[0];
+    heap_item last = h[--(*n)];
+    size_t i = 0, m = *n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) break;
+        if (c + 1 < m && h[c + 1].key < h[c].key) c++;
+        if (h[c].key >= last.key) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m) h[i] = last;
+    return top;
+}
+
+/* Squared distance from the query point qz (P lanes: coordinates, residual norm, zeros) to a
+ * bound-tree box. */
+static inline float box_bound(const float *box, const float *qz, int P) {
+    const pm_v4f zero = {0, 0, 0, 0};
+    pm_v4f acc = zero;
+    for (int i = 0; i < P; i += 4) {
+        pm_v4f q = pm_v4_load(qz + i);
+        pm_v4f below = pm_v4_load(box + i) - q, above = q - pm_v4_load(box + P + i);
+        below = (pm_v4f)((pm_v4i)below & (below > zero));
+        above = (pm_v4f)((pm_v4i)above & (above > zero));
+        pm_v4f d = below + above;
+        acc += d * d;
+    }
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+static void search_exact(search_state *s, const float *qz, heap_item *heap) {
+    const pm_database *db = s->db;
+    const pmdb_header *h = db->header;
+    if (h->bt_node_count == 0) return;
+    const int ke = (int)h->exact_components, rows = ke + 1;
+    const int P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
+    const float r2 = s->r2;
+    const float *addend = db->vec_min_addend;
+    size_t n = 0;
+    heap_push(heap, &n, box_bound(db->bt_boxes, qz, P) * r2 + db->bt_boxes[2 * P], 0);
+    while (n) {
+        heap_item it = heap_pop(heap, &n);
+        if (it.key > s->best + s->slack) break;
+        s->nodes++;
+        const pmdb_bt_node *node = &db->bt_nodes[it.node];
+        if (node->left) {
+            const float *bl = db->bt_boxes + (size_t)node->left * bs, *br = db->bt_boxes + (size_t)node->right * bs;
+            float kl = box_bound(bl, qz, P) * r2 + bl[2 * P];
+            float kr = box_bound(br, qz, P) * r2 + br[2 * P];
+            if (kl <= s->best + s->slack) heap_push(heap, &n, kl, node->left);
+            if (kr <= s->best + s->slack) heap_push(heap, &n, kr, node->right);
+            continue;
+        }
+        /* A leaf: bound 8 points per vector operation, then exact costs for the survivors. */
+        const uint32_t end = node->first + node->count;
+        const float *block = db->bt_points + (size_t)node->first * rows;
+        for (uint32_t b0 = node->first; b0 < end; b0 += PM_BT_BLOCK, block += PM_BT_BLOCK * rows) {
+            pm_v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+            for (int c = 0; c < rows; c++) {
+                float qc = qz[c];
+                pm_v8f q = {qc, qc, qc, qc, qc, qc, qc, qc};
+                pm_v8f d = q - pm_v8_load(block + c * PM_BT_BLOCK);
+                acc += d * d;
+            }
+            float lim = s->best + s->slack;
+            pm_v8f key = acc * r2 + pm_v8_load(addend + b0);
+            pm_v8f limv = {lim, lim, lim, lim, lim, lim, lim, lim};
+            pm_v8i pass = key <= limv;
+            uint32_t lanes = end - b0 < PM_BT_BLOCK ? end - b0 : PM_BT_BLOCK;
+            for (uint32_t k = 0; k < lanes; k++) {
+                if (!pass[k]) continue;
+                uint32_t i = b0 + k;
+                if (key[k] > s->best + s->slack) continue; /* the best improved within the block */
+                consider_vector(s, i, vector_cost(s, i));
+            }
+        }
+    }
+}
+
+static void search_kdtree(search_state *s, const float *zq, heap_item *stack, heap_item *knn, size_t kmax) {
+    const pm_database *db = s->db;
+    const pmdb_header *h = db->header;
+    if (h->kd_node_count == 0) return;
+    const int k = (int)h->pca_components;
+    /* knn is a max-heap on distance (worst on top), stored as negated keys in a min-heap. */
+    size_t nk = 0, sp = 0;
+    stack[sp].key = 0.0f;
+    stack[sp++].node = 0;
+    while (sp) {
+        heap_item it = stack[--sp];
+        float worst = nk == kmax ? -knn[0].key : INFINITY;
+        if (it.key > worst) continue;
+        const pmdb_kd_node *node = &db->kd_nodes[it.node];
+        if (node->dim < 0) {
+            for (uint32_t i = node->a; i < node->a + node->b; i++) {
+                const float *p = db->kd_points + (size_t)i * k;
+                float d2 = 0.0f;
+                for (int c = 0; c < k; c++) {
+                    float d = zq[c] - p[c];
+                    d2 += d * d;
+                }
+                if (nk < kmax) heap_push(knn, &nk, -d2, i);
+                else if (d2 < -knn[0].key) {
+                    heap_pop(knn, &nk);
+                    heap_push(knn, &nk, -d2, i);
+                }
+            }
+            continue;
+        }
+        float diff = zq[node->dim] - node->split;
+        uint32_t near = diff < 0.0f ? node->a : node->b, far = diff < 0.0f ? node->b : node->a;
+        float far_key = it.key > diff * diff ? it.key : diff * diff;
+        stack[sp].key = far_key; /* the far side is visited after the near one */
+        stack[sp++].node = far;
+        stack[sp].key = it.key;
+        stack[sp++].node = near;
+    }
+    /* Re-score every vector behind the K nearest PCA points exactly (UE semantics). */
+    for (size_t j = 0; j < nk; j++) {
+        uint32_t pt = knn[j].node;
+        for (uint32_t i = db->kd_point_start[pt]; i < db->kd_point_start[pt + 1]; i++) {
+            uint32_t v = db->kd_point_vecs[i];
+            consider_vector(s, v, vector_cost(s, v));
+        }
+    }
+}
+
+static void search_vptree(search_state *s, const float *w_base, heap_item *stack) {
+    const pm_database *db = s->db;
+    const pmdb_header *h = db->header;
+    if (h->vp_node_count == 0) return;
+    const int dynamic = s->w != w_base;
+    const float min_add = h->min_cost_addend;
+    size_t sp = 0;
+    stack[sp].key = 0.0f;
+    stack[sp++].node = 0;
+    while (sp) {
+        heap_item it = stack[--sp];
+        float reach = s->best + s->slack - min_add;
+        float tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
+        if (it.key > tau) continue;
+        const pmdb_vp_node *node = &db->vp_nodes[it.node];
+        if (node->inside == 0) {
+            for (uint32_t i = node->vp; i < node->vp + node->outside; i++) {
+                uint32_t v = db->vp_items[i];
+                consider_vector(s, v, vector_cost(s, v));
+            }
+            continue;
+        }
+        s->candidates++;
+        float base = pm_cost_row(s->qn, pm_db_row(db, node->vp), w_base, db->stride);
+        consider_vector(s, node->vp, dynamic ? vector_cost(s, node->vp) : base);
+        float d = sqrtf(base);
+        reach = s->best + s->slack - min_add;
+        tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
+        float in_lb = d > node->mu ? d - node->mu : 0.0f;
+        float out_lb = d < node->mu ? node->mu - d : 0.0f;
+        /* Push the farther side first so the nearer one is searched first. */
+        if (d <= node->mu) {
+            if (out_lb <= tau) stack[sp].key = out_lb, stack[sp++].node = node->outside;
+            if (in_lb <= tau) stack[sp].key = in_lb, stack[sp++].node = node->inside;
+        } else {
+            if (in_lb <= tau) stack[sp].key = in_lb, stack[sp++].node = node->inside;
+            if (out_lb <= tau) stack[sp].key = out_lb, stack[sp++].node = node->outside;
+        }
+    }
+}
+
+/* ---- entry points ---- */
+
+static pm_result prepare(search_state *s, const pm_database *db, const float *query, const pm_search_def *def,
+                         const scratch_layout *l, uint8_t *mem, pm_error *error) {
+    const int D = db->card, S = db->stride;
+    float *qn = (float *)(mem + l->qn);
+    float *w = (float *)(mem + l->w);
+    for (int d = 0; d < D; d++) {
+        if (!isfinite(query[d]))
+            return pm_fail(error, PM_ERR_NUMERIC, "search: query value %d is not finite", d);
+        qn[d] = (query[d] - db->offset[d]) / db->scale[d];
+    }
+    for (int d = D; d < S; d++) qn[d] = 0.0f;
+    s->db = db;
+    s->def = def;
+    s->qn = qn;
+    s->w = db->wsqrt;
+    s->r2 = 1.0f;
+    if (def->dynamic_weights) {
+        float r2 = INFINITY;
+        for (int d = 0; d < D; d++) {
+            float dw = def->dynamic_weights[d];
+            if (!isfinite(dw) || dw < 0.0f)
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: dynamic weight %d (%g) must be finite and >= 0", d,
+                               (double)dw);
+            w[d] = sqrtf(dw);
+            float base = db->wsqrt[d] * db->wsqrt[d];
+            if (base > 0.0f) r2 = PM_MIN(r2, dw / base);
+        }
+        for (int d = D; d < S; d++) w[d] = 0.0f;
+        s->w = w;
+        /* A bound in the base metric times r2 bounds the dynamic cost (cost' >= r2 cost). */
+        s->r2 = isfinite(r2) ? r2 * (1.0f - 1e-6f) : 0.0f;
+    }
+    s->best = isnan(def->max_cost) ? INFINITY : def->max_cost;
+    s->best_rank = INT64_MAX;
+    s->best_pose = -1;
+    s->best_continuing = 0;
+    s->candidates = 0;
+    s->best_dissim = s->best_addend = s->best_penalty = 0.0f;
+    return PM_OK;
+}
+
+static void fill_result(pm_search_result *out, const search_state *s) {
+    memset(out, 0, sizeof *out);
+    out->candidates = s->candidates;
+    out->nodes = s->nodes;
+    out->pose = -1;
+    out->asset = -1;
+    if (s->best_pose < 0) return;
+    const pm_database *db = s->db;
+    uint64_t m = db->meta[s->best_pose];
+    out->found = 1;
+    out->pose = s->best_pose;
+    out->asset = (int)PM_META_ASSET(m);
+    out->frame = s->best_pose - (int)db->assets[out->asset].first_pose;
+    out->time = (float)out->frame / db->header->fps;
+    out->cost = s->best;
+    out->dissimilarity = s->best_dissim;
+    out->cost_addend = s->best_addend;
+    out->penalty = s->best_penalty;
+    out->continuing = s->best_continuing;
+}
+
+static void breakdown(float *out, const search_state *s) {
+    const pm_database *db = s->db;
+    for (int c = 0; c < db->channel_count; c++) out[c] = 0.0f;
+    if (s->best_pose < 0) return;
+    const float *x = pm_db_row(db, PM_META_VECTOR(db->meta[s->best_pose]));
+    for (int d = 0; d < db->card; d++) {
+        float e = (s->qn[d] - x[d]) * s->w[d];
+        out[db->layout.dim_channel[d]] += e * e;
+    }
+}
+
+pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                    void *scratch, size_t scratch_size, pm_error *error) {
+    if (!out || !db || !query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: NULL argument");
+    pm_search_def def = def_in ? *def_in : pm_default_search_def();
+    if ((int)def.mode < 0 || def.mode > PM_SEARCH_VPTREE)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: unknown mode %d", (int)def.mode);
+    if (def.continuing_pose < -1 || def.continuing_pose >= (int)db->header->pose_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: continuing pose %d is outside -1..%u", def.continuing_pose,
+                       db->header->pose_count - 1);
+    if (!isfinite(def.continuing_cost_addend))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: continuing cost addend is not finite");
+    if (def.kdtree_neighbors < 1 || def.kdtree_neighbors > 1000000)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: %d KD-tree neighbours (1..1000000)", def.kdtree_neighbors);
+    scratch_layout l = layout_scratch(db, &def);
+    if (!scratch || scratch_size < l.total || ((uintptr_t)scratch & 15u))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch must be 16-byte aligned and at least %zu bytes (got %zu)",
+                       l.total, scratch_size);
+    uint8_t *mem = (uint8_t *)scratch;
+    search_state s;
+    memset(&s, 0, sizeof s);
+    pm_result r = prepare(&s, db, query, &def, &l, mem, error);
+    if (r != PM_OK) return r;
+    s.slack = 0.0f;
+
+    if (def.continuing_pose >= 0) {
+        uint32_t p = (uint32_t)def.continuing_pose;
+        float c = vector_cost(&s, PM_META_VECTOR(db->meta[p]));
+        consider_pose(&s, p, c, def.continuing_cost_addend, 1);
+    }
+    if (def.mode == PM_SEARCH_BRUTEFORCE) {
+        search_bruteforce(&s);
+    } else {
+        /* Query in PCA space: all components in double for the residual norm. zq holds the
+         * exact-mode lanes (coordinates, residual norm, zero padding) or the KD-tree's
+         * coordinates. */
+        const int D = db->card;
+        double *y = (double *)(mem + l.y);
+        float *zq = (float *)(mem + l.zq);
+        int ke = (int)db->header->exact_components;
+        int kk = def.mode == PM_SEARCH_PCAKDTREE ? (int)db->header->pca_components : ke;
+        double residual = 0.0;
+        for (int d = 0; d < D; d++) y[d] = (double)(s.qn[d] * db->wsqrt[d]) - db->pca_mean[d];
+        for (int c = 0; c < D; c++) {
+            const float *row = db->pca_basis + (size_t)c * D;
+            double acc = 0.0;
+            for (int d = 0; d < D; d++) acc += (double)row[d] * y[d];
+            if (c < kk) zq[c] = (float)acc;
+            if (c >= ke) residual += acc * acc;
+        }
+        if (def.mode == PM_SEARCH_EXACT) {
+            zq[ke] = (float)sqrt(residual);
+            for (int c = ke + 1; c < pm_bt_box_lanes(ke); c++) zq[c] = 0.0f;
+        }
+        heap_item *heap = (heap_item *)(mem + l.heap);
+        /* Float rounding of the stored coordinates and of the two ways of summing costs: a
+         * bound may exceed the true cost by a hair, so pruning allows a margin. */
+        s.slack = 1e-3f;
+        if (def.mode == PM_SEARCH_EXACT) search_exact(&s, zq, heap);
+        else if (def.mode == PM_SEARCH_PCAKDTREE) search_kdtree(&s, zq, heap, (heap_item *)(mem + l.knn), l.knn_items);
+        else search_vptree(&s, db->wsqrt, heap);
+    }
+    fill_result(out, &s);
+    if (def.out_breakdown) breakdown(def.out_breakdown, &s);
+    return PM_OK;
+}
+
+pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_database *const *dbs,
+                              const float *const *queries, int count, const pm_search_def *def_in, void *scratch,
+                              size_t scratch_size, pm_error *error) {
+    if (!out || !dbs || !queries || count < 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: NULL argument or no database");
+    pm_search_def def = def_in ? *def_in : pm_default_search_def();
+    memset(out, 0, sizeof *out);
+    out->pose = out->asset = -1;
+    if (out_db) *out_db = -1;
+    /* The continuing pose belongs to one database; callers search that one with it and the
+     * others without: here it is applied to the first database only. */
+    int continuing = def.continuing_pose;
+    int candidates = 0;
+    for (int i = 0; i < count; i++) {
+        pm_search_result r;
+        def.continuing_pose = i == 0 ? continuing : -1;
+        pm_result e = pm_search(&r, dbs[i], queries[i], &def, scratch, scratch_size, error);
+        if (e != PM_OK) {
+            pm_error_prefix(error, "database %d", i);
+            return e;
+        }
+        candidates += r.candidates;
+        if (r.found) {
+            *out = r;
+            if (out_db) *out_db = i;
+            def.max_cost = nextafterf(r.cost, -INFINITY); /* ties stay with the earlier database */
+        }
+    }
+    out->candidates = candidates;
+    return PM_OK;
+}

@@ -1,0 +1,435 @@
+/* posematch bench: every search mode on two query sets, timed in one run, as ratios to brute
+ * force measured in the same run, with exactness against the brute-force optimum. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_common.h"
+#include "cli_file.h"
+#include "commands.h"
+
+static const char bench_usage[] =
+    "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--json]\n"
+    "Times every search mode on database rows with Gaussian noise (sigma in normalised units) and,\n"
+    "with --far, on the frames of clips that are not in the database; reports median and p99 us\n"
+    "per query, the fraction of queries answered with the brute-force optimum, the mean and worst\n"
+    "cost excess, speed as a ratio to brute force in the same run, structure build ms and bytes,\n"
+    "and a warm re-read of the value matrix.\n"
+    "  --queries N     queries per set; 1000\n"
+    "  --far PATH      held-out clips (files or directories) for the far query set\n"
+    "  --sigma S       noise of the noisy set in normalised units; 0.3\n"
+    "  --neighbors K   pcakdtree neighbours; 200 (UE's default)\n"
+    "  --seed S        query selection seed; 1\n"
+    "  --json          JSON on stdout\n";
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
+}
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+static uint32_t rng_u32(rng *r) {
+    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t x = r->s;
+    return (uint32_t)((x ^ (x >> 22)) >> (22 + (x >> 61)));
+}
+static double rng_unit(rng *r) { return ((double)rng_u32(r) + 0.5) / 4294967296.0; }
+static double rng_normal(rng *r) { return sqrt(-2.0 * log(rng_unit(r))) * cos(6.283185307179586 * rng_unit(r)); }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct query_set {
+    const char *name;
+    int count;
+    float *rows;      /* count x cardinality, raw */
+    int *source_pose; /* noisy set: the pose the query came from (continuing pose), else -1 */
+} query_set;
+
+typedef struct mode_row {
+    char mode[32];
+    char set[32];
+    double median_us, p99_us, mean_us;
+    double exact_fraction, mean_excess, max_excess_ratio;
+    double speedup;
+    double candidates;
+    double build_ms;
+    size_t bytes;
+} mode_row;
+
+typedef struct bench {
+    const pm_database *db;
+    int card;
+    void *scratch;
+    size_t scratch_size;
+    int neighbors;
+    mode_row rows[64];
+    int row_count;
+    double *times;
+    pm_search_result *ref, *res;
+} bench;
+
+/* Runs one mode over a set; fills times and results. */
+static int run_mode(bench *b, const query_set *qs, pm_search_mode mode, const float *dyn, int continuing,
+                    pm_search_result *out, double *times) {
+    pm_search_def def = pm_default_search_def();
+    def.mode = mode;
+    def.kdtree_neighbors = b->neighbors;
+    def.dynamic_weights = dyn;
+    pm_error err;
+    /* Warm-up: a few searches so that caches and branch predictors see the data. */
+    for (int i = 0; i < qs->count && i < 16; i++)
+        if (pm_search(&out[i], b->db, qs->rows + (size_t)i * b->card, &def, b->scratch, b->scratch_size, &err) != PM_OK)
+            return pm_cli_fail_error(&err);
+    for (int i = 0; i < qs->count; i++) {
+        def.continuing_pose = continuing && qs->source_pose ? qs->source_pose[i] : -1;
+        double t0 = now_us();
+        pm_result r = pm_search(&out[i], b->db, qs->rows + (size_t)i * b->card, &def, b->scratch, b->scratch_size, &err);
+        times[i] = now_us() - t0;
+        if (r != PM_OK) return pm_cli_fail_error(&err);
+    }
+    return 0;
+}
+
+static void summarise(bench *b, const query_set *qs, const char *mode, const char *set, const pm_search_result *res,
+                      const pm_search_result *ref, double *times, double bf_median, double build_ms, size_t bytes) {
+    mode_row *m = &b->rows[b->row_count++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->mode, sizeof m->mode, "%s", mode);
+    snprintf(m->set, sizeof m->set, "%s", set);
+    double sum = 0.0, exact = 0.0, excess = 0.0, worst = 1.0, cand = 0.0;
+    for (int i = 0; i < qs->count; i++) {
+        sum += times[i];
+        cand += res[i].candidates;
+        int same = res[i].found == ref[i].found && res[i].pose == ref[i].pose && res[i].cost == ref[i].cost;
+        exact += same;
+        if (res[i].found && ref[i].found && ref[i].cost > 0.0f) {
+            double ratio = (double)res[i].cost / (double)ref[i].cost;
+            excess += ratio - 1.0;
+            if (ratio > worst) worst = ratio;
+        }
+    }
+    qsort(times, (size_t)qs->count, sizeof(double), cmp_double);
+    m->median_us = times[qs->count / 2];
+    m->p99_us = times[(int)floor(0.99 * (qs->count - 1))];
+    m->mean_us = sum / qs->count;
+    m->exact_fraction = exact / qs->count;
+    m->mean_excess = excess / qs->count;
+    m->max_excess_ratio = worst;
+    m->candidates = cand / qs->count;
+    m->speedup = bf_median > 0.0 ? bf_median / m->median_us : 1.0;
+    m->build_ms = build_ms;
+    m->bytes = bytes;
+}
+
+/* The fastest plain read of the searchable value rows: the floor brute force is measured against. */
+static double warm_read_us(const pm_database *db, double *sink) {
+    int rows, stride;
+    const float *v = pm_database_values(db, &rows, &stride);
+    size_t n = (size_t)rows * stride;
+    double t[15];
+    typedef float v8 __attribute__((vector_size(32)));
+    typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
+    for (int rep = 0; rep < 15; rep++) {
+        double t0 = now_us();
+        v8 a0 = {0}, a1 = a0, a2 = a0, a3 = a0;
+        size_t i = 0;
+        for (; i + 32 <= n; i += 32) {
+            a0 += *(const v8u *)(v + i);
+            a1 += *(const v8u *)(v + i + 8);
+            a2 += *(const v8u *)(v + i + 16);
+            a3 += *(const v8u *)(v + i + 24);
+        }
+        v8 a = a0 + a1 + a2 + a3;
+        float tail = 0.0f;
+        for (; i < n; i++) tail += v[i];
+        t[rep] = now_us() - t0;
+        *sink += a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7] + tail;
+    }
+    qsort(t, 15, sizeof(double), cmp_double);
+    return t[7];
+}
+
+static int load_far(query_set *qs, const pm_database *db, char **paths, int path_count, int max_queries) {
+    char **files = NULL;
+    int nfiles = 0;
+    pm_error err;
+    if (pm_cli_expand_inputs(&files, &nfiles, paths, path_count, &err) != PM_OK) return pm_cli_fail_error(&err);
+    int card = pm_database_schema(db) ? 0 : 0;
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    card = info.cardinality;
+    float *all = NULL;
+    size_t total = 0;
+    int rc = 0;
+    for (int i = 0; i < nfiles && rc == 0; i++) {
+        pm_clip clip;
+        if (pm_bvh_read_file(&clip, files[i], NULL, &err) != PM_OK) {
+            rc = pm_cli_fail_error(&err);
+            break;
+        }
+        float *rows = NULL;
+        int n = 0;
+        if (pm_database_clip_queries(&rows, &n, db, &clip, &err) != PM_OK) rc = pm_cli_fail_error(&err);
+        else {
+            float *grown = realloc(all, (total + (size_t)n) * card * sizeof(float));
+            if (!grown) rc = pm_cli_fail("bench: out of memory");
+            else {
+                all = grown;
+                memcpy(all + total * card, rows, (size_t)n * card * sizeof(float));
+                total += (size_t)n;
+            }
+        }
+        pm_free_buffer(rows, NULL);
+        pm_clip_destroy(&clip);
+    }
+    pm_cli_free_list(files, nfiles);
+    if (rc) {
+        free(all);
+        return rc;
+    }
+    if (total == 0) {
+        free(all);
+        return pm_cli_fail("bench: --far gave no frames");
+    }
+    /* Evenly spaced frames: every part of every held-out clip is represented. */
+    int count = (int)PM_CLI_MIN((size_t)max_queries, total);
+    qs->rows = malloc((size_t)count * card * sizeof(float));
+    if (!qs->rows) {
+        free(all);
+        return pm_cli_fail("bench: out of memory");
+    }
+    for (int i = 0; i < count; i++) {
+        size_t f = (size_t)((double)i * (double)total / count);
+        memcpy(qs->rows + (size_t)i * card, all + f * card, (size_t)card * sizeof(float));
+    }
+    qs->count = count;
+    qs->name = "far";
+    free(all);
+    return 0;
+}
+
+int pm_cmd_bench(int argc, char **argv) {
+    const char *path = NULL;
+    int json = 0, nq = 1000, seed = 1, neighbors = 200;
+    double sigma = 0.3;
+    char **far = calloc((size_t)argc, sizeof(char *));
+    int nfar = 0;
+    if (!far) return pm_cli_fail("bench: out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(bench_usage, stdout);
+            free(far);
+            return 0;
+        } else if (!strcmp(s, "--json")) json = 1;
+        else if (!strcmp(s, "--queries") && more) nq = atoi(argv[++i]);
+        else if (!strcmp(s, "--seed") && more) seed = atoi(argv[++i]);
+        else if (!strcmp(s, "--neighbors") && more) neighbors = atoi(argv[++i]);
+        else if (!strcmp(s, "--sigma") && more) sigma = atof(argv[++i]);
+        else if (!strcmp(s, "--far") && more) {
+            far[nfar++] = argv[++i];
+            while (i + 1 < argc && argv[i + 1][0] != '-') far[nfar++] = argv[++i];
+        } else if (s[0] == '-' && s[1]) {
+            free(far);
+            return pm_cli_fail("bench: unknown or incomplete option '%s'", s) + 1;
+        } else path = s;
+    }
+    if (!path || nq < 1 || nq > 1000000 || neighbors < 1 || !(sigma >= 0.0)) {
+        free(far);
+        return pm_cli_fail("bench: need DB.pmdb, --queries 1..1000000, --neighbors >= 1, --sigma >= 0") + 1;
+    }
+    pm_error err;
+    pm_database *db = NULL;
+    if (pm_database_load(&db, path, NULL, &err) != PM_OK) {
+        free(far);
+        return pm_cli_fail_error(&err);
+    }
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    const int card = info.cardinality;
+    bench b;
+    memset(&b, 0, sizeof b);
+    b.db = db;
+    b.card = card;
+    b.neighbors = neighbors;
+    pm_search_def sdef = pm_default_search_def();
+    sdef.kdtree_neighbors = neighbors;
+    b.scratch_size = pm_search_scratch_size(db, &sdef);
+    b.scratch = aligned_alloc(64, (b.scratch_size + 63) / 64 * 64);
+    query_set sets[2];
+    memset(sets, 0, sizeof sets);
+    int set_count = 0, rc = 0;
+    int maxq = nq;
+    /* Noisy set: random searchable poses, raw features + sigma * scale * N(0, 1). */
+    rng r = {(uint64_t)seed * 0x9E3779B97F4A7C15ull + 1};
+    query_set *noisy = &sets[set_count++];
+    noisy->name = "noisy";
+    noisy->count = nq;
+    noisy->rows = malloc((size_t)nq * card * sizeof(float));
+    noisy->source_pose = malloc((size_t)nq * sizeof(int));
+    const float *scale = pm_database_scales(db);
+    if (!b.scratch || !noisy->rows || !noisy->source_pose || info.searchable_poses < 1) {
+        rc = pm_cli_fail("bench: out of memory or no searchable pose");
+        goto done;
+    }
+    for (int i = 0; i < nq; i++) {
+        pm_pose_info pi;
+        int p;
+        do {
+            p = (int)(rng_u32(&r) % (uint32_t)info.poses);
+            pm_database_pose(&pi, db, p);
+        } while (pi.block_transition);
+        noisy->source_pose[i] = p;
+        float *q = noisy->rows + (size_t)i * card;
+        pm_database_pose_features(q, db, p, NULL);
+        for (int d = 0; d < card; d++) q[d] += (float)(sigma * rng_normal(&r)) * scale[d];
+    }
+    if (nfar) {
+        if ((rc = load_far(&sets[set_count], db, far, nfar, nq)) != 0) goto done;
+        set_count++;
+    }
+    for (int s = 0; s < set_count; s++) maxq = sets[s].count > maxq ? sets[s].count : maxq;
+    b.times = malloc((size_t)maxq * sizeof(double));
+    b.ref = malloc((size_t)maxq * sizeof(pm_search_result));
+    b.res = malloc((size_t)maxq * sizeof(pm_search_result));
+    /* Dynamic weights: every dimension's weight scaled by a random factor in [0.25, 4]. */
+    float *dyn = malloc((size_t)card * sizeof(float));
+    if (!b.times || !b.ref || !b.res || !dyn) {
+        free(dyn);
+        rc = pm_cli_fail("bench: out of memory");
+        goto done;
+    }
+    const float *wsqrt = pm_database_weights_sqrt(db);
+    for (int d = 0; d < card; d++) dyn[d] = wsqrt[d] * wsqrt[d] * (float)pow(4.0, 2.0 * rng_unit(&r) - 1.0);
+
+    double build_ms[4];
+    size_t bytes[4];
+    for (int m = 0; m < 4; m++)
+        if (pm_database_structure_stats(&build_ms[m], &bytes[m], db, m, &err) != PM_OK) {
+            rc = pm_cli_fail_error(&err);
+            free(dyn);
+            goto done;
+        }
+    double sink = 0.0;
+    double read_us = warm_read_us(db, &sink);
+    static const pm_search_mode order[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
+    double bf_median_set[2] = {0, 0};
+    for (int s = 0; s < set_count && rc == 0; s++) {
+        query_set *qs = &sets[s];
+        if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, NULL, 0, b.ref, b.times))) break;
+        summarise(&b, qs, "bruteforce", qs->name, b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
+        double bf = b.rows[b.row_count - 1].median_us;
+        b.rows[b.row_count - 1].speedup = 1.0;
+        bf_median_set[s] = bf;
+        for (int m = 0; m < 3 && rc == 0; m++) {
+            if ((rc = run_mode(&b, qs, order[m], NULL, 0, b.res, b.times))) break;
+            summarise(&b, qs, pm_search_mode_name(order[m]), qs->name, b.res, b.ref, b.times, bf, build_ms[order[m]],
+                      bytes[order[m]]);
+        }
+        if (rc) break;
+        if (qs->source_pose) {
+            /* The continuing pose gives the exact search a starting bound. */
+            if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, NULL, 1, b.ref, b.times))) break;
+            double bfc = b.times[qs->count / 2];
+            summarise(&b, qs, "bruteforce", "noisy+continuing", b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
+            bfc = b.rows[b.row_count - 1].median_us;
+            if ((rc = run_mode(&b, qs, PM_SEARCH_EXACT, NULL, 1, b.res, b.times))) break;
+            summarise(&b, qs, "exact", "noisy+continuing", b.res, b.ref, b.times, bfc, build_ms[0], bytes[0]);
+        }
+        /* Dynamic weights: exact must stay exact. */
+        char set_name[32];
+        snprintf(set_name, sizeof set_name, "%s+dynamic", qs->name);
+        if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, dyn, 0, b.ref, b.times))) break;
+        summarise(&b, qs, "bruteforce", set_name, b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
+        double bfd = b.rows[b.row_count - 1].median_us;
+        b.rows[b.row_count - 1].speedup = 1.0;
+        if ((rc = run_mode(&b, qs, PM_SEARCH_EXACT, dyn, 0, b.res, b.times))) break;
+        summarise(&b, qs, "exact", set_name, b.res, b.ref, b.times, bfd, build_ms[0], bytes[0]);
+    }
+    free(dyn);
+    if (rc) goto done;
+    /* Both sets together: the headline exact-versus-brute-force ratio. */
+    double exact_med[2] = {0, 0};
+    for (int i = 0; i < b.row_count; i++)
+        for (int s = 0; s < set_count; s++)
+            if (!strcmp(b.rows[i].mode, "exact") && !strcmp(b.rows[i].set, sets[s].name)) exact_med[s] = b.rows[i].median_us;
+    double bf_avg = 0.0, ex_avg = 0.0;
+    for (int s = 0; s < set_count; s++) {
+        bf_avg += bf_median_set[s] / set_count;
+        ex_avg += exact_med[s] / set_count;
+    }
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "database", path);
+        cJSON_AddNumberToObject(o, "poses", info.poses);
+        cJSON_AddNumberToObject(o, "searchable_poses", info.searchable_poses);
+        cJSON_AddNumberToObject(o, "cardinality", card);
+        cJSON_AddNumberToObject(o, "queries", nq);
+        cJSON_AddNumberToObject(o, "sigma", sigma);
+        cJSON_AddNumberToObject(o, "warm_read_us", read_us);
+        cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", bf_median_set[0] / read_us);
+        cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", ex_avg > 0 ? bf_avg / ex_avg : 0.0);
+        cJSON_AddNumberToObject(o, "bytes", (double)info.bytes);
+        cJSON_AddNumberToObject(o, "bytes_per_pose", (double)info.bytes / info.poses);
+        cJSON *modes = cJSON_AddArrayToObject(o, "modes");
+        for (int i = 0; i < b.row_count; i++) {
+            mode_row *m = &b.rows[i];
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "mode", m->mode);
+            cJSON_AddStringToObject(x, "query_set", m->set);
+            cJSON_AddNumberToObject(x, "median_us", m->median_us);
+            cJSON_AddNumberToObject(x, "p99_us", m->p99_us);
+            cJSON_AddNumberToObject(x, "mean_us", m->mean_us);
+            cJSON_AddNumberToObject(x, "exact_fraction", m->exact_fraction);
+            cJSON_AddNumberToObject(x, "mean_excess", m->mean_excess);
+            cJSON_AddNumberToObject(x, "max_excess_ratio", m->max_excess_ratio);
+            cJSON_AddNumberToObject(x, "speedup_vs_bruteforce", m->speedup);
+            cJSON_AddNumberToObject(x, "candidates", m->candidates);
+            cJSON_AddNumberToObject(x, "build_ms", m->build_ms);
+            cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
+            cJSON_AddItemToArray(modes, x);
+        }
+        char *text = cJSON_Print(o);
+        puts(text);
+        free(text);
+        cJSON_Delete(o);
+    } else {
+        printf("%s: %d poses (%d searchable) x %d, %d queries per set, %.1f bytes/pose\n", path, info.poses,
+               info.searchable_poses, card, nq, (double)info.bytes / info.poses);
+        printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f\n", read_us,
+               bf_median_set[0] / read_us);
+        printf("%-11s %-18s %10s %10s %8s %8s %9s %9s %10s %9s %10s\n", "mode", "query set", "median us", "p99 us",
+               "exact", "excess", "worst", "speedup", "candidates", "build ms", "bytes");
+        for (int i = 0; i < b.row_count; i++) {
+            mode_row *m = &b.rows[i];
+            printf("%-11s %-18s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %9.1f %10zu\n", m->mode, m->set,
+                   m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
+                   m->speedup, m->candidates, m->build_ms, m->bytes);
+        }
+        printf("exact vs brute force, both sets: %.1fx\n", ex_avg > 0 ? bf_avg / ex_avg : 0.0);
+    }
+    if (sink == 12345.678) puts("");
+done:
+    for (int s = 0; s < set_count; s++) {
+        free(sets[s].rows);
+        free(sets[s].source_pose);
+    }
+    free(b.times);
+    free(b.ref);
+    free(b.res);
+    free(b.scratch);
+    free(far);
+    pm_database_destroy(db);
+    return rc;
+}

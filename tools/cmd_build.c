@@ -1,0 +1,236 @@
+/* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_file.h"
+#include "commands.h"
+#include "schema_json.h"
+
+static const char build_usage[] =
+    "usage: posematch build CLIP.bvh|DIR... -o DB.pmdb [options]\n"
+    "Builds a pose-search database from BVH clips (directories are searched for .bvh files).\n"
+    "  -o, --output FILE       the database to write\n"
+    "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
+    "  --fps N                 poses per second (clips are resampled); 30\n"
+    "  --mirror                also add a mirrored copy of every clip\n"
+    "  --threads N             builder threads (the result never depends on it); all CPUs\n"
+    "  --pca K                 PCA components of the KD-tree (pcakdtree mode); 4\n"
+    "  --exact-components K    components the exact bound tree splits on; automatic\n"
+    "  --exact-leaf N          points per bound-tree leaf; 128\n"
+    "  --cache DIR             reuse DIR/<key>.pmdb when inputs and settings are unchanged\n"
+    "  --loop                  treat every clip as looping\n"
+    "  --exclude-end S         seconds at the end of non-looping clips a search may not return; 0.3\n"
+    "  --exclude-start S       seconds at the start; 0\n"
+    "  --keep-rest-frame       keep a rest/T-pose first frame (dropped by default)\n"
+    "  --unit-scale M          metres per file unit for every clip (default: detected per clip)\n"
+    "  --up y|z                up axis of every clip (default: detected per clip)\n"
+    "  --quiet                 no progress on stderr\n";
+
+typedef struct build_args {
+    char **inputs;
+    int input_count;
+    const char *output;
+    const char *schema;
+    const char *cache;
+    pm_database_def def;
+    pm_bvh_def bvh;
+    int loop;
+    int quiet;
+} build_args;
+
+static int parse_float(const char *opt, const char *s, float lo, float hi, float *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        pm_cli_fail("build: %s '%s' must be a number in %g..%g", opt, s, (double)lo, (double)hi);
+        return 0;
+    }
+    *out = (float)v;
+    return 1;
+}
+
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) {
+        pm_cli_fail("build: %s '%s' must be an integer in %d..%d", opt, s, lo, hi);
+        return 0;
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int parse_args(build_args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->def = pm_default_database_def();
+    a->bvh = pm_default_bvh_def();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    a->def.threads = cpus > 0 ? (int)PM_CLI_MIN(cpus, 64) : 1;
+    a->schema = "ue-locomotion";
+    a->inputs = calloc((size_t)argc, sizeof(char *));
+    if (!a->inputs) return pm_cli_fail("build: out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(build_usage, stdout);
+            return 0;
+        } else if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && more) a->output = argv[++i];
+        else if (!strcmp(s, "--schema") && more) a->schema = argv[++i];
+        else if (!strcmp(s, "--fps") && more) {
+            if (!parse_float(s, argv[++i], 1.0f, 1000.0f, &a->def.fps)) return 2;
+        } else if (!strcmp(s, "--mirror")) a->def.mirror = 1;
+        else if (!strcmp(s, "--threads") && more) {
+            if (!parse_int(s, argv[++i], 1, 64, &a->def.threads)) return 2;
+        } else if (!strcmp(s, "--pca") && more) {
+            if (!parse_int(s, argv[++i], 1, PM_MAX_PCA_COMPONENTS, &a->def.pca_components)) return 2;
+        } else if (!strcmp(s, "--exact-components") && more) {
+            if (!parse_int(s, argv[++i], 0, PM_MAX_PCA_COMPONENTS, &a->def.exact_components)) return 2;
+        } else if (!strcmp(s, "--exact-leaf") && more) {
+            if (!parse_int(s, argv[++i], 8, 4096, &a->def.exact_leaf_size)) return 2;
+        } else if (!strcmp(s, "--cache") && more) a->cache = argv[++i];
+        else if (!strcmp(s, "--loop")) a->loop = 1;
+        else if (!strcmp(s, "--exclude-end") && more) {
+            if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_end)) return 2;
+        } else if (!strcmp(s, "--exclude-start") && more) {
+            if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_start)) return 2;
+        } else if (!strcmp(s, "--keep-rest-frame")) a->def.trim_rest_first_frame = 0;
+        else if (!strcmp(s, "--unit-scale") && more) {
+            if (!parse_float(s, argv[++i], 1e-6f, 1e6f, &a->bvh.unit_scale)) return 2;
+        } else if (!strcmp(s, "--up") && more) {
+            const char *u = argv[++i];
+            if (!strcmp(u, "y") || !strcmp(u, "Y")) a->bvh.up_axis = PM_UP_Y;
+            else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->bvh.up_axis = PM_UP_Z;
+            else return pm_cli_fail("build: --up '%s' must be y or z", u) + 1;
+        } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
+        else if (s[0] == '-' && s[1]) return pm_cli_fail("build: unknown or incomplete option '%s' (try posematch build --help)", s) + 1;
+        else a->inputs[a->input_count++] = argv[i];
+    }
+    if (!a->output) return pm_cli_fail("build: no output given (-o DB.pmdb)") + 1;
+    if (a->input_count == 0) return pm_cli_fail("build: no input clips given") + 1;
+    return -1;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress(void *user, const char *stage, float fraction) {
+    const double *t0 = (const double *)user;
+    fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, now_s() - *t0);
+}
+
+static int copy_file(const char *from, const char *to, pm_error *error) {
+    size_t size;
+    char *data = pm_cli_read_text(from, &size, error);
+    if (!data) return 0;
+    pm_result r = pm_cli_write_file(to, data, size, error);
+    free(data);
+    return r == PM_OK;
+}
+
+int pm_cmd_build(int argc, char **argv) {
+    build_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0) {
+        free(a.inputs);
+        return rc;
+    }
+    pm_error err;
+    char **files = NULL;
+    int file_count = 0;
+    pm_clip *clips = NULL;
+    pm_asset_def *assets = NULL;
+    pm_database *db = NULL;
+    int loaded = 0;
+    rc = 1;
+    double t0 = now_s();
+    if (pm_schema_resolve(&a.def.schema, a.schema, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    if (pm_cli_expand_inputs(&files, &file_count, a.inputs, a.input_count, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    if (file_count == 0) {
+        pm_cli_fail("build: no .bvh files found in the inputs");
+        goto done;
+    }
+    clips = calloc((size_t)file_count, sizeof(pm_clip));
+    assets = calloc((size_t)file_count, sizeof(pm_asset_def));
+    if (!clips || !assets) {
+        pm_cli_fail("build: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < file_count; i++) {
+        if (pm_bvh_read_file(&clips[i], files[i], &a.bvh, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
+        loaded = i + 1;
+        if (a.loop) clips[i].looping = 1;
+        assets[i] = pm_default_asset_def(&clips[i]);
+    }
+    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", file_count, now_s() - t0);
+    a.def.progress = a.quiet ? NULL : progress;
+    a.def.progress_user = &t0;
+
+    char key[33];
+    char cache_path[4096] = "";
+    if (a.cache) {
+        if (pm_database_compute_key(key, &a.def, assets, file_count, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
+        mkdir(a.cache, 0755);
+        snprintf(cache_path, sizeof cache_path, "%s/%s.pmdb", a.cache, key);
+        pm_database *cached = NULL;
+        if (access(cache_path, R_OK) == 0 && pm_database_load(&cached, cache_path, NULL, &err) == PM_OK) {
+            pm_database_info info;
+            pm_database_get_info(&info, cached);
+            pm_database_destroy(cached);
+            if (!strcmp(info.key, key) && copy_file(cache_path, a.output, &err)) {
+                if (!a.quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
+                rc = 0;
+                goto done;
+            }
+        }
+    }
+    if (pm_database_build(&db, &a.def, assets, file_count, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    if (pm_database_save(db, a.output, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    if (cache_path[0] && pm_database_save(db, cache_path, &err) != PM_OK)
+        fprintf(stderr, "posematch: build: warning: could not store the cache entry: %s\n", err.message);
+    if (!a.quiet) {
+        pm_database_info info;
+        pm_database_get_info(&info, db);
+        fprintf(stderr, "posematch: build: %d poses, %d assets, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
+                info.bytes, a.output, now_s() - t0);
+    }
+    rc = 0;
+done:
+    pm_database_destroy(db);
+    for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
+    free(clips);
+    free(assets);
+    pm_cli_free_list(files, file_count);
+    free(a.inputs);
+    return rc;
+}

@@ -1,0 +1,94 @@
+/* posematch info: what a database holds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_common.h"
+#include "commands.h"
+
+static const char info_usage[] =
+    "usage: posematch info DB.pmdb [--json]\n"
+    "Poses, assets, cardinality, unique vectors (full and PCA space), PCA components and explained\n"
+    "variance, block-transition poses, bytes, memory per pose and the build key.\n";
+
+int pm_cmd_info(int argc, char **argv) {
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(info_usage, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("info: unknown option '%s'", argv[i]) + 1;
+        else if (!path) path = argv[i];
+        else return pm_cli_fail("info: one database at a time") + 1;
+    }
+    if (!path) return pm_cli_fail("info: no database given (try posematch info --help)") + 1;
+    pm_error err;
+    pm_database *db = NULL;
+    if (pm_database_load(&db, path, NULL, &err) != PM_OK) return pm_cli_fail_error(&err);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    const pm_schema *schema = pm_database_schema(db);
+    double per_pose = (double)in.bytes / (double)in.poses;
+    if (json) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "poses", in.poses);
+        cJSON_AddNumberToObject(o, "assets", in.assets);
+        cJSON_AddNumberToObject(o, "cardinality", in.cardinality);
+        cJSON_AddNumberToObject(o, "channels", in.channels);
+        cJSON_AddStringToObject(o, "schema", in.schema_name);
+        cJSON_AddNumberToObject(o, "fps", in.fps);
+        cJSON_AddNumberToObject(o, "unique_vectors", in.unique_vectors);
+        cJSON_AddNumberToObject(o, "unique_pca_vectors", in.unique_pca_vectors);
+        cJSON_AddNumberToObject(o, "searchable_poses", in.searchable_poses);
+        cJSON_AddNumberToObject(o, "block_transition_poses", in.block_transition_poses);
+        cJSON_AddNumberToObject(o, "excluded_poses", in.excluded_poses);
+        cJSON_AddNumberToObject(o, "pca_components", in.pca_components);
+        cJSON_AddNumberToObject(o, "pca_explained_variance", in.pca_explained_variance);
+        cJSON *curve = cJSON_AddArrayToObject(o, "explained_variance_by_components");
+        for (int k = 1; k <= in.cardinality; k++)
+            cJSON_AddItemToArray(curve, cJSON_CreateNumber(pm_database_explained_variance(db, k)));
+        cJSON_AddNumberToObject(o, "exact_components", in.exact_components);
+        cJSON_AddNumberToObject(o, "exact_explained_variance", in.exact_explained_variance);
+        cJSON_AddNumberToObject(o, "bytes", (double)in.bytes);
+        cJSON_AddNumberToObject(o, "bytes_per_pose", per_pose);
+        cJSON_AddStringToObject(o, "key", in.key);
+        cJSON *ch = cJSON_AddArrayToObject(o, "channels_list");
+        for (int c = 0; c < schema->channel_count; c++) {
+            char name[128];
+            pm_database_channel_name(name, sizeof name, db, c);
+            cJSON_AddItemToArray(ch, cJSON_CreateString(name));
+        }
+        char *text = cJSON_Print(o);
+        puts(text);
+        free(text);
+        cJSON_Delete(o);
+    } else {
+        printf("database        %s\n", path);
+        printf("schema          %s (%d channels, cardinality %d)\n", in.schema_name, in.channels, in.cardinality);
+        printf("poses           %d in %d assets at %g fps\n", in.poses, in.assets, (double)in.fps);
+        printf("searchable      %d poses; %d block-transition poses (%d of them in excluded ranges)\n", in.searchable_poses,
+               in.block_transition_poses, in.excluded_poses);
+        printf("unique vectors  %d (full space), %d (PCA space)\n", in.unique_vectors, in.unique_pca_vectors);
+        printf("PCA             %d components explain %.1f%% of the variance\n", in.pca_components,
+               100.0 * in.pca_explained_variance);
+        printf("exact tree      %d components (%.1f%%) + residual norm\n", in.exact_components,
+               100.0 * in.exact_explained_variance);
+        printf("explained       ");
+        for (int k = 1; k <= in.cardinality && k <= 12; k++) printf("k=%d %.0f%%  ", k, 100.0 * pm_database_explained_variance(db, k));
+        printf("\nbytes           %zu (%.1f per pose)\n", in.bytes, per_pose);
+        printf("key             %s\n", in.key);
+        printf("channels       ");
+        for (int c = 0; c < schema->channel_count; c++) {
+            char name[128];
+            pm_database_channel_name(name, sizeof name, db, c);
+            printf(" [%s]", name);
+        }
+        printf("\n");
+    }
+    pm_database_destroy(db);
+    return 0;
+}

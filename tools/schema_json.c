@@ -1,0 +1,264 @@
+#include "schema_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_file.h"
+
+static const char *const kind_names[] = {"trajectory", "position", "velocity", "heading",
+                                         "phase",      "curve",    "padding",  "group"};
+static const char *const flag_names[] = {"Velocity",   "Position",   "VelocityDirection",   "FacingDirection",
+                                         "VelocityXY", "PositionXY", "VelocityDirectionXY", "FacingDirectionXY"};
+
+typedef struct parser {
+    pm_schema *schema;
+    const char *source;
+    pm_error *error;
+} parser;
+
+static pm_result bad(parser *p, const char *path, const char *what) {
+    if (p->error) {
+        p->error->code = PM_ERR_PARSE;
+        snprintf(p->error->message, sizeof p->error->message, "%s: %s: %s", p->source, path, what);
+    }
+    return PM_ERR_PARSE;
+}
+
+static pm_result get_number(parser *p, const cJSON *obj, const char *key, const char *path, float *out, float lo, float hi) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return PM_OK;
+    char where[256];
+    snprintf(where, sizeof where, "%s.%s", path, key);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(p, where, "expected a number");
+    if (v->valuedouble < lo || v->valuedouble > hi) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%g is outside %g..%g", v->valuedouble, (double)lo, (double)hi);
+        return bad(p, where, msg);
+    }
+    *out = (float)v->valuedouble;
+    return PM_OK;
+}
+
+static pm_result get_string(parser *p, const cJSON *obj, const char *key, const char *path, char *out, size_t size) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return PM_OK;
+    char where[256];
+    snprintf(where, sizeof where, "%s.%s", path, key);
+    if (!cJSON_IsString(v)) return bad(p, where, "expected a string");
+    if (strlen(v->valuestring) >= size) return bad(p, where, "too long");
+    snprintf(out, size, "%s", v->valuestring);
+    return PM_OK;
+}
+
+static const char *const known_keys[] = {"kind",   "name",   "weight", "group",   "bone",    "offset",
+                                         "components", "axis", "curve", "size", "samples", "channels", NULL};
+
+static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int parent);
+
+static pm_result parse_channels(parser *p, const cJSON *arr, const char *path, int parent) {
+    if (!cJSON_IsArray(arr)) return bad(p, path, "expected an array of channels");
+    int i = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, arr) {
+        char where[256];
+        snprintf(where, sizeof where, "%s[%d]", path, i++);
+        pm_result r = parse_channel(p, c, where, parent);
+        if (r != PM_OK) return r;
+    }
+    return PM_OK;
+}
+
+static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int parent) {
+    if (!cJSON_IsObject(c)) return bad(p, path, "expected an object");
+    for (const cJSON *k = c->child; k; k = k->next) {
+        int ok = 0;
+        for (int i = 0; known_keys[i]; i++) ok |= !strcmp(k->string, known_keys[i]);
+        if (!ok) {
+            char where[300];
+            snprintf(where, sizeof where, "%s.%s", path, k->string);
+            return bad(p, where, "unknown field");
+        }
+    }
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(c, "kind");
+    char where[300];
+    snprintf(where, sizeof where, "%s.kind", path);
+    if (!cJSON_IsString(kind)) return bad(p, where, "missing or not a string");
+    int k = -1;
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(kind->valuestring, kind_names[i])) k = i;
+    if (k < 0) return bad(p, where, "unknown kind (trajectory, position, velocity, heading, phase, curve, padding, group)");
+    pm_channel_def ch = pm_default_channel_def((pm_feature_kind)k);
+    ch.parent = parent;
+    pm_result r;
+    if ((r = get_string(p, c, "name", path, ch.name, sizeof ch.name)) != PM_OK) return r;
+    if ((r = get_string(p, c, "group", path, ch.group, sizeof ch.group)) != PM_OK) return r;
+    if ((r = get_string(p, c, "bone", path, ch.bone, sizeof ch.bone)) != PM_OK) return r;
+    if ((r = get_string(p, c, "curve", path, ch.curve, sizeof ch.curve)) != PM_OK) return r;
+    if ((r = get_number(p, c, "weight", path, &ch.weight, 0.0f, 1e6f)) != PM_OK) return r;
+    if ((r = get_number(p, c, "offset", path, &ch.offset, -60.0f, 60.0f)) != PM_OK) return r;
+    float size = (float)ch.size;
+    if ((r = get_number(p, c, "size", path, &size, 1.0f, 64.0f)) != PM_OK) return r;
+    ch.size = (int)size;
+    char comp[8] = "";
+    if ((r = get_string(p, c, "components", path, comp, sizeof comp)) != PM_OK) return r;
+    if (comp[0]) {
+        snprintf(where, sizeof where, "%s.components", path);
+        if (!strcmp(comp, "xyz")) ch.components = PM_COMPONENTS_XYZ;
+        else if (!strcmp(comp, "xy")) ch.components = PM_COMPONENTS_XY;
+        else return bad(p, where, "must be \"xyz\" or \"xy\"");
+    }
+    char axis[8] = "";
+    if ((r = get_string(p, c, "axis", path, axis, sizeof axis)) != PM_OK) return r;
+    if (axis[0]) {
+        snprintf(where, sizeof where, "%s.axis", path);
+        if (axis[1] || axis[0] < 'x' || axis[0] > 'z') return bad(p, where, "must be \"x\", \"y\" or \"z\"");
+        ch.axis = axis[0] - 'x';
+    }
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(c, "samples");
+    if (samples) {
+        snprintf(where, sizeof where, "%s.samples", path);
+        if (k != PM_FEATURE_TRAJECTORY) return bad(p, where, "only trajectory channels have samples");
+        if (!cJSON_IsArray(samples)) return bad(p, where, "expected an array");
+        const cJSON *s;
+        cJSON_ArrayForEach(s, samples) {
+            char sw[320];
+            snprintf(sw, sizeof sw, "%s[%d]", where, ch.sample_count);
+            if (ch.sample_count >= PM_MAX_TRAJECTORY_SAMPLES) return bad(p, sw, "too many samples (16 at most)");
+            if (!cJSON_IsObject(s)) return bad(p, sw, "expected an object");
+            pm_trajectory_sample *t = &ch.samples[ch.sample_count];
+            t->weight = 1.0f;
+            t->offset = 0.0f;
+            if ((r = get_number(p, s, "offset", sw, &t->offset, -60.0f, 60.0f)) != PM_OK) return r;
+            if ((r = get_number(p, s, "weight", sw, &t->weight, 0.0f, 1e6f)) != PM_OK) return r;
+            const cJSON *flags = cJSON_GetObjectItemCaseSensitive(s, "flags");
+            char fw[340];
+            snprintf(fw, sizeof fw, "%s.flags", sw);
+            if (!cJSON_IsArray(flags) || cJSON_GetArraySize(flags) == 0) return bad(p, fw, "expected a non-empty array of flag names");
+            const cJSON *f;
+            cJSON_ArrayForEach(f, flags) {
+                int bit = -1;
+                if (cJSON_IsString(f))
+                    for (int b = 0; b < 8; b++)
+                        if (!strcmp(f->valuestring, flag_names[b])) bit = b;
+                if (bit < 0)
+                    return bad(p, fw, "unknown flag (Velocity, Position, VelocityDirection, FacingDirection and their XY variants)");
+                t->flags |= 1u << bit;
+            }
+            ch.sample_count++;
+        }
+    }
+    int index = pm_schema_add(p->schema, &ch, p->error);
+    if (index < 0) {
+        if (p->error) {
+            char msg[PM_ERROR_MESSAGE_SIZE];
+            snprintf(msg, sizeof msg, "%s", p->error->message);
+            snprintf(p->error->message, sizeof p->error->message, "%s: %s: %s", p->source, path, msg);
+        }
+        return p->error ? p->error->code : PM_ERR_INVALID_ARGUMENT;
+    }
+    const cJSON *kids = cJSON_GetObjectItemCaseSensitive(c, "channels");
+    if (kids) {
+        snprintf(where, sizeof where, "%s.channels", path);
+        if (k != PM_FEATURE_GROUP) return bad(p, where, "only group channels have channels");
+        return parse_channels(p, kids, where, index);
+    }
+    return PM_OK;
+}
+
+pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *source, pm_error *error) {
+    parser p = {out, source ? source : "schema", error};
+    pm_schema_init(out);
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';
+        if (error) {
+            error->code = PM_ERR_PARSE;
+            snprintf(error->message, sizeof error->message, "%s:%d: not valid JSON", p.source, line);
+        }
+        return PM_ERR_PARSE;
+    }
+    pm_result r = PM_OK;
+    if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
+    if (r == PM_OK) r = get_string(&p, root, "name", "(top)", out->name, sizeof out->name);
+    if (r == PM_OK) {
+        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(root, "channels");
+        if (!ch) r = bad(&p, "channels", "missing");
+        else r = parse_channels(&p, ch, "channels", -1);
+    }
+    if (r == PM_OK && (r = pm_schema_validate(out, error)) != PM_OK && error) {
+        char msg[PM_ERROR_MESSAGE_SIZE];
+        snprintf(msg, sizeof msg, "%s", error->message);
+        snprintf(error->message, sizeof error->message, "%s: %s", p.source, msg);
+    }
+    cJSON_Delete(root);
+    return r;
+}
+
+pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_error *error) {
+    size_t size;
+    char *text = pm_cli_read_text(path, &size, error);
+    if (!text) return error ? error->code : PM_ERR_IO;
+    pm_result r = pm_schema_from_json(out, text, path, error);
+    if (r == PM_OK && !out->name[0]) {
+        const char *base = strrchr(path, '/');
+        snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
+    }
+    free(text);
+    return r;
+}
+
+pm_result pm_schema_resolve(pm_schema *out, const char *name, pm_error *error) {
+    for (const char *const *n = pm_schema_preset_names(); *n; n++)
+        if (!strcmp(*n, name)) return pm_schema_preset(out, name, error);
+    if (!strchr(name, '.') && !strchr(name, '/'))
+        return pm_schema_preset(out, name, error); /* gives the "does not exist" message */
+    return pm_schema_load_json(out, name, error);
+}
+
+char *pm_schema_to_json(const pm_schema *s) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "name", s->name);
+    cJSON *arrays[PM_MAX_CHANNELS + 1];
+    arrays[0] = cJSON_AddArrayToObject(root, "channels");
+    cJSON *objs[PM_MAX_CHANNELS];
+    for (int i = 0; i < s->channel_count; i++) {
+        const pm_channel_def *c = &s->channels[i];
+        cJSON *o = cJSON_CreateObject();
+        objs[i] = o;
+        cJSON_AddStringToObject(o, "kind", kind_names[c->kind]);
+        if (c->name[0]) cJSON_AddStringToObject(o, "name", c->name);
+        cJSON_AddNumberToObject(o, "weight", c->weight);
+        if (c->group[0]) cJSON_AddStringToObject(o, "group", c->group);
+        if (c->bone[0]) cJSON_AddStringToObject(o, "bone", c->bone);
+        if (c->curve[0]) cJSON_AddStringToObject(o, "curve", c->curve);
+        if (c->offset != 0.0f) cJSON_AddNumberToObject(o, "offset", c->offset);
+        if (c->kind == PM_FEATURE_POSITION || c->kind == PM_FEATURE_VELOCITY || c->kind == PM_FEATURE_HEADING)
+            cJSON_AddStringToObject(o, "components", c->components == PM_COMPONENTS_XY ? "xy" : "xyz");
+        if (c->kind == PM_FEATURE_HEADING) cJSON_AddStringToObject(o, "axis", c->axis == 0 ? "x" : c->axis == 1 ? "y" : "z");
+        if (c->kind == PM_FEATURE_PADDING) cJSON_AddNumberToObject(o, "size", c->size);
+        if (c->kind == PM_FEATURE_TRAJECTORY) {
+            cJSON *samples = cJSON_AddArrayToObject(o, "samples");
+            for (int k = 0; k < c->sample_count; k++) {
+                cJSON *t = cJSON_CreateObject();
+                cJSON_AddNumberToObject(t, "offset", c->samples[k].offset);
+                cJSON_AddNumberToObject(t, "weight", c->samples[k].weight);
+                cJSON *flags = cJSON_AddArrayToObject(t, "flags");
+                for (int b = 0; b < 8; b++)
+                    if (c->samples[k].flags & (1u << b)) cJSON_AddItemToArray(flags, cJSON_CreateString(flag_names[b]));
+                cJSON_AddItemToArray(samples, t);
+            }
+        }
+        cJSON *parent = c->parent >= 0 ? cJSON_GetObjectItemCaseSensitive(objs[c->parent], "channels") : arrays[0];
+        if (!parent) parent = cJSON_AddArrayToObject(objs[c->parent], "channels");
+        cJSON_AddItemToArray(parent, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
