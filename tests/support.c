@@ -93,3 +93,50 @@ float pm_test_rng_normal(pm_test_rng *rng) {
     if (u1 < 1e-7f) u1 = 1e-7f;
     return sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
 }
+
+void pm_test_random_clip(pm_clip *c, int frames, int dims, uint64_t seed) {
+    pm_skeleton s;
+    assert_int_equal(pm_skeleton_create(&s, 3, NULL, NULL), PM_OK);
+    pm_skeleton_set_name(&s, 0, "Hips", NULL);
+    pm_skeleton_set_name(&s, 1, "LeftUpLeg", NULL);
+    pm_skeleton_set_name(&s, 2, "RightUpLeg", NULL);
+    s.parents[1] = 0;
+    s.parents[2] = 0;
+    s.rest_translations[0] = pm_vec3_make(0, 1, 0);
+    s.rest_translations[1] = pm_vec3_make(0.1f, 0, 0);
+    s.rest_translations[2] = pm_vec3_make(-0.1f, 0, 0);
+    assert_int_equal(pm_clip_create(c, &s, frames, 1.0f / 30.0f, NULL, NULL), PM_OK);
+    pm_skeleton_destroy(&s);
+    char name[32];
+    snprintf(name, sizeof name, "random%llu", (unsigned long long)seed);
+    pm_clip_set_name(c, name, NULL);
+    for (int f = 0; f < frames; f++) c->translations[(size_t)f * 3] = pm_vec3_make(0, 1, 0.05f * (float)f);
+    pm_test_rng rng = {seed * 0x9E3779B97F4A7C15ull + 7};
+    float *v = malloc((size_t)frames * sizeof(float));
+    float centres[4][64];
+    for (int k = 0; k < 4; k++)
+        for (int d = 0; d < dims && d < 64; d++) centres[k][d] = 3.0f * pm_test_rng_normal(&rng);
+    int *cluster = malloc((size_t)frames * sizeof(int));
+    for (int f = 0; f < frames; f++) cluster[f] = (int)(pm_test_rng_u32(&rng) % 4);
+    for (int d = 0; d < dims; d++) {
+        for (int f = 0; f < frames; f++)
+            v[f] = centres[cluster[f]][d % 64] + pm_test_rng_normal(&rng) * (d < 3 ? 2.0f : 0.5f);
+        char cn[16];
+        snprintf(cn, sizeof cn, "c%d", d);
+        assert_int_equal(pm_clip_add_curve(c, cn, v, NULL), PM_OK);
+    }
+    free(v);
+    free(cluster);
+}
+
+void pm_test_curve_schema(pm_schema *s, int dims) {
+    pm_schema_init(s);
+    snprintf(s->name, sizeof s->name, "curves%d", dims);
+    for (int d = 0; d < dims; d++) {
+        pm_channel_def c = pm_default_channel_def(PM_FEATURE_CURVE);
+        snprintf(c.curve, sizeof c.curve, "c%d", d);
+        snprintf(c.group, sizeof c.group, "g%d", d % 3);
+        c.weight = 0.5f + (float)(d % 4);
+        assert_true(pm_schema_add(s, &c, NULL) >= 0);
+    }
+}

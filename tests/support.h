@@ -39,3 +39,9 @@ float pm_test_rng_normal(pm_test_rng *rng);
     } while (0)
 
 #endif
+
+/* A small legged skeleton walking straight, carrying `dims` curves "c0".."c{dims-1}" of
+ * Gaussian values (clustered around a few centres so that the data has structure), so that a
+ * schema of curve channels (pm_test_curve_schema) gives arbitrary feature rows. */
+void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
+void pm_test_curve_schema(pm_schema *out, int dims);

@@ -10,5 +10,6 @@ int pm_cmd_search(int argc, char **argv);
 int pm_cmd_export_features(int argc, char **argv);
 int pm_cmd_bench(int argc, char **argv);
 int pm_cmd_blend(int argc, char **argv);
+int pm_cmd_synth(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"export-features", pm_cmd_export_features, "export-features DB.pmdb -o PREFIX"},
     {"bench", pm_cmd_bench, "bench DB.pmdb [--queries N] [--json]"},
     {"blend", pm_cmd_blend, "blend SPACE.json --param X[,Y] (-o OUT.bvh | --weights [--json])"},
+    {"synth", pm_cmd_synth, "synth OUT_DIR [--clips N] [--seed S] [--fps F]"},
 };
 
 static void usage(FILE *f) {

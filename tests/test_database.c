@@ -1,0 +1,278 @@
+/* Database builder and .pmdb files: counts, de-duplication, determinism, keys, round trips and
+ * corrupted input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define DIMS 6
+
+typedef struct fixture {
+    pm_clip clips[4];
+    pm_asset_def assets[4];
+    pm_database_def def;
+} fixture;
+
+static void fixture_init(fixture *f, int frames) {
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < 4; i++) {
+        pm_test_random_clip(&f->clips[i], frames + 7 * i, DIMS, (uint64_t)i + 1);
+        f->assets[i] = pm_default_asset_def(&f->clips[i]);
+    }
+    f->def = pm_default_database_def();
+    pm_test_curve_schema(&f->def.schema, DIMS);
+    f->def.pca_components = 3;
+    f->def.exact_components = 3;
+    f->def.exact_leaf_size = 16;
+}
+
+static void fixture_free(fixture *f) {
+    for (int i = 0; i < 4; i++) pm_clip_destroy(&f->clips[i]);
+}
+
+static pm_database *build(const fixture *f, int threads) {
+    pm_database_def d = f->def;
+    d.threads = threads;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &d, f->assets, 4, &err) != PM_OK) fail_msg("build: %s", err.message);
+    return db;
+}
+
+static void test_counts_and_round_trip(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    f.assets[1].cost_addend = -0.25f;
+    f.assets[2].exclude_end = 0.5f;
+    pm_database *db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    int frames = 120 + 127 + 134 + 141;
+    assert_int_equal(in.poses, frames);
+    assert_int_equal(in.assets, 4);
+    assert_int_equal(in.cardinality, DIMS);
+    assert_int_equal(in.unique_vectors, frames);
+    /* No future samples: only the excluded ends are blocked, 0.3 s (9 poses) by default and
+     * 0.5 s (15 poses) for asset 2. */
+    assert_int_equal(in.block_transition_poses, 9 * 3 + 15);
+    assert_int_equal(in.excluded_poses, 9 * 3 + 15);
+    assert_int_equal(in.searchable_poses, frames - 42);
+    assert_true(in.unique_pca_vectors <= in.searchable_poses);
+    assert_true(in.pca_explained_variance > 0.0f && in.pca_explained_variance <= 1.0f);
+    assert_float_equal(pm_database_explained_variance(db, DIMS), 1.0f, 1e-5);
+    pm_asset_info a;
+    PM_ASSERT_OK(pm_database_asset(&a, db, 1));
+    assert_int_equal(a.first_pose, 120);
+    assert_int_equal(a.pose_count, 127);
+    assert_float_equal(a.cost_addend, -0.25f, 1e-6);
+    pm_pose_info p;
+    PM_ASSERT_OK(pm_database_pose(&p, db, 130));
+    assert_int_equal(p.asset, 1);
+    assert_int_equal(p.frame, 10);
+    assert_float_equal(p.cost_addend, -0.25f, 1e-6);
+    assert_int_equal(p.block_transition, 0);
+    PM_ASSERT_OK(pm_database_pose(&p, db, 119));
+    assert_int_equal(p.block_transition, 1);
+    /* Raw features survive normalisation. */
+    float row[DIMS];
+    PM_ASSERT_OK(pm_database_pose_features(row, db, 130, NULL));
+    const pm_curve *c0 = pm_clip_find_curve(&f.clips[1], "c0");
+    assert_float_equal(row[0], c0->values[10], 1e-4 * (1.0f + fabsf(c0->values[10])));
+    /* Save, load: the same bytes. */
+    const char *path = pm_test_tmp_path("round.pmdb");
+    PM_ASSERT_OK(pm_database_save(db, path, NULL));
+    pm_database *back = NULL;
+    PM_ASSERT_OK(pm_database_load(&back, path, NULL, NULL));
+    size_t n1, n2;
+    const void *b1 = pm_database_bytes(db, &n1), *b2 = pm_database_bytes(back, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    pm_database_destroy(back);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+static void test_determinism_and_key(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 200);
+    f.def.mirror = 1;
+    f.assets[3].cost_addend = 0.5f;
+    pm_database *a = build(&f, 1), *b = build(&f, 2), *c = build(&f, 5), *d = build(&f, 1);
+    size_t na, nb, nc, nd;
+    const void *ba = pm_database_bytes(a, &na), *bb = pm_database_bytes(b, &nb);
+    const void *bc = pm_database_bytes(c, &nc), *bd = pm_database_bytes(d, &nd);
+    assert_int_equal(na, nb);
+    assert_int_equal(na, nc);
+    assert_int_equal(na, nd);
+    assert_memory_equal(ba, bb, na);
+    assert_memory_equal(ba, bc, na);
+    assert_memory_equal(ba, bd, na);
+    pm_database_info ia;
+    pm_database_get_info(&ia, a);
+    assert_int_equal(ia.assets, 8); /* mirrored copies */
+    char key[33];
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, f.assets, 4, NULL));
+    assert_string_equal(key, ia.key);
+    /* Settings and data change the key; threads do not. */
+    pm_database_def d2 = f.def;
+    d2.threads = 3;
+    char k2[33];
+    PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
+    assert_string_equal(k2, key);
+    d2.fps = 60.0f;
+    PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
+    assert_string_not_equal(k2, key);
+    d2 = f.def;
+    d2.schema.channels[2].weight += 0.1f;
+    PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
+    assert_string_not_equal(k2, key);
+    f.clips[2].curves[0].values[5] += 1e-3f;
+    PM_ASSERT_OK(pm_database_compute_key(k2, &f.def, f.assets, 4, NULL));
+    assert_string_not_equal(k2, key);
+    pm_database_destroy(a);
+    pm_database_destroy(b);
+    pm_database_destroy(c);
+    pm_database_destroy(d);
+    fixture_free(&f);
+}
+
+static void test_dedup(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    /* Asset 0 repeats its first 10 frames' curve values in frames 30..39. */
+    for (int d = 0; d < DIMS; d++)
+        for (int k = 0; k < 10; k++) f.clips[0].curves[d].values[30 + k] = f.clips[0].curves[d].values[k];
+    pm_database *db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.unique_vectors, in.poses - 10);
+    pm_pose_info p0, p1;
+    for (int k = 0; k < 10; k++) {
+        PM_ASSERT_OK(pm_database_pose(&p0, db, k));
+        PM_ASSERT_OK(pm_database_pose(&p1, db, 30 + k));
+        assert_int_equal(p0.vector, p1.vector);
+    }
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+static void test_build_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database *db = NULL;
+    pm_error err;
+    assert_int_equal(pm_database_build(&db, &f.def, f.assets, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    pm_database_def d = f.def;
+    d.pca_components = DIMS + 1;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "PCA"));
+    d = f.def;
+    d.fps = 0.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    d = f.def;
+    d.exact_leaf_size = 4;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_asset_def bad = f.assets[0];
+    bad.cost_addend = NAN;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    bad = f.assets[0];
+    bad.clip = NULL;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    /* A clip with a NaN rotation names the asset and frame. */
+    f.clips[1].rotations[3 * 5].x = NAN;
+    assert_int_equal(pm_database_build(&db, &f.def, f.assets, 4, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "asset 1"));
+    f.clips[1].rotations[3 * 5].x = 0.0f;
+    /* A schema bone the skeleton lacks. */
+    d = f.def;
+    pm_channel_def p = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(p.bone, "@left_foot");
+    pm_schema_add(&d.schema, &p, NULL);
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "random"));
+    assert_null(db);
+    fixture_free(&f);
+}
+
+static void test_corrupt_files(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 50);
+    pm_database *db = build(&f, 1);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pm_error err;
+    pm_database *x = NULL;
+    /* Truncation at every 97th length and a few special ones: always an error. */
+    for (size_t len = 0; len < n; len += (len < 512 ? 1 : 97)) {
+        assert_int_not_equal(pm_database_load_memory(&x, bytes, len, 0, NULL, &err), PM_OK);
+        assert_null(x);
+    }
+    /* A flipped byte anywhere fails the checksum. */
+    pm_test_rng rng = {99};
+    for (int i = 0; i < 300; i++) {
+        memcpy(copy, bytes, n);
+        size_t at = pm_test_rng_u32(&rng) % n;
+        copy[at] ^= (uint8_t)(1u + pm_test_rng_u32(&rng) % 255u);
+        assert_int_equal(pm_database_load_memory(&x, copy, n, 0, NULL, &err), PM_ERR_CORRUPT);
+        assert_null(x);
+    }
+    /* Without the checksum the structural checks must hold on their own: random damage either
+     * loads (a searchable database) or is refused, never crashes. */
+    pm_search_def sd = pm_default_search_def();
+    for (int i = 0; i < 3000; i++) {
+        memcpy(copy, bytes, n);
+        int flips = 1 + (int)(pm_test_rng_u32(&rng) % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = i % 3 == 0 ? pm_test_rng_u32(&rng) % 1024 : pm_test_rng_u32(&rng) % n;
+            copy[at % n] ^= (uint8_t)(1u << (pm_test_rng_u32(&rng) % 8));
+        }
+        if (pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) == PM_OK) {
+            float q[DIMS] = {0};
+            for (int m = 0; m < 4; m++) {
+                sd.mode = (pm_search_mode)m;
+                size_t ss = pm_search_scratch_size(x, &sd);
+                void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+                pm_search_result r;
+                pm_search(&r, x, q, &sd, scratch, ss, &err);
+                free(scratch);
+            }
+            pm_database_destroy(x);
+        } else {
+            assert_null(x);
+            assert_true(strlen(err.message) > 0);
+        }
+    }
+    /* A future version is reported as such. */
+    memcpy(copy, bytes, n);
+    copy[8] = 99;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_VERSION);
+    assert_non_null(strstr(err.message, "version"));
+    /* Files: missing, and garbage. */
+    assert_int_equal(pm_database_load(&x, pm_test_tmp_path("missing.pmdb"), NULL, &err), PM_ERR_IO);
+    assert_non_null(strstr(err.message, "missing.pmdb"));
+    pm_test_write_file(pm_test_tmp_path("garbage.pmdb"), "hello, world, not a database", 28);
+    assert_int_equal(pm_database_load(&x, pm_test_tmp_path("garbage.pmdb"), NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "garbage.pmdb"));
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counts_and_round_trip),
+        cmocka_unit_test(test_determinism_and_key),
+        cmocka_unit_test(test_dedup),
+        cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_corrupt_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,188 @@
+/* Feature extraction on clips whose features are known in closed form. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS };
+
+/* Hips at height 1, legs 0.1 m to each side; the root walks at `speed` along its heading,
+ * which turns at `yaw_rate` (rad/s). */
+static void make_clip(pm_clip *c, int frames, float fps, float speed, float yaw_rate, int looping) {
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
+    const char *names[JOINTS] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
+    int parents[JOINTS] = {-1, HIPS, LUP, HIPS, RUP};
+    pm_vec3 off[JOINTS] = {{0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
+    for (int j = 0; j < JOINTS; j++) {
+        pm_skeleton_set_name(&s, j, names[j], NULL);
+        s.parents[j] = parents[j];
+        s.rest_translations[j] = off[j];
+    }
+    PM_ASSERT_OK(pm_clip_create(c, &s, frames, 1.0f / fps, NULL, NULL));
+    pm_skeleton_destroy(&s);
+    pm_clip_set_name(c, "walk", NULL);
+    c->looping = looping;
+    pm_vec3 p = pm_vec3_make(0, 1, 0);
+    for (int f = 0; f < frames; f++) {
+        float yaw = yaw_rate * (float)f / fps;
+        c->rotations[(size_t)f * JOINTS + HIPS] = pm_quat_from_yaw(yaw);
+        c->translations[(size_t)f * JOINTS + HIPS] = p;
+        pm_vec3 fwd = pm_vec3_make(sinf(yaw), 0, cosf(yaw));
+        /* Exact arc: integrate at the midpoint heading of the step. */
+        float mid = yaw_rate * ((float)f + 0.5f) / fps;
+        p = pm_vec3_add(p, pm_vec3_scale(pm_vec3_make(sinf(mid), 0, cosf(mid)), speed / fps));
+        (void)fwd;
+    }
+}
+
+static pm_root_def exact_root(void) {
+    pm_root_def r = pm_default_root_def();
+    r.position_smoothing = 0.0f;
+    r.facing_smoothing = 0.0f;
+    r.ground_mode = PM_GROUND_ZERO;
+    return r;
+}
+
+static void test_straight_walk(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 91, 30.0f, 1.5f, 0.0f, 0);
+    pm_schema s;
+    PM_ASSERT_OK(pm_schema_preset(&s, "ue-locomotion", NULL));
+    int card = pm_schema_cardinality(&s);
+    float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+    uint8_t *bt = calloc((size_t)c.frame_count, 1);
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, bt, &c, &s, &root, NULL));
+    const float *r = rows + 30 * card; /* t = 1 s */
+    /* -0.4 s PositionXY: 0.6 m behind. */
+    assert_float_equal(r[0], 0.0f, 1e-4);
+    assert_float_equal(r[1], -0.6f, 1e-4);
+    /* 0 s VelocityXY + FacingXY. */
+    assert_float_equal(r[2], 0.0f, 1e-4);
+    assert_float_equal(r[3], 1.5f, 1e-3);
+    assert_float_equal(r[4], 0.0f, 1e-5);
+    assert_float_equal(r[5], 1.0f, 1e-5);
+    /* 0.35 s PositionXY + FacingXY. */
+    assert_float_equal(r[7], 0.525f, 1e-4);
+    assert_float_equal(r[9], 1.0f, 1e-5);
+    /* 0.7 s VelocityXY, PositionXY, FacingXY. */
+    assert_float_equal(r[11], 1.5f, 1e-3);
+    assert_float_equal(r[13], 1.05f, 1e-4);
+    /* Left foot: 0.1 m to the left (+x), 0.1 m above the ground (y = 1 - 0.9). */
+    assert_float_equal(r[16], 0.1f, 1e-5);
+    assert_float_equal(r[17], 0.1f, 1e-5);
+    assert_float_equal(r[18], 0.0f, 1e-5);
+    /* Its velocity in root space: straight ahead. */
+    assert_float_equal(r[21], 1.5f, 1e-3);
+    /* The first frame's past sample clamps to the start. */
+    assert_float_equal(rows[1], 0.0f, 1e-5);
+    /* Block transitions: the 0.7 s window leaves the 3 s clip after t = 2.3 s. */
+    for (int f = 0; f < c.frame_count; f++) assert_int_equal(bt[f], (float)f / 30.0f + 0.7f > 3.0f + 1e-4f);
+    free(rows);
+    free(bt);
+    pm_clip_destroy(&c);
+}
+
+static void test_loop_extrapolates(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 60, 30.0f, 1.0f, 0.0f, 1);
+    pm_schema s;
+    PM_ASSERT_OK(pm_schema_preset(&s, "holden27", NULL));
+    int card = 27;
+    float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+    uint8_t *bt = calloc((size_t)c.frame_count, 1);
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, bt, &c, &s, &root, NULL));
+    /* At the last frame, +1 s lies in the next cycle: still 1 m ahead, nothing blocked. */
+    const float *r = rows + 59 * card;
+    assert_float_equal(r[15], 0.0f, 1e-4);
+    assert_float_equal(r[16], 1.0f / 3.0f, 1e-3);
+    assert_float_equal(r[20], 1.0f, 1e-3);
+    for (int f = 0; f < c.frame_count; f++) assert_int_equal(bt[f], 0);
+    free(rows);
+    free(bt);
+    pm_clip_destroy(&c);
+}
+
+static void test_turning(void **state) {
+    (void)state;
+    pm_clip c;
+    const float w = 0.8f; /* rad/s */
+    make_clip(&c, 120, 60.0f, 1.0f, w, 0);
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 1;
+    t.samples[0].offset = 0.5f;
+    t.samples[0].flags = PM_TRAJ_FACING_DIRECTION_XY | PM_TRAJ_POSITION_XY;
+    t.samples[0].weight = 1.0f;
+    pm_schema_add(&s, &t, NULL);
+    pm_channel_def h = pm_default_channel_def(PM_FEATURE_HEADING);
+    strcpy(h.bone, "Hips");
+    h.axis = 2;
+    h.offset = 0.5f;
+    pm_schema_add(&s, &h, NULL);
+    float rows[120 * 7];
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, 7, NULL, &c, &s, &root, NULL));
+    const float *r = rows + 30 * 7;
+    /* Half a second later the heading has turned by 0.4 rad towards +x (left). */
+    assert_float_equal(r[2], sinf(0.4f), 2e-3);
+    assert_float_equal(r[3], cosf(0.4f), 2e-3);
+    /* The position on the arc of radius 1/w. */
+    assert_float_equal(r[0], (1.0f - cosf(0.4f)) / w, 2e-3);
+    assert_float_equal(r[1], sinf(0.4f) / w, 2e-3);
+    assert_float_equal(r[4], sinf(0.4f), 2e-3);
+    assert_float_equal(r[6], cosf(0.4f), 2e-3);
+    pm_clip_destroy(&c);
+}
+
+static void test_curve_and_errors(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
+    float values[10];
+    for (int f = 0; f < 10; f++) values[f] = (float)f * 0.5f;
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", values, NULL));
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(cv.curve, "speed");
+    cv.offset = 1.0f / 60.0f; /* halfway to the next frame */
+    pm_schema_add(&s, &cv, NULL);
+    float rows[10];
+    PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, NULL));
+    assert_float_equal(rows[3], 1.75f, 1e-5);
+    assert_float_equal(rows[9], 4.5f, 1e-5); /* clamped at the end */
+    pm_error err;
+    strcpy(s.channels[0].curve, "missing");
+    assert_int_equal(pm_features_extract(rows, 1, NULL, &c, &s, NULL, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "missing"));
+    pm_schema b;
+    pm_schema_init(&b);
+    pm_channel_def p = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(p.bone, "Tail");
+    pm_schema_add(&b, &p, NULL);
+    float rows3[30];
+    assert_int_equal(pm_features_extract(rows3, 3, NULL, &c, &b, NULL, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "Tail"));
+    assert_int_equal(pm_features_extract(rows3, 2, NULL, &c, &b, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_features_resolve_bone(&c.skeleton, "@left_foot"), LFOOT);
+    assert_int_equal(pm_features_resolve_bone(&c.skeleton, "@hips"), HIPS);
+    assert_int_equal(pm_features_resolve_bone(&c.skeleton, "@tail"), -1);
+    pm_clip_destroy(&c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_straight_walk),
+        cmocka_unit_test(test_loop_extrapolates),
+        cmocka_unit_test(test_turning),
+        cmocka_unit_test(test_curve_and_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* Schemas: presets, validation, the per-dimension layout and the JSON front end. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema_json.h"
+#include "schema_layout.h"
+#include "support.h"
+
+static void test_presets(void **state) {
+    (void)state;
+    pm_schema s;
+    PM_ASSERT_OK(pm_schema_preset(&s, "ue-locomotion", NULL));
+    /* UE's default trajectory: 2 + 4 + 4 + 6 values; feet position + velocity 12; pelvis 3. */
+    assert_int_equal(pm_schema_cardinality(&s), 31);
+    assert_int_equal(s.channels[0].sample_count, 4);
+    assert_float_equal(s.channels[0].samples[0].offset, -0.4f, 1e-6);
+    assert_int_equal(s.channels[0].samples[1].flags, PM_TRAJ_VELOCITY_XY | PM_TRAJ_FACING_DIRECTION_XY);
+    assert_float_equal(s.channels[0].samples[1].weight, 2.0f, 1e-6);
+    PM_ASSERT_OK(pm_schema_preset(&s, "holden27", NULL));
+    assert_int_equal(pm_schema_cardinality(&s), 27);
+    float past, future;
+    pm_schema_time_window(&s, &past, &future);
+    assert_float_equal(past, 0.0f, 1e-6);
+    assert_float_equal(future, 1.0f, 1e-6);
+    pm_error err;
+    assert_int_equal(pm_schema_preset(&s, "nope", &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "nope"));
+}
+
+static void test_validation(void **state) {
+    (void)state;
+    pm_schema s;
+    pm_error err;
+    pm_schema_init(&s);
+    assert_int_equal(pm_schema_validate(&s, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_channel_def c = pm_default_channel_def(PM_FEATURE_POSITION);
+    assert_int_equal(pm_schema_add(&s, &c, &err), -1); /* no bone */
+    assert_non_null(strstr(err.message, "bone"));
+    strcpy(c.bone, "@left_foot");
+    c.weight = -1.0f;
+    assert_int_equal(pm_schema_add(&s, &c, &err), -1);
+    assert_non_null(strstr(err.message, "weight"));
+    c.weight = NAN;
+    assert_int_equal(pm_schema_add(&s, &c, &err), -1);
+    c.weight = 1.0f;
+    c.parent = 0; /* no channel 0 yet */
+    assert_int_equal(pm_schema_add(&s, &c, &err), -1);
+    c.parent = -1;
+    assert_int_equal(pm_schema_add(&s, &c, &err), 0);
+    pm_channel_def child = c;
+    child.parent = 0; /* a Position is not a Group */
+    assert_int_equal(pm_schema_add(&s, &child, &err), -1);
+    assert_non_null(strstr(err.message, "not a Group"));
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    assert_int_equal(pm_schema_add(&s, &t, &err), -1); /* no samples */
+    t.sample_count = 1;
+    t.samples[0].flags = 1u << 9;
+    assert_int_equal(pm_schema_add(&s, &t, &err), -1);
+    t.samples[0].flags = PM_TRAJ_POSITION_XY;
+    t.samples[0].offset = INFINITY;
+    assert_int_equal(pm_schema_add(&s, &t, &err), -1);
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 0;
+    assert_int_equal(pm_schema_add(&s, &pad, &err), -1);
+    pad.size = 3;
+    assert_int_equal(pm_schema_add(&s, &pad, &err), 1);
+    assert_int_equal(pm_schema_cardinality(&s), 6);
+}
+
+static void test_layout_groups(void **state) {
+    (void)state;
+    pm_schema s;
+    pm_schema_layout l;
+    PM_ASSERT_OK(pm_schema_preset(&s, "holden27", NULL));
+    PM_ASSERT_OK(pm_schema_layout_compute(&l, &s, NULL));
+    assert_int_equal(l.cardinality, 27);
+    /* Left and right foot positions share a named group; velocities another; hips its own. */
+    assert_int_equal(l.dim_group[0], l.dim_group[3]);
+    assert_int_equal(l.dim_group[6], l.dim_group[9]);
+    assert_int_not_equal(l.dim_group[0], l.dim_group[6]);
+    assert_int_not_equal(l.dim_group[6], l.dim_group[12]);
+    /* All samples of one trajectory channel share its deviation. */
+    assert_int_equal(l.dim_group[15], l.dim_group[19]);
+    assert_int_not_equal(l.dim_group[15], l.dim_group[21]);
+    assert_float_equal(l.dim_weight[0], 0.5625f, 1e-6);
+    assert_float_equal(l.dim_weight[21], 2.25f, 1e-6);
+    /* Group weights multiply down the tree and lend their group name. */
+    pm_schema g;
+    pm_schema_init(&g);
+    pm_channel_def grp = pm_default_channel_def(PM_FEATURE_GROUP);
+    grp.weight = 3.0f;
+    strcpy(grp.group, "feet");
+    int gi = pm_schema_add(&g, &grp, NULL);
+    pm_channel_def a = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(a.bone, "@left_foot");
+    a.weight = 2.0f;
+    a.parent = gi;
+    pm_schema_add(&g, &a, NULL);
+    strcpy(a.bone, "@right_foot");
+    pm_schema_add(&g, &a, NULL);
+    PM_ASSERT_OK(pm_schema_layout_compute(&l, &g, NULL));
+    assert_int_equal(l.cardinality, 6);
+    assert_float_equal(l.dim_weight[4], 6.0f, 1e-6);
+    assert_int_equal(l.dim_group[0], l.dim_group[5]);
+}
+
+static void test_json(void **state) {
+    (void)state;
+    const char *text = "{ \"name\": \"mine\", \"channels\": ["
+                       " {\"kind\": \"trajectory\", \"samples\": [{\"offset\": 0.5, \"weight\": 2, \"flags\": [\"PositionXY\", \"FacingDirectionXY\"]}]},"
+                       " {\"kind\": \"group\", \"weight\": 2, \"group\": \"feet\", \"channels\": ["
+                       "    {\"kind\": \"position\", \"bone\": \"@left_foot\", \"components\": \"xy\"},"
+                       "    {\"kind\": \"heading\", \"bone\": \"Hips\", \"axis\": \"x\"}]},"
+                       " {\"kind\": \"padding\", \"size\": 2} ] }";
+    pm_schema s;
+    pm_error err;
+    PM_ASSERT_OK(pm_schema_from_json(&s, text, "mine.json", &err));
+    assert_string_equal(s.name, "mine");
+    assert_int_equal(s.channel_count, 5);
+    assert_int_equal(pm_schema_cardinality(&s), 4 + 2 + 3 + 2);
+    assert_int_equal(s.channels[2].parent, 1);
+    assert_int_equal(s.channels[3].axis, 0);
+    /* Round trip through the writer. */
+    char *again = pm_schema_to_json(&s);
+    pm_schema s2;
+    PM_ASSERT_OK(pm_schema_from_json(&s2, again, "again", &err));
+    free(again);
+    assert_int_equal(s2.channel_count, s.channel_count);
+    assert_int_equal(s2.channels[2].parent, 1);
+    assert_int_equal(s2.channels[0].samples[0].flags, s.channels[0].samples[0].flags);
+    /* Errors name the file and the field. */
+    struct {
+        const char *json, *needle;
+    } bad[] = {
+        {"{\"channels\": [{\"kind\": \"bogus\"}]}", "channels[0].kind"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": \"x\"}]}", "channels[0].weight"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Sideways\"]}]}]}", "samples[0].flags"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"colour\": 1}]}", "channels[0].colour"},
+        {"{\"channels\": [{\"kind\": \"position\"}]}", "bone"},
+        {"{\"channels\": 3}", "channels"},
+        {"{\"channels\": [", "bad.json:1"},
+        {"[1, 2]", "(top)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_not_equal(pm_schema_from_json(&s, bad[i].json, "bad.json", &err), PM_OK);
+        if (!strstr(err.message, bad[i].needle)) fail_msg("'%s' does not mention '%s'", err.message, bad[i].needle);
+        assert_non_null(strstr(err.message, "bad.json"));
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_layout_groups),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,330 @@
+/* Every search mode against brute force on random data, and the search contract: continuing
+ * pose, addends, dynamic weights, bounds, penalties, several databases, errors, threads. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define DIMS 9
+#define CLIPS 6
+
+typedef struct fixture {
+    pm_clip clips[CLIPS];
+    pm_asset_def assets[CLIPS];
+    pm_database *db;
+    void *scratch;
+    size_t scratch_size;
+    int poses;
+} fixture;
+
+static fixture F;
+
+static int setup(void **state) {
+    (void)state;
+    memset(&F, 0, sizeof F);
+    for (int i = 0; i < CLIPS; i++) {
+        pm_test_random_clip(&F.clips[i], 400 + 37 * i, DIMS, (uint64_t)i * 13 + 5);
+        F.assets[i] = pm_default_asset_def(&F.clips[i]);
+    }
+    F.assets[2].cost_addend = 0.75f;
+    F.assets[4].cost_addend = -0.5f;
+    pm_database_def def = pm_default_database_def();
+    pm_test_curve_schema(&def.schema, DIMS);
+    def.pca_components = 3;
+    def.exact_leaf_size = 32;
+    pm_error err;
+    if (pm_database_build(&F.db, &def, F.assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_search_def sd = pm_default_search_def();
+    sd.kdtree_neighbors = 100000;
+    F.scratch_size = pm_search_scratch_size(F.db, &sd);
+    F.scratch = aligned_alloc(64, (F.scratch_size + 63) / 64 * 64);
+    F.poses = pm_database_pose_count(F.db);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    pm_database_destroy(F.db);
+    free(F.scratch);
+    for (int i = 0; i < CLIPS; i++) pm_clip_destroy(&F.clips[i]);
+    return 0;
+}
+
+static pm_search_result run(const float *q, pm_search_def def) {
+    pm_search_result r;
+    pm_error err;
+    if (pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err) != PM_OK) fail_msg("search: %s", err.message);
+    return r;
+}
+
+/* Queries: half near database rows (noise sigma 0.3 of the scale), half anywhere. */
+static void make_query(float *q, pm_test_rng *rng, int i) {
+    const float *scale = pm_database_scales(F.db);
+    if (i % 2 == 0) {
+        int p = (int)(pm_test_rng_u32(rng) % (uint32_t)F.poses);
+        PM_ASSERT_OK(pm_database_pose_features(q, F.db, p, NULL));
+        for (int d = 0; d < DIMS; d++) q[d] += 0.3f * scale[d] * pm_test_rng_normal(rng);
+    } else {
+        const float *offset = pm_database_offsets(F.db);
+        for (int d = 0; d < DIMS; d++) q[d] = offset[d] + 4.0f * scale[d] * pm_test_rng_normal(rng);
+    }
+}
+
+static void assert_same(pm_search_result a, pm_search_result b, const char *what, int i) {
+    if (a.found != b.found || a.pose != b.pose || a.cost != b.cost || a.continuing != b.continuing)
+        fail_msg("%s query %d: pose %d cost %.9g vs brute force pose %d cost %.9g", what, i, a.pose, (double)a.cost, b.pose,
+                 (double)b.cost);
+}
+
+static void test_modes_match_bruteforce(void **state) {
+    (void)state;
+    pm_test_rng rng = {1};
+    pm_search_def bf = pm_default_search_def(), ex = bf, vp = bf, kd = bf;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    vp.mode = PM_SEARCH_VPTREE;
+    kd.mode = PM_SEARCH_PCAKDTREE;
+    kd.kdtree_neighbors = 100000; /* every point: then the re-scoring sees everything */
+    float q[DIMS];
+    for (int i = 0; i < 400; i++) {
+        make_query(q, &rng, i);
+        pm_search_result rb = run(q, bf);
+        assert_true(rb.found);
+        assert_same(run(q, ex), rb, "exact", i);
+        assert_same(run(q, vp), rb, "vptree", i);
+        assert_same(run(q, kd), rb, "pcakdtree(all)", i);
+        pm_pose_info pi;
+        PM_ASSERT_OK(pm_database_pose(&pi, F.db, rb.pose));
+        assert_int_equal(pi.block_transition, 0);
+        assert_float_equal(rb.cost, rb.dissimilarity + rb.cost_addend, 1e-5);
+    }
+    /* With UE's K = 200 pcakdtree is approximate but never better than the optimum. */
+    kd.kdtree_neighbors = 200;
+    for (int i = 0; i < 100; i++) {
+        make_query(q, &rng, i);
+        pm_search_result rk = run(q, kd), rb = run(q, bf);
+        assert_true(rk.cost >= rb.cost);
+        assert_true(rk.candidates <= 400);
+    }
+}
+
+static void test_dynamic_weights(void **state) {
+    (void)state;
+    pm_test_rng rng = {2};
+    const float *w = pm_database_weights_sqrt(F.db);
+    float dyn[DIMS], q[DIMS];
+    pm_search_def bf = pm_default_search_def(), ex = bf, vp = bf;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    vp.mode = PM_SEARCH_VPTREE;
+    for (int i = 0; i < 200; i++) {
+        for (int d = 0; d < DIMS; d++) dyn[d] = w[d] * w[d] * powf(4.0f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
+        if (i % 5 == 0) dyn[i % DIMS] = 0.0f; /* a zeroed weight: the bound collapses, still exact */
+        bf.dynamic_weights = ex.dynamic_weights = vp.dynamic_weights = dyn;
+        make_query(q, &rng, i);
+        pm_search_result rb = run(q, bf);
+        assert_same(run(q, ex), rb, "exact+dynamic", i);
+        assert_same(run(q, vp), rb, "vptree+dynamic", i);
+    }
+    /* Dynamic weights equal to the stored ones change nothing. */
+    for (int d = 0; d < DIMS; d++) dyn[d] = w[d] * w[d];
+    make_query(q, &rng, 0);
+    pm_search_def plain = pm_default_search_def();
+    ex.dynamic_weights = dyn;
+    assert_same(run(q, ex), run(q, plain), "exact with the stored weights", 0);
+}
+
+static void test_continuing_pose(void **state) {
+    (void)state;
+    pm_test_rng rng = {3};
+    float q[DIMS];
+    make_query(q, &rng, 0);
+    pm_search_def def = pm_default_search_def();
+    pm_search_result best = run(q, def);
+    /* A pose that is not the best wins when its addend makes up the difference. */
+    int other = (best.pose + 50) % F.poses;
+    def.continuing_pose = other;
+    def.continuing_cost_addend = -1e5f;
+    pm_search_result r = run(q, def);
+    assert_int_equal(r.pose, other);
+    assert_true(r.continuing);
+    /* And loses otherwise; the result is the same in every mode. */
+    def.continuing_cost_addend = 0.0f;
+    for (int m = 0; m < 4; m++) {
+        def.mode = (pm_search_mode)m;
+        def.kdtree_neighbors = 100000;
+        r = run(q, def);
+        assert_int_equal(r.pose, best.pose);
+        assert_false(r.continuing);
+    }
+    /* A block-transition pose can continue. */
+    int blocked = -1;
+    for (int p = 0; p < F.poses && blocked < 0; p++) {
+        pm_pose_info pi;
+        pm_database_pose(&pi, F.db, p);
+        if (pi.block_transition) blocked = p;
+    }
+    assert_true(blocked >= 0);
+    def.mode = PM_SEARCH_EXACT;
+    def.continuing_pose = blocked;
+    def.continuing_cost_addend = -1e5f;
+    r = run(q, def);
+    assert_int_equal(r.pose, blocked);
+    /* Ties go to the continuing pose: the best pose continuing with a zero addend. */
+    def.continuing_pose = best.pose;
+    def.continuing_cost_addend = 0.0f;
+    r = run(q, def);
+    assert_int_equal(r.pose, best.pose);
+    assert_true(r.continuing);
+}
+
+static void test_bounds_and_breakdown(void **state) {
+    (void)state;
+    pm_test_rng rng = {4};
+    float q[DIMS];
+    make_query(q, &rng, 0);
+    pm_search_def def = pm_default_search_def();
+    float breakdown[DIMS];
+    def.out_breakdown = breakdown;
+    pm_search_result best = run(q, def);
+    float sum = 0.0f;
+    for (int c = 0; c < DIMS; c++) sum += breakdown[c];
+    assert_float_equal(sum, best.dissimilarity, 1e-4f * (1.0f + best.dissimilarity));
+    def.out_breakdown = NULL;
+    for (int m = 0; m < 4; m++) {
+        def.mode = (pm_search_mode)m;
+        def.max_cost = best.cost * 0.999f;
+        assert_false(run(q, def).found);
+        def.max_cost = best.cost * 1.001f;
+        assert_int_equal(run(q, def).pose, best.pose);
+    }
+}
+
+typedef struct ban {
+    int pose;
+    int calls;
+} ban;
+
+static float ban_penalty(void *user, int pose, float cost, float best) {
+    ban *b = (ban *)user;
+    b->calls++;
+    (void)cost;
+    (void)best;
+    return pose == b->pose ? INFINITY : 0.0f;
+}
+
+static void test_penalty_hook(void **state) {
+    (void)state;
+    pm_test_rng rng = {5};
+    float q[DIMS];
+    for (int i = 0; i < 50; i++) {
+        make_query(q, &rng, i);
+        pm_search_def def = pm_default_search_def();
+        pm_search_result best = run(q, def);
+        ban b = {best.pose, 0};
+        def.penalty = ban_penalty;
+        def.penalty_user = &b;
+        def.mode = PM_SEARCH_BRUTEFORCE;
+        pm_search_result rb = run(q, def);
+        assert_int_not_equal(rb.pose, best.pose);
+        int bf_calls = b.calls;
+        b.calls = 0;
+        def.mode = PM_SEARCH_EXACT;
+        pm_search_result re = run(q, def);
+        assert_same(re, rb, "exact+penalty", i);
+        /* Early rejection: the hook only sees candidates that could still win. */
+        assert_true(b.calls <= bf_calls + 1);
+        assert_true(b.calls < F.poses / 4);
+    }
+}
+
+static void test_several_databases(void **state) {
+    (void)state;
+    pm_test_rng rng = {6};
+    float q[DIMS];
+    make_query(q, &rng, 0);
+    pm_search_def def = pm_default_search_def();
+    pm_search_result best = run(q, def);
+    const pm_database *dbs[2] = {F.db, F.db};
+    const float *qs[2] = {q, q};
+    pm_search_result r;
+    int which = -2;
+    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs, 2, &def, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(r.pose, best.pose);
+    assert_int_equal(which, 0); /* ties stay with the first database */
+}
+
+static void test_errors(void **state) {
+    (void)state;
+    float q[DIMS] = {0};
+    pm_search_def def = pm_default_search_def();
+    pm_search_result r;
+    pm_error err;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, 16, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "scratch"));
+    assert_int_equal(pm_search(&r, F.db, q, &def, (char *)F.scratch + 4, F.scratch_size - 4, &err), PM_ERR_INVALID_ARGUMENT);
+    q[3] = NAN;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "3"));
+    q[3] = 0.0f;
+    def.continuing_pose = F.poses;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    def.continuing_pose = -1;
+    float dyn[DIMS] = {1, 1, 1, -1, 1, 1, 1, 1, 1};
+    def.dynamic_weights = dyn;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    def.dynamic_weights = NULL;
+    def.mode = (pm_search_mode)9;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_search(&r, NULL, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_search_mode_from_name("exact"), PM_SEARCH_EXACT);
+    assert_int_equal(pm_search_mode_from_name("fast"), -1);
+}
+
+typedef struct worker {
+    pm_search_mode mode;
+    int mismatches;
+} worker;
+
+static void *search_thread(void *arg) {
+    worker *w = (worker *)arg;
+    pm_search_def def = pm_default_search_def(), bf = def;
+    def.mode = w->mode;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    size_t ss = pm_search_scratch_size(F.db, &def);
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    pm_test_rng rng = {77 + (uint64_t)w->mode};
+    float q[DIMS];
+    for (int i = 0; i < 200; i++) {
+        make_query(q, &rng, i);
+        pm_search_result a, b;
+        pm_search(&a, F.db, q, &def, scratch, ss, NULL);
+        pm_search(&b, F.db, q, &bf, scratch, ss, NULL);
+        w->mismatches += a.pose != b.pose;
+    }
+    free(scratch);
+    return NULL;
+}
+
+static void test_threads_share_a_database(void **state) {
+    (void)state;
+    pthread_t t[3];
+    worker w[3] = {{PM_SEARCH_EXACT, 0}, {PM_SEARCH_VPTREE, 0}, {PM_SEARCH_EXACT, 0}};
+    for (int i = 0; i < 3; i++) assert_int_equal(pthread_create(&t[i], NULL, search_thread, &w[i]), 0);
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 3; i++) assert_int_equal(w[i].mismatches, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_modes_match_bruteforce),
+        cmocka_unit_test(test_dynamic_weights),
+        cmocka_unit_test(test_continuing_pose),
+        cmocka_unit_test(test_bounds_and_breakdown),
+        cmocka_unit_test(test_penalty_hook),
+        cmocka_unit_test(test_several_databases),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_threads_share_a_database),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,129 @@
+/* posematch export-features: the raw feature matrix and everything needed to recompute costs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_common.h"
+#include "cli_file.h"
+#include "commands.h"
+
+static const char export_usage[] =
+    "usage: posematch export-features DB.pmdb -o PREFIX\n"
+    "Writes PREFIX.f32 (poses x cardinality raw float32 features, row = pose) and PREFIX.json:\n"
+    "cardinality, per-dimension offset, scale and weight_sqrt (cost = sum(((q - x) / scale *\n"
+    "weight_sqrt)^2) + cost_addend), channel names and dimensions, pose -> asset and frame,\n"
+    "block_transition (1 = a plain search never returns the pose) and cost_addend.\n";
+
+static const char *kind_name(pm_feature_kind k) {
+    static const char *const names[] = {"trajectory", "position", "velocity", "heading", "phase", "curve", "padding", "group"};
+    return (unsigned)k < 8 ? names[k] : "?";
+}
+
+static cJSON *float_array(const float *v, int n) {
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    return a;
+}
+
+int pm_cmd_export_features(int argc, char **argv) {
+    const char *path = NULL, *prefix = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(export_usage, stdout);
+            return 0;
+        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) prefix = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("export-features: unknown option '%s'", argv[i]) + 1;
+        else if (!path) path = argv[i];
+        else return pm_cli_fail("export-features: one database at a time") + 1;
+    }
+    if (!path || !prefix) return pm_cli_fail("export-features: usage: posematch export-features DB.pmdb -o PREFIX") + 1;
+    pm_error err;
+    pm_database *db = NULL;
+    if (pm_database_load(&db, path, NULL, &err) != PM_OK) return pm_cli_fail_error(&err);
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    const int card = info.cardinality, P = info.poses;
+    int rc = 1;
+    float *matrix = malloc((size_t)P * card * sizeof(float));
+    cJSON *o = cJSON_CreateObject();
+    char *text = NULL;
+    char file[4096];
+    if (!matrix || !o) {
+        pm_cli_fail("export-features: out of memory");
+        goto done;
+    }
+    for (int p = 0; p < P; p++) pm_database_pose_features(matrix + (size_t)p * card, db, p, NULL);
+    snprintf(file, sizeof file, "%s.f32", prefix);
+    if (pm_cli_write_file(file, matrix, (size_t)P * card * sizeof(float), &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    cJSON_AddNumberToObject(o, "poses", P);
+    cJSON_AddNumberToObject(o, "cardinality", card);
+    cJSON_AddNumberToObject(o, "fps", info.fps);
+    cJSON_AddStringToObject(o, "schema", info.schema_name);
+    cJSON_AddStringToObject(o, "key", info.key);
+    cJSON_AddItemToObject(o, "offset", float_array(pm_database_offsets(db), card));
+    cJSON_AddItemToObject(o, "scale", float_array(pm_database_scales(db), card));
+    cJSON_AddItemToObject(o, "weight_sqrt", float_array(pm_database_weights_sqrt(db), card));
+    const pm_schema *schema = pm_database_schema(db);
+    cJSON *channels = cJSON_AddArrayToObject(o, "channels");
+    for (int c = 0; c < schema->channel_count; c++) {
+        char name[128];
+        pm_database_channel_name(name, sizeof name, db, c);
+        int first = -1, size = 0;
+        for (int d = 0; d < card; d++)
+            if (pm_database_dim_channel(db, d) == c) {
+                if (first < 0) first = d;
+                size++;
+            }
+        cJSON *ch = cJSON_CreateObject();
+        cJSON_AddStringToObject(ch, "name", name);
+        cJSON_AddStringToObject(ch, "kind", kind_name(schema->channels[c].kind));
+        cJSON_AddNumberToObject(ch, "first_dim", first);
+        cJSON_AddNumberToObject(ch, "size", size);
+        cJSON_AddItemToArray(channels, ch);
+    }
+    cJSON *dim_channel = cJSON_AddArrayToObject(o, "dim_channel");
+    for (int d = 0; d < card; d++) cJSON_AddItemToArray(dim_channel, cJSON_CreateNumber(pm_database_dim_channel(db, d)));
+    cJSON *assets = cJSON_AddArrayToObject(o, "assets");
+    for (int i = 0; i < info.assets; i++) {
+        pm_asset_info a;
+        pm_database_asset(&a, db, i);
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", a.name);
+        cJSON_AddNumberToObject(x, "first_pose", a.first_pose);
+        cJSON_AddNumberToObject(x, "poses", a.pose_count);
+        cJSON_AddBoolToObject(x, "looping", a.looping);
+        cJSON_AddBoolToObject(x, "mirrored", a.mirrored);
+        cJSON_AddItemToArray(assets, x);
+    }
+    cJSON *pa = cJSON_AddArrayToObject(o, "pose_asset");
+    cJSON *pf = cJSON_AddArrayToObject(o, "pose_frame");
+    cJSON *bt = cJSON_AddArrayToObject(o, "block_transition");
+    cJSON *ca = cJSON_AddArrayToObject(o, "cost_addend");
+    for (int p = 0; p < P; p++) {
+        pm_pose_info pi;
+        pm_database_pose(&pi, db, p);
+        cJSON_AddItemToArray(pa, cJSON_CreateNumber(pi.asset));
+        cJSON_AddItemToArray(pf, cJSON_CreateNumber(pi.frame));
+        cJSON_AddItemToArray(bt, cJSON_CreateNumber(pi.block_transition));
+        cJSON_AddItemToArray(ca, cJSON_CreateNumber(pi.cost_addend));
+    }
+    text = cJSON_PrintUnformatted(o);
+    snprintf(file, sizeof file, "%s.json", prefix);
+    if (!text || pm_cli_write_file(file, text, strlen(text), &err) != PM_OK) {
+        if (text) pm_cli_fail_error(&err);
+        else pm_cli_fail("export-features: out of memory");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(text);
+    cJSON_Delete(o);
+    free(matrix);
+    pm_database_destroy(db);
+    return rc;
+}

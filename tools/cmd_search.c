@@ -1,0 +1,244 @@
+/* posematch search: query a database with raw feature rows or with a frame of a clip. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_common.h"
+#include "cli_file.h"
+#include "commands.h"
+
+static const char search_usage[] =
+    "usage: posematch search DB.pmdb (--queries Q.f32 | --query-clip C.bvh --frame F) [options]\n"
+    "Finds the best pose for each query. Q.f32 holds raw (unnormalised) float32 rows of the\n"
+    "database's cardinality; --query-clip takes the features of frame F (a frame of the clip\n"
+    "as stored in the file) with the database's schema and settings.\n"
+    "  --mode M              exact (default), bruteforce, pcakdtree, vptree\n"
+    "  --continuing P        the pose being played competes with its cost + --continuing-addend\n"
+    "  --continuing-addend A added to the continuing pose's cost (negative = stay); 0\n"
+    "  --weights W.f32       dynamic weights (cardinality float32 values) for every query\n"
+    "  --neighbors K         pcakdtree neighbours; 200\n"
+    "  --json                JSON on stdout: {\"results\": [{query, pose, asset, time, cost, ...}]}\n";
+
+typedef struct search_args {
+    const char *db, *queries, *clip, *weights;
+    long frame;
+    int json;
+    pm_search_def def;
+} search_args;
+
+static int parse_number(const char *opt, const char *text, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v) || v < lo || v > hi) {
+        pm_cli_fail("search: %s '%s' must be a number in %g..%g", opt, text, lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_args(search_args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->frame = -1;
+    a->def = pm_default_search_def();
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int more = i + 1 < argc;
+        double v;
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(search_usage, stdout);
+            return 0;
+        } else if (!strcmp(s, "--json")) a->json = 1;
+        else if (!strcmp(s, "--queries") && more) a->queries = argv[++i];
+        else if (!strcmp(s, "--query-clip") && more) a->clip = argv[++i];
+        else if (!strcmp(s, "--weights") && more) a->weights = argv[++i];
+        else if (!strcmp(s, "--frame") && more) {
+            if (!parse_number(s, argv[++i], 0, 1e9, &v) || v != floor(v)) return 2;
+            a->frame = (long)v;
+        } else if (!strcmp(s, "--mode") && more) {
+            int m = pm_search_mode_from_name(argv[++i]);
+            if (m < 0) return pm_cli_fail("search: --mode '%s' is not exact, bruteforce, pcakdtree or vptree", argv[i]) + 1;
+            a->def.mode = (pm_search_mode)m;
+        } else if (!strcmp(s, "--continuing") && more) {
+            if (!parse_number(s, argv[++i], 0, 2147483647.0, &v) || v != floor(v)) return 2;
+            a->def.continuing_pose = (int)v;
+        } else if (!strcmp(s, "--continuing-addend") && more) {
+            if (!parse_number(s, argv[++i], -1e6, 1e6, &v)) return 2;
+            a->def.continuing_cost_addend = (float)v;
+        } else if (!strcmp(s, "--neighbors") && more) {
+            if (!parse_number(s, argv[++i], 1, 1e6, &v) || v != floor(v)) return 2;
+            a->def.kdtree_neighbors = (int)v;
+        } else if (s[0] == '-' && s[1])
+            return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;
+        else if (!a->db) a->db = s;
+        else return pm_cli_fail("search: one database at a time ('%s' and '%s')", a->db, s) + 1;
+    }
+    if (!a->db) return pm_cli_fail("search: no database given") + 1;
+    if (!!a->queries == !!a->clip) return pm_cli_fail("search: give either --queries Q.f32 or --query-clip C.bvh --frame F") + 1;
+    if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
+    return -1;
+}
+
+/* A float32 file of whole rows: returns the row count, or -1 after printing an error. */
+static long read_rows(float **out, const char *path, int card) {
+    pm_error err;
+    size_t size;
+    char *data = pm_cli_read_text(path, &size, &err);
+    if (!data) return pm_cli_fail_error(&err), -1;
+    size_t row = (size_t)card * sizeof(float);
+    if (size == 0 || size % row) {
+        free(data);
+        pm_cli_fail("%s: %zu bytes is not a whole number of rows of %d float32 values", path, size, card);
+        return -1;
+    }
+    *out = (float *)data; /* malloc'd, suitably aligned for float */
+    return (long)(size / row);
+}
+
+int pm_cmd_search(int argc, char **argv) {
+    search_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0) return rc;
+    pm_error err;
+    pm_database *db = NULL;
+    float *rows = NULL, *weights = NULL, *breakdown = NULL;
+    void *scratch = NULL;
+    long count = 0;
+    int clip_rows_owned = 0;
+    rc = 1;
+    if (pm_database_load(&db, a.db, NULL, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    const int card = info.cardinality;
+    if (a.queries) {
+        if ((count = read_rows(&rows, a.queries, card)) < 0) goto done;
+    } else {
+        pm_clip clip;
+        if (pm_bvh_read_file(&clip, a.clip, NULL, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
+        float *all = NULL;
+        int n = 0;
+        /* --frame counts the file's frames; the database samples at its own rate. */
+        double t = (double)a.frame * clip.frame_time;
+        long source_frames = clip.frame_count;
+        pm_result r = pm_database_clip_queries(&all, &n, db, &clip, &err);
+        pm_clip_destroy(&clip);
+        if (r != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
+        if (a.frame >= source_frames) {
+            pm_free_buffer(all, NULL);
+            pm_cli_fail("%s: --frame %ld is past the clip's last frame %ld", a.clip, a.frame, source_frames - 1);
+            goto done;
+        }
+        long row = lround(t * info.fps);
+        if (row >= n) row = n - 1;
+        rows = malloc((size_t)card * sizeof(float));
+        if (rows) memcpy(rows, all + (size_t)row * card, (size_t)card * sizeof(float));
+        pm_free_buffer(all, NULL);
+        if (!rows) {
+            pm_cli_fail("search: out of memory");
+            goto done;
+        }
+        count = 1;
+        clip_rows_owned = 1;
+    }
+    (void)clip_rows_owned;
+    if (a.weights) {
+        long wn = read_rows(&weights, a.weights, card);
+        if (wn < 0) goto done;
+        if (wn != 1) {
+            pm_cli_fail("%s: dynamic weights must be one row of %d float32 values", a.weights, card);
+            goto done;
+        }
+        a.def.dynamic_weights = weights;
+    }
+    const pm_schema *schema = pm_database_schema(db);
+    breakdown = malloc((size_t)schema->channel_count * sizeof(float));
+    size_t ss = pm_search_scratch_size(db, &a.def);
+    scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    if (!breakdown || !scratch) {
+        pm_cli_fail("search: out of memory");
+        goto done;
+    }
+    a.def.out_breakdown = breakdown;
+    cJSON *root = a.json ? cJSON_CreateObject() : NULL;
+    cJSON *results = root ? cJSON_AddArrayToObject(root, "results") : NULL;
+    if (root) cJSON_AddStringToObject(root, "mode", pm_search_mode_name(a.def.mode));
+    for (long q = 0; q < count; q++) {
+        pm_search_result res;
+        if (pm_search(&res, db, rows + (size_t)q * card, &a.def, scratch, ss, &err) != PM_OK) {
+            if (a.queries) pm_cli_fail("%s: query %ld: %s", a.queries, q, err.message);
+            else pm_cli_fail_error(&err);
+            cJSON_Delete(root);
+            goto done;
+        }
+        pm_asset_info asset;
+        memset(&asset, 0, sizeof asset);
+        if (res.found) pm_database_asset(&asset, db, res.asset);
+        if (root) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "query", (double)q);
+            cJSON_AddBoolToObject(o, "found", res.found);
+            cJSON_AddNumberToObject(o, "pose", res.pose);
+            if (res.found) cJSON_AddStringToObject(o, "asset", asset.name);
+            else cJSON_AddNullToObject(o, "asset");
+            cJSON_AddNumberToObject(o, "asset_index", res.asset);
+            cJSON_AddNumberToObject(o, "frame", res.frame);
+            cJSON_AddNumberToObject(o, "time", res.time);
+            cJSON_AddNumberToObject(o, "cost", res.found ? res.cost : 0.0);
+            cJSON_AddNumberToObject(o, "dissimilarity", res.dissimilarity);
+            cJSON_AddNumberToObject(o, "cost_addend", res.cost_addend);
+            cJSON_AddBoolToObject(o, "continuing", res.continuing);
+            cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
+            for (int c = 0; c < schema->channel_count; c++) {
+                char name[128];
+                pm_database_channel_name(name, sizeof name, db, c);
+                /* Groups have no values of their own and two channels may share a name. */
+                if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
+                char key[160];
+                snprintf(key, sizeof key, "%s", name);
+                for (int k = 2; cJSON_GetObjectItemCaseSensitive(bd, key); k++) snprintf(key, sizeof key, "%s #%d", name, k);
+                cJSON_AddNumberToObject(bd, key, breakdown[c]);
+            }
+            cJSON_AddItemToArray(results, o);
+        } else if (res.found) {
+            printf("query %ld: pose %d  %s @ %.3f s (frame %d)  cost %.6g%s\n", q, res.pose, asset.name, (double)res.time,
+                   res.frame, (double)res.cost, res.continuing ? "  (continuing)" : "");
+            printf("   ");
+            for (int c = 0; c < schema->channel_count; c++) {
+                if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
+                char name[128];
+                pm_database_channel_name(name, sizeof name, db, c);
+                printf(" %s=%.4g", name, (double)breakdown[c]);
+            }
+            if (res.cost_addend != 0.0f) printf(" addend=%.4g", (double)res.cost_addend);
+            printf("\n");
+        } else printf("query %ld: no pose found\n", q);
+    }
+    if (root) {
+        char *text = cJSON_Print(root);
+        puts(text);
+        free(text);
+        cJSON_Delete(root);
+    }
+    rc = 0;
+done:
+    free(rows);
+    free(weights);
+    free(breakdown);
+    free(scratch);
+    pm_database_destroy(db);
+    return rc;
+}
