@@ -5,8 +5,8 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libcjson-dev)
 case "$what" in
-  test) pkgs+=(libcmocka-dev clang libclang-rt-14-dev) ;;
-  bench) pkgs+=(libnanoflann-dev g++) ;;
+  test) pkgs+=(libcmocka-dev clang libclang-rt-14-dev python3) ;;
+  bench) pkgs+=(libnanoflann-dev g++ python3) ;;
 esac
 pkgs+=(libnanoflann-dev)   # `make` also builds the bench binaries
 missing=()

@@ -24,6 +24,7 @@ static const char bench_usage[] =
     "  --sigma S       noise of the noisy set in normalised units; 0.3\n"
     "  --neighbors K   pcakdtree neighbours; 200 (UE's default)\n"
     "  --seed S        query selection seed; 1\n"
+    "  --save-queries P  also write the query sets as P_noisy.f32 and P_far.f32 (raw rows)\n"
     "  --json          JSON on stdout\n";
 
 static double now_us(void) {
@@ -219,7 +220,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
 }
 
 int pm_cmd_bench(int argc, char **argv) {
-    const char *path = NULL;
+    const char *path = NULL, *save = NULL;
     int json = 0, nq = 1000, seed = 1, neighbors = 200;
     double sigma = 0.3;
     char **far = calloc((size_t)argc, sizeof(char *));
@@ -237,6 +238,7 @@ int pm_cmd_bench(int argc, char **argv) {
         else if (!strcmp(s, "--seed") && more) seed = atoi(argv[++i]);
         else if (!strcmp(s, "--neighbors") && more) neighbors = atoi(argv[++i]);
         else if (!strcmp(s, "--sigma") && more) sigma = atof(argv[++i]);
+        else if (!strcmp(s, "--save-queries") && more) save = argv[++i];
         else if (!strcmp(s, "--far") && more) {
             far[nfar++] = argv[++i];
             while (i + 1 < argc && argv[i + 1][0] != '-') far[nfar++] = argv[++i];
@@ -300,6 +302,14 @@ int pm_cmd_bench(int argc, char **argv) {
         set_count++;
     }
     for (int s = 0; s < set_count; s++) maxq = sets[s].count > maxq ? sets[s].count : maxq;
+    for (int s = 0; s < set_count && save; s++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s_%s.f32", save, sets[s].name);
+        if (pm_cli_write_file(file, sets[s].rows, (size_t)sets[s].count * card * sizeof(float), &err) != PM_OK) {
+            rc = pm_cli_fail_error(&err);
+            goto done;
+        }
+    }
     b.times = malloc((size_t)maxq * sizeof(double));
     b.ref = malloc((size_t)maxq * sizeof(pm_search_result));
     b.res = malloc((size_t)maxq * sizeof(pm_search_result));

@@ -31,7 +31,8 @@ static const char build_usage[] =
     "  --keep-rest-frame       keep a rest/T-pose first frame (dropped by default)\n"
     "  --unit-scale M          metres per file unit for every clip (default: detected per clip)\n"
     "  --up y|z                up axis of every clip (default: detected per clip)\n"
-    "  --quiet                 no progress on stderr\n";
+    "  --quiet                 no progress on stderr\n"
+    "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit} on stdout\n";
 
 typedef struct build_args {
     char **inputs;
@@ -43,6 +44,7 @@ typedef struct build_args {
     pm_bvh_def bvh;
     int loop;
     int quiet;
+    int json;
 } build_args;
 
 static int parse_float(const char *opt, const char *s, float lo, float hi, float *out) {
@@ -112,6 +114,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
             else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->bvh.up_axis = PM_UP_Z;
             else return pm_cli_fail("build: --up '%s' must be y or z", u) + 1;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
+        else if (!strcmp(s, "--json")) a->json = 1;
         else if (s[0] == '-' && s[1]) return pm_cli_fail("build: unknown or incomplete option '%s' (try posematch build --help)", s) + 1;
         else a->inputs[a->input_count++] = argv[i];
     }
@@ -183,7 +186,8 @@ int pm_cmd_build(int argc, char **argv) {
         if (a.loop) clips[i].looping = 1;
         assets[i] = pm_default_asset_def(&clips[i]);
     }
-    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", file_count, now_s() - t0);
+    double t_read = now_s() - t0;
+    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", file_count, t_read);
     a.def.progress = a.quiet ? NULL : progress;
     a.def.progress_user = &t0;
 
@@ -203,27 +207,36 @@ int pm_cmd_build(int argc, char **argv) {
             pm_database_destroy(cached);
             if (!strcmp(info.key, key) && copy_file(cache_path, a.output, &err)) {
                 if (!a.quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
+                if (a.json)
+                    printf("{\"poses\": %d, \"assets\": %d, \"bytes\": %zu, \"read_s\": %.4f, \"build_s\": 0, "
+                           "\"total_s\": %.4f, \"cache_hit\": true, \"key\": \"%s\"}\n",
+                           info.poses, info.assets, info.bytes, t_read, now_s() - t0, key);
                 rc = 0;
                 goto done;
             }
         }
     }
+    double t_build = now_s();
     if (pm_database_build(&db, &a.def, assets, file_count, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }
+    t_build = now_s() - t_build;
     if (pm_database_save(db, a.output, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }
     if (cache_path[0] && pm_database_save(db, cache_path, &err) != PM_OK)
         fprintf(stderr, "posematch: build: warning: could not store the cache entry: %s\n", err.message);
-    if (!a.quiet) {
-        pm_database_info info;
-        pm_database_get_info(&info, db);
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    if (!a.quiet)
         fprintf(stderr, "posematch: build: %d poses, %d assets, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
                 info.bytes, a.output, now_s() - t0);
-    }
+    if (a.json)
+        printf("{\"poses\": %d, \"assets\": %d, \"bytes\": %zu, \"read_s\": %.4f, \"build_s\": %.4f, \"total_s\": %.4f, "
+               "\"cache_hit\": false, \"threads\": %d, \"key\": \"%s\"}\n",
+               info.poses, info.assets, info.bytes, t_read, t_build, now_s() - t0, a.def.threads, info.key);
     rc = 0;
 done:
     pm_database_destroy(db);

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# make bench: builds the benchmark databases from ../shared/mocap (every single-person folder,
+# several skeletons, 60 fps, mirrored), times every search mode on two query sets in one run,
+# times nanoflann's exact KD-tree on the same matrix and queries, runs the blending bench, and
+# rewrites the results section of docs/BENCHMARKS.md.
+#   bash bench/run.sh [BUILD_DIR]        PM_BENCH_QUERIES=N changes the queries per set (1000)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
+pm="$build/posematch"
+out="$build/bench-out"
+mkdir -p "$out"
+queries=${PM_BENCH_QUERIES:-1000}
+mocap=${PM_MOCAP_DIR:-$root/../shared/mocap}
+if [ -d "$mocap" ]; then
+  sources=()
+  for d in "$mocap"/*/; do
+    [ "$(basename "$d")" = two-person ] || sources+=("$d")
+  done
+  far=("$mocap/two-person")
+  data="real"
+else
+  echo "bench: $mocap not found: benchmarking on generated clips instead (numbers are not comparable)" >&2
+  "$pm" synth "$out/synth" --clips 400 --fps 60
+  "$pm" synth "$out/synth-far" --clips 20 --seed 7 --fps 60
+  sources=("$out/synth")
+  far=("$out/synth-far")
+  data="generated"
+fi
+
+for schema in holden27 ue-locomotion; do
+  echo "bench: building the $schema database (one thread)" >&2
+  "$pm" build "${sources[@]}" -o "$out/$schema.pmdb" --schema "$schema" --fps 60 --mirror --threads 1 --quiet --json \
+    > "$out/$schema.build.json"
+  echo "bench: searching ($queries queries per set)" >&2
+  "$pm" bench "$out/$schema.pmdb" --queries "$queries" --far "${far[@]}" --json --save-queries "$out/$schema.q" \
+    > "$out/$schema.bench.json"
+  if [ -x "$build/bench/bench_nanoflann" ]; then
+    for set in noisy far; do
+      "$build/bench/bench_nanoflann" "$out/$schema.pmdb" "$out/$schema.q_$set.f32" --name "$set" --json \
+        > "$out/$schema.nanoflann_$set.json"
+    done
+  fi
+done
+if [ -x "$build/bench/bench_blend" ]; then
+  echo "bench: blending" >&2
+  "$build/bench/bench_blend" --json > "$out/blend.json"
+fi
+python3 "$root/bench/report.py" "$out" "$data" > "$out/search.md"
+cat "$out/search.md"
+python3 - "$root/docs/BENCHMARKS.md" "$out/search.md" <<'PY'
+import sys, re
+doc, section = sys.argv[1], open(sys.argv[2]).read()
+text = open(doc).read()
+begin, end = "<!-- BEGIN search results (bench/run.sh) -->", "<!-- END search results -->"
+if begin in text and end in text:
+    text = text[:text.index(begin) + len(begin)] + "\n" + section + text[text.index(end):]
+    open(doc, "w").write(text)
+    print("bench: updated", doc, file=sys.stderr)
+PY

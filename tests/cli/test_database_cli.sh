@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The database commands end to end on generated clips: build (determinism across threads, the
+# cache), info, search (against export-features' raw matrix), export-features, bench, and the
+# error contract (non-zero exit, one stderr line naming the file). Exits 77 when something it
+# needs is missing.
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+CLI=${PM_CLI:-}
+if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then echo "SKIP: PM_CLI is not set to the posematch binary"; exit 77; fi
+if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: python3 not found"; exit 77; fi
+mkdir -p "${PM_TMP:-/tmp}" || fail "cannot create ${PM_TMP:-/tmp}"
+T=$(mktemp -d "${PM_TMP:-/tmp}/dbcli.XXXXXX") || fail mktemp
+trap 'rm -rf "$T"' EXIT
+
+"$CLI" synth "$T/clips" --clips 8 --seed 3 || fail "synth"
+"$CLI" build "$T/clips" -o "$T/a.pmdb" --schema holden27 --mirror --threads 1 --quiet || fail "build 1 thread"
+"$CLI" build "$T/clips" -o "$T/b.pmdb" --schema holden27 --mirror --threads 2 --quiet || fail "build 2 threads"
+cmp -s "$T/a.pmdb" "$T/b.pmdb" || fail "1 and 2 threads give different databases"
+"$CLI" build "$T/clips"/synth_00{0,1}.bvh -o "$T/c.pmdb" --cache "$T/cache" --quiet --json > "$T/c1.json" || fail "cache miss build"
+"$CLI" build "$T/clips"/synth_00{0,1}.bvh -o "$T/d.pmdb" --cache "$T/cache" --quiet --json > "$T/c2.json" || fail "cache hit build"
+cmp -s "$T/c.pmdb" "$T/d.pmdb" || fail "cached database differs"
+python3 - "$T" <<'PY' || fail "cache json"
+import json, sys
+a = json.load(open(sys.argv[1] + "/c1.json")); b = json.load(open(sys.argv[1] + "/c2.json"))
+assert a["cache_hit"] is False and b["cache_hit"] is True and a["key"] == b["key"], (a, b)
+PY
+
+"$CLI" info "$T/a.pmdb" > "$T/info.txt" || fail "info"
+grep -q "poses" "$T/info.txt" || fail "info text"
+"$CLI" info "$T/a.pmdb" --json > "$T/info.json" || fail "info --json"
+"$CLI" export-features "$T/a.pmdb" -o "$T/x" || fail "export-features"
+python3 - "$T" <<'PY' || fail "info/export json"
+import json, sys
+t = sys.argv[1]
+info = json.load(open(t + "/info.json"))
+for k in ["poses", "assets", "cardinality", "unique_vectors", "unique_pca_vectors", "pca_components",
+          "pca_explained_variance", "block_transition_poses", "bytes", "key"]:
+    assert k in info, k
+assert info["cardinality"] == 27 and info["assets"] == 16
+x = json.load(open(t + "/x.json"))
+for k in ["poses", "cardinality", "offset", "scale", "weight_sqrt", "channels", "pose_asset", "pose_frame",
+          "block_transition", "cost_addend"]:
+    assert k in x, k
+import os
+assert os.path.getsize(t + "/x.f32") == x["poses"] * x["cardinality"] * 4
+assert sum(x["block_transition"]) == info["block_transition_poses"]
+PY
+
+# Queries: noisy copies of exported rows; the CLI's answer must be the brute-force optimum
+# computed here from the exported matrix and the documented cost formula.
+python3 - "$T" <<'PY' || fail "query generation"
+import array, json, random, sys
+t = sys.argv[1]
+x = json.load(open(t + "/x.json")); D = x["cardinality"]; P = x["poses"]
+m = array.array("f"); m.frombytes(open(t + "/x.f32", "rb").read())
+random.seed(5)
+q = array.array("f")
+for i in range(6):
+    p = random.randrange(P)
+    q.extend(m[p * D + d] + random.gauss(0, 0.3) * x["scale"][d] for d in range(D))
+open(t + "/q.f32", "wb").write(q.tobytes())
+PY
+for mode in exact bruteforce vptree pcakdtree; do
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --mode $mode --json > "$T/s_$mode.json" || fail "search --mode $mode"
+done
+"$CLI" search "$T/a.pmdb" --queries "$T/q.f32" > "$T/s.txt" || fail "search text"
+grep -q "query 0: pose" "$T/s.txt" || fail "search text output"
+python3 - "$T" <<'PY' || fail "search results"
+import array, json, sys
+t = sys.argv[1]
+x = json.load(open(t + "/x.json")); D = x["cardinality"]; P = x["poses"]
+m = array.array("f"); m.frombytes(open(t + "/x.f32", "rb").read())
+q = array.array("f"); q.frombytes(open(t + "/q.f32", "rb").read())
+sc, ws = x["scale"], x["weight_sqrt"]
+res = {mode: json.load(open(t + "/s_%s.json" % mode))["results"] for mode in ["exact", "bruteforce", "vptree", "pcakdtree"]}
+for i in range(len(q) // D):
+    best = min((sum(((q[i * D + d] - m[p * D + d]) / sc[d] * ws[d]) ** 2 for d in range(D)) + x["cost_addend"][p], p)
+               for p in range(P) if not x["block_transition"][p])
+    for mode in ["exact", "bruteforce", "vptree"]:
+        r = res[mode][i]
+        for k in ["query", "pose", "asset", "time", "cost", "continuing", "breakdown"]:
+            assert k in r, k
+        assert abs(r["cost"] - best[0]) <= 1e-3 * (1 + best[0]), (mode, i, r["cost"], best)
+        assert r["pose"] == res["bruteforce"][i]["pose"], (mode, i)
+    assert res["pcakdtree"][i]["cost"] >= best[0] - 1e-4
+PY
+
+# A query built from a clip frame finds that frame.
+"$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_002.bvh" --frame 10 --json > "$T/clipq.json" || fail "search --query-clip"
+python3 - "$T" <<'PY' || fail "query-clip result"
+import json, sys
+r = json.load(open(sys.argv[1] + "/clipq.json"))["results"][0]
+assert r["asset"] == "synth_002" and r["cost"] < 1e-4, r
+PY
+
+"$CLI" bench "$T/a.pmdb" --queries 20 --far "$T/clips/synth_007.bvh" --json > "$T/bench.json" || fail "bench"
+python3 - "$T" <<'PY' || fail "bench json"
+import json, sys
+b = json.load(open(sys.argv[1] + "/bench.json"))
+for k in ["poses", "modes", "warm_read_us"]:
+    assert k in b, k
+modes = {(m["mode"], m["query_set"]) for m in b["modes"]}
+for mode in ["bruteforce", "exact", "pcakdtree", "vptree"]:
+    assert (mode, "noisy") in modes and (mode, "far") in modes, mode
+for m in b["modes"]:
+    for k in ["mode", "query_set", "median_us", "p99_us", "exact_fraction", "mean_excess", "speedup_vs_bruteforce"]:
+        assert k in m, k
+    if m["mode"] in ("exact", "vptree", "bruteforce"):
+        assert m["exact_fraction"] == 1.0, m
+PY
+
+# Errors: exit status non-zero and exactly one stderr line naming the file.
+expect_error() { # name needle command...
+  local name=$1 needle=$2; shift 2
+  "$@" > /dev/null 2> "$T/err.txt" && fail "$name: succeeded"
+  [ "$(wc -l < "$T/err.txt")" -eq 1 ] || fail "$name: stderr has $(wc -l < "$T/err.txt") lines: $(cat "$T/err.txt")"
+  grep -q -- "$needle" "$T/err.txt" || fail "$name: '$(cat "$T/err.txt")' does not name $needle"
+}
+head -c 5000 "$T/a.pmdb" > "$T/trunc.pmdb"
+expect_error "truncated database" trunc.pmdb "$CLI" info "$T/trunc.pmdb"
+cp "$T/a.pmdb" "$T/flip.pmdb"
+printf '\x55' | dd of="$T/flip.pmdb" bs=1 seek=4000 conv=notrunc 2>/dev/null
+expect_error "flipped byte" flip.pmdb "$CLI" search "$T/flip.pmdb" --queries "$T/q.f32"
+expect_error "missing clip" nothere.bvh "$CLI" build "$T/nothere.bvh" -o "$T/e.pmdb"
+[ -e "$T/e.pmdb" ] && fail "a failed build left a file"
+printf 'HIERARCHY\nROOT Hips\n{\n' > "$T/broken.bvh"
+expect_error "broken clip" broken.bvh "$CLI" build "$T/broken.bvh" -o "$T/e.pmdb"
+expect_error "unknown schema" "schema" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema nosuch
+printf '{"channels": [{"kind": "position"}]}' > "$T/bad_schema.json"
+expect_error "bad schema file" bad_schema.json "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/bad_schema.json"
+head -c 10 "$T/q.f32" > "$T/short.f32"
+expect_error "short query file" short.f32 "$CLI" search "$T/a.pmdb" --queries "$T/short.f32"
+expect_error "bad mode" mode "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --mode fastest
+echo "ok"

@@ -1,0 +1,176 @@
+/* Integration on the real clips: databases over several skeletons, every exact mode against
+ * brute force on noisy and far queries (with and without dynamic weights), determinism across
+ * thread counts, and queries built from a clip. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static const char *const clip_paths[] = {
+    "lafan1/walk1_subject1_trim.bvh",
+    "bandai-namco/dataset-2/dataset-2_walk-turn-left_normal_001.bvh",
+    "bandai-namco/dataset-2/dataset-2_run_normal_003.bvh",
+    "bandai-namco/dataset-1/dataset-1_walk-back_normal_001.bvh",
+    "cmu/02_01_daz.bvh",
+    "reactidle/003_genuine.bvh",
+};
+#define NCLIPS (sizeof clip_paths / sizeof clip_paths[0])
+
+static pm_clip clips[NCLIPS];
+static pm_asset_def assets[NCLIPS];
+static int nclips;
+static pm_clip far_clip;
+
+static int setup(void **state) {
+    (void)state;
+    /* Under the sanitizers everything is ~10x slower: fewer clips keep the run short. */
+    nclips = getenv("PM_SANITIZED") ? 3 : (int)NCLIPS;
+    for (int i = 0; i < nclips; i++) {
+        pm_error err;
+        if (pm_bvh_read_file(&clips[i], pm_test_mocap_path(clip_paths[i]), NULL, &err) != PM_OK)
+            fail_msg("%s", err.message);
+        assets[i] = pm_default_asset_def(&clips[i]);
+    }
+    pm_error err;
+    if (pm_bvh_read_file(&far_clip, pm_test_mocap_path("two-person/cmu-18_01-19_01-walk-shake-hands/18_01.bvh"), NULL,
+                         &err) != PM_OK)
+        fail_msg("%s", err.message);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    for (int i = 0; i < nclips; i++) pm_clip_destroy(&clips[i]);
+    pm_clip_destroy(&far_clip);
+    return 0;
+}
+
+static pm_database *build(const char *schema, int threads, int mirror) {
+    pm_database_def def = pm_default_database_def();
+    PM_ASSERT_OK(pm_schema_preset(&def.schema, schema, NULL));
+    def.fps = 30.0f;
+    def.mirror = mirror;
+    def.threads = threads;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, assets, nclips, &err) != PM_OK) fail_msg("build: %s", err.message);
+    return db;
+}
+
+static void check_exact(pm_database *db, const float *queries, int count, int card, const char *what) {
+    pm_search_def bf = pm_default_search_def(), ex = bf, vp = bf, kd = bf;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    vp.mode = PM_SEARCH_VPTREE;
+    kd.mode = PM_SEARCH_PCAKDTREE;
+    size_t ss = pm_search_scratch_size(db, &bf);
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    float *dyn = malloc((size_t)card * sizeof(float));
+    const float *w = pm_database_weights_sqrt(db);
+    pm_test_rng rng = {11};
+    for (int d = 0; d < card; d++) dyn[d] = w[d] * w[d] * powf(4.0f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
+    for (int pass = 0; pass < 2; pass++) {
+        bf.dynamic_weights = ex.dynamic_weights = vp.dynamic_weights = pass ? dyn : NULL;
+        for (int i = 0; i < count; i++) {
+            const float *q = queries + (size_t)i * card;
+            pm_search_result rb, re, rv, rk;
+            PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+            PM_ASSERT_OK(pm_search(&re, db, q, &ex, scratch, ss, NULL));
+            PM_ASSERT_OK(pm_search(&rv, db, q, &vp, scratch, ss, NULL));
+            if (re.pose != rb.pose || re.cost != rb.cost)
+                fail_msg("%s%s query %d: exact pose %d (%.9g) vs brute force %d (%.9g)", what, pass ? "+dynamic" : "", i,
+                         re.pose, (double)re.cost, rb.pose, (double)rb.cost);
+            if (rv.pose != rb.pose || rv.cost != rb.cost)
+                fail_msg("%s%s query %d: vptree pose %d vs brute force %d", what, pass ? "+dynamic" : "", i, rv.pose, rb.pose);
+            if (!pass) {
+                PM_ASSERT_OK(pm_search(&rk, db, q, &kd, scratch, ss, NULL));
+                assert_true(rk.cost >= rb.cost);
+            }
+        }
+    }
+    free(dyn);
+    free(scratch);
+}
+
+static void run_schema(const char *schema) {
+    pm_database *db = build(schema, 2, 1);
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    assert_int_equal(info.assets, 2 * nclips);
+    const int card = info.cardinality;
+    /* Noisy rows. */
+    const int n = getenv("PM_SANITIZED") ? 60 : 300;
+    float *q = malloc((size_t)n * card * sizeof(float));
+    const float *scale = pm_database_scales(db);
+    pm_test_rng rng = {3};
+    for (int i = 0; i < n; i++) {
+        int p = (int)(pm_test_rng_u32(&rng) % (uint32_t)info.poses);
+        PM_ASSERT_OK(pm_database_pose_features(q + (size_t)i * card, db, p, NULL));
+        for (int d = 0; d < card; d++) q[(size_t)i * card + d] += 0.3f * scale[d] * pm_test_rng_normal(&rng);
+    }
+    check_exact(db, q, n, card, schema);
+    /* Far: frames of a clip from another capture, another skeleton. */
+    float *far = NULL;
+    int nf = 0;
+    PM_ASSERT_OK(pm_database_clip_queries(&far, &nf, db, &far_clip, NULL));
+    assert_true(nf > 50);
+    int stride = getenv("PM_SANITIZED") ? 20 : 3;
+    int m = 0;
+    for (int f = 0; f < nf; f += stride) memmove(far + (size_t)m++ * card, far + (size_t)f * card, (size_t)card * sizeof(float));
+    check_exact(db, far, m, card, "far");
+    pm_free_buffer(far, NULL);
+    free(q);
+    pm_database_destroy(db);
+}
+
+static void test_holden27(void **state) {
+    (void)state;
+    run_schema("holden27");
+}
+
+static void test_ue_locomotion(void **state) {
+    (void)state;
+    run_schema("ue-locomotion");
+}
+
+static void test_determinism(void **state) {
+    (void)state;
+    pm_database *a = build("ue-locomotion", 1, 1), *b = build("ue-locomotion", 2, 1);
+    size_t na, nb;
+    const void *ba = pm_database_bytes(a, &na), *bb = pm_database_bytes(b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ba, bb, na);
+    pm_database_destroy(a);
+    pm_database_destroy(b);
+}
+
+static void test_a_pose_finds_itself(void **state) {
+    (void)state;
+    pm_database *db = build("holden27", 2, 0);
+    /* Frame 600 of the LAFAN clip, rebuilt from the clip: the database's own pose wins. */
+    float *rows = NULL;
+    int n = 0;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &clips[0], NULL));
+    pm_search_def def = pm_default_search_def();
+    size_t ss = pm_search_scratch_size(db, &def);
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    pm_search_result r;
+    PM_ASSERT_OK(pm_search(&r, db, rows + (size_t)600 * 27, &def, scratch, ss, NULL));
+    assert_int_equal(r.asset, 0);
+    assert_int_equal(r.frame, 600);
+    assert_true(r.cost < 1e-6f);
+    free(scratch);
+    pm_free_buffer(rows, NULL);
+    pm_database_destroy(db);
+}
+
+int main(void) {
+    pm_test_require_mocap("test_search_mocap");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_holden27),
+        cmocka_unit_test(test_ue_locomotion),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_a_pose_finds_itself),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
