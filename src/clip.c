@@ -287,12 +287,16 @@ void pm_clip_z_up_to_y_up(pm_clip *c) {
     int jc = c->skeleton.joint_count;
     for (int j = 0; j < jc; j++) {
         if (c->skeleton.parents[j] >= 0) continue;
-        c->skeleton.rest_translations[j] = pm_quat_rotate(q, c->skeleton.rest_translations[j]);
+        /* Translations by swapping components: exact, where rotating by a float quaternion
+         * adds rounding and overflows near FLT_MAX. */
+        pm_vec3 r = c->skeleton.rest_translations[j];
+        c->skeleton.rest_translations[j] = pm_vec3_make(r.x, r.z, -r.y);
         c->skeleton.rest_rotations[j] = pm_quat_mul(q, c->skeleton.rest_rotations[j]);
         for (int f = 0; f < c->frame_count; f++) {
             size_t i = (size_t)f * jc + j;
+            pm_vec3 t = c->translations[i];
             c->rotations[i] = pm_quat_normalize(pm_quat_mul(q, c->rotations[i]));
-            c->translations[i] = pm_quat_rotate(q, c->translations[i]);
+            c->translations[i] = pm_vec3_make(t.x, t.z, -t.y);
         }
     }
     c->source_up = PM_UP_Z;
@@ -318,9 +322,57 @@ void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {
 
 /* ---- survey ---- */
 
+/* NaN sorts last: a comparator that is not a total order is undefined behaviour for qsort,
+ * and overflowing FK on absurd files can produce NaN heights. */
 static int cmp_float(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
+    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
     return (x > y) - (x < y);
+}
+
+/* Angle in degrees between a unit quaternion and the identity. */
+static float angle_from_identity(pm_quat q) {
+    float w = fabsf(q.w);
+    return w >= 1.0f ? 0.0f : 2.0f * acosf(w) * (180.0f / PM_PI);
+}
+
+/* Mean rotation angle away from the zero pose over `joints` at one frame. */
+static float mean_pose_angle(const pm_clip *c, int frame, const int *joints, int count) {
+    const pm_quat *rot = c->rotations + (size_t)frame * c->skeleton.joint_count;
+    float sum = 0.0f;
+    for (int i = 0; i < count; i++) sum += angle_from_identity(rot[joints[i]]);
+    return count ? sum / (float)count : 0.0f;
+}
+
+/* A rest-pose lead-in (converters add a T-pose frame 0, or ramp in from it): over the joints
+ * that animate, frame 0 is close to the zero-rotation pose, much closer than the clip usually
+ * is, and frame 1 is farther from it. Exact identity is not required: CMU's T-pose has the
+ * legs at 17 degrees and the Daz conversion starts a few degrees off. */
+static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, int samples) {
+    int jc = c->skeleton.joint_count, n = 0;
+    if (c->frame_count < 3) return 0;
+    for (int j = 0; j < jc; j++) {
+        if (c->skeleton.parents[j] < 0) continue;
+        pm_quat q0 = c->rotations[j];
+        for (int s = 1; s < samples; s++) {
+            int f = (int)((long long)s * (c->frame_count - 1) / (samples - 1));
+            pm_quat q = c->rotations[(size_t)f * jc + j];
+            if (angle_from_identity(pm_quat_mul(pm_quat_conjugate(q0), q)) > 2.0f) {
+                joints[n++] = j;
+                break;
+            }
+        }
+    }
+    if (n == 0) return 0;
+    int m = 0;
+    for (int s = 1; s < samples; s++) {
+        int f = (int)((long long)s * (c->frame_count - 1) / (samples - 1));
+        scratch[m++] = mean_pose_angle(c, f, joints, n);
+    }
+    qsort(scratch, (size_t)m, sizeof(float), cmp_float);
+    float typical = scratch[m / 2];
+    float m0 = mean_pose_angle(c, 0, joints, n), m1 = mean_pose_angle(c, 1, joints, n);
+    return m0 < 5.0f && m0 < 0.35f * typical && m1 > m0;
 }
 
 void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
@@ -350,17 +402,10 @@ void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
     qsort(hips, (size_t)samples, sizeof(float), cmp_float);
     out->floor_height = lows[samples / 20]; /* 5th percentile: ignores a few glitches below the floor */
     out->hip_height = hips[samples / 2];
-    if (c->frame_count > 1) {
-        /* A rest-pose lead-in: frame 0 has (nearly) identity rotations on every non-root joint
-         * and frame 1 does not. */
-        int rest0 = 1, rest1 = 1;
-        for (int j = 0; j < jc; j++) {
-            if (c->skeleton.parents[j] < 0) continue;
-            pm_quat q0 = c->rotations[j], q1 = c->rotations[(size_t)jc + j];
-            if (fabsf(q0.w) < 0.99999f) rest0 = 0;
-            if (fabsf(q1.w) < 0.999f) rest1 = 0;
-        }
-        out->first_frame_is_rest = rest0 && !rest1;
+    if (samples > 2) {
+        int *joints = (int *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(int), 16);
+        if (joints) out->first_frame_is_rest = detect_rest_lead_in(c, joints, lows, samples);
+        pm_free(&c->allocator, joints);
     }
 done:
     pm_free(&c->allocator, w);

@@ -29,7 +29,8 @@ PM_API pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size,
 typedef struct pm_bvh_write_def {
     float unit_scale;        /* metres per written unit (0.01 writes centimetres); 0 = the clip's unit_scale */
     int up_axis;             /* PM_UP_Y or PM_UP_Z; -1 = the clip's source_up */
-    int precision;           /* significant digits, 1..9; 0 = 9 (floats read back exactly) */
+    int precision;           /* significant digits, 1..9; 0 = 9: the shortest text (at most 9 digits) that reads
+                              * back to the same float. Always a '.', whatever the C locale. */
 } pm_bvh_write_def;
 PM_API pm_bvh_write_def pm_default_bvh_write_def(void);
 
@@ -44,6 +45,12 @@ PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const 
 PM_API pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *clip,
                                      const pm_bvh_write_def *def, pm_error *error);
 PM_API void pm_free_buffer(void *data, const pm_allocator *allocator);
+
+/* BVH name of a pm_channel ("Xposition", ..., "Zrotation"); "?" when out of range. */
+PM_API const char *pm_bvh_channel_name(int channel);
+/* Short name of a unit the reader detects from its scale in metres per unit: "m", "cm", "mm",
+ * "in" (inches), "cmu" (CMU units, 1/0.45 inch), or "custom" for any other scale. */
+PM_API const char *pm_bvh_unit_name(float unit_scale);
 
 PM_EXTERN_C_END
 

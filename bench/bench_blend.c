@@ -1,0 +1,448 @@
+/* Blending benchmarks: the pose jobs against a plain scalar baseline measured in the same run.
+ *
+ * Baseline (as in the issue): three arrays of 65 transforms blended with nlerp + normalisation in
+ * a simple scalar loop. Each job is timed in batches interleaved with the baseline's batches, and
+ * the medians give the ratios, so drift in clock speed or load affects both sides alike.
+ *
+ *   build/bench/bench_blend [--json] [--quick]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "posematch/posematch.h"
+
+#define JOINTS 65
+#define FRAMES 300
+#define POSE_SETS 4
+#define CHARACTERS 1000
+
+#if defined(__GNUC__) || defined(__clang__)
+#define KEEP(p) __asm__ __volatile__("" : : "g"(p) : "memory")
+#else
+#define KEEP(p) ((void)(p))
+#endif
+
+static volatile float g_sink;
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void die(const char *what, const pm_error *e) {
+    fprintf(stderr, "bench_blend: %s: %s\n", what, e ? e->message : "failed");
+    exit(1);
+}
+
+/* ---- data: a 65-joint humanoid with smooth random motion ---- */
+
+static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
+static float frand(void) {
+    g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((g_rng >> 40) & 0xFFFFFF) / 16777216.0f;
+}
+
+/* hips, 3 spine, neck, head, jaw, 2 eyes, 2 x (upleg, leg, foot, toe), 2 x (shoulder, arm,
+ * forearm, hand, 5 fingers x 4) = 65 */
+static void make_skeleton(pm_skeleton *sk) {
+    pm_error e;
+    if (pm_skeleton_create(sk, JOINTS, NULL, &e) != PM_OK) die("skeleton", &e);
+    int j = 0;
+    char name[64];
+#define ADD(nm, parent, ox, oy, oz)                                                                                    \
+    do {                                                                                                              \
+        pm_skeleton_set_name(sk, j, nm, NULL);                                                                        \
+        sk->parents[j] = (parent);                                                                                    \
+        sk->rest_translations[j] = pm_vec3_make(ox, oy, oz);                                                          \
+        j++;                                                                                                          \
+    } while (0)
+    ADD("Hips", -1, 0.0f, 0.9f, 0.0f);
+    ADD("Spine", 0, 0.0f, 0.1f, 0.0f);
+    ADD("Spine1", 1, 0.0f, 0.12f, 0.0f);
+    ADD("Spine2", 2, 0.0f, 0.12f, 0.0f);
+    ADD("Neck", 3, 0.0f, 0.15f, 0.0f);
+    ADD("Head", 4, 0.0f, 0.1f, 0.0f);
+    ADD("Jaw", 5, 0.0f, 0.02f, 0.05f);
+    ADD("LeftEye", 5, 0.03f, 0.06f, 0.08f);
+    ADD("RightEye", 5, -0.03f, 0.06f, 0.08f);
+    for (int side = 0; side < 2; side++) {
+        float sx = side ? -1.0f : 1.0f;
+        const char *s = side ? "Right" : "Left";
+        int up = j;
+        snprintf(name, sizeof name, "%sUpLeg", s);
+        ADD(name, 0, 0.1f * sx, -0.05f, 0.0f);
+        snprintf(name, sizeof name, "%sLeg", s);
+        ADD(name, up, 0.0f, -0.42f, 0.0f);
+        snprintf(name, sizeof name, "%sFoot", s);
+        ADD(name, up + 1, 0.0f, -0.42f, 0.0f);
+        snprintf(name, sizeof name, "%sToe", s);
+        ADD(name, up + 2, 0.0f, -0.05f, 0.12f);
+    }
+    for (int side = 0; side < 2; side++) {
+        float sx = side ? -1.0f : 1.0f;
+        const char *s = side ? "Right" : "Left";
+        int sh = j;
+        snprintf(name, sizeof name, "%sShoulder", s);
+        ADD(name, 3, 0.05f * sx, 0.1f, 0.0f);
+        snprintf(name, sizeof name, "%sArm", s);
+        ADD(name, sh, 0.12f * sx, 0.0f, 0.0f);
+        snprintf(name, sizeof name, "%sForeArm", s);
+        ADD(name, sh + 1, 0.28f * sx, 0.0f, 0.0f);
+        snprintf(name, sizeof name, "%sHand", s);
+        ADD(name, sh + 2, 0.25f * sx, 0.0f, 0.0f);
+        int hand = sh + 3;
+        for (int f = 0; f < 5; f++) {
+            int prev = hand;
+            for (int k = 0; k < 4; k++) {
+                snprintf(name, sizeof name, "%sFinger%d%d", s, f, k);
+                ADD(name, prev, (k ? 0.03f : 0.05f) * sx, 0.0f, 0.02f * (float)(f - 2));
+                prev = j - 1;
+            }
+        }
+    }
+#undef ADD
+    if (j != JOINTS) {
+        fprintf(stderr, "bench_blend: skeleton has %d joints\n", j);
+        exit(1);
+    }
+}
+
+static void make_clip(pm_clip *clip, const pm_skeleton *sk, float speed, float cycle) {
+    pm_error e;
+    if (pm_clip_create(clip, sk, FRAMES, 1.0f / 30.0f, NULL, &e) != PM_OK) die("clip", &e);
+    clip->looping = 1;
+    float amp[JOINTS][3], ph[JOINTS][3];
+    for (int j = 0; j < JOINTS; j++)
+        for (int a = 0; a < 3; a++) {
+            amp[j][a] = 0.6f * frand();
+            ph[j][a] = 6.2831853f * frand();
+        }
+    for (int f = 0; f < FRAMES; f++) {
+        float t = (float)f / 30.0f, w = 6.2831853f / cycle;
+        for (int j = 0; j < JOINTS; j++) {
+            pm_vec3 v = pm_vec3_make(amp[j][0] * sinf(w * t + ph[j][0]), amp[j][1] * sinf(w * t + ph[j][1]),
+                                     amp[j][2] * sinf(2.0f * w * t + ph[j][2]));
+            clip->rotations[f * JOINTS + j] = pm_quat_from_scaled_axis(v);
+            clip->translations[f * JOINTS + j] = sk->rest_translations[j];
+        }
+        clip->translations[f * JOINTS].z = speed * t;
+    }
+}
+
+/* ---- the scalar baseline ---- */
+
+static void baseline_blend3(pm_transform *out, const pm_transform *a, const pm_transform *b, const pm_transform *c,
+                            const float *w, int n) {
+    for (int j = 0; j < n; j++) {
+        pm_quat qa = a[j].rotation;
+        pm_quat qb = pm_quat_abs_near(b[j].rotation, qa);
+        pm_quat qc = pm_quat_abs_near(c[j].rotation, qa);
+        pm_quat q = pm_quat_make(w[0] * qa.x + w[1] * qb.x + w[2] * qc.x, w[0] * qa.y + w[1] * qb.y + w[2] * qc.y,
+                                 w[0] * qa.z + w[1] * qb.z + w[2] * qc.z, w[0] * qa.w + w[1] * qb.w + w[2] * qc.w);
+        out[j].rotation = pm_quat_normalize(q);
+        pm_vec3 ta = a[j].translation, tb = b[j].translation, tc = c[j].translation;
+        out[j].translation = pm_vec3_make(w[0] * ta.x + w[1] * tb.x + w[2] * tc.x, w[0] * ta.y + w[1] * tb.y + w[2] * tc.y,
+                                          w[0] * ta.z + w[1] * tb.z + w[2] * tc.z);
+    }
+}
+
+/* ---- benchmark cases ---- */
+
+typedef struct ctx {
+    pm_animation anims[3];
+    pm_soa_transform *poses[POSE_SETS][3]; /* pre-sampled inputs, several sets so nothing is hoisted */
+    pm_transform aos[POSE_SETS][3][JOINTS];
+    pm_soa_transform *delta, *out;
+    pm_transform model[JOINTS], aos_out[JOINTS];
+    float mask[JOINTS];
+    int32_t parents[JOINTS];
+    float play_time;
+    int set;
+} ctx;
+
+typedef void (*bench_fn)(ctx *c);
+
+static void run_baseline(ctx *c) {
+    static const float w[3] = {0.5f, 0.3f, 0.2f};
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    baseline_blend3(c->aos_out, c->aos[s][0], c->aos[s][1], c->aos[s][2], w, JOINTS);
+    KEEP(c->aos_out);
+}
+
+static void run_blend3(ctx *c) {
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    pm_blend_input in[3] = {{c->poses[s][0], 0.5f}, {c->poses[s][1], 0.3f}, {c->poses[s][2], 0.2f}};
+    pm_blend_job job = pm_default_blend_job();
+    job.inputs = in;
+    job.input_count = 3;
+    job.joint_count = JOINTS;
+    job.output = c->out;
+    if (pm_blend_job_run(&job, NULL) != PM_OK) die("blend job", NULL);
+}
+
+static void run_additive(ctx *c, float weight) {
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    pm_additive_apply_job job = pm_default_additive_apply_job();
+    job.target = c->poses[s][0];
+    job.delta = c->delta;
+    job.weight = weight;
+    job.joint_count = JOINTS;
+    job.output = c->out;
+    if (pm_additive_apply_job_run(&job, NULL) != PM_OK) die("additive job", NULL);
+}
+static void run_additive_half(ctx *c) { run_additive(c, 0.5f); }
+static void run_additive_full(ctx *c) { run_additive(c, 1.0f); }
+
+static void run_layered(ctx *c) {
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    pm_blend_layer layer = {c->poses[s][1], 1.0f, c->mask};
+    pm_layered_blend_job job = pm_default_layered_blend_job();
+    job.base = c->poses[s][0];
+    job.layers = &layer;
+    job.layer_count = 1;
+    job.joint_count = JOINTS;
+    job.output = c->out;
+    if (pm_layered_blend_job_run(&job, NULL) != PM_OK) die("layered job", NULL);
+}
+
+static void run_l2m(ctx *c) {
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    pm_local_to_model_job job = pm_default_local_to_model_job();
+    job.parents = c->parents;
+    job.joint_count = JOINTS;
+    job.input = c->poses[s][0];
+    job.output = c->model;
+    if (pm_local_to_model_job_run(&job, NULL) != PM_OK) die("local-to-model job", NULL);
+}
+
+static void run_sampling(ctx *c) {
+    pm_sampling_job job = pm_default_sampling_job();
+    job.animation = &c->anims[0];
+    c->play_time += 1.0f / 60.0f;
+    if (c->play_time > c->anims[0].duration) c->play_time -= c->anims[0].duration;
+    job.time = c->play_time;
+    job.output = c->out;
+    job.output_count = pm_soa_count(JOINTS);
+    if (pm_sampling_job_run(&job, NULL) != PM_OK) die("sampling job", NULL);
+}
+
+typedef struct bench_case {
+    const char *name;
+    bench_fn fn;
+    double goal;         /* ratio to the baseline to stay under; 0 = absolute goal */
+    double goal_ns;      /* absolute goal in ns, 0 = none */
+    const char *ozz;     /* ozz-animation 0.16 reference */
+    double median_ns;
+} bench_case;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median ns per call over `rounds` batches of `iters` calls, batches interleaved across cases. */
+static void measure(bench_case *cases, int count, ctx *c, int rounds, int iters) {
+    double *samples = (double *)malloc(sizeof(double) * (size_t)count * (size_t)rounds);
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < iters * 4; k++) cases[i].fn(c); /* warm caches and branch predictors */
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < count; i++) {
+            double t0 = now_ns();
+            for (int k = 0; k < iters; k++) cases[i].fn(c);
+            double t1 = now_ns();
+            samples[(size_t)i * rounds + r] = (t1 - t0) / iters;
+            g_sink += c->out[0].qw[0] + c->aos_out[0].rotation.w + c->model[JOINTS - 1].translation.y;
+        }
+    for (int i = 0; i < count; i++) {
+        qsort(samples + (size_t)i * rounds, (size_t)rounds, sizeof(double), cmp_double);
+        cases[i].median_ns = samples[(size_t)i * rounds + rounds / 2];
+    }
+    free(samples);
+}
+
+/* ---- 1,000 characters: a three-sample blend space + local-to-model each ---- */
+
+typedef struct crowd_result {
+    double frame_ms, per_character_ns;
+} crowd_result;
+
+static crowd_result run_crowd(pm_clip *clips, int frames_to_run) {
+    pm_error e;
+    pm_blend_sample_def samples[3];
+    static const char *names[3] = {"walk", "jog", "run"};
+    for (int i = 0; i < 3; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &clips[i];
+        samples[i].name = names[i];
+        samples[i].params[0] = (float)i * 2.0f;
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "crowd";
+    def.dimensions = 1;
+    def.samples = samples;
+    def.sample_count = 3;
+    def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *space;
+    if (pm_blend_space_create(&space, &def, &e) != PM_OK) die("blend space", &e);
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    pm_soa_transform *local = pm_pose_alloc(JOINTS, NULL);
+    pm_transform *model = (pm_transform *)malloc(sizeof(pm_transform) * JOINTS * CHARACTERS);
+    float *param = (float *)malloc(sizeof(float) * CHARACTERS), *phase = (float *)malloc(sizeof(float) * CHARACTERS);
+    for (int i = 0; i < CHARACTERS; i++) {
+        param[i] = 4.0f * frand();
+        phase[i] = frand();
+    }
+    const pm_skeleton *sk = pm_blend_space_skeleton(space);
+    double *times = (double *)malloc(sizeof(double) * (size_t)frames_to_run);
+    for (int f = 0; f < frames_to_run; f++) {
+        double t0 = now_ns();
+        for (int i = 0; i < CHARACTERS; i++) {
+            phase[i] += 1.0f / 60.0f / 1.2f;
+            if (phase[i] >= 1.0f) phase[i] -= 1.0f;
+            pm_blend_space_job job = pm_default_blend_space_job();
+            job.space = space;
+            job.params = &param[i];
+            job.phase = phase[i];
+            job.scratch = scratch;
+            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+            job.output = local;
+            job.output_count = soa;
+            if (pm_blend_space_job_run(&job, &e) != PM_OK) die("blend space job", &e);
+            pm_local_to_model_job l2m = pm_default_local_to_model_job();
+            l2m.parents = sk->parents;
+            l2m.joint_count = JOINTS;
+            l2m.input = local;
+            l2m.output = model + (size_t)i * JOINTS;
+            if (pm_local_to_model_job_run(&l2m, &e) != PM_OK) die("local-to-model", &e);
+        }
+        times[f] = now_ns() - t0;
+        g_sink += model[(size_t)(f % CHARACTERS) * JOINTS + 5].translation.y;
+    }
+    qsort(times, (size_t)frames_to_run, sizeof(double), cmp_double);
+    crowd_result r;
+    r.frame_ms = times[frames_to_run / 2] / 1e6;
+    r.per_character_ns = times[frames_to_run / 2] / CHARACTERS;
+    free(times);
+    free(param);
+    free(phase);
+    free(model);
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(local, NULL);
+    pm_blend_space_destroy(space);
+    return r;
+}
+
+int main(int argc, char **argv) {
+    int json = 0, quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: bench_blend [--json] [--quick]\n");
+            return 0;
+        } else {
+            fprintf(stderr, "bench_blend: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    pm_error e;
+    pm_skeleton sk;
+    make_skeleton(&sk);
+    pm_clip clips[3];
+    make_clip(&clips[0], &sk, 1.2f, 1.1f);
+    make_clip(&clips[1], &sk, 2.4f, 0.8f);
+    make_clip(&clips[2], &sk, 3.6f, 0.7f);
+
+    static ctx c;
+    for (int i = 0; i < 3; i++)
+        if (pm_animation_build(&c.anims[i], &clips[i], NULL, &e) != PM_OK) die("animation", &e);
+    for (int s = 0; s < POSE_SETS; s++)
+        for (int i = 0; i < 3; i++) {
+            c.poses[s][i] = pm_pose_alloc(JOINTS, NULL);
+            pm_sampling_job job = pm_default_sampling_job();
+            job.animation = &c.anims[i];
+            job.time = 0.37f * (float)(s + 1) + 0.1f * (float)i;
+            job.output = c.poses[s][i];
+            job.output_count = pm_soa_count(JOINTS);
+            if (pm_sampling_job_run(&job, &e) != PM_OK) die("sampling", &e);
+            for (int j = 0; j < JOINTS; j++) {
+                c.aos[s][i][j].rotation = pm_pose_rotation(c.poses[s][i], j);
+                c.aos[s][i][j].translation = pm_pose_translation(c.poses[s][i], j);
+            }
+        }
+    c.delta = pm_pose_alloc(JOINTS, NULL);
+    c.out = pm_pose_alloc(JOINTS, NULL);
+    pm_additive_extract_job ex = pm_default_additive_extract_job();
+    ex.source = c.poses[1][1];
+    ex.base = c.poses[2][1];
+    ex.joint_count = JOINTS;
+    ex.output = c.delta;
+    if (pm_additive_extract_job_run(&ex, &e) != PM_OK) die("additive extract", &e);
+    pm_branch_filter upper = pm_default_branch_filter();
+    upper.bone = "Spine1";
+    upper.blend_depth = 2;
+    if (pm_branch_filters_expand(c.mask, &sk, &upper, 1, &e) != PM_OK) die("branch filter", &e);
+    memcpy(c.parents, sk.parents, sizeof c.parents);
+
+    bench_case cases[] = {
+        {"baseline: scalar 3 x 65 nlerp", run_baseline, 0.0, 0.0, "-", 0.0},
+        {"3-layer blend", run_blend3, 0.30, 0.0, "250-310 ns (0.33-0.39x)", 0.0},
+        {"base + additive (w = 0.5, pow)", run_additive_half, 0.30, 0.0, "240-330 ns", 0.0},
+        {"base + additive (w = 1)", run_additive_full, 0.30, 0.0, "240-330 ns", 0.0},
+        {"2 layers, per-joint weights", run_layered, 0.30, 0.0, "270-310 ns", 0.0},
+        {"local-to-model", run_l2m, 0.50, 0.0, "425-680 ns", 0.0},
+        {"sampling during playback", run_sampling, 0.0, 1000.0, "~1.4 us", 0.0},
+    };
+    int count = (int)(sizeof cases / sizeof cases[0]);
+    measure(cases, count, &c, quick ? 51 : 301, quick ? 100 : 200);
+    crowd_result crowd = run_crowd(clips, quick ? 5 : 31);
+    double base = cases[0].median_ns;
+
+    if (json) {
+        printf("{\n  \"bench\": \"blend\",\n  \"joints\": %d,\n  \"baseline_ns\": %.1f,\n  \"results\": [\n", JOINTS, base);
+        for (int i = 1; i < count; i++) {
+            double ratio = cases[i].median_ns / base;
+            int pass = cases[i].goal > 0.0 ? ratio <= cases[i].goal : cases[i].median_ns < cases[i].goal_ns;
+            printf("    {\"name\": \"%s\", \"ns\": %.1f, \"ratio\": %.3f, ", cases[i].name, cases[i].median_ns, ratio);
+            if (cases[i].goal > 0.0) printf("\"goal_ratio\": %.2f, ", cases[i].goal);
+            else printf("\"goal_ns\": %.0f, ", cases[i].goal_ns);
+            printf("\"ozz_0_16\": \"%s\", \"pass\": %s}%s\n", cases[i].ozz, pass ? "true" : "false", i + 1 < count ? "," : "");
+        }
+        printf("  ],\n  \"characters\": {\"count\": %d, \"frame_ms\": %.3f, \"per_character_ns\": %.1f}\n}\n", CHARACTERS,
+               crowd.frame_ms, crowd.per_character_ns);
+    } else {
+        printf("posematch blend benchmarks (%d joints, medians of interleaved batches)\n\n", JOINTS);
+        printf("%-34s %10s %8s %10s  %-24s %s\n", "case", "ns", "ratio", "goal", "ozz 0.16 reference", "");
+        for (int i = 0; i < count; i++) {
+            double ratio = cases[i].median_ns / base;
+            char goal[32] = "-";
+            int pass = 1;
+            if (cases[i].goal > 0.0) {
+                snprintf(goal, sizeof goal, "<= %.2fx", cases[i].goal);
+                pass = ratio <= cases[i].goal;
+            } else if (cases[i].goal_ns > 0.0) {
+                snprintf(goal, sizeof goal, "< %.0f ns", cases[i].goal_ns);
+                pass = cases[i].median_ns < cases[i].goal_ns;
+            }
+            printf("%-34s %10.1f %7.3fx %10s  %-24s %s\n", cases[i].name, cases[i].median_ns, ratio, goal, cases[i].ozz,
+                   i == 0 ? "" : (pass ? "ok" : "MISSED"));
+        }
+        printf("\n%d characters (3-sample blend space + local-to-model each): %.3f ms per frame, %.0f ns per character\n",
+               CHARACTERS, crowd.frame_ms, crowd.per_character_ns);
+    }
+    for (int s = 0; s < POSE_SETS; s++)
+        for (int i = 0; i < 3; i++) pm_pose_free(c.poses[s][i], NULL);
+    pm_pose_free(c.delta, NULL);
+    pm_pose_free(c.out, NULL);
+    for (int i = 0; i < 3; i++) {
+        pm_animation_destroy(&c.anims[i]);
+        pm_clip_destroy(&clips[i]);
+    }
+    pm_skeleton_destroy(&sk);
+    return 0;
+}

@@ -1,0 +1,245 @@
+/* posematch - runtime pose jobs in the manner of ozz-animation (SPEC BL2-BL5).
+ *
+ * The editable pm_clip is turned once into an immutable pm_animation whose keys are stored as
+ * structure-of-arrays groups of four joints (pm_soa_transform), the layout the jobs process four
+ * joints at a time with SSE2 or NEON. Each job is a plain struct of inputs and outputs with
+ * pm_xxx_job_validate and pm_xxx_job_run; run allocates nothing, writes only the caller's buffers
+ * and may be called from any number of threads on shared animations.
+ *
+ * Poses are arrays of pm_soa_count(joint_count) groups, 16-byte aligned (the type's alignment:
+ * pm_pose_alloc, malloc and automatic arrays all give it; jobs reject misaligned pointers).
+ * Joint j lives in lane j % 4 of group j / 4; the padding lanes of the last group hold identity
+ * transforms. Rotations blend with nlerp: hemisphere-corrected against the first (or base) input
+ * and renormalised; slerp where a job offers it. Weights are normalised and an input whose weight
+ * is zero is never read (its pointer may be NULL). */
+#ifndef POSEMATCH_BLEND_H
+#define POSEMATCH_BLEND_H
+
+#include "anim.h"
+
+PM_EXTERN_C_BEGIN
+
+#define PM_SOA_WIDTH 4
+#define PM_BLEND_MAX_INPUTS 64 /* inputs of one blend job, layers of one layered job */
+
+#if defined(__cplusplus)
+#define PM_ALIGN16 alignas(16)
+#else
+#define PM_ALIGN16 _Alignas(16)
+#endif
+
+/* Local transforms of four joints (no scale: posematch transforms have none). 112 bytes, 16-byte
+ * aligned so that the jobs load each array with one aligned vector load. */
+typedef struct pm_soa_transform {
+    PM_ALIGN16 float tx[4];
+    float ty[4], tz[4];
+    float qx[4], qy[4], qz[4], qw[4];
+} pm_soa_transform;
+
+/* Groups a pose of `joint_count` joints needs. */
+static inline int pm_soa_count(int joint_count) { return joint_count > 0 ? (joint_count + 3) / 4 : 0; }
+
+/* ---- poses ---- */
+
+/* A 16-byte aligned pose of pm_soa_count(joint_count) groups, every lane set to identity; free it
+ * with pm_pose_free and the same allocator. NULL when out of memory or joint_count < 1. */
+PM_API pm_soa_transform *pm_pose_alloc(int joint_count, const pm_allocator *allocator);
+PM_API void pm_pose_free(pm_soa_transform *pose, const pm_allocator *allocator);
+/* Every lane (padding included) to the identity transform. */
+PM_API void pm_pose_set_identity(pm_soa_transform *pose, int joint_count);
+/* From / to per-joint arrays (joint_count entries each). */
+PM_API pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat *rotations,
+                                  const pm_vec3 *translations, pm_error *error);
+PM_API pm_result pm_pose_to_aos(pm_quat *out_rotations, pm_vec3 *out_translations, int joint_count,
+                                const pm_soa_transform *pose, pm_error *error);
+/* The skeleton's rest pose. */
+PM_API pm_result pm_pose_from_rest(pm_soa_transform *out, const pm_skeleton *skeleton, pm_error *error);
+
+/* One joint of a pose. */
+static inline pm_quat pm_pose_rotation(const pm_soa_transform *pose, int joint) {
+    const pm_soa_transform *g = pose + joint / 4;
+    int k = joint % 4;
+    return pm_quat_make(g->qx[k], g->qy[k], g->qz[k], g->qw[k]);
+}
+static inline pm_vec3 pm_pose_translation(const pm_soa_transform *pose, int joint) {
+    const pm_soa_transform *g = pose + joint / 4;
+    int k = joint % 4;
+    return pm_vec3_make(g->tx[k], g->ty[k], g->tz[k]);
+}
+static inline void pm_pose_set_joint(pm_soa_transform *pose, int joint, pm_quat rotation, pm_vec3 translation) {
+    pm_soa_transform *g = pose + joint / 4;
+    int k = joint % 4;
+    g->qx[k] = rotation.x;
+    g->qy[k] = rotation.y;
+    g->qz[k] = rotation.z;
+    g->qw[k] = rotation.w;
+    g->tx[k] = translation.x;
+    g->ty[k] = translation.y;
+    g->tz[k] = translation.z;
+}
+
+/* ---- runtime animation ---- */
+
+/* Immutable, uniformly sampled keys of one clip in pose layout. Consecutive keys of a joint are
+ * stored in the same quaternion hemisphere so that sampling needs no sign test. A looping clip
+ * stores one more key after its last frame: the first frame's rotations, and its translations
+ * moved on by the cycle's net displacement, so that root motion carries on across the wrap
+ * (in-place loops get back their first frame). Read-only after pm_animation_build. */
+typedef struct pm_animation {
+    int joint_count;
+    int soa_count;               /* pm_soa_count(joint_count) */
+    int frame_count;             /* frames of the source clip */
+    int key_count;               /* stored keys: frame_count, + 1 when looping */
+    float frame_time;            /* seconds between keys */
+    float duration;              /* pm_clip_duration of the source */
+    int looping;
+    pm_soa_transform *keys;      /* key_count * soa_count groups */
+    pm_allocator allocator;
+} pm_animation;
+
+/* Builds the runtime form of a validated clip. The clip is not referenced afterwards. */
+PM_API pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_allocator *allocator,
+                                    pm_error *error);
+PM_API void pm_animation_destroy(pm_animation *animation);
+
+/* ---- sampling job ---- */
+
+typedef enum pm_rotation_blend {
+    PM_ROTATION_NLERP = 0, /* normalised lerp (default; what ozz and UE do between keys) */
+    PM_ROTATION_SLERP = 1  /* constant angular speed, a little slower */
+} pm_rotation_blend;
+
+/* Local pose of an animation at a time: the two keys around it interpolated. */
+typedef struct pm_sampling_job {
+    const pm_animation *animation;
+    float time;                  /* seconds; clamped to [0, duration], wrapped when looping */
+    pm_rotation_blend rotation;
+    pm_soa_transform *output;    /* output_count >= animation->soa_count groups */
+    int output_count;
+} pm_sampling_job;
+PM_API pm_sampling_job pm_default_sampling_job(void);
+PM_API pm_result pm_sampling_job_validate(const pm_sampling_job *job, pm_error *error);
+PM_API pm_result pm_sampling_job_run(const pm_sampling_job *job, pm_error *error);
+
+/* ---- blend job: N poses, normalised weights (BL3, BL4) ---- */
+
+typedef struct pm_blend_input {
+    const pm_soa_transform *pose; /* never read when weight is 0 (may then be NULL) */
+    float weight;                 /* finite, >= 0 */
+} pm_blend_input;
+
+/* output = normalised weighted sum of the inputs: translations averaged, rotations nlerp'd on the
+ * hemisphere of the first input with a non-zero weight. Exactly one non-zero weight copies that
+ * input bit for bit. Weights must not all be zero. */
+typedef struct pm_blend_job {
+    const pm_blend_input *inputs;
+    int input_count;              /* 1..PM_BLEND_MAX_INPUTS */
+    int joint_count;
+    pm_soa_transform *output;     /* pm_soa_count(joint_count) groups; may be one of the inputs */
+} pm_blend_job;
+PM_API pm_blend_job pm_default_blend_job(void);
+PM_API pm_result pm_blend_job_validate(const pm_blend_job *job, pm_error *error);
+PM_API pm_result pm_blend_job_run(const pm_blend_job *job, pm_error *error);
+
+/* ---- layered blend per bone (BL2) ---- */
+
+/* A branch of the hierarchy for a layer mask, as UE's FBranchFilter: `bone` and its descendants
+ * down to `max_depth` levels below it (-1 = the whole branch). With blend_depth > 0 the weight
+ * ramps up over the first levels, (depth_below_bone + 1) / blend_depth capped at 1, so that a cut
+ * in the middle of the spine does not tear the pose; blend_depth <= 0 gives full weight at once.
+ * `weight` scales the whole branch. */
+typedef struct pm_branch_filter {
+    const char *bone;
+    int max_depth;
+    int blend_depth;
+    float weight;
+} pm_branch_filter;
+PM_API pm_branch_filter pm_default_branch_filter(void);
+
+/* Expands filters once into per-joint weights (out_weights: joint_count floats). A joint covered
+ * by several filters takes the largest weight; joints covered by none get 0. */
+PM_API pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skeleton,
+                                          const pm_branch_filter *filters, int filter_count, pm_error *error);
+
+typedef struct pm_blend_layer {
+    const pm_soa_transform *pose; /* never read when weight is 0 */
+    float weight;                 /* layer weight, [0, 1] */
+    const float *joint_weights;   /* joint_count weights in [0, 1] (a mask); NULL = 1 on every joint */
+} pm_blend_layer;
+
+/* Per joint i: layer k contributes w_k(i) = weight_k * joint_weights_k[i]; when the sum exceeds 1
+ * the layers are normalised to sum 1 and the base gets 0, else the base gets 1 - sum. Rotations are
+ * nlerp'd on the base's hemisphere; a joint no layer touches is the base's, bit for bit. With one
+ * layer this is lerp(base, layer, w(i)) per joint. The root joint's translation (root motion) is the
+ * base's unless blend_root_motion is set. */
+typedef struct pm_layered_blend_job {
+    const pm_soa_transform *base;
+    const pm_blend_layer *layers;
+    int layer_count;              /* 0..PM_BLEND_MAX_INPUTS */
+    int joint_count;
+    int root_joint;               /* joint carrying root motion, -1 = none (default 0) */
+    int blend_root_motion;        /* 0 (default): the base owns the root's translation */
+    pm_soa_transform *output;     /* may be the base */
+} pm_layered_blend_job;
+PM_API pm_layered_blend_job pm_default_layered_blend_job(void);
+PM_API pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_error *error);
+PM_API pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *error);
+
+/* ---- additive (BL5) ----
+ *
+ * Per joint, in local space: delta.rotation = base.rotation^-1 * source.rotation and
+ * delta.translation = source.translation - base.translation; applied as
+ *     out.rotation    = target.rotation * delta.rotation^w        (quaternion power, right-multiplied)
+ *     out.translation = target.translation + w * delta.translation
+ * so that applying the delta of (source, base) to base with w = 1 gives source back. The delta is
+ * the seed's "source * base^-1" written for posematch's product order (q1 * q2 applies q2 first):
+ * the base is undone on the side the delta is applied from. Right-multiplying keeps the delta in the
+ * joint's own frame (a nod stays a nod whatever the target's orientation); left-multiplying would
+ * apply it in the parent's frame, a different pose (tests/test_blend_jobs.c shows both). */
+
+typedef struct pm_additive_extract_job {
+    const pm_soa_transform *source;
+    const pm_soa_transform *base;
+    int joint_count;
+    pm_soa_transform *output;     /* may be source or base */
+} pm_additive_extract_job;
+PM_API pm_additive_extract_job pm_default_additive_extract_job(void);
+PM_API pm_result pm_additive_extract_job_validate(const pm_additive_extract_job *job, pm_error *error);
+PM_API pm_result pm_additive_extract_job_run(const pm_additive_extract_job *job, pm_error *error);
+
+typedef struct pm_additive_apply_job {
+    const pm_soa_transform *target;
+    const pm_soa_transform *delta; /* never read when weight is 0 */
+    float weight;                  /* [0, 1] */
+    const float *joint_weights;    /* joint_count weights in [0, 1]; NULL = 1 on every joint */
+    int joint_count;
+    pm_soa_transform *output;      /* may be the target */
+} pm_additive_apply_job;
+PM_API pm_additive_apply_job pm_default_additive_apply_job(void);
+PM_API pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_error *error);
+PM_API pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *error);
+
+/* Offline: an additive clip, every frame of `source` relative to `base`: frame `base_frame` of base
+ * when base_frame >= 0 (a reference pose, as engines usually do), else base sampled at the same
+ * normalised time as each source frame. Skeletons must have the same topology. */
+PM_API pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm_clip *base, int base_frame,
+                                          pm_error *error);
+
+/* ---- local to model ---- */
+
+/* Model-space transforms: output[j] = output[parent[j]] * local[j], roots placed by `root`.
+ * Same result as pm_local_to_model, four joints' locals converted at a time. */
+typedef struct pm_local_to_model_job {
+    const int32_t *parents;       /* parents[j] < j, -1 for roots */
+    int joint_count;
+    const pm_soa_transform *input;
+    const pm_transform *root;     /* applied to root joints; NULL = identity */
+    pm_transform *output;         /* joint_count transforms */
+} pm_local_to_model_job;
+PM_API pm_local_to_model_job pm_default_local_to_model_job(void);
+PM_API pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_error *error);
+PM_API pm_result pm_local_to_model_job_run(const pm_local_to_model_job *job, pm_error *error);
+
+PM_EXTERN_C_END
+
+#endif

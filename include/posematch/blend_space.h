@@ -1,0 +1,173 @@
+/* posematch - blend spaces (SPEC BL1, PS12).
+ *
+ * A blend space places clips ("samples") at coordinates of a 1D or 2D parameter space (speed,
+ * direction, ...). A query point selects the cell that contains it - a segment in 1D, a triangle
+ * of the samples' Delaunay triangulation in 2D - and blends the cell's samples with barycentric
+ * weights: non-negative, summing to 1, exactly 1 on a sample (which then reproduces its clip
+ * bit for bit) and linear along edges. A point outside the samples' convex hull is projected onto
+ * the nearest hull edge. Clips of different lengths are time-synchronised by normalised phase:
+ * each sample plays at phase * its own duration and the blend lasts the weight-averaged duration,
+ * so a blended walk and run keep their feet in step.
+ *
+ * Determinism: samples are put in a canonical order (by coordinates) before triangulating, so the
+ * triangulation, the cell chosen and the weights do not depend on the order samples were given in
+ * (Godot's BlendSpace2D famously did). Coordinates are normalised by the axis ranges and snapped to
+ * a 2^24 integer grid where the orientation and in-circle predicates are exact. Duplicate samples
+ * are rejected; 2D samples that all lie on one line make a 1D space along that line (or an error,
+ * PM_BLEND_COLLINEAR_ERROR). Cells are found through a uniform grid of triangle buckets: O(1)
+ * expected, independent of the sample count. 3D spaces are not supported.
+ *
+ * A space is immutable after pm_blend_space_create and may be shared between threads; it owns a
+ * runtime pm_animation of each sample, so the clips it was made from can be freed. */
+#ifndef POSEMATCH_BLEND_SPACE_H
+#define POSEMATCH_BLEND_SPACE_H
+
+#include "blend.h"
+
+PM_EXTERN_C_BEGIN
+
+#define PM_BLEND_SPACE_MAX_DIMENSIONS 2
+#define PM_BLEND_SPACE_MAX_SAMPLES 4096
+#define PM_BLEND_SPACE_MAX_WEIGHTS 3 /* samples one query can blend: a triangle's vertices */
+
+typedef struct pm_blend_space pm_blend_space;
+
+typedef enum pm_blend_sync {
+    PM_BLEND_SYNC_PHASE = 0, /* each sample at phase * its duration (default) */
+    PM_BLEND_SYNC_NONE = 1   /* every sample at the same absolute time, phase * blended duration */
+} pm_blend_sync;
+
+/* How each sample clip is placed before blending: root positions and headings of different takes
+ * are unrelated, and averaging them would drag the blend between two places. */
+typedef enum pm_blend_align {
+    PM_BLEND_ALIGN_POSITION_FACING = 0, /* frame 0's root (ground point under the hips, facing) to the origin, facing +Z (default) */
+    PM_BLEND_ALIGN_POSITION = 1,        /* frame 0's hips above the origin (x = z = 0), heading kept */
+    PM_BLEND_ALIGN_NONE = 2             /* as recorded */
+} pm_blend_align;
+
+typedef enum pm_blend_collinear {
+    PM_BLEND_COLLINEAR_LINE = 0,  /* 2D samples on one line: a 1D space along the line (default) */
+    PM_BLEND_COLLINEAR_ERROR = 1  /* ... an error */
+} pm_blend_collinear;
+
+typedef struct pm_blend_sample_def {
+    const pm_clip *clip;        /* copied into the space; same skeleton topology for every sample */
+    const char *name;           /* NULL = the clip's name, else "sample<i>" */
+    float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* coordinates; params[1] unused in 1D */
+} pm_blend_sample_def;
+PM_API pm_blend_sample_def pm_default_blend_sample_def(void);
+
+typedef struct pm_blend_space_def {
+    const char *name;           /* NULL = "blendspace" */
+    int dimensions;             /* 1 or 2 */
+    const char *axis_names[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* NULL = "x", "y" */
+    /* Axis ranges: queries are clamped to them and samples must lie inside. min == max (both 0 by
+     * default) takes the samples' extent on that axis. */
+    float axis_min[PM_BLEND_SPACE_MAX_DIMENSIONS];
+    float axis_max[PM_BLEND_SPACE_MAX_DIMENSIONS];
+    const pm_blend_sample_def *samples;
+    int sample_count;           /* 1..PM_BLEND_SPACE_MAX_SAMPLES */
+    pm_blend_sync sync;
+    pm_blend_align align;
+    pm_blend_collinear collinear;
+    const pm_allocator *allocator;
+} pm_blend_space_def;
+PM_API pm_blend_space_def pm_default_blend_space_def(void);
+
+PM_API pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *def, pm_error *error);
+PM_API void pm_blend_space_destroy(pm_blend_space *space);
+
+/* ---- inspection ---- */
+PM_API const char *pm_blend_space_name(const pm_blend_space *space);
+PM_API int pm_blend_space_dimensions(const pm_blend_space *space);
+PM_API int pm_blend_space_sample_count(const pm_blend_space *space);
+PM_API const char *pm_blend_space_sample_name(const pm_blend_space *space, int sample);
+/* Writes the sample's coordinates (dimensions floats). */
+PM_API void pm_blend_space_sample_params(const pm_blend_space *space, int sample, float *out_params);
+PM_API const pm_animation *pm_blend_space_sample_animation(const pm_blend_space *space, int sample);
+PM_API const char *pm_blend_space_axis_name(const pm_blend_space *space, int axis);
+PM_API void pm_blend_space_axis_range(const pm_blend_space *space, int axis, float *out_min, float *out_max);
+/* Skeleton of the space (the first sample's). */
+PM_API const pm_skeleton *pm_blend_space_skeleton(const pm_blend_space *space);
+/* 1 when 2D samples were all collinear and the space works along their line. */
+PM_API int pm_blend_space_is_collinear(const pm_blend_space *space);
+/* Cells: triangles in 2D, segments in 1D (or along the line of collinear samples), 0 with one sample.
+ * pm_blend_space_cell writes the cell's sample indices (3 or 2) and returns how many. */
+PM_API int pm_blend_space_cell_count(const pm_blend_space *space);
+PM_API int pm_blend_space_cell(const pm_blend_space *space, int cell, int *out_samples);
+
+/* ---- weights ---- */
+
+typedef enum pm_blend_cell_kind {
+    PM_BLEND_CELL_POINT = 0,    /* a space of one sample */
+    PM_BLEND_CELL_SEGMENT = 1,  /* a 1D segment (1D spaces, collinear samples) */
+    PM_BLEND_CELL_TRIANGLE = 2, /* a triangle that contains the point */
+    PM_BLEND_CELL_HULL_EDGE = 3 /* the point was outside the hull: projected onto this edge of triangle `cell` */
+} pm_blend_cell_kind;
+
+typedef struct pm_blend_space_weights {
+    int count;                  /* samples with a non-zero weight, 1..3 */
+    int samples[PM_BLEND_SPACE_MAX_WEIGHTS];   /* sample indices (def order), listed by coordinates */
+    float weights[PM_BLEND_SPACE_MAX_WEIGHTS]; /* > 0, sum 1 */
+    pm_blend_cell_kind cell_kind;
+    int cell;                   /* triangle or segment index; -1 for POINT */
+    int cell_sample_count;      /* 3 for a triangle, 2 for a segment or hull edge, 1 for a point */
+    int cell_samples[PM_BLEND_SPACE_MAX_WEIGHTS];
+    int outside;                /* 1 when the point was clamped to the axes or projected onto the hull */
+    float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* the point actually used */
+} pm_blend_space_weights;
+
+/* Weights of the samples at `params` (dimensions floats). Allocation-free; weights below 1e-6 of
+ * the total are dropped (a sample that barely contributes is not worth sampling) and the rest
+ * renormalised. */
+PM_API pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *space,
+                                           const float *params, pm_error *error);
+/* Duration of one blended cycle: the weight-averaged duration of the contributing samples. */
+PM_API float pm_blend_space_duration(const pm_blend_space *space, const pm_blend_space_weights *weights);
+
+/* ---- runtime job ---- */
+
+/* Local pose of the space at `params` and normalised `phase` (0 = start of the cycle, 1 = end;
+ * wrapped for looping samples, clamped otherwise). Runs the sampling jobs of the contributing
+ * samples into `scratch` and blends them; allocation-free. */
+typedef struct pm_blend_space_job {
+    const pm_blend_space *space;
+    const float *params;        /* dimensions floats */
+    float phase;
+    pm_rotation_blend rotation; /* interpolation between keys */
+    pm_soa_transform *scratch;  /* scratch_count >= PM_BLEND_SPACE_MAX_WEIGHTS * pm_soa_count(joints) */
+    int scratch_count;
+    pm_soa_transform *output;   /* output_count >= pm_soa_count(joints) */
+    int output_count;
+    pm_blend_space_weights *out_weights; /* optional: the weights used */
+} pm_blend_space_job;
+PM_API pm_blend_space_job pm_default_blend_space_job(void);
+PM_API pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *error);
+PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error);
+
+/* ---- database assets (PS12) ---- */
+
+/* An ordinary clip of the blend at `params`: one time-synchronised cycle (phase 0..1 over the
+ * weight-averaged duration) at `fps` frames per second (0 = the first sample's rate), root motion
+ * included, on the space's skeleton. Looping when every contributing sample loops. Named
+ * "<space>@<p0>[,<p1>]". Free it with pm_clip_destroy. */
+PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,
+                                     pm_error *error);
+
+typedef struct pm_blend_grid_def {
+    int counts[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* points per axis, >= 1 (1 = the axis midpoint) */
+    int include_outside;        /* 0 (default): skip points outside the samples' hull (they would
+                                 * only repeat hull motion); 1: keep every point */
+} pm_blend_grid_def;
+PM_API pm_blend_grid_def pm_default_blend_grid_def(void);
+
+/* Parameter points of a grid over the axis ranges, axis 0 varying fastest, written as
+ * `dimensions` floats per point into out_params (room for `capacity` points; NULL with capacity 0
+ * just counts). *out_count receives the number of points the grid has; PM_ERR_LIMIT when that
+ * exceeds capacity (nothing beyond capacity is written). */
+PM_API pm_result pm_blend_space_grid(float *out_params, int capacity, int *out_count, const pm_blend_space *space,
+                                     const pm_blend_grid_def *def, pm_error *error);
+
+PM_EXTERN_C_END
+
+#endif

@@ -1,0 +1,218 @@
+/* Runtime animation (SoA keys built from a pm_clip), pose buffers and the sampling job. */
+#include <math.h>
+
+#include "core.h"
+#include "pose_kernels.h"
+#include "posematch/blend.h"
+
+/* ---- poses ---- */
+
+pm_soa_transform *pm_pose_alloc(int joint_count, const pm_allocator *allocator) {
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS) return NULL;
+    pm_soa_transform *p =
+        (pm_soa_transform *)pm_alloc_array(allocator, (size_t)pm_soa_count(joint_count), sizeof(pm_soa_transform), 16);
+    if (p) pm_pose_set_identity(p, joint_count);
+    return p;
+}
+
+void pm_pose_free(pm_soa_transform *pose, const pm_allocator *allocator) { pm_free(allocator, pose); }
+
+void pm_pose_set_identity(pm_soa_transform *pose, int joint_count) {
+    if (!pose) return;
+    for (int g = 0; g < pm_soa_count(joint_count); g++) pm_soa_identity(&pose[g]);
+}
+
+pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat *rotations,
+                           const pm_vec3 *translations, pm_error *error) {
+    if (!out || !rotations || !translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_aos: NULL argument");
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_LIMIT, "pm_pose_from_aos: %d joints is outside 1..%d", joint_count, PM_MAX_JOINTS);
+    pm_pose_set_identity(out, joint_count);
+    for (int j = 0; j < joint_count; j++) pm_pose_set_joint(out, j, rotations[j], translations[j]);
+    return PM_OK;
+}
+
+pm_result pm_pose_to_aos(pm_quat *out_rotations, pm_vec3 *out_translations, int joint_count,
+                         const pm_soa_transform *pose, pm_error *error) {
+    if (!pose || (!out_rotations && !out_translations))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_to_aos: NULL argument");
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_LIMIT, "pm_pose_to_aos: %d joints is outside 1..%d", joint_count, PM_MAX_JOINTS);
+    for (int j = 0; j < joint_count; j++) {
+        if (out_rotations) out_rotations[j] = pm_pose_rotation(pose, j);
+        if (out_translations) out_translations[j] = pm_pose_translation(pose, j);
+    }
+    return PM_OK;
+}
+
+pm_result pm_pose_from_rest(pm_soa_transform *out, const pm_skeleton *skeleton, pm_error *error) {
+    if (!out || !skeleton) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_rest: NULL argument");
+    return pm_pose_from_aos(out, skeleton->joint_count, skeleton->rest_rotations, skeleton->rest_translations, error);
+}
+
+/* ---- runtime animation ---- */
+
+void pm_animation_destroy(pm_animation *a) {
+    if (!a) return;
+    pm_free(&a->allocator, a->keys);
+    memset(a, 0, sizeof *a);
+}
+
+pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_allocator *allocator, pm_error *error) {
+    if (!out || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_animation_build: NULL argument");
+    memset(out, 0, sizeof *out);
+    pm_result r = pm_clip_validate(clip, error);
+    if (r != PM_OK) return r;
+    int jc = clip->skeleton.joint_count;
+    int soa = pm_soa_count(jc);
+    int looping = clip->looping && clip->frame_count > 1;
+    int keys = clip->frame_count + looping;
+    out->allocator = pm_allocator_resolve(allocator ? allocator : &clip->allocator);
+    out->keys = (pm_soa_transform *)pm_alloc_array(&out->allocator, (size_t)keys * (size_t)soa,
+                                                   sizeof(pm_soa_transform), 16);
+    if (!out->keys)
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "animation '%s': out of memory for %d keys x %d joints",
+                       clip->name ? clip->name : "", keys, jc);
+    out->joint_count = jc;
+    out->soa_count = soa;
+    out->frame_count = clip->frame_count;
+    out->key_count = keys;
+    out->frame_time = clip->frame_time;
+    out->duration = pm_clip_duration(clip);
+    out->looping = looping;
+    int n = clip->frame_count;
+    for (int k = 0; k < keys; k++) {
+        int f = k < n ? k : 0;
+        pm_soa_transform *dst = out->keys + (size_t)k * soa;
+        const pm_quat *rot = clip->rotations + (size_t)f * jc;
+        const pm_vec3 *tr = clip->translations + (size_t)f * jc;
+        pm_pose_set_identity(dst, jc);
+        for (int j = 0; j < jc; j++) {
+            pm_quat q = pm_quat_normalize(rot[j]);
+            /* Keep each joint's track on one hemisphere so that interpolation between neighbours
+             * never needs a sign test at run time. */
+            if (k > 0) q = pm_quat_abs_near(q, pm_pose_rotation(dst - soa, j));
+            else if (q.w < 0.0f) q = pm_quat_neg(q);
+            pm_vec3 t = tr[j];
+            if (k == n) {
+                /* The key after a loop's last frame: frame 0 moved on by the cycle's net
+                 * displacement (the span from the first to the last frame plus one average step),
+                 * so that root motion keeps going across the wrap instead of sliding back. For
+                 * constant or in-place translations the displacement is (nearly) zero. */
+                pm_vec3 p0 = clip->translations[j], p1 = clip->translations[(size_t)jc + j];
+                pm_vec3 pl = clip->translations[(size_t)(n - 1) * jc + j], pm = clip->translations[(size_t)(n - 2) * jc + j];
+                pm_vec3 step = pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f);
+                t = pm_vec3_add(pl, step);
+            }
+            pm_pose_set_joint(dst, j, q, t);
+        }
+    }
+    return PM_OK;
+}
+
+/* ---- sampling job ---- */
+
+/* Keys are hemisphere-aligned at build time, so no sign test is needed between neighbours. */
+static void interp_nlerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
+                         int count) {
+    pm_f4 t = f4_set1(alpha);
+    for (int g = 0; g < count; g++) {
+        soa_quat a = soa_load_rotation(g0 + g), b = soa_load_rotation(g1 + g);
+        soa_vec3 ta = soa_load_translation(g0 + g), tb = soa_load_translation(g1 + g);
+        soa_quat q;
+        q.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
+        q.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
+        q.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
+        q.w = f4_madd(f4_sub(b.w, a.w), t, a.w);
+        soa_vec3 v;
+        v.x = f4_madd(f4_sub(tb.x, ta.x), t, ta.x);
+        v.y = f4_madd(f4_sub(tb.y, ta.y), t, ta.y);
+        v.z = f4_madd(f4_sub(tb.z, ta.z), t, ta.z);
+        soa_store(out + g, soa_quat_normalize(q), v);
+    }
+}
+
+static void interp_slerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
+                         int count) {
+    pm_f4 t = f4_set1(alpha);
+    for (int g = 0; g < count; g++) {
+        soa_quat a = soa_load_rotation(g0 + g), b = soa_load_rotation(g1 + g);
+        soa_vec3 ta = soa_load_translation(g0 + g), tb = soa_load_translation(g1 + g);
+        pm_f4 wa, wb;
+        soa_slerp_weights(soa_quat_dot(a, b), t, &wa, &wb);
+        soa_quat q = soa_quat_madd(soa_quat_scale(a, wa), b, wb);
+        soa_vec3 v;
+        v.x = f4_madd(f4_sub(tb.x, ta.x), t, ta.x);
+        v.y = f4_madd(f4_sub(tb.y, ta.y), t, ta.y);
+        v.z = f4_madd(f4_sub(tb.z, ta.z), t, ta.z);
+        /* Slerp of unit quaternions is unit up to the polynomial error; renormalising is cheap. */
+        soa_store(out + g, soa_quat_normalize(q), v);
+    }
+}
+
+pm_sampling_job pm_default_sampling_job(void) {
+    pm_sampling_job j;
+    memset(&j, 0, sizeof j);
+    j.rotation = PM_ROTATION_NLERP;
+    return j;
+}
+
+pm_result pm_sampling_job_validate(const pm_sampling_job *job, pm_error *error) {
+    if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: NULL job");
+    const pm_animation *a = job->animation;
+    if (!a || !a->keys || a->key_count < 1 || a->soa_count < 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: no animation (build one with pm_animation_build)");
+    if (!job->output) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: output is NULL");
+    if (!pm_pose_aligned(job->output)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: output%s", PM_ALIGN_HINT);
+    if (job->output_count < a->soa_count)
+        return pm_fail(error, PM_ERR_MISMATCH, "sampling job: output holds %d groups, the animation's %d joints need %d",
+                       job->output_count, a->joint_count, a->soa_count);
+    if (!isfinite(job->time)) return pm_fail(error, PM_ERR_NUMERIC, "sampling job: time is not finite");
+    if (job->rotation != PM_ROTATION_NLERP && job->rotation != PM_ROTATION_SLERP)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: unknown rotation blend %d", (int)job->rotation);
+    return PM_OK;
+}
+
+/* Key pair and blend factor at `time`; alpha == 0 means exactly on key k0. */
+static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
+    int n = a->frame_count;
+    if (n < 2) {
+        *k0 = 0;
+        *alpha = 0.0f;
+        return;
+    }
+    double x = (double)time / (double)a->frame_time;
+    if (a->looping) {
+        x = fmod(x, (double)n);
+        if (x < 0.0) x += n;
+    } else if (!(x > 0.0)) x = 0.0;
+    else if (x >= (double)(n - 1)) {
+        *k0 = n - 1;
+        *alpha = 0.0f;
+        return;
+    }
+    int i = (int)x;
+    if (i >= n) i = n - 1; /* fmod can round up to n */
+    if (!a->looping && i >= n - 1) i = n - 2;
+    *k0 = i;
+    *alpha = (float)(x - i);
+}
+
+pm_result pm_sampling_job_run(const pm_sampling_job *job, pm_error *error) {
+    pm_result r = pm_sampling_job_validate(job, error);
+    if (r != PM_OK) return r;
+    const pm_animation *a = job->animation;
+    int k0;
+    float alpha;
+    key_pair(a, job->time, &k0, &alpha);
+    const pm_soa_transform *g0 = a->keys + (size_t)k0 * a->soa_count;
+    if (alpha == 0.0f) {
+        /* On a key: the stored values, bit for bit. */
+        memcpy(job->output, g0, (size_t)a->soa_count * sizeof(pm_soa_transform));
+        return PM_OK;
+    }
+    const pm_soa_transform *g1 = g0 + a->soa_count;
+    if (job->rotation == PM_ROTATION_SLERP) interp_slerp(job->output, g0, g1, alpha, a->soa_count);
+    else interp_nlerp(job->output, g0, g1, alpha, a->soa_count);
+    return PM_OK;
+}

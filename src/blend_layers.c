@@ -1,0 +1,243 @@
+/* Layered blend per bone (SPEC BL2) and the branch filters that make its per-joint weights. */
+#include <math.h>
+
+#include "core.h"
+#include "pose_kernels.h"
+
+pm_branch_filter pm_default_branch_filter(void) {
+    pm_branch_filter f;
+    f.bone = NULL;
+    f.max_depth = -1;
+    f.blend_depth = 0;
+    f.weight = 1.0f;
+    return f;
+}
+
+pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skeleton, const pm_branch_filter *filters,
+                                   int filter_count, pm_error *error) {
+    if (!out_weights || !skeleton || (!filters && filter_count > 0))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: NULL argument");
+    if (filter_count < 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: negative filter count");
+    pm_result r = pm_skeleton_validate(skeleton, error);
+    if (r != PM_OK) return r;
+    int n = skeleton->joint_count;
+    for (int j = 0; j < n; j++) out_weights[j] = 0.0f;
+    for (int f = 0; f < filter_count; f++) {
+        const pm_branch_filter *bf = &filters[f];
+        if (!bf->bone || !bf->bone[0])
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: no bone name", f);
+        if (!isfinite(bf->weight) || bf->weight < 0.0f || bf->weight > 1.0f)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): weight %g is outside [0, 1]", f,
+                           bf->bone, (double)bf->weight);
+        if (bf->max_depth < -1)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): max_depth %d (use -1 for the whole branch)",
+                           f, bf->bone, bf->max_depth);
+        int start = pm_skeleton_find_joint(skeleton, bf->bone);
+        if (start < 0)
+            return pm_fail(error, PM_ERR_NOT_FOUND, "branch filter %d: the skeleton has no joint named '%s'", f, bf->bone);
+        float ramp = bf->blend_depth > 0 ? 1.0f / (float)bf->blend_depth : 1.0f;
+        for (int j = start; j < n; j++) {
+            int depth = -1;
+            if (j == start) depth = 0;
+            else {
+                /* Walk up towards the filter bone (parents come first, so any joint of the branch
+                 * has an index above it); this runs once per mask, not per frame. */
+                int d = 0, a = j;
+                while (a > start) {
+                    a = skeleton->parents[a];
+                    d++;
+                }
+                if (a == start) depth = d;
+            }
+            if (depth < 0 || (bf->max_depth >= 0 && depth > bf->max_depth)) continue;
+            float w = (float)(depth + 1) * ramp;
+            if (w > 1.0f) w = 1.0f;
+            w *= bf->weight;
+            if (w > out_weights[j]) out_weights[j] = w;
+        }
+    }
+    return PM_OK;
+}
+
+pm_layered_blend_job pm_default_layered_blend_job(void) {
+    pm_layered_blend_job j;
+    memset(&j, 0, sizeof j);
+    j.root_joint = 0;
+    return j;
+}
+
+pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_error *error) {
+    if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: NULL job");
+    if (job->joint_count < 1 || job->joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_LIMIT, "layered blend job: joint_count %d is outside 1..%d", job->joint_count,
+                       PM_MAX_JOINTS);
+    if (!job->base || !job->output)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base and output must be set");
+    if (!pm_pose_aligned(job->base) || !pm_pose_aligned(job->output))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base or output%s", PM_ALIGN_HINT);
+    if (job->layer_count < 0 || job->layer_count > PM_BLEND_MAX_INPUTS || (job->layer_count > 0 && !job->layers))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: %d layers is outside 0..%d", job->layer_count,
+                       PM_BLEND_MAX_INPUTS);
+    if (job->root_joint < -1 || job->root_joint >= job->joint_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: root_joint %d is outside -1..%d", job->root_joint,
+                       job->joint_count - 1);
+    for (int i = 0; i < job->layer_count; i++) {
+        float w = job->layers[i].weight;
+        if (!isfinite(w)) return pm_fail(error, PM_ERR_NUMERIC, "layered blend job: layer %d has a non-finite weight", i);
+        if (w < 0.0f || w > 1.0f)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d weight %g is outside [0, 1]", i,
+                           (double)w);
+        if (w > 0.0f && !job->layers[i].pose)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d has weight %g but no pose", i,
+                           (double)w);
+        if (w > 0.0f && !pm_pose_aligned(job->layers[i].pose))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d%s", i, PM_ALIGN_HINT);
+    }
+    return PM_OK;
+}
+
+typedef struct active_layer {
+    const pm_soa_transform *pose;
+    const float *joint_weights;
+    float weight;
+} active_layer;
+
+/* Joint weights are checked as they are loaded (a lane is set where one is NaN or outside [0, 1])
+ * rather than by a separate pass over every mask. */
+PM_SIMD_INLINE pm_f4 layer_weights(const active_layer *l, int g, int joint_count, pm_i4 *bad) {
+    pm_f4 w = f4_set1(l->weight);
+    if (!l->joint_weights) return w;
+    pm_f4 jw = soa_load_joint_weights(l->joint_weights, g, joint_count);
+    *bad = i4_or(*bad, i4_andnot(i4_and(f4_le(f4_zero(), jw), f4_le(jw, f4_set1(1.0f))), i4_set1(-1)));
+    return f4_mul(w, jw);
+}
+
+/* Finishes a joint group: lanes no layer touched (total 0) keep the base bit for bit because
+ * their normalisation factor is exactly 1 and their sums are base * 1 + 0. */
+PM_SIMD_INLINE void store_layered(pm_soa_transform *o, soa_quat q, soa_vec3 t, pm_f4 total) {
+    pm_f4 inv = f4_select(f4_eq(total, f4_zero()), f4_set1(1.0f), f4_rsqrt(soa_quat_dot(q, q)));
+    soa_store(o, soa_quat_scale(q, inv), t);
+}
+
+#define PM_LAYER_CHUNK 64
+
+/* One layer, the common case: a per-joint lerp between base and layer. Hemisphere signs and mask
+ * weights first, in their own pass (fused, the dot -> sign -> multiply chain held back every
+ * group), then the blend. */
+static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, pm_i4 *bad) {
+    const int groups = pm_soa_count(job->joint_count);
+    const pm_f4 zero = f4_zero();
+    pm_f4 weight[PM_LAYER_CHUNK], signed_w[PM_LAYER_CHUNK];
+    for (int start = 0; start < groups; start += PM_LAYER_CHUNK) {
+        int end = PM_MIN(groups, start + PM_LAYER_CHUNK);
+        for (int g = start; g < end; g++) {
+            pm_f4 w = layer_weights(layer, g, job->joint_count, bad);
+            weight[g - start] = w;
+            /* A mask that leaves the whole group alone: the layer is not read there. */
+            if (!layer->joint_weights || i4_any(f4_lt(zero, w)))
+                signed_w[g - start] = soa_signed_weight(w, soa_load_rotation(layer->pose + g), soa_load_rotation(job->base + g));
+        }
+        for (int g = start; g < end; g++) {
+            const pm_soa_transform *b = job->base + g;
+            pm_soa_transform *o = job->output + g;
+            pm_f4 w = weight[g - start];
+            if (layer->joint_weights && !i4_any(f4_lt(zero, w))) {
+                if (o != b) *o = *b;
+                continue;
+            }
+            pm_f4 wb = f4_sub(f4_set1(1.0f), w);
+            soa_quat q = soa_quat_madd(soa_quat_scale(soa_load_rotation(b), wb), soa_load_rotation(layer->pose + g),
+                                       signed_w[g - start]);
+            soa_vec3 t0 = soa_load_translation(b), t1 = soa_load_translation(layer->pose + g), t;
+            t.x = f4_madd(t1.x, w, f4_mul(t0.x, wb));
+            t.y = f4_madd(t1.y, w, f4_mul(t0.y, wb));
+            t.z = f4_madd(t1.z, w, f4_mul(t0.z, wb));
+            store_layered(o, q, t, w);
+        }
+    }
+}
+
+static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, pm_i4 *bad) {
+    const int groups = pm_soa_count(job->joint_count);
+    const pm_f4 one = f4_set1(1.0f), zero = f4_zero();
+    for (int g = 0; g < groups; g++) {
+        const pm_soa_transform *b = job->base + g;
+        pm_soa_transform *o = job->output + g;
+        soa_quat q0 = soa_load_rotation(b);
+        soa_quat acc_q = {zero, zero, zero, zero};
+        soa_vec3 acc_t = {zero, zero, zero};
+        pm_f4 total = zero;
+        for (int i = 0; i < n; i++) {
+            pm_f4 w = layer_weights(&layers[i], g, job->joint_count, bad);
+            if (layers[i].joint_weights && !i4_any(f4_lt(zero, w))) continue;
+            const pm_soa_transform *l = layers[i].pose + g;
+            soa_quat q = soa_load_rotation(l);
+            acc_q = soa_quat_madd(acc_q, q, soa_signed_weight(w, q, q0));
+            soa_vec3 t = soa_load_translation(l);
+            acc_t.x = f4_madd(t.x, w, acc_t.x);
+            acc_t.y = f4_madd(t.y, w, acc_t.y);
+            acc_t.z = f4_madd(t.z, w, acc_t.z);
+            total = f4_add(total, w);
+        }
+        pm_i4 over = f4_lt(one, total);
+        if (!i4_any(f4_lt(zero, total))) {
+            if (o != b) *o = *b;
+            continue;
+        }
+        if (i4_any(over)) {
+            /* Over-full layers are normalised among themselves and leave the base out. */
+            pm_f4 scale = f4_select(over, f4_div(one, total), one);
+            acc_q = soa_quat_scale(acc_q, scale);
+            acc_t.x = f4_mul(acc_t.x, scale);
+            acc_t.y = f4_mul(acc_t.y, scale);
+            acc_t.z = f4_mul(acc_t.z, scale);
+        }
+        pm_f4 wb = f4_max(f4_sub(one, total), zero);
+        soa_vec3 t0 = soa_load_translation(b);
+        soa_vec3 t;
+        t.x = f4_madd(t0.x, wb, acc_t.x);
+        t.y = f4_madd(t0.y, wb, acc_t.y);
+        t.z = f4_madd(t0.z, wb, acc_t.z);
+        store_layered(o, soa_quat_madd(acc_q, q0, wb), t, total);
+    }
+}
+
+pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *error) {
+    pm_result r = pm_layered_blend_job_validate(job, error);
+    if (r != PM_OK) return r;
+    active_layer layers[PM_BLEND_MAX_INPUTS];
+    int n = 0;
+    for (int i = 0; i < job->layer_count; i++)
+        if (job->layers[i].weight > 0.0f) {
+            layers[n].pose = job->layers[i].pose;
+            layers[n].joint_weights = job->layers[i].joint_weights;
+            layers[n].weight = job->layers[i].weight;
+            n++;
+        }
+    /* Read before blending: the output may be the base. */
+    pm_vec3 root_translation = job->root_joint >= 0 ? pm_pose_translation(job->base, job->root_joint) : pm_vec3_zero();
+    pm_i4 bad = i4_set1(0);
+    if (n == 0) {
+        if (job->output != job->base)
+            memmove(job->output, job->base, (size_t)pm_soa_count(job->joint_count) * sizeof(pm_soa_transform));
+    } else if (n == 1) layered_one(job, &layers[0], &bad);
+    else layered_n(job, layers, n, &bad);
+    if (i4_any(bad)) {
+        for (int i = 0; i < n; i++) {
+            if (!layers[i].joint_weights) continue;
+            for (int j = 0; j < job->joint_count; j++) {
+                float w = layers[i].joint_weights[j];
+                if (!(w >= 0.0f && w <= 1.0f))
+                    return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC,
+                                   "layered blend job: a layer's weight for joint %d is %g (must be in [0, 1])", j,
+                                   (double)w);
+            }
+        }
+    }
+    if (job->root_joint >= 0 && !job->blend_root_motion) {
+        /* Root motion is the base's alone: two layers' root velocities averaged give a speed
+         * neither animation has. */
+        pm_pose_set_joint(job->output, job->root_joint, pm_pose_rotation(job->output, job->root_joint), root_translation);
+    }
+    return PM_OK;
+}

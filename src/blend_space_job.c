@@ -1,0 +1,186 @@
+/* Blend-space evaluation: the runtime job, baking to clips (database assets) and parameter grids. */
+#include <math.h>
+#include <stdio.h>
+
+#include "blend_space_internal.h"
+#include "core.h"
+#include "pose_kernels.h"
+
+pm_blend_space_job pm_default_blend_space_job(void) {
+    pm_blend_space_job j;
+    memset(&j, 0, sizeof j);
+    j.rotation = PM_ROTATION_NLERP;
+    return j;
+}
+
+pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *error) {
+    if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: NULL job");
+    const pm_blend_space *s = job->space;
+    if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: no space");
+    if (!job->params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: params is NULL");
+    for (int d = 0; d < s->dimensions; d++)
+        if (!isfinite(job->params[d]))
+            return pm_fail(error, PM_ERR_NUMERIC, "blend space job: parameter %s is not finite", s->axis_names[d]);
+    if (!isfinite(job->phase)) return pm_fail(error, PM_ERR_NUMERIC, "blend space job: phase is not finite");
+    if (job->rotation != PM_ROTATION_NLERP && job->rotation != PM_ROTATION_SLERP)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: unknown rotation blend %d", (int)job->rotation);
+    if (!job->output || job->output_count < s->soa_count)
+        return pm_fail(error, PM_ERR_MISMATCH, "blend space job: output holds %d groups, the space's %d joints need %d",
+                       job->output ? job->output_count : 0, s->joint_count, s->soa_count);
+    if (!job->scratch || job->scratch_count < PM_BLEND_SPACE_MAX_WEIGHTS * s->soa_count)
+        return pm_fail(error, PM_ERR_MISMATCH, "blend space job: scratch holds %d groups, %d are needed",
+                       job->scratch ? job->scratch_count : 0, PM_BLEND_SPACE_MAX_WEIGHTS * s->soa_count);
+    if (!pm_pose_aligned(job->output) || !pm_pose_aligned(job->scratch))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: output or scratch%s", PM_ALIGN_HINT);
+    return PM_OK;
+}
+
+/* Time at which sample `i` plays for a normalised phase. */
+static float sample_time(const pm_blend_space *s, int i, float phase, float blended_duration) {
+    const pm_animation *a = &s->animations[i];
+    if (s->sync == PM_BLEND_SYNC_PHASE) return phase * a->duration;
+    return phase * blended_duration;
+}
+
+/* The evaluation proper, on validated arguments. */
+static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights *w, float phase, pm_rotation_blend rot,
+                          pm_soa_transform *scratch, pm_soa_transform *output, pm_error *error) {
+    float duration = pm_blend_space_duration(s, w);
+    pm_sampling_job sj = pm_default_sampling_job();
+    sj.rotation = rot;
+    sj.output_count = s->soa_count;
+    if (w->count == 1) {
+        /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
+        sj.animation = &s->animations[w->samples[0]];
+        sj.time = sample_time(s, w->samples[0], phase, duration);
+        sj.output = output;
+        return pm_sampling_job_run(&sj, error);
+    }
+    pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
+    for (int i = 0; i < w->count; i++) {
+        sj.animation = &s->animations[w->samples[i]];
+        sj.time = sample_time(s, w->samples[i], phase, duration);
+        sj.output = scratch + (size_t)i * s->soa_count;
+        pm_result r = pm_sampling_job_run(&sj, error);
+        if (r != PM_OK) return r;
+        inputs[i].pose = sj.output;
+        inputs[i].weight = w->weights[i];
+    }
+    pm_blend_job bj = pm_default_blend_job();
+    bj.inputs = inputs;
+    bj.input_count = w->count;
+    bj.joint_count = s->joint_count;
+    bj.output = output;
+    return pm_blend_job_run(&bj, error);
+}
+
+pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error) {
+    pm_result r = pm_blend_space_job_validate(job, error);
+    if (r != PM_OK) return r;
+    pm_blend_space_weights w;
+    if ((r = pm_blend_space_weights_at(&w, job->space, job->params, error)) != PM_OK) return r;
+    if (job->out_weights) *job->out_weights = w;
+    return evaluate(job->space, &w, job->phase, job->rotation, job->scratch, job->output, error);
+}
+
+/* ---- baking ---- */
+
+pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float *params, float fps, pm_error *error) {
+    if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_bake: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (fps == 0.0f) fps = 1.0f / s->frame_time;
+    if (!isfinite(fps) || !(fps > 0.0f) || fps > 10000.0f)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside (0, 10000]", s->name,
+                       (double)fps);
+    pm_blend_space_weights w;
+    pm_result r = pm_blend_space_weights_at(&w, s, params, error);
+    if (r != PM_OK) return r;
+    double duration = pm_blend_space_duration(s, &w);
+    int looping = 1;
+    for (int i = 0; i < w.count; i++) looping &= s->animations[w.samples[i]].looping;
+    /* One cycle: a looping blend ends one frame before it starts again; a one-shot includes both ends. */
+    double frames_d = looping ? floor(duration * fps + 0.5) : floor(duration * fps + 0.5) + 1.0;
+    if (frames_d < 1.0) frames_d = 1.0;
+    if (frames_d > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_LIMIT, "blend space '%s': %.0f frames at %g fps exceeds the limit of %d", s->name,
+                       frames_d, (double)fps, PM_MAX_FRAMES);
+    int frames = (int)frames_d;
+    double steps = looping ? frames : frames - 1;
+    float frame_time = steps > 0.0 && duration > 0.0 ? (float)(duration / steps) : 1.0f / fps;
+
+    size_t groups = (size_t)s->soa_count;
+    pm_soa_transform *poses = (pm_soa_transform *)pm_alloc_array(&s->allocator, groups * (PM_BLEND_SPACE_MAX_WEIGHTS + 1),
+                                                                 sizeof(pm_soa_transform), 16);
+    if (!poses) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space '%s': out of memory for baking", s->name);
+    if ((r = pm_clip_create(out, &s->skeleton, frames, frame_time, &s->allocator, error)) != PM_OK) goto done;
+    out->looping = looping && frames > 1;
+    out->unit_scale = s->unit_scale;
+    out->source_up = s->source_up;
+    char name[256];
+    if (s->dimensions == 1) snprintf(name, sizeof name, "%s@%g", s->name, (double)params[0]);
+    else snprintf(name, sizeof name, "%s@%g,%g", s->name, (double)params[0], (double)params[1]);
+    if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
+    size_t jc = (size_t)s->joint_count;
+    for (int f = 0; f < frames; f++) {
+        float phase = steps > 0.0 ? (float)((double)f / steps) : 0.0f;
+        if ((r = evaluate(s, &w, phase, PM_ROTATION_NLERP, poses + groups, poses, error)) != PM_OK) goto done;
+        if ((r = pm_pose_to_aos(out->rotations + f * jc, out->translations + f * jc, (int)jc, poses, error)) != PM_OK)
+            goto done;
+    }
+done:
+    if (r != PM_OK) pm_clip_destroy(out);
+    pm_free(&s->allocator, poses);
+    return r;
+}
+
+/* ---- grids ---- */
+
+pm_blend_grid_def pm_default_blend_grid_def(void) {
+    pm_blend_grid_def d;
+    d.counts[0] = 5;
+    d.counts[1] = 5;
+    d.include_outside = 0;
+    return d;
+}
+
+pm_result pm_blend_space_grid(float *out_params, int capacity, int *out_count, const pm_blend_space *s,
+                              const pm_blend_grid_def *def, pm_error *error) {
+    if (!out_count || !s || !def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_grid: NULL argument");
+    *out_count = 0;
+    if (capacity < 0 || (capacity > 0 && !out_params))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space grid: no room for the points");
+    long long total = 1;
+    for (int d = 0; d < s->dimensions; d++) {
+        if (def->counts[d] < 1 || def->counts[d] > 100000)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space grid: %d points on axis %s is outside 1..100000",
+                           def->counts[d], s->axis_names[d]);
+        total *= def->counts[d];
+    }
+    if (total > 10000000LL)
+        return pm_fail(error, PM_ERR_LIMIT, "blend space grid: %lld points is too many", total);
+    int n = 0;
+    int count1 = s->dimensions > 1 ? def->counts[1] : 1;
+    for (int iy = 0; iy < count1; iy++)
+        for (int ix = 0; ix < def->counts[0]; ix++) {
+            float p[PM_BLEND_SPACE_MAX_DIMENSIONS];
+            int idx[2] = {ix, iy};
+            for (int d = 0; d < s->dimensions; d++) {
+                int c = def->counts[d];
+                double u = c > 1 ? (double)idx[d] / (double)(c - 1) : 0.5;
+                p[d] = (float)(s->axis_min[d] + u * (s->axis_max[d] - s->axis_min[d]));
+            }
+            if (!def->include_outside) {
+                pm_blend_space_weights w;
+                pm_result r = pm_blend_space_weights_at(&w, s, p, error);
+                if (r != PM_OK) return r;
+                if (w.outside) continue;
+            }
+            if (n < capacity)
+                for (int d = 0; d < s->dimensions; d++) out_params[(size_t)n * s->dimensions + d] = p[d];
+            n++;
+        }
+    *out_count = n;
+    if (n > capacity && out_params)
+        return pm_fail(error, PM_ERR_LIMIT, "blend space grid: %d points do not fit in room for %d", n, capacity);
+    return PM_OK;
+}

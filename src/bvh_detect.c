@@ -1,0 +1,219 @@
+/* BVH loading entry points: read the file, parse it, then find the up axis and units the file
+ * does not state, and convert to Y-up metres. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "bvh_internal.h"
+#include "core.h"
+
+pm_bvh_def pm_default_bvh_def(void) {
+    pm_bvh_def d;
+    d.unit_scale = 0.0f;
+    d.up_axis = -1;
+    d.allocator = NULL;
+    return d;
+}
+
+const char *pm_bvh_channel_name(int channel) {
+    static const char *const names[6] = {"Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"};
+    return channel >= 0 && channel < 6 ? names[channel] : "?";
+}
+
+typedef struct known_unit {
+    const char *name;
+    float metres;
+} known_unit;
+
+/* CMU's ASF/AMC unit is 1/0.45 inch; the cgspeed BVH conversions keep it. */
+static const known_unit known_units[] = {
+    {"m", 1.0f}, {"cm", 0.01f}, {"mm", 0.001f}, {"in", 0.0254f}, {"cmu", 0.0254f / 0.45f},
+};
+#define KNOWN_UNIT_COUNT (int)(sizeof known_units / sizeof known_units[0])
+
+const char *pm_bvh_unit_name(float unit_scale) {
+    for (int i = 0; i < KNOWN_UNIT_COUNT; i++)
+        if (fabsf(unit_scale - known_units[i].metres) <= 1e-4f * known_units[i].metres) return known_units[i].name;
+    return "custom";
+}
+
+/* ---- detection ---- */
+
+float pm_bvh_detect_unit_scale(const pm_clip *clip) {
+    pm_clip_survey survey;
+    pm_clip_survey_compute(&survey, clip);
+    double hip = survey.hip_height;
+    if (!(hip > 0.0) || !isfinite(hip)) return 1.0f;
+    const double target = 0.9; /* metres of hips above the feet for an adult */
+    int best = 0;
+    double best_err = INFINITY;
+    for (int i = 0; i < KNOWN_UNIT_COUNT; i++) {
+        double err = fabs(log(hip * known_units[i].metres / target));
+        if (err < best_err) {
+            best_err = err;
+            best = i;
+        }
+    }
+    return known_units[best].metres;
+}
+
+pm_up_axis pm_bvh_detect_up_axis(const pm_clip *clip) {
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    int jc = clip->skeleton.joint_count;
+    int feet[4] = {roles.left_foot, roles.right_foot, roles.left_toe, roles.right_toe};
+    int top = roles.head >= 0 ? roles.head : roles.hips;
+    pm_transform *world = (pm_transform *)pm_alloc_array(&clip->allocator, (size_t)jc, sizeof(pm_transform), 16);
+    if (!world) return PM_UP_Y;
+    int samples = PM_MIN(clip->frame_count, 64);
+    double up[3] = {0.0, 0.0, 0.0};
+    double extent[3] = {0.0, 0.0, 0.0};
+    for (int s = 0; s < samples; s++) {
+        int f = samples > 1 ? (int)((long long)s * (clip->frame_count - 1) / (samples - 1)) : 0;
+        pm_clip_frame_world(clip, f, world);
+        pm_vec3 foot = pm_vec3_zero();
+        int nfeet = 0;
+        for (int i = 0; i < 4; i++)
+            if (feet[i] >= 0 && feet[i] != top) {
+                foot = pm_vec3_add(foot, world[feet[i]].translation);
+                nfeet++;
+            }
+        if (nfeet && top >= 0) {
+            pm_vec3 d = pm_vec3_sub(world[top].translation, pm_vec3_scale(foot, 1.0f / (float)nfeet));
+            up[0] += d.x;
+            up[1] += d.y;
+            up[2] += d.z;
+        }
+        /* Without named feet: people are taller than they are wide or deep. */
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int j = 0; j < jc; j++) {
+            float v[3] = {world[j].translation.x, world[j].translation.y, world[j].translation.z};
+            for (int k = 0; k < 3; k++) {
+                lo[k] = PM_MIN(lo[k], v[k]);
+                hi[k] = PM_MAX(hi[k], v[k]);
+            }
+        }
+        for (int k = 0; k < 3; k++) extent[k] += (double)hi[k] - (double)lo[k];
+    }
+    pm_free(&clip->allocator, world);
+    const double *score = (fabs(up[1]) + fabs(up[2]) > 0.0 && isfinite(up[1]) && isfinite(up[2])) ? up : extent;
+    return fabs(score[2]) > fabs(score[1]) ? PM_UP_Z : PM_UP_Y;
+}
+
+/* ---- entry points ---- */
+
+/* strerror is not thread-safe and loaders run on worker threads; this is the XSI strerror_r. */
+static const char *errno_text(char *buf, size_t cap, int e) {
+    if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "error %d", e);
+    return buf;
+}
+
+/* File name without directory and extension: the clip's name. */
+static void base_name(char *out, size_t cap, const char *path) {
+    const char *b = path;
+    for (const char *c = path; *c; c++)
+        if (*c == '/' || *c == '\\') b = c + 1;
+    size_t n = strlen(b);
+    const char *dot = strrchr(b, '.');
+    if (dot && dot != b) n = (size_t)(dot - b);
+    if (n == 0) {
+        b = "clip";
+        n = 4;
+    }
+    if (n >= cap) n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = '\0';
+}
+
+static pm_result check_def(const pm_bvh_def *def, const char *source, pm_error *error) {
+    if (!(def->unit_scale >= 0.0f) || !isfinite(def->unit_scale))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: unit_scale %g must be 0 (detect) or a positive scale", source,
+                       (double)def->unit_scale);
+    if (def->up_axis != -1 && def->up_axis != PM_UP_Y && def->up_axis != PM_UP_Z)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: up_axis %d must be -1 (detect), PM_UP_Y or PM_UP_Z", source,
+                       def->up_axis);
+    return PM_OK;
+}
+
+/* Converts a freshly parsed clip (file units and axes) to Y-up metres. */
+static pm_result finish_clip(pm_clip *clip, const pm_bvh_def *def, const char *source, pm_error *error) {
+    pm_up_axis up = def->up_axis >= 0 ? (pm_up_axis)def->up_axis : pm_bvh_detect_up_axis(clip);
+    if (up == PM_UP_Z) pm_clip_z_up_to_y_up(clip);
+    float scale = def->unit_scale > 0.0f ? def->unit_scale : pm_bvh_detect_unit_scale(clip);
+    clip->unit_scale = 1.0f;
+    pm_clip_scale(clip, scale);
+    char name[256];
+    base_name(name, sizeof name, source ? source : "clip");
+    pm_result r = pm_clip_set_name(clip, name, error);
+    if (r != PM_OK) return r;
+    /* Huge but finite file values can still overflow once scaled. */
+    if ((r = pm_clip_validate(clip, error)) != PM_OK) pm_error_prefix(error, "%s", source ? source : "(memory)");
+    return r;
+}
+
+pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size, const char *source_name,
+                             const pm_bvh_def *def_in, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_memory: out is NULL");
+    memset(out, 0, sizeof *out);
+    const char *source = source_name && source_name[0] ? source_name : "(memory)";
+    if (!data && size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: data is NULL", source);
+    pm_bvh_def def = def_in ? *def_in : pm_default_bvh_def();
+    pm_result r = check_def(&def, source, error);
+    if (r != PM_OK) return r;
+    if ((r = pm_bvh_parse(out, data ? data : "", size, source, def.allocator, error)) != PM_OK) return r;
+    if ((r = finish_clip(out, &def, source_name && source_name[0] ? source : NULL, error)) != PM_OK)
+        pm_clip_destroy(out);
+    return r;
+}
+
+/* Reads a whole file with the caller's allocator; works for pipes too (no size up front). */
+static pm_result read_whole_file(char **out, size_t *out_size, const char *path, const pm_allocator *a,
+                                 pm_error *error) {
+    *out = NULL;
+    *out_size = 0;
+    char why[128];
+    FILE *f = fopen(path, "rb");
+    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, errno_text(why, sizeof why, errno));
+    size_t cap = 1 << 16, size = 0;
+    char *buf = (char *)pm_alloc(a, cap, 16);
+    pm_result r = PM_OK;
+    while (buf) {
+        size_t n = fread(buf + size, 1, cap - size, f);
+        size += n;
+        if (size < cap) break;
+        if (cap > SIZE_MAX / 2) {
+            r = pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
+            break;
+        }
+        char *bigger = (char *)pm_alloc(a, cap * 2, 16);
+        if (bigger) memcpy(bigger, buf, size);
+        pm_free(a, buf);
+        buf = bigger;
+        cap *= 2;
+    }
+    if (r == PM_OK && !buf) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
+    if (r == PM_OK && ferror(f))
+        r = pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, errno_text(why, sizeof why, errno));
+    fclose(f);
+    if (r != PM_OK) {
+        pm_free(a, buf);
+        return r;
+    }
+    *out = buf;
+    *out_size = size;
+    return PM_OK;
+}
+
+pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: path is NULL");
+    const pm_allocator *a = def ? def->allocator : NULL;
+    char *data;
+    size_t size;
+    pm_result r = read_whole_file(&data, &size, path, a, error);
+    if (r != PM_OK) return r;
+    r = pm_bvh_read_memory(out, data, size, path, def, error);
+    pm_free(a, data);
+    return r;
+}

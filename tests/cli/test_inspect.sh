@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# posematch inspect: text and JSON on a generated BVH and (when present) a real one; a bad file
+# fails with one stderr line naming it. Exits 77 (skipped) when something it needs is missing.
+set -u
+fail() { echo "FAIL: $*" >&2; exit 1; }
+CLI=${PM_CLI:-}
+if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then echo "SKIP: PM_CLI is not set to the posematch binary"; exit 77; fi
+if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: python3 not found"; exit 77; fi
+mkdir -p "${PM_TMP:-/tmp}" || fail "cannot create ${PM_TMP:-/tmp}"
+TMP=$(mktemp -d "${PM_TMP:-/tmp}/inspect.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$TMP"' EXIT
+
+# A small Z-up biped in centimetres, mixed rotation orders, a T-pose first frame.
+bvh="$TMP/walk_z.bvh"
+{
+  printf 'HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 95\n'
+  printf '\tCHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n'
+  for side in Left Right; do
+    x=10; [ $side = Right ] && x=-10
+    printf '\tJOINT %sUpLeg\n\t{\n\t\tOFFSET %s 0 -5\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n' $side $x
+    printf '\t\tJOINT %sFoot\n\t\t{\n\t\t\tOFFSET 0 0 -84\n\t\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n' $side
+    printf '\t\t\tEnd Site\n\t\t\t{\n\t\t\t\tOFFSET 0 -12 -5\n\t\t\t}\n\t\t}\n\t}\n'
+  done
+  printf '\tJOINT Head\n\t{\n\t\tOFFSET 0 0 60\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n'
+  printf '\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 0 15\n\t\t}\n\t}\n}\n'
+  printf 'MOTION\nFrames: 31\nFrame Time: 0.0333333\n'
+  printf '0 0 95 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n'
+  for f in $(seq 1 30); do
+    printf '0 %s 95 0 0 0 0 25 0 0 -10 0 0 -25 0 0 -10 0 0 5 0\n' "$((f * 4))"
+  done
+} > "$bvh"
+
+# Text output.
+out=$("$CLI" inspect "$bvh") || fail "inspect exited $? on $bvh"
+for word in frames units "up axis" hips feet roots "frame 0" floor "hip height" LeftUpLeg ZYX ZXY; do
+  grep -q -- "$word" <<<"$out" || fail "text output lacks '$word':"$'\n'"$out"
+done
+
+# JSON output.
+json=$("$CLI" inspect "$bvh" --json) || fail "inspect --json exited $?"
+python3 - "$json" <<'EOF' || fail "JSON check failed"
+import json, sys
+d = json.loads(sys.argv[1])
+for key in ("joints", "frames", "frame_time", "fps", "duration", "units", "unit_scale", "up_axis", "hips", "feet", "root",
+            "first_frame_is_rest", "floor_height", "hip_height", "toes", "upper_legs", "head", "roots"):
+    assert key in d, "missing key " + key
+assert d["frames"] == 31, d["frames"]
+assert abs(d["frame_time"] - 0.0333333) < 1e-6
+assert abs(d["fps"] - 30.0) < 1e-3
+assert abs(d["duration"] - 1.0) < 1e-3
+assert d["units"] == "cm" and abs(d["unit_scale"] - 0.01) < 1e-9, (d["units"], d["unit_scale"])
+assert d["up_axis"] == "Z", d["up_axis"]
+assert d["root"] == "Hips" and d["roots"] == ["Hips"]
+assert d["hips"] == "Hips"
+assert d["feet"] == ["LeftFoot", "RightFoot"], d["feet"]
+assert d["upper_legs"] == ["LeftUpLeg", "RightUpLeg"]
+assert d["head"] == "Head"
+assert d["first_frame_is_rest"] is True
+assert 0.8 < d["hip_height"] < 1.0, d["hip_height"]
+joints = {j["name"]: j for j in d["joints"]}
+assert len(d["joints"]) == 6
+assert joints["Hips"]["parent"] is None
+assert joints["Hips"]["channels"] == ["Xposition", "Yposition", "Zposition", "Zrotation", "Yrotation", "Xrotation"]
+assert joints["Hips"]["rotation_order"] == "ZYX"
+assert joints["LeftFoot"]["parent"] == "LeftUpLeg"
+assert joints["LeftFoot"]["rotation_order"] == "ZXY"
+for j in d["joints"]:
+    for k in ("name", "parent", "channels", "rotation_order"):
+        assert k in j, (j, k)
+EOF
+
+# Overrides.
+json=$("$CLI" inspect "$bvh" --json --up y --unit-scale 1) || fail "inspect with overrides exited $?"
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["up_axis"]=="Y" and d["unit_scale"]==1, d' "$json" \
+  || fail "overrides were ignored"
+
+# A real file when the shared clips are here.
+if [ -n "${PM_MOCAP_DIR:-}" ] && [ -f "$PM_MOCAP_DIR/cmu/02_01_daz.bvh" ]; then
+  json=$("$CLI" inspect --json "$PM_MOCAP_DIR/cmu/02_01_daz.bvh") || fail "inspect failed on 02_01_daz.bvh"
+  python3 - "$json" <<'EOF' || fail "real-file JSON check failed"
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["frames"] == 344 and len(d["joints"]) == 43
+assert d["units"] == "cm" and d["up_axis"] == "Y"
+assert d["hips"] == "hip" and d["root"] == "hip"
+assert d["feet"] == ["lFoot", "rFoot"]
+assert d["first_frame_is_rest"] is True
+orders = {j["rotation_order"] for j in d["joints"]}
+assert orders == {"ZYX", "ZXY"}, orders
+EOF
+fi
+
+# A bad file: non-zero exit, exactly one stderr line that names the file and the line.
+bad="$TMP/broken.bvh"
+printf 'HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Xrotation Yrotation\n}\n' > "$bad"
+if "$CLI" inspect "$bad" >"$TMP/out" 2>"$TMP/err"; then fail "inspect accepted a broken file"; fi
+[ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "expected one stderr line, got:"$'\n'"$(cat "$TMP/err")"
+grep -q "^posematch: .*broken.bvh:5: CHANNELS" "$TMP/err" || fail "stderr does not name file and line: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "stdout not empty on error"
+
+# A missing file and a bad option fail the same way.
+if "$CLI" inspect "$TMP/missing.bvh" 2>"$TMP/err"; then fail "inspect accepted a missing file"; fi
+[ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "missing.bvh" "$TMP/err" || fail "missing file: $(cat "$TMP/err")"
+if "$CLI" inspect "$bvh" --frobnicate 2>"$TMP/err"; then fail "inspect accepted an unknown option"; fi
+[ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "unknown option: $(cat "$TMP/err")"
+
+# Help.
+"$CLI" inspect --help | grep -q "usage: posematch inspect" || fail "--help"
+echo "ok"

@@ -1,0 +1,470 @@
+/* Animation foundation: quaternion and Euler math, forward kinematics against hand-computed
+ * positions, sampling and resampling, trim, scale, Z-up conversion, mirror maps and mirroring,
+ * root extraction, survey and validation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "euler.h"
+#include "support.h"
+
+static const pm_vec3 AX = {1, 0, 0}, AY = {0, 1, 0}, AZ = {0, 0, 1};
+#define DEG (PM_PI / 180.0f)
+
+static void assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol) {
+    if (fabsf(a.x - b.x) > tol || fabsf(a.y - b.y) > tol || fabsf(a.z - b.z) > tol)
+        fail_msg("(%g %g %g) != (%g %g %g)", (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y, (double)b.z);
+}
+
+static int quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
+
+static pm_quat random_quat(pm_test_rng *rng) {
+    return pm_quat_normalize(pm_quat_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng),
+                                          pm_test_rng_normal(rng)));
+}
+
+/* ---- quaternions and Euler angles ---- */
+
+static void test_quaternion_basics(void **state) {
+    (void)state;
+    pm_quat z90 = pm_quat_from_axis_angle(AZ, 90 * DEG);
+    assert_vec3_near(pm_quat_rotate(z90, AX), AY, 1e-6f);
+    assert_vec3_near(pm_quat_inv_rotate(z90, AY), AX, 1e-6f);
+    /* q1 * q2 applies q2 first. */
+    pm_quat x90 = pm_quat_from_axis_angle(AX, 90 * DEG);
+    assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), pm_quat_rotate(z90, pm_quat_rotate(x90, AY)), 1e-6f);
+    assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), AZ, 1e-6f);
+    /* Slerp midpoint of 0 and 90 degrees is 45; nlerp agrees in direction. */
+    pm_quat mid = pm_quat_slerp(pm_quat_identity(), z90, 0.5f);
+    assert_true(quat_same(mid, pm_quat_from_axis_angle(AZ, 45 * DEG), 1e-6f));
+    assert_true(quat_same(pm_quat_nlerp(pm_quat_identity(), z90, 0.5f), mid, 1e-6f));
+    /* Shortest arc: the negated quaternion interpolates the same way. */
+    assert_true(quat_same(pm_quat_slerp(pm_quat_identity(), pm_quat_neg(z90), 0.5f), mid, 1e-6f));
+    pm_vec3 sa = pm_quat_to_scaled_axis(z90);
+    assert_vec3_near(sa, pm_vec3_make(0, 0, 90 * DEG), 1e-5f);
+    assert_true(quat_same(pm_quat_from_scaled_axis(sa), z90, 1e-6f));
+    assert_true(quat_same(pm_quat_pow(z90, 1.0f / 3.0f), pm_quat_from_axis_angle(AZ, 30 * DEG), 1e-6f));
+    assert_vec3_near(pm_quat_rotate(pm_quat_from_yaw(90 * DEG), AZ), AX, 1e-6f);
+    pm_transform t = {z90, {1, 2, 3}};
+    pm_vec3 p = pm_transform_point(t, AX);
+    assert_vec3_near(p, pm_vec3_make(1, 3, 3), 1e-6f);
+    assert_vec3_near(pm_transform_inv_point(t, p), AX, 1e-6f);
+    pm_transform id = pm_transform_mul(t, pm_transform_inverse(t));
+    assert_vec3_near(id.translation, pm_vec3_zero(), 1e-6f);
+    assert_true(quat_same(id.rotation, pm_quat_identity(), 1e-6f));
+}
+
+static void test_euler_orders(void **state) {
+    (void)state;
+    static const char *const names[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+    for (int o = 0; o < PM_EULER_ORDER_COUNT; o++) {
+        pm_euler_order order = (pm_euler_order)o, parsed;
+        assert_string_equal(pm_euler_order_name(order), names[o]);
+        assert_true(pm_euler_order_parse(&parsed, names[o]));
+        assert_int_equal(parsed, order);
+        assert_int_equal(pm_euler_order_from_axes(pm_euler_axis(order, 0), pm_euler_axis(order, 1), pm_euler_axis(order, 2)),
+                         order);
+        /* R = R_first R_second R_third, angles indexed by axis. */
+        double rad[3] = {0.3, -0.7, 1.1};
+        pm_quat expect = pm_quat_identity();
+        for (int i = 0; i < 3; i++) {
+            int axis = pm_euler_axis(order, i);
+            pm_vec3 a = pm_vec3_zero();
+            (&a.x)[axis] = 1.0f;
+            expect = pm_quat_mul(expect, pm_quat_from_axis_angle(a, (float)rad[axis]));
+        }
+        assert_true(quat_same(pm_euler_to_quat_d(rad, order), expect, 1e-6f));
+        double back[3];
+        pm_euler_from_quat_d(back, expect, order);
+        for (int k = 0; k < 3; k++) assert_true(fabs(back[k] - rad[k]) < 1e-5);
+    }
+    pm_euler_order o;
+    assert_true(pm_euler_order_parse(&o, "zxy"));
+    assert_int_equal(o, PM_EULER_ZXY);
+    assert_false(pm_euler_order_parse(&o, "ZZY"));
+    assert_false(pm_euler_order_parse(&o, "ZX"));
+    assert_false(pm_euler_order_parse(&o, "ZXYW"));
+    /* ZXY with only Z = 90 degrees turns +X into +Y. */
+    assert_vec3_near(pm_quat_rotate(pm_euler_to_quat(pm_vec3_make(0, 0, 90 * DEG), PM_EULER_ZXY), AX), AY, 1e-6f);
+}
+
+static void test_euler_round_trip_random_and_gimbal(void **state) {
+    (void)state;
+    pm_test_rng rng = {1234};
+    for (int o = 0; o < PM_EULER_ORDER_COUNT; o++) {
+        pm_euler_order order = (pm_euler_order)o;
+        for (int i = 0; i < 500; i++) {
+            pm_quat q = random_quat(&rng);
+            if (i % 10 == 0) {
+                /* Gimbal lock: the middle axis at exactly +-90 degrees. */
+                double a[3] = {0, 0, 0};
+                a[pm_euler_axis(order, 0)] = 2.0 * pm_test_rng_float(&rng) - 1.0;
+                a[pm_euler_axis(order, 1)] = (i & 1 ? 0.5 : -0.5) * 3.14159265358979;
+                a[pm_euler_axis(order, 2)] = 2.0 * pm_test_rng_float(&rng) - 1.0;
+                q = pm_euler_to_quat_d(a, order);
+            }
+            double e[3];
+            pm_euler_from_quat_d(e, q, order);
+            pm_quat back = pm_euler_to_quat_d(e, order);
+            /* Compare as rotations (what matters), not angles (ambiguous at the lock). */
+            if (!quat_same(q, back, 1e-6f)) fail_msg("order %s sample %d does not round-trip", pm_euler_order_name(order), i);
+            assert_true(fabs(e[pm_euler_axis(order, 1)]) <= 1.5707964);
+            pm_vec3 ef = pm_euler_from_quat(q, order);
+            assert_true(quat_same(pm_euler_to_quat(ef, order), q, 1e-5f));
+        }
+    }
+}
+
+static void test_euler_order_of_channels(void **state) {
+    (void)state;
+    pm_euler_order o;
+    const uint8_t bvh[6] = {PM_CHANNEL_XPOSITION, PM_CHANNEL_YPOSITION, PM_CHANNEL_ZPOSITION, PM_CHANNEL_ZROTATION,
+                            PM_CHANNEL_XROTATION, PM_CHANNEL_YROTATION};
+    assert_int_equal(pm_euler_order_of_channels(&o, bvh, 6), 3);
+    assert_int_equal(o, PM_EULER_ZXY);
+    const uint8_t two[2] = {PM_CHANNEL_YROTATION, PM_CHANNEL_XROTATION};
+    assert_int_equal(pm_euler_order_of_channels(&o, two, 2), 2);
+    assert_int_equal(o, PM_EULER_YXZ); /* listed first, the missing Z after */
+    assert_int_equal(pm_euler_order_of_channels(&o, bvh, 3), 0);
+}
+
+/* ---- skeletons and clips used below ---- */
+
+/* A biped with the given left/right naming pattern ("%sFoot" with "Left"/"Right" etc.). */
+static void make_biped(pm_skeleton *s, const char *const *names) {
+    static const int parents[] = {-1, 0, 1, 2, 0, 4, 5, 0, 7};
+    static const float off[][3] = {{0, 0.95f, 0},     {0.1f, -0.05f, 0},  {0, -0.42f, 0}, {0, -0.42f, 0.02f},
+                                   {-0.1f, -0.05f, 0}, {0, -0.42f, 0},     {0, -0.42f, 0.02f}, {0, 0.2f, 0},
+                                   {0, 0.4f, 0}};
+    PM_ASSERT_OK(pm_skeleton_create(s, 9, NULL, NULL));
+    for (int j = 0; j < 9; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(s, j, names[j], NULL));
+        s->parents[j] = parents[j];
+        s->rest_translations[j] = pm_vec3_make(off[j][0], off[j][1], off[j][2]);
+    }
+}
+
+static const char *const biped_names[] = {"Hips", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot",
+                                          "Spine", "Head"};
+
+/* ---- kinematics ---- */
+
+static void test_forward_kinematics_chain(void **state) {
+    (void)state;
+    /* Root at (1,0,0) turned 90 degrees about Y; joint 1 one up, turned 90 about Z; joint 2
+     * one along local +Z. By hand: joint 1 at (1,1,0); Rz(90) keeps +Z, Ry(90) takes +Z to +X,
+     * so joint 2 is at (2,1,0). */
+    int32_t parents[3] = {-1, 0, 1};
+    pm_quat rot[3] = {pm_quat_from_axis_angle(AY, 90 * DEG), pm_quat_from_axis_angle(AZ, 90 * DEG), pm_quat_identity()};
+    pm_vec3 pos[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    pm_transform w[3];
+    pm_local_to_model(w, parents, 3, rot, pos);
+    assert_vec3_near(w[0].translation, pm_vec3_make(1, 0, 0), 1e-6f);
+    assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 1e-6f);
+    assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
+    /* Joint 2's local +Y: Rz(90) takes it to -X, Ry(90) takes -X to +Z. */
+    assert_vec3_near(pm_quat_rotate(w[2].rotation, AY), AZ, 1e-6f);
+}
+
+static void test_sample_and_resample(void **state) {
+    (void)state;
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    pm_clip c, r;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 4, 1.0f / 30.0f, NULL, NULL));
+    for (int f = 0; f < 4; f++) {
+        c.rotations[(size_t)f * 9 + 1] = pm_quat_from_axis_angle(AX, (float)f * 20 * DEG);
+        c.translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
+    }
+    pm_quat rot[9];
+    pm_vec3 pos[9];
+    pm_clip_sample(&c, 0.5f / 30.0f, rot, pos);
+    assert_true(quat_same(rot[1], pm_quat_from_axis_angle(AX, 10 * DEG), 1e-6f)); /* slerp midpoint */
+    assert_vec3_near(pos[0], pm_vec3_make(0.5f, 0.95f, 0), 1e-6f);
+    pm_clip_sample(&c, 10.0f, rot, pos); /* clamped to the last frame */
+    assert_vec3_near(pos[0], pm_vec3_make(3, 0.95f, 0), 1e-6f);
+    c.looping = 1;
+    pm_clip_sample(&c, 3.5f / 30.0f, rot, pos); /* wraps from the last frame to the first */
+    assert_vec3_near(pos[0], pm_vec3_make(1.5f, 0.95f, 0), 1e-5f);
+    c.looping = 0;
+    /* 30 -> 60 fps keeps every source frame and puts slerp midpoints between. */
+    PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
+    assert_int_equal(r.frame_count, 7);
+    assert_true(fabsf(r.frame_time - 1.0f / 60.0f) < 1e-7f);
+    for (int f = 0; f < 4; f++) assert_true(quat_same(r.rotations[(size_t)(2 * f) * 9 + 1], c.rotations[(size_t)f * 9 + 1], 1e-6f));
+    assert_true(quat_same(r.rotations[(size_t)3 * 9 + 1], pm_quat_from_axis_angle(AX, 30 * DEG), 1e-6f));
+    assert_vec3_near(r.translations[(size_t)5 * 9], pm_vec3_make(2.5f, 0.95f, 0), 1e-5f);
+    pm_clip_destroy(&r);
+    pm_error err;
+    assert_int_equal(pm_clip_resample(&r, &c, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_clip_resample(&r, &c, NAN, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+static void test_trim_scale_z_up(void **state) {
+    (void)state;
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    s.has_end_site[8] = 1;
+    s.end_sites[8] = pm_vec3_make(0, 0.1f, 0);
+    pm_clip c, t;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 10, 0.1f, NULL, NULL));
+    PM_ASSERT_OK(pm_clip_set_name(&c, "walk", NULL));
+    for (int f = 0; f < 10; f++) c.translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
+    PM_ASSERT_OK(pm_clip_trim(&t, &c, 3, 4, NULL));
+    assert_int_equal(t.frame_count, 4);
+    assert_vec3_near(t.translations[0], pm_vec3_make(3, 0.95f, 0), 0);
+    assert_string_equal(t.name, "walk");
+    pm_clip_destroy(&t);
+    pm_error err;
+    assert_int_equal(pm_clip_trim(&t, &c, 8, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_clip_trim(&t, &c, -1, 2, &err), PM_ERR_INVALID_ARGUMENT);
+    /* Scale: translations, offsets and End Sites; the recorded unit scale multiplies. */
+    pm_clip_scale(&c, 100.0f);
+    assert_vec3_near(c.translations[9], pm_vec3_make(100, 95, 0), 1e-4f);
+    assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(10, -5, 0), 1e-4f);
+    assert_vec3_near(c.skeleton.end_sites[8], pm_vec3_make(0, 10, 0), 1e-4f);
+    assert_true(fabsf(c.unit_scale - 100.0f) < 1e-4f);
+    pm_clip_scale(&c, 0.01f);
+    /* Z-up to Y-up: (x, y, z) -> (x, z, -y) for the whole pose, so world heights come from z. */
+    pm_transform before[9], after[9];
+    c.rotations[(size_t)2 * 9 + 1] = pm_quat_from_axis_angle(AX, 0.5f);
+    pm_clip_frame_world(&c, 2, before);
+    pm_clip_z_up_to_y_up(&c);
+    assert_int_equal(c.source_up, PM_UP_Z);
+    pm_clip_frame_world(&c, 2, after);
+    for (int j = 0; j < 9; j++) {
+        pm_vec3 b = before[j].translation;
+        assert_vec3_near(after[j].translation, pm_vec3_make(b.x, b.z, -b.y), 1e-5f);
+    }
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* ---- mirroring ---- */
+
+static void check_mirror_pairs(const char *const *names, int count, const int *expect) {
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, count, NULL, NULL));
+    for (int j = 0; j < count; j++) PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+    int32_t map[16];
+    int pairs = pm_skeleton_find_mirror_map(map, &s);
+    int expect_pairs = 0;
+    for (int j = 0; j < count; j++) {
+        if (map[j] != expect[j]) fail_msg("%s maps to %s, expected %s", names[j], names[map[j]], names[expect[j]]);
+        if (expect[j] > j) expect_pairs++;
+    }
+    assert_int_equal(pairs, expect_pairs);
+    pm_skeleton_destroy(&s);
+}
+
+static void test_mirror_maps(void **state) {
+    (void)state;
+    const int e[] = {0, 2, 1, 3, 5, 4};
+    const char *const full[] = {"Hips", "LeftFoot", "RightFoot", "Spine", "LeftHand", "RightHand"};
+    const char *const suffix[] = {"Hips", "Foot_L", "Foot_R", "Spine", "Hand_L", "Hand_R"};
+    const char *const dot[] = {"pelvis", "foot.L", "foot.R", "spine.001", "hand.L", "hand.R"};
+    const char *const prefix[] = {"Root", "L_Foot", "R_Foot", "Neck", "L_Hand", "R_Hand"};
+    const char *const lower[] = {"hip", "lFoot", "rFoot", "abdomen", "lThigh", "rThigh"};
+    const char *const spaced[] = {"Bip01 Pelvis", "Bip01 L Foot", "Bip01 R Foot", "Bip01 Head", "Bip01 L Thigh", "Bip01 R Thigh"};
+    const char *const caps[] = {"HIPS", "LEFT_FOOT", "RIGHT_FOOT", "LOWERBACK", "LEFTLEG", "RIGHTLEG"};
+    check_mirror_pairs(full, 6, e);
+    check_mirror_pairs(suffix, 6, e);
+    check_mirror_pairs(dot, 6, e);
+    check_mirror_pairs(prefix, 6, e);
+    check_mirror_pairs(lower, 6, e);
+    check_mirror_pairs(spaced, 6, e);
+    check_mirror_pairs(caps, 6, e);
+    /* A side without its counterpart maps to itself. */
+    const char *const lonely[] = {"Hips", "LeftFoot", "Spine"};
+    const int self[] = {0, 1, 2};
+    check_mirror_pairs(lonely, 3, self);
+}
+
+static pm_clip random_biped_clip(pm_skeleton *s, int frames, uint64_t seed) {
+    make_biped(s, biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, s, frames, 1.0f / 30.0f, NULL, NULL));
+    pm_test_rng rng = {seed};
+    for (int f = 0; f < frames; f++)
+        for (int j = 0; j < 9; j++) {
+            c.rotations[(size_t)f * 9 + j] = pm_quat_pow(random_quat(&rng), 0.3f);
+            if (j == 0) c.translations[(size_t)f * 9] = pm_vec3_make(pm_test_rng_float(&rng), 0.95f, 0.1f * (float)f);
+        }
+    return c;
+}
+
+static void test_mirror_reflects_and_is_an_involution(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_clip c = random_biped_clip(&s, 12, 99);
+    pm_clip m, mm;
+    PM_ASSERT_OK(pm_clip_mirror(&m, &c, NULL, -1, NULL)); /* auto axis: X separates left from right */
+    PM_ASSERT_OK(pm_clip_mirror(&mm, &m, NULL, 0, NULL));
+    int32_t map[9];
+    pm_skeleton_find_mirror_map(map, &s);
+    assert_int_equal(map[1], 4);
+    assert_int_equal(map[3], 6);
+    assert_int_equal(map[8], 8);
+    pm_transform wc[9], wm[9], wmm[9];
+    for (int f = 0; f < c.frame_count; f++) {
+        pm_clip_frame_world(&c, f, wc);
+        pm_clip_frame_world(&m, f, wm);
+        pm_clip_frame_world(&mm, f, wmm);
+        for (int j = 0; j < 9; j++) {
+            pm_vec3 o = wc[map[j]].translation;
+            assert_vec3_near(wm[j].translation, pm_vec3_make(-o.x, o.y, o.z), 1e-4f);
+            assert_vec3_near(wmm[j].translation, wc[j].translation, 1e-4f);
+            assert_true(quat_same(wmm[j].rotation, wc[j].rotation, 1e-5f));
+        }
+    }
+    int32_t bad[9] = {0, 4, 2, 3, 4, 5, 6, 7, 8}; /* 1 -> 4 but 4 -> 4: not a swap */
+    pm_error err;
+    pm_clip tmp;
+    assert_int_equal(pm_clip_mirror(&tmp, &c, bad, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_clip_mirror(&tmp, &c, NULL, 3, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_clip_destroy(&mm);
+    pm_clip_destroy(&m);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* ---- root extraction ---- */
+
+static void test_root_straight_walk(void **state) {
+    (void)state;
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 60, 1.0f / 30.0f, NULL, NULL));
+    for (int f = 0; f < 60; f++) {
+        float t = (float)f / 30.0f;
+        /* 1.2 m/s towards +Z with a pelvis sway of 3 cm. */
+        c.translations[(size_t)f * 9] = pm_vec3_make(0.03f * sinf(6.0f * t), 0.95f, 1.2f * t);
+        c.rotations[(size_t)f * 9 + 1] = pm_quat_from_axis_angle(AX, 0.4f * sinf(6.0f * t));
+        c.rotations[(size_t)f * 9 + 4] = pm_quat_from_axis_angle(AX, -0.4f * sinf(6.0f * t));
+    }
+    pm_root_track track;
+    PM_ASSERT_OK(pm_root_track_extract(&track, &c, NULL, NULL, NULL));
+    assert_int_equal(track.frame_count, 60);
+    pm_clip_survey survey;
+    pm_clip_survey_compute(&survey, &c);
+    for (int f = 5; f < 55; f++) {
+        pm_transform r = track.frames[f];
+        assert_true(fabsf(r.translation.y - survey.floor_height) < 1e-5f);
+        assert_true(fabsf(r.translation.z - 1.2f * (float)f / 30.0f) < 0.01f);
+        assert_true(fabsf(r.translation.x) < 0.03f); /* smoothing removes most of the sway */
+        assert_vec3_near(pm_quat_rotate(r.rotation, AZ), AZ, 0.01f);
+    }
+    pm_root_track_destroy(&track);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+static void test_root_turning_walk(void **state) {
+    (void)state;
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 90, 1.0f / 30.0f, NULL, NULL));
+    /* A quarter circle of radius 2 m: heading turns from +Z towards +X. */
+    for (int f = 0; f < 90; f++) {
+        float a = 0.5f * PM_PI * (float)f / 89.0f;
+        c.translations[(size_t)f * 9] = pm_vec3_make(2.0f - 2.0f * cosf(a), 0.95f, 2.0f * sinf(a));
+        c.rotations[(size_t)f * 9] = pm_quat_from_yaw(a);
+    }
+    pm_root_def def = pm_default_root_def();
+    def.facing_smoothing = 0.0f;
+    pm_root_track track;
+    PM_ASSERT_OK(pm_root_track_extract(&track, &c, &def, NULL, NULL));
+    float last = -1.0f;
+    for (int f = 0; f < 90; f++) {
+        float a = 0.5f * PM_PI * (float)f / 89.0f;
+        pm_vec3 fwd = pm_quat_rotate(track.frames[f].rotation, AZ);
+        assert_vec3_near(fwd, pm_vec3_make(sinf(a), 0, cosf(a)), 1e-3f);
+        float yaw = atan2f(fwd.x, fwd.z);
+        assert_true(yaw >= last - 1e-4f);
+        last = yaw;
+    }
+    pm_root_track_destroy(&track);
+    /* Facing from the hips axis gives the same here. */
+    def.facing_mode = PM_FACING_HIPS_AXIS;
+    PM_ASSERT_OK(pm_root_track_extract(&track, &c, &def, NULL, NULL));
+    assert_vec3_near(pm_quat_rotate(track.frames[89].rotation, AZ), AX, 1e-3f);
+    pm_root_track_destroy(&track);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* ---- survey and validation ---- */
+
+static void test_survey(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_clip c = random_biped_clip(&s, 40, 5);
+    pm_clip_survey sv;
+    pm_clip_survey_compute(&sv, &c);
+    assert_int_equal(sv.roles.hips, 0);
+    assert_int_equal(sv.roles.left_foot, 3);
+    assert_int_equal(sv.roles.right_upleg, 4);
+    assert_int_equal(sv.roles.head, 8);
+    assert_false(sv.first_frame_is_rest);
+    for (int j = 1; j < 9; j++) c.rotations[j] = pm_quat_identity(); /* a T-pose lead-in */
+    pm_clip_survey_compute(&sv, &c);
+    assert_true(sv.first_frame_is_rest);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+static void test_validation(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_error err;
+    make_biped(&s, biped_names);
+    PM_ASSERT_OK(pm_skeleton_validate(&s, NULL));
+    s.parents[2] = 5;
+    assert_int_equal(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "parent"));
+    s.parents[2] = 1;
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 5, "LeftLeg", NULL));
+    assert_int_equal(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "LeftLeg"));
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 5, "RightLeg", NULL));
+    s.rest_translations[3].y = INFINITY;
+    assert_int_equal(pm_skeleton_validate(&s, &err), PM_ERR_NUMERIC);
+    s.rest_translations[3].y = -0.42f;
+    pm_clip c;
+    assert_int_equal(pm_clip_create(&c, &s, 0, 0.1f, NULL, &err), PM_ERR_LIMIT);
+    assert_int_equal(pm_clip_create(&c, &s, 3, 0.0f, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 3, 0.1f, NULL, NULL));
+    PM_ASSERT_OK(pm_clip_validate(&c, NULL));
+    c.rotations[4] = pm_quat_make(0, 0, 0, 2);
+    assert_int_equal(pm_clip_validate(&c, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "unit length"));
+    c.rotations[4] = pm_quat_identity();
+    c.translations[7].z = NAN;
+    assert_int_equal(pm_clip_validate(&c, &err), PM_ERR_NUMERIC);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_quaternion_basics),
+        cmocka_unit_test(test_euler_orders),
+        cmocka_unit_test(test_euler_round_trip_random_and_gimbal),
+        cmocka_unit_test(test_euler_order_of_channels),
+        cmocka_unit_test(test_forward_kinematics_chain),
+        cmocka_unit_test(test_sample_and_resample),
+        cmocka_unit_test(test_trim_scale_z_up),
+        cmocka_unit_test(test_mirror_maps),
+        cmocka_unit_test(test_mirror_reflects_and_is_an_involution),
+        cmocka_unit_test(test_root_straight_walk),
+        cmocka_unit_test(test_root_turning_walk),
+        cmocka_unit_test(test_survey),
+        cmocka_unit_test(test_validation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

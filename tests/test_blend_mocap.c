@@ -1,0 +1,167 @@
+/* Blending on real motion capture (../shared/mocap): a walk/run blend space keeps the root speed
+ * between its sources, mirrored clips work as samples, and the JSON loader reads real files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blend_space_json.h"
+#include "support.h"
+
+#define WALK "bandai-namco/dataset-2/dataset-2_walk_normal_001.bvh" /* 9.1 s, ~1.2 m/s */
+#define RUN "bandai-namco/dataset-2/dataset-2_run_normal_010.bvh"   /* 2.7 s, ~3.2 m/s */
+
+static void read_clip(pm_clip *clip, const char *rel) {
+    pm_error e;
+    if (pm_bvh_read_file(clip, pm_test_mocap_path(rel), NULL, &e) != PM_OK) fail_msg("%s: %s", rel, e.message);
+}
+
+/* Mean horizontal hips speed over the clip, m/s. */
+static float hips_speed(const pm_clip *clip) {
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    assert_true(roles.hips >= 0);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)clip->skeleton.joint_count);
+    pm_clip_frame_world(clip, 0, w);
+    pm_vec3 a = w[roles.hips].translation;
+    pm_clip_frame_world(clip, clip->frame_count - 1, w);
+    pm_vec3 b = w[roles.hips].translation;
+    free(w);
+    float d = hypotf(b.x - a.x, b.z - a.z);
+    return d / ((float)(clip->frame_count - 1) * clip->frame_time);
+}
+
+static pm_blend_space *walk_run_space(const pm_clip *walk, const pm_clip *run) {
+    pm_blend_sample_def s[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+    s[0].clip = walk;
+    s[0].name = "walk";
+    s[0].params[0] = 1.2f;
+    s[1].clip = run;
+    s[1].name = "run";
+    s[1].params[0] = 3.2f;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "locomotion";
+    def.dimensions = 1;
+    def.axis_names[0] = "speed";
+    def.axis_min[0] = 0.0f;
+    def.axis_max[0] = 4.0f;
+    def.samples = s;
+    def.sample_count = 2;
+    pm_blend_space *space;
+    pm_error e;
+    if (pm_blend_space_create(&space, &def, &e) != PM_OK) fail_msg("create: %s", e.message);
+    return space;
+}
+
+static void test_walk_run_root_speed(void **state) {
+    (void)state;
+    pm_clip walk, run;
+    read_clip(&walk, WALK);
+    read_clip(&run, RUN);
+    pm_blend_space *space = walk_run_space(&walk, &run);
+    float speeds[5];
+    const float params[5] = {1.2f, 1.7f, 2.2f, 2.7f, 3.2f};
+    for (int i = 0; i < 5; i++) {
+        pm_clip baked;
+        PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &params[i], 30.0f, NULL));
+        PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
+        speeds[i] = hips_speed(&baked);
+        /* Aligned: every blend starts above the origin. */
+        pm_skeleton_roles roles;
+        pm_skeleton_find_roles(&roles, &baked.skeleton);
+        pm_transform *w = malloc(sizeof(pm_transform) * (size_t)baked.skeleton.joint_count);
+        pm_clip_frame_world(&baked, 0, w);
+        assert_true(hypotf(w[roles.hips].translation.x, w[roles.hips].translation.z) < 0.15f);
+        free(w);
+        pm_clip_destroy(&baked);
+    }
+    float walk_speed = hips_speed(&walk), run_speed = hips_speed(&run);
+    printf("hips speed: walk %.3f, run %.3f; blends %.3f %.3f %.3f %.3f %.3f m/s\n", (double)walk_speed, (double)run_speed,
+           (double)speeds[0], (double)speeds[1], (double)speeds[2], (double)speeds[3], (double)speeds[4]);
+    /* The ends reproduce the sources; in between the speed lies strictly between and rises with
+     * the parameter. */
+    assert_true(fabsf(speeds[0] - walk_speed) < 0.02f * walk_speed);
+    assert_true(fabsf(speeds[4] - run_speed) < 0.02f * run_speed);
+    for (int i = 1; i < 4; i++) {
+        assert_true(speeds[i] > walk_speed && speeds[i] < run_speed);
+        assert_true(speeds[i] > speeds[i - 1]);
+    }
+    pm_blend_space_destroy(space);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&run);
+}
+
+static void test_mirrored_sample(void **state) {
+    (void)state;
+    pm_clip walk, mirrored, run;
+    read_clip(&walk, WALK);
+    read_clip(&run, RUN);
+    PM_ASSERT_OK(pm_clip_mirror(&mirrored, &walk, NULL, -1, NULL));
+    pm_blend_space *a = walk_run_space(&walk, &run), *b = walk_run_space(&mirrored, &run);
+    float p = 1.2f;
+    pm_clip ca, cb;
+    PM_ASSERT_OK(pm_blend_space_bake(&ca, a, &p, 30.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_bake(&cb, b, &p, 30.0f, NULL));
+    /* Mirroring keeps the speed; the mirrored clip is a sample like any other. */
+    assert_true(fabsf(hips_speed(&ca) - hips_speed(&cb)) < 0.03f * hips_speed(&ca));
+    pm_clip_destroy(&ca);
+    pm_clip_destroy(&cb);
+    pm_blend_space_destroy(a);
+    pm_blend_space_destroy(b);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&mirrored);
+    pm_clip_destroy(&run);
+}
+
+static void test_json_with_real_clips(void **state) {
+    (void)state;
+    /* Absolute paths: relative clip paths are resolved against the JSON file's directory. */
+    char walk[4096], run[4096], cwd[2048];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    const char *w = pm_test_mocap_path(WALK), *r = pm_test_mocap_path(RUN);
+    snprintf(walk, sizeof walk, "%s%s%s", w[0] == '/' ? "" : cwd, w[0] == '/' ? "" : "/", w);
+    snprintf(run, sizeof run, "%s%s%s", r[0] == '/' ? "" : cwd, r[0] == '/' ? "" : "/", r);
+    char json[16384];
+    snprintf(json, sizeof json,
+             "{ \"name\": \"walkrun\", \"axes\": [{\"name\": \"speed\", \"min\": 0, \"max\": 4}],\n"
+             "  \"fps\": 30, \"grid\": [5],\n"
+             "  \"samples\": [\n"
+             "    {\"name\": \"walk\", \"clip\": \"%s\", \"params\": [1.2], \"start\": 1.0, \"end\": 3.0},\n"
+             "    {\"name\": \"walk_mirrored\", \"clip\": \"%s\", \"params\": [0.8], \"start\": 1.0, \"end\": 3.0, \"mirror\": true},\n"
+             "    {\"name\": \"run\", \"clip\": \"%s\", \"params\": 3.2}\n"
+             "  ] }\n",
+             walk, walk, run);
+    const char *path = pm_test_tmp_path("walkrun.json");
+    pm_test_write_file(path, json, strlen(json));
+    pm_blend_space_file file;
+    pm_error e;
+    if (pm_blend_space_load_json(&file, path, NULL, &e) != PM_OK) fail_msg("%s", e.message);
+    assert_int_equal(pm_blend_space_sample_count(file.space), 3);
+    assert_string_equal(pm_blend_space_sample_name(file.space, 1), "walk_mirrored");
+    assert_string_equal(pm_blend_space_axis_name(file.space, 0), "speed");
+    /* The trimmed walk lasts 2 s. */
+    assert_true(fabsf(pm_blend_space_sample_animation(file.space, 0)->duration - 2.0f) < 0.02f);
+    /* Grid of 5 over [0, 4]: 0 and 4 lie outside the samples' span [0.8, 3.2] and are skipped. */
+    pm_clip *clips;
+    int count;
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &file, 0.0f, NULL));
+    assert_int_equal(count, 3);
+    for (int i = 0; i < count; i++) {
+        PM_ASSERT_OK(pm_clip_validate(&clips[i], NULL));
+        assert_true(fabsf(1.0f / clips[i].frame_time - 30.0f) < 1.0f);
+    }
+    assert_string_equal(clips[1].name, "walkrun@2");
+    pm_blend_space_free_clips(clips, count);
+    pm_blend_space_file_free(&file);
+}
+
+int main(void) {
+    pm_test_require_mocap("test_blend_mocap");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_walk_run_root_speed),
+        cmocka_unit_test(test_mirrored_sample),
+        cmocka_unit_test(test_json_with_real_clips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

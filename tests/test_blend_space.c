@@ -1,0 +1,873 @@
+/* Blend spaces (BL1, PS12): Delaunay triangulation, weights, exactness, order independence, sync,
+ * baking, grids and bad inputs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blend_space_json.h"
+#include "delaunay.h"
+#include "support.h"
+
+#define JOINTS 4
+
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+static void make_skeleton(pm_skeleton *sk, int joints) {
+    PM_ASSERT_OK(pm_skeleton_create(sk, joints, NULL, NULL));
+    for (int j = 0; j < joints; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(sk, j, name, NULL));
+        sk->rest_translations[j] = pm_vec3_make(0.0f, j ? 0.3f : 1.0f, 0.0f);
+    }
+}
+
+/* A looping clip of `frames` frames whose joint 1 swings as sin(2 pi phase) * amplitude about X, the
+ * others carry an id so blends can be told apart. */
+static void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float amplitude, float id) {
+    PM_ASSERT_OK(pm_clip_create(clip, sk, frames, 1.0f / 30.0f, NULL, NULL));
+    clip->looping = 1;
+    for (int f = 0; f < frames; f++) {
+        float phase = (float)f / (float)frames;
+        for (int j = 0; j < sk->joint_count; j++) {
+            pm_quat q = pm_quat_identity();
+            if (j == 1) q = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), amplitude * sinf(6.2831853f * phase));
+            else if (j > 1) q = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.1f * id + 0.05f * (float)j);
+            clip->rotations[f * sk->joint_count + j] = q;
+            pm_vec3 t = sk->rest_translations[j];
+            if (j == 0) t = pm_vec3_make(id, 1.0f, 2.0f * phase);
+            clip->translations[f * sk->joint_count + j] = t;
+        }
+    }
+}
+
+typedef struct fixture {
+    pm_skeleton sk;
+    pm_clip clips[64];
+    int count;
+} fixture;
+
+static void fixture_init(fixture *fx, int count) {
+    memset(fx, 0, sizeof *fx);
+    make_skeleton(&fx->sk, JOINTS);
+    fx->count = count;
+    for (int i = 0; i < count; i++) make_clip(&fx->clips[i], &fx->sk, 20 + 3 * i, 0.5f + 0.1f * (float)i, (float)i);
+}
+
+static void fixture_free(fixture *fx) {
+    for (int i = 0; i < fx->count; i++) pm_clip_destroy(&fx->clips[i]);
+    pm_skeleton_destroy(&fx->sk);
+}
+
+/* A space over clips[order[i]] at points[order[i]]. */
+static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const float (*points)[2], const int *order, int n,
+                            pm_error *e) {
+    pm_blend_sample_def samples[64];
+    char names[64][16];
+    for (int i = 0; i < n; i++) {
+        int k = order ? order[i] : i;
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx->clips[k];
+        snprintf(names[i], sizeof names[i], "s%d", k);
+        samples[i].name = names[i];
+        samples[i].params[0] = points[k][0];
+        samples[i].params[1] = points[k][1];
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "test";
+    def.dimensions = dims;
+    def.samples = samples;
+    def.sample_count = n;
+    def.align = PM_BLEND_ALIGN_NONE;
+    for (int d = 0; d < dims; d++) {
+        def.axis_min[d] = -1.0f;
+        def.axis_max[d] = 2.0f;
+    }
+    return pm_blend_space_create(out, &def, e);
+}
+
+/* Weight of each sample, indexed by the sample's fixture id (its name "s<k>"). */
+static void dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
+    for (int i = 0; i < n; i++) out[i] = 0.0f;
+    for (int i = 0; i < w->count; i++) {
+        int k = atoi(pm_blend_space_sample_name(s, w->samples[i]) + 1);
+        out[k] = w->weights[i];
+    }
+}
+
+static void check_weights(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    assert_true(w->count >= 1 && w->count <= 3);
+    float sum = 0.0f;
+    for (int i = 0; i < w->count; i++) {
+        assert_true(w->weights[i] > 0.0f);
+        assert_true(w->samples[i] >= 0 && w->samples[i] < pm_blend_space_sample_count(s));
+        for (int k = 0; k < i; k++) assert_true(w->samples[k] != w->samples[i]);
+        sum += w->weights[i];
+    }
+    assert_true(fabsf(sum - 1.0f) < 1e-6f);
+}
+
+/* ---- Delaunay ---- */
+
+static void check_triangulation(const pm_dt_point *p, int n, const pm_triangulation *t) {
+    int hull_points = 0;
+    for (int k = 0; k < t->triangle_count; k++) {
+        const int32_t *v = t->vertices + 3 * k;
+        assert_true(pm_dt_orient(p[v[0]], p[v[1]], p[v[2]]) > 0);
+        for (int i = 0; i < n; i++) assert_true(pm_dt_incircle(p[v[0]], p[v[1]], p[v[2]], p[i]) <= 0);
+        for (int e = 0; e < 3; e++) {
+            int u = t->neighbors[3 * k + e];
+            if (u < 0) continue;
+            int back = 0;
+            for (int f = 0; f < 3; f++) back += t->neighbors[3 * u + f] == k;
+            assert_int_equal(back, 1);
+        }
+    }
+    /* Points on the hull boundary (collinear ones included): T = 2n - h - 2. */
+    for (int i = 0; i < n; i++) {
+        int on_hull = 0;
+        for (int h = 0; h < t->hull_count && !on_hull; h++) {
+            int tri = t->hull[2 * h], e = t->hull[2 * h + 1];
+            pm_dt_point a = p[t->vertices[3 * tri + (e + 1) % 3]], b = p[t->vertices[3 * tri + (e + 2) % 3]];
+            if (pm_dt_orient(a, b, p[i]) == 0 && p[i].x >= (a.x < b.x ? a.x : b.x) && p[i].x <= (a.x > b.x ? a.x : b.x) &&
+                p[i].y >= (a.y < b.y ? a.y : b.y) && p[i].y <= (a.y > b.y ? a.y : b.y))
+                on_hull = 1;
+        }
+        hull_points += on_hull;
+    }
+    assert_int_equal(t->triangle_count, 2 * n - hull_points - 2);
+}
+
+static int cmp_point(const void *a, const void *b) {
+    const pm_dt_point *p = a, *q = b;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    return (p->y > q->y) - (p->y < q->y);
+}
+
+static void test_delaunay(void **state) {
+    (void)state;
+    pm_test_rng rng = {101};
+    pm_dt_point pts[400];
+    for (int trial = 0; trial < 40; trial++) {
+        int n;
+        if (trial < 20) {
+            n = 3 + (int)(pm_test_rng_u32(&rng) % 120);
+            for (int i = 0; i < n; i++) {
+                /* A coarse lattice half of the time: collinear runs and co-circular quads. */
+                int64_t scale = trial % 2 ? (PM_DT_COORD_MAX / 8) : 1;
+                int64_t range = trial % 2 ? 9 : PM_DT_COORD_MAX;
+                pts[i].x = (int64_t)(pm_test_rng_u32(&rng) % (uint32_t)range) * scale;
+                pts[i].y = (int64_t)(pm_test_rng_u32(&rng) % (uint32_t)range) * scale;
+            }
+        } else {
+            int side = 2 + trial % 9; /* full grids: everything co-circular */
+            n = 0;
+            for (int y = 0; y < side; y++)
+                for (int x = 0; x < side + 1; x++) pts[n++] = (pm_dt_point){x * 1000, y * 1000};
+        }
+        qsort(pts, (size_t)n, sizeof pts[0], cmp_point);
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (m == 0 || pts[i].x != pts[m - 1].x || pts[i].y != pts[m - 1].y) pts[m++] = pts[i];
+        int collinear = 1;
+        for (int i = 2; i < m; i++) collinear &= pm_dt_orient(pts[0], pts[1], pts[i]) == 0;
+        pm_triangulation t;
+        pm_error e;
+        pm_result r = pm_delaunay_build(&t, pts, m, NULL, &e);
+        if (m < 3 || collinear) {
+            assert_int_not_equal(r, PM_OK);
+            continue;
+        }
+        assert_int_equal(r, PM_OK);
+        check_triangulation(pts, m, &t);
+        pm_delaunay_destroy(&t);
+    }
+    /* The extreme values of the predicates stay exact. */
+    pm_dt_point a = {0, 0}, b = {PM_DT_COORD_MAX, 0}, c = {0, PM_DT_COORD_MAX}, d = {PM_DT_COORD_MAX, PM_DT_COORD_MAX};
+    assert_true(pm_dt_orient(a, b, c) > 0);
+    assert_int_equal(pm_dt_incircle(a, b, c, d), 0);
+    d.x--;
+    assert_int_equal(pm_dt_incircle(a, b, c, d), 1);
+    d.x += 2;
+    assert_int_equal(pm_dt_incircle(a, b, c, d), -1);
+}
+
+/* ---- weights ---- */
+
+static const float square[5][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0.5f, 0.25f}};
+
+static void test_weights_properties(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 40);
+    pm_test_rng rng = {7};
+    float pts[40][2];
+    for (int i = 0; i < 40; i++) {
+        pts[i][0] = pm_test_rng_float(&rng) * 2.0f - 0.5f;
+        pts[i][1] = pm_test_rng_float(&rng) * 2.0f - 0.5f;
+    }
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 40, NULL));
+    assert_true(pm_blend_space_cell_count(s) > 0);
+    for (int q = 0; q < 3000; q++) {
+        float p[2] = {pm_test_rng_float(&rng) * 3.4f - 1.2f, pm_test_rng_float(&rng) * 3.4f - 1.2f};
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
+        check_weights(s, &w);
+        if (!w.outside) {
+            /* Barycentric: the weights reproduce the point. */
+            assert_int_equal(w.cell_kind, PM_BLEND_CELL_TRIANGLE);
+            assert_true(fabsf(w.params[0] - p[0]) < 1e-5f && fabsf(w.params[1] - p[1]) < 1e-5f);
+        }
+        /* The point used is no farther from the query than any sample (projection onto the hull). */
+        float du = hypotf(w.params[0] - clampf(p[0], -1.0f, 2.0f), w.params[1] - clampf(p[1], -1.0f, 2.0f));
+        for (int i = 0; i < 40; i++)
+            assert_true(du <= hypotf(pts[i][0] - clampf(p[0], -1.0f, 2.0f), pts[i][1] - clampf(p[1], -1.0f, 2.0f)) + 1e-5f);
+    }
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_weights_continuity(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 25);
+    pm_test_rng rng = {17};
+    float pts[25][2];
+    for (int i = 0; i < 25; i++) {
+        pts[i][0] = pm_test_rng_float(&rng);
+        pts[i][1] = pm_test_rng_float(&rng);
+    }
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 25, NULL));
+    int cells = pm_blend_space_cell_count(s);
+    for (int c = 0; c < cells; c++) {
+        int v[3];
+        assert_int_equal(pm_blend_space_cell(s, c, v), 3);
+        for (int e = 0; e < 3; e++) {
+            float a[2], b[2];
+            pm_blend_space_sample_params(s, v[e], a);
+            pm_blend_space_sample_params(s, v[(e + 1) % 3], b);
+            float t = 0.2f + 0.6f * pm_test_rng_float(&rng);
+            float m[2] = {a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])};
+            float nrm[2] = {-(b[1] - a[1]), b[0] - a[0]};
+            float len = hypotf(nrm[0], nrm[1]);
+            float eps = 1e-6f;
+            float p1[2] = {m[0] + eps * nrm[0] / len, m[1] + eps * nrm[1] / len};
+            float p2[2] = {m[0] - eps * nrm[0] / len, m[1] - eps * nrm[1] / len};
+            pm_blend_space_weights w1, w2, w0;
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w1, s, p1, NULL));
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, p2, NULL));
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, m, NULL));
+            float d1[25], d2[25], d0[25];
+            dense_weights(d1, 25, s, &w1);
+            dense_weights(d2, 25, s, &w2);
+            dense_weights(d0, 25, s, &w0);
+            for (int i = 0; i < 25; i++) {
+                assert_true(fabsf(d1[i] - d2[i]) < 2e-3f);
+                assert_true(fabsf(d1[i] - d0[i]) < 2e-3f);
+            }
+        }
+    }
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_exact_at_samples(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 5);
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, square, NULL, 5, NULL));
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL), *ref = pm_pose_alloc(JOINTS, NULL);
+    for (int i = 0; i < 5; i++) {
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, square[i], NULL));
+        assert_int_equal(w.count, 1);
+        assert_true(w.weights[0] == 1.0f);
+        assert_int_equal(w.samples[0], i);
+        for (int k = 0; k < 7; k++) {
+            float phase = (float)k / 7.0f;
+            pm_blend_space_job job = pm_default_blend_space_job();
+            job.space = s;
+            job.params = square[i];
+            job.phase = phase;
+            job.scratch = scratch;
+            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+            job.output = out;
+            job.output_count = soa;
+            PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+            const pm_animation *a = pm_blend_space_sample_animation(s, i);
+            pm_sampling_job sj = pm_default_sampling_job();
+            sj.animation = a;
+            sj.time = phase * a->duration;
+            sj.output = ref;
+            sj.output_count = soa;
+            PM_ASSERT_OK(pm_sampling_job_run(&sj, NULL));
+            assert_memory_equal(out, ref, sizeof(pm_soa_transform) * (size_t)soa);
+        }
+    }
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(out, NULL);
+    pm_pose_free(ref, NULL);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_order_independence(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 12);
+    /* A unit square (both diagonals are Delaunay: the classic ambiguity), a 3x3 lattice, and
+     * random points. */
+    float sq[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    float lat[9][2];
+    for (int i = 0; i < 9; i++) {
+        lat[i][0] = 0.5f * (float)(i % 3);
+        lat[i][1] = 0.5f * (float)(i / 3);
+    }
+    pm_test_rng rng = {77};
+    float rnd[12][2];
+    for (int i = 0; i < 12; i++) {
+        rnd[i][0] = pm_test_rng_float(&rng);
+        rnd[i][1] = pm_test_rng_float(&rng);
+    }
+    const float(*sets[3])[2] = {sq, lat, rnd};
+    int sizes[3] = {4, 9, 12};
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    pm_soa_transform *o1 = pm_pose_alloc(JOINTS, NULL), *o2 = pm_pose_alloc(JOINTS, NULL);
+    for (int set = 0; set < 3; set++) {
+        int n = sizes[set];
+        int order[12], shuffled[12];
+        for (int i = 0; i < n; i++) order[i] = i;
+        pm_blend_space *ref;
+        PM_ASSERT_OK(make_space(&ref, &fx, 2, sets[set], order, n, NULL));
+        for (int perm = 0; perm < 8; perm++) {
+            for (int i = 0; i < n; i++) shuffled[i] = i;
+            for (int i = n - 1; i > 0; i--) {
+                int k = (int)(pm_test_rng_u32(&rng) % (uint32_t)(i + 1));
+                int t = shuffled[i];
+                shuffled[i] = shuffled[k];
+                shuffled[k] = t;
+            }
+            pm_blend_space *s;
+            PM_ASSERT_OK(make_space(&s, &fx, 2, sets[set], shuffled, n, NULL));
+            /* Queries on sample-sample midpoints (edges or diagonals), the centre, and random points. */
+            for (int q = 0; q < 60; q++) {
+                float p[2];
+                if (q < 30) {
+                    int a = q % n, b = (q * 7 + 3) % n;
+                    p[0] = 0.5f * (sets[set][a][0] + sets[set][b][0]);
+                    p[1] = 0.5f * (sets[set][a][1] + sets[set][b][1]);
+                } else if (q == 30) p[0] = p[1] = 0.5f;
+                else {
+                    p[0] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
+                    p[1] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
+                }
+                pm_blend_space_weights wa, wb;
+                PM_ASSERT_OK(pm_blend_space_weights_at(&wa, ref, p, NULL));
+                PM_ASSERT_OK(pm_blend_space_weights_at(&wb, s, p, NULL));
+                float da[12], db[12];
+                dense_weights(da, n, ref, &wa);
+                dense_weights(db, n, s, &wb);
+                assert_memory_equal(da, db, sizeof(float) * (size_t)n);
+                /* And the blended poses are the same bits. */
+                pm_blend_space_job job = pm_default_blend_space_job();
+                job.params = p;
+                job.phase = 0.3f;
+                job.scratch = scratch;
+                job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+                job.output_count = soa;
+                job.space = ref;
+                job.output = o1;
+                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+                job.space = s;
+                job.output = o2;
+                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+                assert_memory_equal(o1, o2, sizeof(pm_soa_transform) * (size_t)soa);
+            }
+            pm_blend_space_destroy(s);
+        }
+        pm_blend_space_destroy(ref);
+    }
+    /* On the square's centre the result uses one diagonal: two samples at 0.5 each. */
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, sq, NULL, 4, NULL));
+    pm_blend_space_weights w;
+    float centre[2] = {0.5f, 0.5f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, centre, NULL));
+    assert_int_equal(w.count, 2);
+    assert_true(w.weights[0] == 0.5f && w.weights[1] == 0.5f);
+    pm_blend_space_destroy(s);
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(o1, NULL);
+    pm_pose_free(o2, NULL);
+    fixture_free(&fx);
+}
+
+static void test_edges_and_outside(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 4);
+    float tri[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, tri, NULL, 4, NULL));
+    /* On a hull edge: linear between its ends, nothing else. */
+    pm_blend_space_weights w;
+    float on_edge[2] = {0.25f, 0.0f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, on_edge, NULL));
+    assert_int_equal(w.count, 2);
+    assert_false(w.outside);
+    float d[4];
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[0] - 0.75f) < 1e-6f && fabsf(d[1] - 0.25f) < 1e-6f);
+    /* Below the bottom edge: projected onto it. */
+    float below[2] = {0.25f, -0.5f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, below, NULL));
+    assert_true(w.outside);
+    assert_int_equal(w.cell_kind, PM_BLEND_CELL_HULL_EDGE);
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[0] - 0.75f) < 1e-6f && fabsf(d[1] - 0.25f) < 1e-6f);
+    assert_true(fabsf(w.params[0] - 0.25f) < 1e-6f && fabsf(w.params[1]) < 1e-6f);
+    /* Beyond a corner: the corner sample alone. */
+    float corner[2] = {1.8f, 1.9f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, corner, NULL));
+    assert_int_equal(w.count, 1);
+    dense_weights(d, 4, s, &w);
+    assert_true(d[3] == 1.0f);
+    /* Beyond the axis range: clamped first. */
+    float far[2] = {100.0f, 0.5f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, far, NULL));
+    assert_true(w.outside);
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[1] - 0.5f) < 1e-6f && fabsf(d[3] - 0.5f) < 1e-6f);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_one_dimension_and_collinear(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 4);
+    float xs[4][2] = {{2, 0}, {0, 0}, {1, 0}, {1.5f, 0}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 1, xs, NULL, 4, NULL));
+    assert_int_equal(pm_blend_space_cell_count(s), 3);
+    pm_blend_space_weights w;
+    float d[4];
+    float p = 1.25f;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &p, NULL));
+    assert_int_equal(w.cell_kind, PM_BLEND_CELL_SEGMENT);
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[2] - 0.5f) < 1e-6f && fabsf(d[3] - 0.5f) < 1e-6f);
+    p = -0.5f; /* inside the axis range [-1, 2], below the first sample */
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &p, NULL));
+    dense_weights(d, 4, s, &w);
+    assert_true(d[1] == 1.0f && w.outside);
+    pm_blend_space_destroy(s);
+
+    /* 2D samples on one line: a 1D space along it (or an error when asked). */
+    float diag[4][2] = {{0, 0}, {1, 1}, {0.25f, 0.25f}, {-0.5f, -0.5f}};
+    PM_ASSERT_OK(make_space(&s, &fx, 2, diag, NULL, 4, NULL));
+    assert_true(pm_blend_space_is_collinear(s));
+    float q[2] = {0.625f, 0.625f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, q, NULL));
+    assert_false(w.outside);
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[1] - 0.5f) < 1e-6f && fabsf(d[2] - 0.5f) < 1e-6f);
+    float off[2] = {1.0f, 0.25f}; /* projects onto (0.625, 0.625) */
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, off, NULL));
+    assert_true(w.outside);
+    dense_weights(d, 4, s, &w);
+    assert_true(fabsf(d[1] - 0.5f) < 1e-5f && fabsf(d[2] - 0.5f) < 1e-5f);
+    pm_blend_space_destroy(s);
+
+    pm_blend_sample_def samples[3];
+    for (int i = 0; i < 3; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx.clips[i];
+        samples[i].params[0] = diag[i][0];
+        samples[i].params[1] = diag[i][1];
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = 3;
+    def.align = PM_BLEND_ALIGN_NONE;
+    def.collinear = PM_BLEND_COLLINEAR_ERROR;
+    pm_error e;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "one line"));
+    /* A single sample is a valid space: always that sample. */
+    def.sample_count = 1;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    float any[2] = {5, -5};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, any, NULL));
+    assert_int_equal(w.count, 1);
+    assert_int_equal(w.cell_kind, PM_BLEND_CELL_POINT);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_many_samples_location(void **state) {
+    (void)state;
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    make_skeleton(&fx.sk, 2);
+    pm_clip clip;
+    make_clip(&clip, &fx.sk, 4, 0.3f, 0.0f);
+    enum { N = 600 };
+    pm_blend_sample_def *samples = calloc(N, sizeof *samples);
+    pm_test_rng rng = {123};
+    for (int i = 0; i < N; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &clip;
+        samples[i].params[0] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
+        samples[i].params[1] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = N;
+    def.align = PM_BLEND_ALIGN_NONE;
+    def.axis_max[0] = def.axis_max[1] = 100.0f;
+    pm_blend_space *s;
+    pm_error e;
+    pm_result r = pm_blend_space_create(&s, &def, &e);
+    if (r == PM_ERR_INVALID_ARGUMENT) {
+        /* Duplicates are possible with this generator; they must be named. */
+        assert_non_null(strstr(e.message, "same coordinates"));
+        free(samples);
+        pm_clip_destroy(&clip);
+        pm_skeleton_destroy(&fx.sk);
+        return;
+    }
+    assert_int_equal(r, PM_OK);
+    /* Against a brute-force search over every triangle. */
+    int cells = pm_blend_space_cell_count(s);
+    for (int q = 0; q < 2000; q++) {
+        float p[2] = {pm_test_rng_float(&rng) * 100.0f, pm_test_rng_float(&rng) * 100.0f};
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
+        check_weights(s, &w);
+        int inside = 0;
+        for (int c = 0; c < cells && !inside; c++) {
+            int v[3];
+            pm_blend_space_cell(s, c, v);
+            double a[3][2];
+            for (int k = 0; k < 3; k++) {
+                a[k][0] = samples[v[k]].params[0];
+                a[k][1] = samples[v[k]].params[1];
+            }
+            double l[3];
+            double area = (a[1][0] - a[0][0]) * (a[2][1] - a[0][1]) - (a[1][1] - a[0][1]) * (a[2][0] - a[0][0]);
+            for (int k = 0; k < 3; k++) {
+                const double *b = a[(k + 1) % 3], *cc = a[(k + 2) % 3];
+                l[k] = ((cc[0] - b[0]) * (p[1] - b[1]) - (cc[1] - b[1]) * (p[0] - b[0])) / area;
+            }
+            if (l[0] > 1e-4 && l[1] > 1e-4 && l[2] > 1e-4) {
+                inside = 1;
+                float d[3];
+                for (int k = 0; k < 3; k++) {
+                    d[k] = 0.0f;
+                    for (int i = 0; i < w.count; i++)
+                        if (w.samples[i] == v[k]) d[k] = w.weights[i];
+                    assert_true(fabs(d[k] - l[k]) < 1e-4);
+                }
+            }
+        }
+        if (inside) assert_false(w.outside);
+    }
+    pm_blend_space_destroy(s);
+    free(samples);
+    pm_clip_destroy(&clip);
+    pm_skeleton_destroy(&fx.sk);
+}
+
+/* ---- sync, bake, grid ---- */
+
+static void test_phase_sync(void **state) {
+    (void)state;
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    make_skeleton(&fx.sk, JOINTS);
+    fx.count = 2;
+    /* A 30-frame and an 18-frame cycle: a slow and a fast gait with the same step pattern. */
+    make_clip(&fx.clips[0], &fx.sk, 30, 0.6f, 0.0f);
+    make_clip(&fx.clips[1], &fx.sk, 18, 0.9f, 1.0f);
+    float pts[2][2] = {{0, 0}, {1, 0}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 1, pts, NULL, 2, NULL));
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
+    float half = 0.5f;
+    pm_blend_space_weights w;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+    assert_true(fabsf(pm_blend_space_duration(s, &w) - 0.5f * (1.0f + 0.6f)) < 1e-6f);
+    for (int k = 0; k < 40; k++) {
+        float phase = (float)k / 40.0f;
+        pm_blend_space_job job = pm_default_blend_space_job();
+        job.space = s;
+        job.params = &half;
+        job.phase = phase;
+        job.scratch = scratch;
+        job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+        job.output = out;
+        job.output_count = soa;
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        /* The swing follows the shared phase: both legs' patterns agree, so the blend swings with
+         * the average amplitude instead of cancelling out. */
+        pm_quat q = pm_pose_rotation(out, 1);
+        float angle = 2.0f * atan2f(q.x, q.w);
+        float expected = 0.75f * sinf(6.2831853f * phase);
+        assert_true(fabsf(angle - expected) < 0.03f);
+    }
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_bake(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    /* On a sample: its clip, frame for frame. */
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, pts[1], 30.0f, NULL));
+    assert_int_equal(baked.frame_count, fx.clips[1].frame_count);
+    assert_true(baked.looping);
+    assert_string_equal(baked.name, "test@1,0");
+    PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
+    for (int i = 0; i < baked.frame_count * JOINTS; i++) {
+        assert_true(fabsf(fabsf(pm_quat_dot(baked.rotations[i], fx.clips[1].rotations[i])) - 1.0f) < 1e-5f);
+        assert_true(pm_vec3_length(pm_vec3_sub(baked.translations[i], fx.clips[1].translations[i])) < 1e-5f);
+    }
+    pm_clip_destroy(&baked);
+    /* Inside: the weight-averaged duration; root motion included (the root's z spans 0..2 per cycle). */
+    float mid[2] = {0.25f, 0.25f};
+    pm_blend_space_weights w;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, mid, NULL));
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 60.0f, NULL));
+    assert_true(fabsf(pm_clip_duration(&baked) - pm_blend_space_duration(s, &w)) < 1e-5f);
+    assert_true(fabsf(1.0f / baked.frame_time - 60.0f) < 1.0f);
+    assert_true(baked.translations[(baked.frame_count - 1) * JOINTS].z > 1.8f);
+    pm_clip_destroy(&baked);
+    pm_error e;
+    assert_int_equal(pm_blend_space_bake(&baked, s, mid, -5.0f, &e), PM_ERR_INVALID_ARGUMENT);
+    float nan2[2] = {NAN, 0};
+    assert_int_equal(pm_blend_space_bake(&baked, s, nan2, 30.0f, &e), PM_ERR_NUMERIC);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+static void test_grid(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 4);
+    float pts[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 4, NULL)); /* axes [-1, 2] */
+    pm_blend_grid_def g = pm_default_blend_grid_def();
+    g.counts[0] = 4; /* -1, 0, 1, 2 */
+    g.counts[1] = 7; /* -1, -0.5, ..., 2 */
+    int n = 0;
+    PM_ASSERT_OK(pm_blend_space_grid(NULL, 0, &n, s, &g, NULL));
+    assert_int_equal(n, 2 * 3); /* x in {0, 1}, y in {0, 0.5, 1}: inside the square */
+    float out[64];
+    PM_ASSERT_OK(pm_blend_space_grid(out, 32, &n, s, &g, NULL));
+    assert_true(out[0] == 0.0f && out[1] == 0.0f && out[2] == 1.0f && out[3] == 0.0f && out[5] == 0.5f);
+    g.include_outside = 1;
+    PM_ASSERT_OK(pm_blend_space_grid(NULL, 0, &n, s, &g, NULL));
+    assert_int_equal(n, 28);
+    pm_error e;
+    assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_LIMIT);
+    g.counts[0] = 0;
+    assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    pm_blend_space_destroy(s);
+    fixture_free(&fx);
+}
+
+/* ---- bad inputs ---- */
+
+static void test_bad_spaces(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    pm_blend_sample_def samples[3];
+    for (int i = 0; i < 3; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx.clips[i];
+        samples[i].params[0] = (float)i;
+        samples[i].params[1] = (float)(i * i);
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = 0;
+    def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *s;
+    pm_error e;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "no samples"));
+    assert_null(s);
+    def.sample_count = 3;
+    def.dimensions = 3;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    def.dimensions = 2;
+    /* Duplicate coordinates: both samples named. */
+    samples[2].params[0] = 1.0f;
+    samples[2].params[1] = 1.0f;
+    samples[1].name = "walk";
+    samples[2].name = "walk_copy";
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "walk"));
+    assert_non_null(strstr(e.message, "walk_copy"));
+    samples[2].params[0] = 2.0f;
+    samples[2].params[1] = 4.0f;
+    /* NaN coordinates. */
+    samples[0].params[1] = NAN;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NUMERIC);
+    samples[0].params[1] = 0.0f;
+    /* Mismatched skeletons. */
+    pm_skeleton other;
+    make_skeleton(&other, JOINTS + 1);
+    pm_clip odd;
+    make_clip(&odd, &other, 10, 0.5f, 9.0f);
+    samples[1].clip = &odd;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "different skeleton"));
+    samples[1].clip = &fx.clips[1];
+    /* A sample outside the given range. */
+    def.axis_min[0] = 0.0f;
+    def.axis_max[0] = 1.5f;
+    def.axis_min[1] = 0.0f;
+    def.axis_max[1] = 5.0f;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "outside the axis range"));
+    def.axis_max[0] = 2.0f;
+    def.align = PM_BLEND_ALIGN_POSITION_FACING; /* these skeletons have no legs to take a facing from */
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.message, "position"));
+    def.align = PM_BLEND_ALIGN_POSITION;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    /* Bad queries and jobs. */
+    pm_blend_space_weights w;
+    float bad[2] = {0.5f, NAN};
+    assert_int_equal(pm_blend_space_weights_at(&w, s, bad, &e), PM_ERR_NUMERIC);
+    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    float p[2] = {0.5f, 0.5f};
+    job.params = p;
+    job.output = out;
+    job.output_count = pm_soa_count(JOINTS);
+    job.scratch = out;
+    job.scratch_count = 1;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "scratch"));
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&odd);
+    pm_skeleton_destroy(&other);
+    fixture_free(&fx);
+}
+
+
+/* ---- JSON ---- */
+
+static pm_result load_json_text(pm_blend_space_file *f, const char *json, pm_error *e) {
+    return pm_blend_space_from_json(f, json, "space.json", pm_test_tmp_dir(), NULL, e);
+}
+
+static void test_json(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "clip%d.bvh", i);
+        PM_ASSERT_OK(pm_bvh_write_file(&fx.clips[i], pm_test_tmp_path(name), NULL, NULL));
+    }
+    pm_blend_space_file f;
+    pm_error e;
+    const char *good =
+        "{\"name\": \"dir\", \"axes\": [{\"name\": \"x\", \"min\": -1, \"max\": 2}, {\"name\": \"y\"}],"
+        " \"sync\": \"none\", \"align\": \"none\", \"grid\": [4, 3], \"fps\": 24,"
+        " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]},"
+        "             {\"name\": \"b\", \"clip\": \"clip1.bvh\", \"params\": [1, 0], \"loop\": true},"
+        "             {\"name\": \"c\", \"clip\": \"clip2.bvh\", \"params\": [0, 1], \"start\": 0.1, \"end\": 0.4}]}";
+    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
+    assert_int_equal(pm_blend_space_dimensions(f.space), 2);
+    assert_string_equal(pm_blend_space_sample_name(f.space, 0), "clip0");
+    assert_string_equal(pm_blend_space_axis_name(f.space, 1), "y");
+    assert_true(pm_blend_space_sample_animation(f.space, 1)->looping);
+    assert_true(fabsf(pm_blend_space_sample_animation(f.space, 2)->duration - 0.3f) < 1e-3f);
+    assert_true(f.fps == 24.0f && f.grid.counts[0] == 4 && f.grid.counts[1] == 3);
+    float lo, hi;
+    pm_blend_space_axis_range(f.space, 1, &lo, &hi);
+    assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
+    pm_clip *clips;
+    int count;
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &f, 0.0f, NULL));
+    assert_int_equal(count, 4); /* (0,0) (1,0) (0,0.5) (0,1) lie in the triangle */
+    assert_true(fabsf(1.0f / clips[0].frame_time - 24.0f) < 1.0f);
+    pm_blend_space_free_clips(clips, count);
+    pm_blend_space_file_free(&f);
+
+    static const struct {
+        const char *json, *expect;
+    } bad[] = {
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"colour\": 1}", "unknown key \"colour\""},
+        {"{\"samples\": []}", "non-empty"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2]}]}", "samples[0].params"},
+        {"{\"axes\": [{\"name\": \"x\"}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1]}]}", "samples[0]"},
+        {"{\"samples\": [{\"clip\": \"missing.bvh\", \"params\": [0]}]}", "missing.bvh"},
+        {"{\"sync\": \"bars\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"phase\""},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}, {\"clip\": \"clip1.bvh\", \"params\": [0]}],"
+         " \"align\": \"none\"}",
+         "same coordinates"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": 5}]}", "start"},
+        {"{\"samples\": [ {\"clip\": ", "malformed"},
+        {"{\"axes\": [{\"min\": 3, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "below max"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&e, 0, sizeof e);
+        pm_result r = load_json_text(&f, bad[i].json, &e);
+        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
+        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
+            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
+        assert_null(f.space);
+    }
+    pm_blend_space_file nf;
+    assert_int_not_equal(pm_blend_space_load_json(&nf, pm_test_tmp_path("nope.json"), NULL, &e), PM_OK);
+    assert_non_null(strstr(e.message, "nope.json"));
+    fixture_free(&fx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_delaunay),
+        cmocka_unit_test(test_weights_properties),
+        cmocka_unit_test(test_weights_continuity),
+        cmocka_unit_test(test_exact_at_samples),
+        cmocka_unit_test(test_order_independence),
+        cmocka_unit_test(test_edges_and_outside),
+        cmocka_unit_test(test_one_dimension_and_collinear),
+        cmocka_unit_test(test_many_samples_location),
+        cmocka_unit_test(test_phase_sync),
+        cmocka_unit_test(test_bake),
+        cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_bad_spaces),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

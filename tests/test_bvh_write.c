@@ -1,0 +1,411 @@
+/* BVH writer: round trips of random clips in all six rotation orders (gimbal lock included),
+ * channel layouts (kept, extended, defaulted), units and up axis, atomic files, bad input. */
+#include <dirent.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+/* ---- helpers ---- */
+
+static pm_quat random_quat(pm_test_rng *rng) {
+    pm_quat q = pm_quat_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng),
+                             pm_test_rng_normal(rng));
+    return pm_quat_normalize(q);
+}
+
+static int quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
+
+/* Every joint's world position and rotation agree (joints matched by name). */
+static void assert_same_poses(const pm_clip *a, const pm_clip *b, float pos_tol) {
+    assert_int_equal(a->frame_count, b->frame_count);
+    assert_int_equal(a->skeleton.joint_count, b->skeleton.joint_count);
+    int jc = a->skeleton.joint_count;
+    int *map = malloc(sizeof(int) * (size_t)jc);
+    for (int j = 0; j < jc; j++) {
+        map[j] = pm_skeleton_find_joint(&b->skeleton, a->skeleton.names[j]);
+        assert_true(map[j] >= 0);
+    }
+    pm_transform *wa = malloc(sizeof(pm_transform) * (size_t)jc * 2), *wb = wa + jc;
+    for (int f = 0; f < a->frame_count; f++) {
+        pm_clip_frame_world(a, f, wa);
+        pm_clip_frame_world(b, f, wb);
+        for (int j = 0; j < jc; j++) {
+            pm_vec3 d = pm_vec3_sub(wa[j].translation, wb[map[j]].translation);
+            if (pm_vec3_length(d) > pos_tol)
+                fail_msg("frame %d joint %s: positions differ by %g m", f, a->skeleton.names[j], (double)pm_vec3_length(d));
+            if (!quat_same(wa[j].rotation, wb[map[j]].rotation, 1e-5f))
+                fail_msg("frame %d joint %s: rotations differ", f, a->skeleton.names[j]);
+        }
+    }
+    free(wa);
+    free(map);
+}
+
+/* Writes, reads back with the given units and up axis, compares, returns the text. */
+static char *round_trip(const pm_clip *clip, const pm_bvh_write_def *wdef, float read_scale, int read_up) {
+    char *text;
+    size_t size;
+    pm_error err = {PM_OK, {0}};
+    if (pm_bvh_write_memory(&text, &size, clip, wdef, &err) != PM_OK) fail_msg("write: %s", err.message);
+    pm_bvh_def rdef = pm_default_bvh_def();
+    rdef.unit_scale = read_scale;
+    rdef.up_axis = read_up;
+    pm_clip back;
+    if (pm_bvh_read_memory(&back, text, size, "rt.bvh", &rdef, &err) != PM_OK) fail_msg("read back: %s", err.message);
+    assert_same_poses(clip, &back, 1e-4f);
+    pm_clip_destroy(&back);
+    char *copy = strdup(text);
+    pm_free_buffer(text, &clip->allocator);
+    return copy;
+}
+
+static void set_channels(pm_skeleton *s, int j, const char *layout) {
+    /* layout: letters, "pX pY pZ" as 'x','y','z' and rotations as 'X','Y','Z'. */
+    int n = 0;
+    for (const char *c = layout; *c; c++) {
+        int ch = *c >= 'x' ? PM_CHANNEL_XPOSITION + (*c - 'x') : PM_CHANNEL_XROTATION + (*c - 'X');
+        s->channels[(size_t)j * 6 + n++] = (uint8_t)ch;
+    }
+    s->channel_counts[j] = (uint8_t)n;
+}
+
+/* Root, a 3-joint chain and a 2-joint branch, each with an End Site at the leaves. */
+static void make_skeleton(pm_skeleton *s) {
+    static const char *const names[] = {"Root", "A1", "A2", "A3", "B1", "B2"};
+    static const int parents[] = {-1, 0, 1, 2, 0, 4};
+    static const float offsets[][3] = {{0, 1, 0}, {0.2f, 0.1f, 0}, {0, 0.4f, 0.05f}, {0.1f, 0.3f, 0}, {-0.2f, 0, 0.1f}, {0, -0.4f, 0}};
+    PM_ASSERT_OK(pm_skeleton_create(s, 6, NULL, NULL));
+    for (int j = 0; j < 6; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(s, j, names[j], NULL));
+        s->parents[j] = parents[j];
+        s->rest_translations[j] = pm_vec3_make(offsets[j][0], offsets[j][1], offsets[j][2]);
+    }
+    s->has_end_site[3] = 1;
+    s->end_sites[3] = pm_vec3_make(0, 0.1f, 0);
+    s->has_end_site[5] = 1;
+    s->end_sites[5] = pm_vec3_make(0, -0.05f, 0.1f);
+}
+
+static void randomize(pm_clip *c, pm_test_rng *rng) {
+    int jc = c->skeleton.joint_count;
+    for (int f = 0; f < c->frame_count; f++)
+        for (int j = 0; j < jc; j++) {
+            size_t i = (size_t)f * jc + j;
+            c->rotations[i] = random_quat(rng);
+            if (c->skeleton.parents[j] < 0)
+                c->translations[i] = pm_vec3_make(4 * pm_test_rng_float(rng) - 2, 1 + pm_test_rng_float(rng), 3 * pm_test_rng_float(rng));
+        }
+}
+
+/* ---- round trips ---- */
+
+static void test_all_orders_random(void **state) {
+    (void)state;
+    static const char *const orders[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+    pm_test_rng rng = {42};
+    for (int o = 0; o < 6; o++) {
+        pm_skeleton s;
+        make_skeleton(&s);
+        char root_layout[8];
+        snprintf(root_layout, sizeof root_layout, "xyz%s", orders[o]);
+        set_channels(&s, 0, root_layout);
+        for (int j = 1; j < 6; j++) set_channels(&s, j, orders[(o + j) % 6]); /* mixed orders in one file */
+        pm_clip c;
+        PM_ASSERT_OK(pm_clip_create(&c, &s, 40, 1.0f / 60.0f, NULL, NULL));
+        randomize(&c, &rng);
+        /* Gimbal lock: the middle axis of each joint's order at +-90 degrees. */
+        for (int f = 30; f < 40; f++)
+            for (int j = 0; j < 6; j++) {
+                const char *ord = j == 0 ? orders[o] : orders[(o + j) % 6];
+                pm_vec3 axis = pm_vec3_zero();
+                (&axis.x)[ord[1] - 'X'] = 1.0f;
+                pm_quat lock = pm_quat_from_axis_angle(axis, (f & 1 ? 0.5f : -0.5f) * PM_PI);
+                pm_vec3 first = pm_vec3_zero();
+                (&first.x)[ord[0] - 'X'] = 1.0f;
+                c.rotations[(size_t)f * 6 + j] = pm_quat_mul(pm_quat_from_axis_angle(first, 0.3f * (float)f), lock);
+            }
+        c.unit_scale = 0.01f; /* written in centimetres */
+        char *text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+        char expect[64];
+        snprintf(expect, sizeof expect, "CHANNELS 3 %crotation %crotation %crotation", orders[(o + 1) % 6][0],
+                 orders[(o + 1) % 6][1], orders[(o + 1) % 6][2]);
+        assert_non_null(strstr(text, expect));
+        free(text);
+        pm_clip_destroy(&c);
+        pm_skeleton_destroy(&s);
+    }
+}
+
+static void test_clip_built_in_code(void **state) {
+    (void)state;
+    /* No channel layout at all, joints not in depth-first order (B1 is listed before A2's
+     * child), several roots, a moving non-root joint. */
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, 6, NULL, NULL));
+    static const char *const names[] = {"Hips", "A1", "B1", "A2", "Prop", "B2"};
+    static const int parents[] = {-1, 0, 0, 1, -1, 2};
+    for (int j = 0; j < 6; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+        s.parents[j] = parents[j];
+        s.rest_translations[j] = pm_vec3_make(0.1f * (float)j, 0.2f, 0);
+    }
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 12, 1.0f / 30.0f, NULL, NULL));
+    pm_test_rng rng = {7};
+    randomize(&c, &rng);
+    for (int f = 0; f < 12; f++) c.translations[(size_t)f * 6 + 3].y = 0.2f + 0.01f * (float)f; /* A2 stretches */
+    char *text = round_trip(&c, NULL, 1.0f, PM_UP_Y);
+    assert_non_null(strstr(text, "ROOT Hips\n{\n\tOFFSET 0 0.2 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"));
+    assert_non_null(strstr(text, "JOINT A1\n\t{\n\t\tOFFSET 0.1 0.2 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation"));
+    assert_non_null(strstr(text, "JOINT A2\n\t\t{\n\t\t\tOFFSET 0.3 0.2 0\n\t\t\tCHANNELS 6 Xposition"));
+    assert_non_null(strstr(text, "ROOT Prop"));
+    /* Depth-first: A1, A2, then B1, B2. */
+    assert_true(strstr(text, "JOINT A2") < strstr(text, "JOINT B1"));
+    free(text);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+static const char *const small_file =
+    "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 90 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n"
+    "\tJOINT Knee\n\t{\n\t\tOFFSET 0 -40 0\n\t\tCHANNELS 1 Xrotation\n\t\tJOINT Foot\n\t\t{\n\t\t\tOFFSET 0 -40 0\n"
+    "\t\t\tCHANNELS 0\n\t\t\tEnd Site\n\t\t\t{\n\t\t\t\tOFFSET 0 0 10\n\t\t\t}\n\t\t}\n\t}\n}\nMOTION\nFrames: 3\n"
+    "Frame Time: 0.0333333\n0 90 0 0 0 0 10\n0 90 1 0 0 0 20\n0 90 2 0 0 0 30\n";
+
+static void test_layout_kept_and_extended(void **state) {
+    (void)state;
+    pm_bvh_def def = pm_default_bvh_def();
+    def.unit_scale = 0.01f;
+    def.up_axis = PM_UP_Y;
+    pm_clip c;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", &def, NULL));
+    /* Unchanged: the file's own layout, a single-axis knee included. */
+    char *text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+    assert_non_null(strstr(text, "CHANNELS 1 Xrotation\n"));
+    assert_non_null(strstr(text, "CHANNELS 0\n"));
+    assert_non_null(strstr(text, "End Site"));
+    assert_non_null(strstr(text, "0 90 2 0 0 0 30\n"));
+    free(text);
+    /* The knee twists about Y and the foot slides: channels are added where needed. */
+    c.rotations[3 + 1] = pm_quat_mul(c.rotations[3 + 1], pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.4f));
+    c.translations[6 + 2].z = 0.05f;
+    text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+    assert_non_null(strstr(text, "CHANNELS 3 Xrotation Yrotation Zrotation\n"));
+    assert_non_null(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n"));
+    free(text);
+    /* A rotation on a joint with no rotation channels gets Zrotation Xrotation Yrotation. */
+    c.rotations[6 + 2] = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 0.2f);
+    text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+    assert_non_null(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n\t\t\tEnd Site"));
+    free(text);
+    pm_clip_destroy(&c);
+}
+
+static void test_units_and_up_axis(void **state) {
+    (void)state;
+    pm_bvh_def def = pm_default_bvh_def();
+    def.unit_scale = 0.01f;
+    def.up_axis = PM_UP_Y;
+    pm_clip c;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", &def, NULL));
+    /* Metres, Z up: the root's height is written in its Z channel. */
+    pm_bvh_write_def w = pm_default_bvh_write_def();
+    w.unit_scale = 1.0f;
+    w.up_axis = PM_UP_Z;
+    char *text = round_trip(&c, &w, 1.0f, PM_UP_Z);
+    assert_non_null(strstr(text, "OFFSET 0 0 0.9\n"));
+    assert_non_null(strstr(text, "\n0 -0.02 0.9 ")); /* frame 2: (0, 0.9, 0.02) m Y-up is (0, -0.02, 0.9) Z-up */
+    free(text);
+    /* Millimetres, Y up, precision 4. */
+    w.unit_scale = 0.001f;
+    w.up_axis = PM_UP_Y;
+    w.precision = 4;
+    char *mm;
+    size_t size;
+    PM_ASSERT_OK(pm_bvh_write_memory(&mm, &size, &c, &w, NULL));
+    assert_non_null(strstr(mm, "OFFSET 0 900 0\n"));
+    assert_non_null(strstr(mm, "OFFSET 0 -400 0\n"));
+    pm_free_buffer(mm, &c.allocator);
+    pm_clip_destroy(&c);
+}
+
+static void test_z_up_detected_on_read_back(void **state) {
+    (void)state;
+    /* A biped written Z-up in centimetres is detected as such and comes back identical. */
+    pm_skeleton s;
+    static const char *const names[] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot", "Spine", "Head"};
+    static const int parents[] = {-1, 0, 1, 0, 3, 0, 5};
+    static const float off[][3] = {{0, 0.95f, 0}, {0.1f, -0.05f, 0}, {0, -0.84f, 0}, {-0.1f, -0.05f, 0}, {0, -0.84f, 0}, {0, 0.1f, 0}, {0, 0.55f, 0}};
+    PM_ASSERT_OK(pm_skeleton_create(&s, 7, NULL, NULL));
+    for (int j = 0; j < 7; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+        s.parents[j] = parents[j];
+        s.rest_translations[j] = pm_vec3_make(off[j][0], off[j][1], off[j][2]);
+    }
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 20, 1.0f / 30.0f, NULL, NULL));
+    for (int f = 0; f < 20; f++) {
+        c.translations[(size_t)f * 7] = pm_vec3_make(0.1f, 0.95f, 0.05f * (float)f);
+        c.rotations[(size_t)f * 7] = pm_quat_from_yaw(0.05f * (float)f);
+        c.rotations[(size_t)f * 7 + 1] = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 0.3f * sinf(0.4f * (float)f));
+    }
+    c.unit_scale = 0.01f;
+    c.source_up = PM_UP_Z;
+    char *text;
+    size_t size;
+    PM_ASSERT_OK(pm_bvh_write_memory(&text, &size, &c, NULL, NULL));
+    assert_non_null(strstr(text, "OFFSET 0 0 95\n"));
+    pm_clip back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&back, text, size, "z.bvh", NULL, NULL));
+    assert_int_equal(back.source_up, PM_UP_Z);
+    assert_true(back.unit_scale == 0.01f);
+    assert_same_poses(&c, &back, 1e-4f);
+    pm_clip_destroy(&back);
+    pm_free_buffer(text, &c.allocator);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* ---- files ---- */
+
+static int count_temp_files(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp-")) n++;
+    closedir(d);
+    return n;
+}
+
+static void test_write_file(void **state) {
+    (void)state;
+    pm_bvh_def def = pm_default_bvh_def();
+    pm_clip c, back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", &def, NULL));
+    const char *path = pm_test_tmp_path("written.bvh");
+    PM_ASSERT_OK(pm_bvh_write_file(&c, path, NULL, NULL));
+    PM_ASSERT_OK(pm_bvh_write_file(&c, path, NULL, NULL)); /* replacing works too */
+    PM_ASSERT_OK(pm_bvh_read_file(&back, path, NULL, NULL));
+    assert_string_equal(back.name, "written");
+    assert_same_poses(&c, &back, 1e-4f);
+    pm_clip_destroy(&back);
+    assert_int_equal(count_temp_files(pm_test_tmp_dir()), 0);
+    /* A directory that does not exist: an error naming the path, and nothing left behind. */
+    pm_error err = {PM_OK, {0}};
+    const char *bad = pm_test_tmp_path("no-such-dir/out.bvh");
+    assert_int_equal(pm_bvh_write_file(&c, bad, NULL, &err), PM_ERR_IO);
+    assert_non_null(strstr(err.message, "no-such-dir/out.bvh"));
+    /* An invalid clip fails before any file is created. */
+    const char *never = pm_test_tmp_path("never.bvh");
+    c.translations[0].x = NAN;
+    assert_int_equal(pm_bvh_write_file(&c, never, NULL, &err), PM_ERR_NUMERIC);
+    FILE *f = fopen(never, "rb");
+    assert_null(f);
+    assert_int_equal(count_temp_files(pm_test_tmp_dir()), 0);
+    pm_clip_destroy(&c);
+}
+
+/* ---- bad input ---- */
+
+static void test_write_errors(void **state) {
+    (void)state;
+    pm_clip c;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", NULL, NULL));
+    char *text = (char *)1;
+    size_t size = 1;
+    pm_error err = {PM_OK, {0}};
+    pm_bvh_write_def w = pm_default_bvh_write_def();
+    w.precision = 10;
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, &w, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(text);
+    assert_non_null(strstr(err.message, "precision"));
+    w = pm_default_bvh_write_def();
+    w.unit_scale = -1.0f;
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, &w, &err), PM_ERR_INVALID_ARGUMENT);
+    w = pm_default_bvh_write_def();
+    w.up_axis = 3;
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, &w, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_bvh_write_memory(NULL, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_bvh_write_memory(&text, &size, NULL, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    /* Names BVH cannot carry. */
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Knee{", NULL));
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "Knee{"));
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, " Knee", NULL));
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Knee", NULL));
+    /* A value that does not fit a float in the written unit. */
+    c.translations[0].x = 3e38f;
+    w = pm_default_bvh_write_def();
+    w.unit_scale = 0.001f;
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, &w, &err), PM_ERR_NUMERIC);
+    pm_clip_destroy(&c);
+    /* Deeper than the reader accepts. */
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, PM_MAX_JOINT_DEPTH + 1, NULL, NULL));
+    for (int j = 0; j <= PM_MAX_JOINT_DEPTH; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "J%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
+    }
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 1, 0.1f, NULL, NULL));
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_LIMIT);
+    assert_non_null(strstr(err.message, "deeper"));
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+static void test_locale_independent(void **state) {
+    (void)state;
+    /* Applications may switch to a locale with a decimal comma; BVH text must not change. */
+    static const char *const locales[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8", "ru_RU.UTF-8", "nl_NL.UTF-8"};
+    const char *found = NULL;
+    for (size_t i = 0; i < sizeof locales / sizeof locales[0] && !found; i++)
+        if (setlocale(LC_NUMERIC, locales[i])) found = locales[i];
+    if (!found && system("command -v localedef >/dev/null 2>&1") == 0) {
+        /* None installed (minimal containers): compile one into the scratch directory. */
+        const char *dir = pm_test_tmp_path("locales");
+        char cmd[2300];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' >/dev/null 2>&1", dir, dir);
+        if (system(cmd) == 0 && setenv("LOCPATH", dir, 1) == 0 && setlocale(LC_NUMERIC, "de_DE.UTF-8")) found = "de_DE.UTF-8";
+    }
+    if (found) {
+        char probe[16];
+        snprintf(probe, sizeof probe, "%g", 1.5);
+        assert_string_equal(probe, "1,5"); /* the locale really has a decimal comma */
+    }
+    pm_clip c, back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", NULL, NULL));
+    char *text;
+    size_t size;
+    PM_ASSERT_OK(pm_bvh_write_memory(&text, &size, &c, NULL, NULL));
+    assert_null(strchr(text, ','));
+    assert_non_null(strstr(text, "Frame Time: 0.0333333\n"));
+    PM_ASSERT_OK(pm_bvh_read_memory(&back, text, size, "small.bvh", NULL, NULL));
+    assert_same_poses(&c, &back, 1e-4f);
+    setlocale(LC_NUMERIC, "C");
+    if (!found) print_message("(no decimal-comma locale installed; checked in the C locale only)\n");
+    pm_clip_destroy(&back);
+    pm_free_buffer(text, &c.allocator);
+    pm_clip_destroy(&c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_orders_random),
+        cmocka_unit_test(test_clip_built_in_code),
+        cmocka_unit_test(test_layout_kept_and_extended),
+        cmocka_unit_test(test_units_and_up_axis),
+        cmocka_unit_test(test_z_up_detected_on_read_back),
+        cmocka_unit_test(test_write_file),
+        cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_locale_independent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

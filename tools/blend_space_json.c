@@ -1,0 +1,434 @@
+/* Blend-space JSON files: parse, load the clips (trim, loop, mirror), create the space. */
+#include "blend_space_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_file.h"
+
+typedef struct loader {
+    const char *source;
+    pm_error *error;
+} loader;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static pm_result bad(const loader *l, pm_result code, const char *where, const char *format, ...) {
+    if (l->error) {
+        char msg[PM_ERROR_MESSAGE_SIZE];
+        va_list args;
+        va_start(args, format);
+        vsnprintf(msg, sizeof msg, format, args);
+        va_end(args);
+        l->error->code = code;
+        snprintf(l->error->message, sizeof l->error->message, "%s: %s: %s", l->source, where, msg);
+    }
+    return code;
+}
+
+static pm_result check_keys(const loader *l, const cJSON *obj, const char *where, const char *const *keys) {
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        int ok = 0;
+        for (int i = 0; keys[i]; i++) ok |= !strcmp(k->string, keys[i]);
+        if (!ok) {
+            char allowed[256] = "";
+            for (int i = 0; keys[i]; i++) {
+                strncat(allowed, i ? ", " : "", sizeof allowed - strlen(allowed) - 1);
+                strncat(allowed, keys[i], sizeof allowed - strlen(allowed) - 1);
+            }
+            return bad(l, PM_ERR_PARSE, where, "unknown key \"%s\" (expected one of: %s)", k->string, allowed);
+        }
+    }
+    return PM_OK;
+}
+
+/* Optional number; *present tells whether it was there. */
+static pm_result get_number(const loader *l, const cJSON *obj, const char *key, const char *where, double *out,
+                            int *present) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (present) *present = v != NULL;
+    if (!v) return PM_OK;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return bad(l, PM_ERR_PARSE, where, "\"%s\" must be a finite number", key);
+    *out = v->valuedouble;
+    return PM_OK;
+}
+
+static pm_result get_bool(const loader *l, const cJSON *obj, const char *key, const char *where, int *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return PM_OK;
+    if (!cJSON_IsBool(v)) return bad(l, PM_ERR_PARSE, where, "\"%s\" must be true or false", key);
+    *out = cJSON_IsTrue(v);
+    return PM_OK;
+}
+
+static const char *get_string(const cJSON *obj, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* One of `names` (index), or an error listing them. */
+static pm_result get_enum(const loader *l, const cJSON *obj, const char *key, const char *where,
+                          const char *const *names, int *out) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return PM_OK;
+    if (cJSON_IsString(v))
+        for (int i = 0; names[i]; i++)
+            if (!strcmp(v->valuestring, names[i])) {
+                *out = i;
+                return PM_OK;
+            }
+    char allowed[160] = "";
+    for (int i = 0; names[i]; i++) {
+        strncat(allowed, i ? "\", \"" : "\"", sizeof allowed - strlen(allowed) - 1);
+        strncat(allowed, names[i], sizeof allowed - strlen(allowed) - 1);
+    }
+    return bad(l, PM_ERR_PARSE, where, "\"%s\" must be one of %s\"", key, allowed);
+}
+
+static char *join_path(const char *dir, const char *file) {
+    size_t n = (dir ? strlen(dir) : 0) + strlen(file) + 2;
+    char *p = malloc(n);
+    if (!p) return NULL;
+    if (file[0] == '/' || !dir || !dir[0]) snprintf(p, n, "%s", file);
+    else snprintf(p, n, "%s/%s", dir, file);
+    return p;
+}
+
+/* Reads, trims, loops and mirrors one sample's clip. */
+static pm_result load_sample_clip(const loader *l, pm_clip *out, const cJSON *s, const char *where, const char *base_dir,
+                                  const pm_bvh_def *bvh) {
+    const char *file = get_string(s, "clip");
+    if (!file || !file[0]) return bad(l, PM_ERR_PARSE, where, "\"clip\" (a BVH path) is required");
+    double start = 0.0, end = 0.0;
+    int has_start = 0, has_end = 0, loop = 0, mirror = 0;
+    pm_result r;
+    if ((r = get_number(l, s, "start", where, &start, &has_start)) != PM_OK) return r;
+    if ((r = get_number(l, s, "end", where, &end, &has_end)) != PM_OK) return r;
+    if ((r = get_bool(l, s, "loop", where, &loop)) != PM_OK) return r;
+    if ((r = get_bool(l, s, "mirror", where, &mirror)) != PM_OK) return r;
+    char *path = join_path(base_dir, file);
+    if (!path) return bad(l, PM_ERR_OUT_OF_MEMORY, where, "out of memory");
+    pm_clip clip;
+    r = pm_bvh_read_file(&clip, path, bvh, l->error);
+    free(path);
+    if (r != PM_OK) {
+        char msg[PM_ERROR_MESSAGE_SIZE] = "cannot read the clip";
+        if (l->error) snprintf(msg, sizeof msg, "%s", l->error->message);
+        return bad(l, r, where, "%s", msg);
+    }
+    if (has_start || has_end) {
+        float duration = pm_clip_duration(&clip);
+        if (!has_end) end = duration;
+        if (start < 0.0 || end <= start || end > (double)duration + 0.5 * clip.frame_time) {
+            pm_clip_destroy(&clip);
+            return bad(l, PM_ERR_INVALID_ARGUMENT, where, "start %g / end %g must satisfy 0 <= start < end <= %g (the clip's duration)",
+                       start, end, (double)duration);
+        }
+        int first = (int)floor(start / clip.frame_time + 0.5);
+        int last = (int)floor(end / clip.frame_time + 0.5);
+        if (last > clip.frame_count - 1) last = clip.frame_count - 1;
+        if (last <= first) last = first + 1 < clip.frame_count ? first + 1 : first;
+        pm_clip trimmed;
+        r = pm_clip_trim(&trimmed, &clip, first, last - first + 1, l->error);
+        pm_clip_destroy(&clip);
+        if (r != PM_OK) return r;
+        clip = trimmed;
+    }
+    clip.looping = loop;
+    if (mirror) {
+        pm_clip mirrored;
+        r = pm_clip_mirror(&mirrored, &clip, NULL, -1, l->error);
+        pm_clip_destroy(&clip);
+        if (r != PM_OK) return r;
+        mirrored.looping = loop;
+        clip = mirrored;
+    }
+    *out = clip;
+    return PM_OK;
+}
+
+static const char *const top_keys[] = {"name", "axes", "sync", "align", "collinear", "fps", "grid", "grid_include_outside",
+                                       "unit_scale", "up", "samples", NULL};
+static const char *const axis_keys[] = {"name", "min", "max", NULL};
+static const char *const sample_keys[] = {"name", "clip", "params", "start", "end", "loop", "mirror", NULL};
+static const char *const sync_names[] = {"phase", "none", NULL};
+static const char *const align_names[] = {"position_facing", "position", "none", NULL};
+static const char *const collinear_names[] = {"line", "error", NULL};
+static const char *const up_names[] = {"y", "z", NULL};
+
+pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, const char *source_name,
+                                   const char *base_dir, const pm_bvh_def *bvh_in, pm_error *error) {
+    loader l = {source_name ? source_name : "blend space", error};
+    if (!out || !text) return bad(&l, PM_ERR_INVALID_ARGUMENT, "input", "NULL argument");
+    memset(out, 0, sizeof *out);
+    out->grid = pm_default_blend_grid_def();
+    cJSON *root = cJSON_Parse(text);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        int line = 1;
+        for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';
+        return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
+    }
+    pm_result r = PM_OK;
+    pm_clip *clips = NULL;
+    pm_blend_sample_def *samples = NULL;
+    int clip_count = 0;
+    char names_storage[2][64];
+    pm_blend_space_def def = pm_default_blend_space_def();
+    pm_bvh_def bvh = bvh_in ? *bvh_in : pm_default_bvh_def();
+
+    if (!cJSON_IsObject(root)) {
+        r = bad(&l, PM_ERR_PARSE, "top level", "expected an object");
+        goto done;
+    }
+    if ((r = check_keys(&l, root, "top level", top_keys)) != PM_OK) goto done;
+    def.name = get_string(root, "name");
+    int sync = 0, align = 0, collinear = 0, up = -1;
+    if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
+    if ((r = get_enum(&l, root, "align", "top level", align_names, &align)) != PM_OK) goto done;
+    if ((r = get_enum(&l, root, "collinear", "top level", collinear_names, &collinear)) != PM_OK) goto done;
+    if ((r = get_enum(&l, root, "up", "top level", up_names, &up)) != PM_OK) goto done;
+    def.sync = (pm_blend_sync)sync;
+    def.align = (pm_blend_align)align;
+    def.collinear = (pm_blend_collinear)collinear;
+    if (up >= 0) bvh.up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
+    double v = 0.0;
+    int present = 0;
+    if ((r = get_number(&l, root, "unit_scale", "top level", &v, &present)) != PM_OK) goto done;
+    if (present) {
+        if (!(v > 0.0)) {
+            r = bad(&l, PM_ERR_PARSE, "unit_scale", "must be positive (metres per file unit)");
+            goto done;
+        }
+        bvh.unit_scale = (float)v;
+    }
+    if ((r = get_number(&l, root, "fps", "top level", &v, &present)) != PM_OK) goto done;
+    if (present) {
+        if (!(v > 0.0) || v > 10000.0) {
+            r = bad(&l, PM_ERR_PARSE, "fps", "%g is outside (0, 10000]", v);
+            goto done;
+        }
+        out->fps = (float)v;
+    }
+    if ((r = get_bool(&l, root, "grid_include_outside", "top level", &out->grid.include_outside)) != PM_OK) goto done;
+
+    const cJSON *axes = cJSON_GetObjectItemCaseSensitive(root, "axes");
+    const cJSON *jsamples = cJSON_GetObjectItemCaseSensitive(root, "samples");
+    if (!cJSON_IsArray(jsamples) || cJSON_GetArraySize(jsamples) == 0) {
+        r = bad(&l, PM_ERR_INVALID_ARGUMENT, "samples", "a blend space needs a non-empty \"samples\" array");
+        goto done;
+    }
+    if (axes) {
+        if (!cJSON_IsArray(axes) || cJSON_GetArraySize(axes) < 1 || cJSON_GetArraySize(axes) > 2) {
+            r = bad(&l, PM_ERR_PARSE, "axes", "expected an array of 1 or 2 axes");
+            goto done;
+        }
+        def.dimensions = cJSON_GetArraySize(axes);
+        for (int d = 0; d < def.dimensions; d++) {
+            const cJSON *a = cJSON_GetArrayItem(axes, d);
+            char where[32];
+            snprintf(where, sizeof where, "axes[%d]", d);
+            if (!cJSON_IsObject(a)) {
+                r = bad(&l, PM_ERR_PARSE, where, "expected an object {\"name\", \"min\", \"max\"}");
+                goto done;
+            }
+            if ((r = check_keys(&l, a, where, axis_keys)) != PM_OK) goto done;
+            const char *nm = get_string(a, "name");
+            if (nm) {
+                snprintf(names_storage[d], sizeof names_storage[d], "%s", nm);
+                def.axis_names[d] = names_storage[d];
+            }
+            double lo = 0.0, hi = 0.0;
+            int has_lo = 0, has_hi = 0;
+            if ((r = get_number(&l, a, "min", where, &lo, &has_lo)) != PM_OK) goto done;
+            if ((r = get_number(&l, a, "max", where, &hi, &has_hi)) != PM_OK) goto done;
+            if (has_lo != has_hi) {
+                r = bad(&l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");
+                goto done;
+            }
+            if (has_lo && !(lo < hi)) {
+                r = bad(&l, PM_ERR_PARSE, where, "min %g must be below max %g", lo, hi);
+                goto done;
+            }
+            def.axis_min[d] = (float)lo;
+            def.axis_max[d] = (float)hi;
+        }
+    } else {
+        const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(jsamples, 0), "params");
+        def.dimensions = cJSON_IsArray(p0) ? cJSON_GetArraySize(p0) : 1;
+        if (def.dimensions < 1 || def.dimensions > 2) {
+            r = bad(&l, PM_ERR_PARSE, "samples[0].params", "expected 1 or 2 numbers");
+            goto done;
+        }
+    }
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
+    if (grid) {
+        int ok = 1;
+        if (cJSON_IsNumber(grid)) {
+            for (int d = 0; d < def.dimensions; d++) out->grid.counts[d] = (int)grid->valuedouble;
+            ok = grid->valuedouble == floor(grid->valuedouble);
+        } else if (cJSON_IsArray(grid) && cJSON_GetArraySize(grid) == def.dimensions) {
+            for (int d = 0; d < def.dimensions; d++) {
+                const cJSON *g = cJSON_GetArrayItem(grid, d);
+                ok &= cJSON_IsNumber(g) && g->valuedouble == floor(g->valuedouble);
+                if (ok) out->grid.counts[d] = (int)g->valuedouble;
+            }
+        } else ok = 0;
+        for (int d = 0; d < def.dimensions && ok; d++) ok = out->grid.counts[d] >= 1 && out->grid.counts[d] <= 100000;
+        if (!ok) {
+            r = bad(&l, PM_ERR_PARSE, "grid", "expected %d whole number(s) of points per axis, each 1..100000", def.dimensions);
+            goto done;
+        }
+    }
+
+    int n = cJSON_GetArraySize(jsamples);
+    if (n > PM_BLEND_SPACE_MAX_SAMPLES) {
+        r = bad(&l, PM_ERR_LIMIT, "samples", "%d samples exceeds the limit of %d", n, PM_BLEND_SPACE_MAX_SAMPLES);
+        goto done;
+    }
+    clips = calloc((size_t)n, sizeof *clips);
+    samples = calloc((size_t)n, sizeof *samples);
+    if (!clips || !samples) {
+        r = bad(&l, PM_ERR_OUT_OF_MEMORY, "samples", "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *s = cJSON_GetArrayItem(jsamples, i);
+        char where[48];
+        snprintf(where, sizeof where, "samples[%d]", i);
+        if (!cJSON_IsObject(s)) {
+            r = bad(&l, PM_ERR_PARSE, where, "expected an object {\"clip\", \"params\", ...}");
+            goto done;
+        }
+        if ((r = check_keys(&l, s, where, sample_keys)) != PM_OK) goto done;
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].name = get_string(s, "name");
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "params");
+        if (cJSON_IsNumber(p) && def.dimensions == 1) samples[i].params[0] = (float)p->valuedouble;
+        else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == def.dimensions) {
+            for (int d = 0; d < def.dimensions; d++) {
+                const cJSON *x = cJSON_GetArrayItem(p, d);
+                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) {
+                    r = bad(&l, PM_ERR_PARSE, where, "\"params\"[%d] must be a finite number", d);
+                    goto done;
+                }
+                samples[i].params[d] = (float)x->valuedouble;
+            }
+        } else {
+            r = bad(&l, PM_ERR_PARSE, where, "\"params\" must hold %d number(s) (the space has %d axis/axes)", def.dimensions,
+                    def.dimensions);
+            goto done;
+        }
+        if ((r = load_sample_clip(&l, &clips[i], s, where, base_dir, &bvh)) != PM_OK) goto done;
+        clip_count++;
+        samples[i].clip = &clips[i];
+    }
+    def.samples = samples;
+    def.sample_count = n;
+    if ((r = pm_blend_space_create(&out->space, &def, error)) != PM_OK) {
+        if (error) {
+            char msg[PM_ERROR_MESSAGE_SIZE];
+            snprintf(msg, sizeof msg, "%s", error->message);
+            bad(&l, r, "space", "%s", msg);
+        }
+        goto done;
+    }
+done:
+    for (int i = 0; i < clip_count; i++) pm_clip_destroy(&clips[i]);
+    free(clips);
+    free(samples);
+    cJSON_Delete(root);
+    if (r != PM_OK) pm_blend_space_file_free(out);
+    return r;
+}
+
+pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error) {
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || !path) {
+        if (error) {
+            error->code = PM_ERR_INVALID_ARGUMENT;
+            snprintf(error->message, sizeof error->message, "pm_blend_space_load_json: NULL argument");
+        }
+        return PM_ERR_INVALID_ARGUMENT;
+    }
+    char *text = pm_cli_read_text(path, NULL, error);
+    if (!text) return error ? error->code : PM_ERR_IO;
+    char *dir = malloc(strlen(path) + 1);
+    if (!dir) {
+        free(text);
+        return PM_ERR_OUT_OF_MEMORY;
+    }
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else dir[0] = '\0';
+    pm_result r = pm_blend_space_from_json(out, text, path, dir, bvh, error);
+    free(dir);
+    free(text);
+    return r;
+}
+
+void pm_blend_space_file_free(pm_blend_space_file *f) {
+    if (!f) return;
+    pm_blend_space_destroy(f->space);
+    memset(f, 0, sizeof *f);
+}
+
+void pm_blend_space_free_clips(pm_clip *clips, int count) {
+    if (!clips) return;
+    for (int i = 0; i < count; i++) pm_clip_destroy(&clips[i]);
+    free(clips);
+}
+
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, const pm_blend_space_file *f, float fps,
+                                        pm_error *error) {
+    if (!out_clips || !out_count || !f || !f->space) {
+        if (error) {
+            error->code = PM_ERR_INVALID_ARGUMENT;
+            snprintf(error->message, sizeof error->message, "pm_blend_space_file_bake_grid: NULL argument");
+        }
+        return PM_ERR_INVALID_ARGUMENT;
+    }
+    *out_clips = NULL;
+    *out_count = 0;
+    int count = 0;
+    pm_result r = pm_blend_space_grid(NULL, 0, &count, f->space, &f->grid, error);
+    if (r != PM_OK) return r;
+    int dims = pm_blend_space_dimensions(f->space);
+    float *points = malloc(sizeof(float) * (size_t)(count ? count : 1) * (size_t)dims);
+    pm_clip *clips = calloc((size_t)(count ? count : 1), sizeof *clips);
+    if (!points || !clips) {
+        free(points);
+        free(clips);
+        if (error) {
+            error->code = PM_ERR_OUT_OF_MEMORY;
+            snprintf(error->message, sizeof error->message, "blend space grid: out of memory");
+        }
+        return PM_ERR_OUT_OF_MEMORY;
+    }
+    if ((r = pm_blend_space_grid(points, count, &count, f->space, &f->grid, error)) != PM_OK) goto fail;
+    float rate = fps > 0.0f ? fps : f->fps;
+    int made = 0;
+    for (; made < count; made++)
+        if ((r = pm_blend_space_bake(&clips[made], f->space, points + (size_t)made * dims, rate, error)) != PM_OK) break;
+    if (r != PM_OK) {
+        pm_blend_space_free_clips(clips, made);
+        free(points);
+        return r;
+    }
+    free(points);
+    *out_clips = clips;
+    *out_count = count;
+    return PM_OK;
+fail:
+    free(points);
+    free(clips);
+    return r;
+}

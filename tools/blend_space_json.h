@@ -1,0 +1,46 @@
+/* Blend spaces described in JSON (tools only: the library has no JSON dependency).
+ *
+ * {
+ *   "name": "locomotion",
+ *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 or 2 axes; min/max optional
+ *   "sync": "phase" | "none",                                   default "phase"
+ *   "align": "position_facing" | "position" | "none",           default "position_facing"
+ *   "collinear": "line" | "error",                              default "line"
+ *   "fps": 30,                                                  bake rate; default the first clip's
+ *   "grid": [5, 3],                                             database asset grid; default 5 per axis
+ *   "grid_include_outside": false,
+ *   "unit_scale": 0.01, "up": "y" | "z",                        BVH reading; default: detect
+ *   "samples": [
+ *     { "name": "walk", "clip": "clips/walk.bvh", "params": [1.2],
+ *       "start": 0.5, "end": 1.6, "loop": true, "mirror": false }
+ *   ]
+ * }
+ * Clip paths are relative to the JSON file. Unknown keys are errors (a typo should not silently
+ * change a space). See docs/BLEND_SPACE.md. */
+#ifndef PM_BLEND_SPACE_JSON_H
+#define PM_BLEND_SPACE_JSON_H
+
+#include "posematch/posematch.h"
+
+typedef struct pm_blend_space_file {
+    pm_blend_space *space;      /* owned: pm_blend_space_file_free */
+    pm_blend_grid_def grid;     /* "grid", "grid_include_outside" */
+    float fps;                  /* "fps"; 0 = the first sample's frame rate */
+} pm_blend_space_file;
+
+/* Reads SPACE.json and every clip it names, and creates the space. `bvh` may be NULL (defaults;
+ * "unit_scale" / "up" in the file override it). Errors name the file and the field. */
+pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error);
+/* Same from text; clip paths are resolved against base_dir (NULL = current directory). */
+pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, const char *source_name,
+                                   const char *base_dir, const pm_bvh_def *bvh, pm_error *error);
+void pm_blend_space_file_free(pm_blend_space_file *file);
+
+/* For `posematch build` (PS12): bakes one clip per point of the file's grid (points outside the
+ * samples' hull skipped unless grid_include_outside), at `fps` (0 = the file's "fps", else the
+ * first clip's rate). *out_clips is malloc'd; free with pm_blend_space_free_clips. */
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, const pm_blend_space_file *file, float fps,
+                                        pm_error *error);
+void pm_blend_space_free_clips(pm_clip *clips, int count);
+
+#endif

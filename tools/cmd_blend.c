@@ -1,0 +1,247 @@
+/* posematch blend SPACE.json --param X[,Y] (-o OUT.bvh | --weights [--json]): evaluate a blend space. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "blend_space_json.h"
+#include "cli_common.h"
+#include "commands.h"
+
+static const char blend_usage[] =
+    "usage: posematch blend SPACE.json --param X[,Y] (-o OUT.bvh [--fps N] | --weights [--json])\n"
+    "Evaluates a blend space (format: docs/BLEND_SPACE.md) at a parameter point.\n"
+    "  --param X[,Y]     the point (one number per axis); clamped to the axes, projected onto the\n"
+    "                    samples' hull when outside it\n"
+    "  -o OUT.bvh        writes one time-synchronised cycle of the blended motion (root motion\n"
+    "                    included) in the first sample's units and channel layout\n"
+    "  --fps N           frame rate of OUT.bvh (default: the file's \"fps\", else the first clip's)\n"
+    "  --weights         prints each sample's weight and the cell used\n"
+    "  --json            with --weights: one JSON object {\"weights\": [{\"sample\", \"index\", \"weight\"}],\n"
+    "                    \"cell\": {...}, ...} on stdout\n"
+    "  --unit-scale M    metres per BVH unit when reading the clips (default: detect)\n"
+    "  --up y|z          the clips' up axis (default: detect)\n";
+
+typedef struct blend_args {
+    const char *space;
+    const char *output;
+    float params[PM_BLEND_SPACE_MAX_DIMENSIONS];
+    int param_count;
+    float fps;
+    int weights, json;
+    pm_bvh_def bvh;
+} blend_args;
+
+static int parse_params(blend_args *a, const char *text) {
+    const char *p = text;
+    a->param_count = 0;
+    while (*p) {
+        if (a->param_count == PM_BLEND_SPACE_MAX_DIMENSIONS) return 0;
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !isfinite(v)) return 0;
+        a->params[a->param_count++] = (float)v;
+        p = end;
+        if (*p == ',') {
+            p++;
+            if (!*p) return 0;
+        } else if (*p) return 0;
+    }
+    return a->param_count > 0;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(blend_args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->bvh = pm_default_bvh_def();
+    int have_param = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+            fputs(blend_usage, stdout);
+            return 0;
+        } else if (!strcmp(s, "--param") && i + 1 < argc) {
+            if (!parse_params(a, argv[++i])) {
+                pm_cli_fail("blend: --param '%s' must be one or two numbers separated by a comma", argv[i]);
+                return 2;
+            }
+            have_param = 1;
+        } else if (!strcmp(s, "-o") && i + 1 < argc) a->output = argv[++i];
+        else if (!strcmp(s, "--fps") && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || !(v > 0.0) || v > 10000.0) {
+                pm_cli_fail("blend: --fps '%s' is not a rate in (0, 10000]", argv[i]);
+                return 2;
+            }
+            a->fps = (float)v;
+        } else if (!strcmp(s, "--weights")) a->weights = 1;
+        else if (!strcmp(s, "--json")) a->json = 1;
+        else if (!strcmp(s, "--unit-scale") && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            if (*end || !(v > 0.0) || !isfinite(v)) {
+                pm_cli_fail("blend: --unit-scale '%s' is not a positive number", argv[i]);
+                return 2;
+            }
+            a->bvh.unit_scale = (float)v;
+        } else if (!strcmp(s, "--up") && i + 1 < argc) {
+            const char *u = argv[++i];
+            if (!strcmp(u, "y") || !strcmp(u, "Y")) a->bvh.up_axis = PM_UP_Y;
+            else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->bvh.up_axis = PM_UP_Z;
+            else {
+                pm_cli_fail("blend: --up '%s' must be y or z", u);
+                return 2;
+            }
+        } else if (s[0] == '-' && s[1]) {
+            pm_cli_fail("blend: unknown or incomplete option '%s' (try posematch blend --help)", s);
+            return 2;
+        } else if (!a->space) a->space = s;
+        else {
+            pm_cli_fail("blend: one blend space at a time ('%s' and '%s')", a->space, s);
+            return 2;
+        }
+    }
+    if (!a->space) {
+        pm_cli_fail("blend: no SPACE.json given (try posematch blend --help)");
+        return 2;
+    }
+    if (!have_param) {
+        pm_cli_fail("blend: --param X[,Y] is required");
+        return 2;
+    }
+    if (!a->output && !a->weights) {
+        pm_cli_fail("blend: nothing to do: give -o OUT.bvh and/or --weights");
+        return 2;
+    }
+    if (a->json && !a->weights) {
+        pm_cli_fail("blend: --json goes with --weights");
+        return 2;
+    }
+    return -1;
+}
+
+static const char *cell_kind_name(pm_blend_cell_kind k) {
+    switch (k) {
+    case PM_BLEND_CELL_POINT: return "point";
+    case PM_BLEND_CELL_SEGMENT: return "segment";
+    case PM_BLEND_CELL_TRIANGLE: return "triangle";
+    case PM_BLEND_CELL_HULL_EDGE: return "hull_edge";
+    }
+    return "unknown";
+}
+
+/* Rounds for printing: float weights such as 0.3f would otherwise show as 0.30000001192092896. */
+static double round7(double v) {
+    char text[48];
+    snprintf(text, sizeof text, "%.7g", v);
+    return strtod(text, NULL);
+}
+
+static float weight_of(const pm_blend_space_weights *w, int sample) {
+    for (int i = 0; i < w->count; i++)
+        if (w->samples[i] == sample) return w->weights[i];
+    return 0.0f;
+}
+
+static void print_weights_json(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
+    int dims = pm_blend_space_dimensions(s);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "space", pm_blend_space_name(s));
+    cJSON *axes = cJSON_CreateArray();
+    for (int d = 0; d < dims; d++) cJSON_AddItemToArray(axes, cJSON_CreateString(pm_blend_space_axis_name(s, d)));
+    cJSON_AddItemToObject(o, "axes", axes);
+    double p[2], u[2];
+    for (int d = 0; d < dims; d++) {
+        p[d] = round7(a->params[d]);
+        u[d] = round7(w->params[d]);
+    }
+    cJSON_AddItemToObject(o, "params", cJSON_CreateDoubleArray(p, dims));
+    cJSON_AddItemToObject(o, "used_params", cJSON_CreateDoubleArray(u, dims));
+    cJSON_AddBoolToObject(o, "outside", w->outside != 0);
+    cJSON *cell = cJSON_CreateObject();
+    cJSON_AddStringToObject(cell, "kind", cell_kind_name(w->cell_kind));
+    cJSON_AddNumberToObject(cell, "index", w->cell);
+    cJSON *cs = cJSON_CreateArray();
+    for (int i = 0; i < w->cell_sample_count; i++)
+        cJSON_AddItemToArray(cs, cJSON_CreateString(pm_blend_space_sample_name(s, w->cell_samples[i])));
+    cJSON_AddItemToObject(cell, "samples", cs);
+    cJSON_AddItemToObject(o, "cell", cell);
+    cJSON *ws = cJSON_CreateArray();
+    for (int i = 0; i < pm_blend_space_sample_count(s); i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "sample", pm_blend_space_sample_name(s, i));
+        cJSON_AddNumberToObject(e, "index", i);
+        cJSON_AddNumberToObject(e, "weight", round7(weight_of(w, i)));
+        cJSON_AddItemToArray(ws, e);
+    }
+    cJSON_AddItemToObject(o, "weights", ws);
+    cJSON_AddNumberToObject(o, "duration", round7(pm_blend_space_duration(s, w)));
+    char *text = cJSON_Print(o);
+    if (text) {
+        puts(text);
+        free(text);
+    }
+    cJSON_Delete(o);
+}
+
+static void print_weights_text(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
+    int dims = pm_blend_space_dimensions(s);
+    printf("space '%s' (%dD, %d samples) at", pm_blend_space_name(s), dims, pm_blend_space_sample_count(s));
+    for (int d = 0; d < dims; d++) printf(" %s=%g", pm_blend_space_axis_name(s, d), (double)a->params[d]);
+    if (w->outside) {
+        printf(" (outside; used");
+        for (int d = 0; d < dims; d++) printf(" %g", round7(w->params[d]));
+        printf(")");
+    }
+    printf("\ncell: %s %d (", cell_kind_name(w->cell_kind), w->cell);
+    for (int i = 0; i < w->cell_sample_count; i++)
+        printf("%s%s", i ? ", " : "", pm_blend_space_sample_name(s, w->cell_samples[i]));
+    printf(")\n");
+    for (int i = 0; i < pm_blend_space_sample_count(s); i++)
+        printf("  %-24s %.6f\n", pm_blend_space_sample_name(s, i), (double)weight_of(w, i));
+    printf("cycle duration: %.4f s\n", (double)pm_blend_space_duration(s, w));
+}
+
+int pm_cmd_blend(int argc, char **argv) {
+    blend_args a;
+    int code = parse_args(&a, argc, argv);
+    if (code >= 0) return code;
+    pm_error e;
+    memset(&e, 0, sizeof e);
+    pm_blend_space_file file;
+    if (pm_blend_space_load_json(&file, a.space, &a.bvh, &e) != PM_OK) return pm_cli_fail_error(&e);
+    const pm_blend_space *s = file.space;
+    int dims = pm_blend_space_dimensions(s);
+    if (a.param_count != dims) {
+        pm_blend_space_file_free(&file);
+        return pm_cli_fail("blend: --param has %d value(s) but '%s' has %d axis/axes", a.param_count, a.space, dims);
+    }
+    pm_blend_space_weights w;
+    if (pm_blend_space_weights_at(&w, s, a.params, &e) != PM_OK) {
+        pm_blend_space_file_free(&file);
+        return pm_cli_fail_error(&e);
+    }
+    if (a.output) {
+        pm_clip clip;
+        float fps = a.fps > 0.0f ? a.fps : file.fps;
+        if (pm_blend_space_bake(&clip, s, a.params, fps, &e) != PM_OK ||
+            pm_bvh_write_file(&clip, a.output, NULL, &e) != PM_OK) {
+            pm_clip_destroy(&clip);
+            pm_blend_space_file_free(&file);
+            return pm_cli_fail_error(&e);
+        }
+        if (!a.json)
+            printf("wrote %s: %d frames at %.6g fps (%.4g s)%s\n", a.output, clip.frame_count, 1.0 / clip.frame_time,
+                   (double)pm_clip_duration(&clip), clip.looping ? ", looping" : "");
+        pm_clip_destroy(&clip);
+    }
+    if (a.weights) {
+        if (a.json) print_weights_json(s, &a, &w);
+        else print_weights_text(s, &a, &w);
+    }
+    pm_blend_space_file_free(&file);
+    return 0;
+}
