@@ -102,74 +102,64 @@ typedef struct active_layer {
     float weight;
 } active_layer;
 
-/* Joint weights are checked as they are loaded (a lane is set where one is NaN or outside [0, 1])
- * rather than by a separate pass over every mask. */
-PM_SIMD_INLINE pm_f4 layer_weights(const active_layer *l, int g, int joint_count, pm_i4 *bad) {
+PM_SIMD_INLINE pm_f4 layer_weights(const active_layer *l, int g, int joint_count, soa_weight_check *check) {
     pm_f4 w = f4_set1(l->weight);
     if (!l->joint_weights) return w;
     pm_f4 jw = soa_load_joint_weights(l->joint_weights, g, joint_count);
-    *bad = i4_or(*bad, i4_andnot(i4_and(f4_le(f4_zero(), jw), f4_le(jw, f4_set1(1.0f))), i4_set1(-1)));
+    soa_weight_check_add(check, jw);
     return f4_mul(w, jw);
 }
 
 /* Finishes a joint group: lanes no layer touched (total 0) keep the base bit for bit because
  * their normalisation factor is exactly 1 and their sums are base * 1 + 0. */
 PM_SIMD_INLINE void store_layered(pm_soa_transform *o, soa_quat q, soa_vec3 t, pm_f4 total) {
-    pm_f4 inv = f4_select(f4_eq(total, f4_zero()), f4_set1(1.0f), f4_rsqrt(soa_quat_dot(q, q)));
+    pm_f4 len = f4_sqrt(soa_quat_dot(q, q));
+    pm_f4 inv = f4_select(f4_eq(total, f4_zero()), f4_set1(1.0f), f4_div(f4_set1(1.0f), len));
     soa_store(o, soa_quat_scale(q, inv), t);
 }
 
 #define PM_LAYER_CHUNK 64
 
-/* One layer, the common case: a per-joint lerp between base and layer. Hemisphere signs and mask
- * weights first, in their own pass (fused, the dot -> sign -> multiply chain held back every
- * group), then the blend. */
-static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, pm_i4 *bad) {
+/* One layer, the common case: a per-joint lerp between base and layer. Mask weights and
+ * hemisphere signs first, in their own pass (fused, the dot -> sign -> multiply chain held back
+ * every group), then the blend. Groups the mask leaves alone are blended too (their lanes come out
+ * as the base): a branch per group cost more than the arithmetic it would skip. */
+static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, soa_weight_check *check) {
     const int groups = pm_soa_count(job->joint_count);
-    const pm_f4 zero = f4_zero();
+    const pm_f4 one = f4_set1(1.0f);
     pm_f4 weight[PM_LAYER_CHUNK], signed_w[PM_LAYER_CHUNK];
     for (int start = 0; start < groups; start += PM_LAYER_CHUNK) {
         int end = PM_MIN(groups, start + PM_LAYER_CHUNK);
         for (int g = start; g < end; g++) {
-            pm_f4 w = layer_weights(layer, g, job->joint_count, bad);
+            pm_f4 w = layer_weights(layer, g, job->joint_count, check);
             weight[g - start] = w;
-            /* A mask that leaves the whole group alone: the layer is not read there. */
-            if (!layer->joint_weights || i4_any(f4_lt(zero, w)))
-                signed_w[g - start] = soa_signed_weight(w, soa_load_rotation(layer->pose + g), soa_load_rotation(job->base + g));
+            signed_w[g - start] = soa_signed_weight(w, soa_load_rotation(layer->pose + g), soa_load_rotation(job->base + g));
         }
         for (int g = start; g < end; g++) {
             const pm_soa_transform *b = job->base + g;
-            pm_soa_transform *o = job->output + g;
-            pm_f4 w = weight[g - start];
-            if (layer->joint_weights && !i4_any(f4_lt(zero, w))) {
-                if (o != b) *o = *b;
-                continue;
-            }
-            pm_f4 wb = f4_sub(f4_set1(1.0f), w);
+            pm_f4 w = weight[g - start], wb = f4_sub(one, w);
             soa_quat q = soa_quat_madd(soa_quat_scale(soa_load_rotation(b), wb), soa_load_rotation(layer->pose + g),
                                        signed_w[g - start]);
             soa_vec3 t0 = soa_load_translation(b), t1 = soa_load_translation(layer->pose + g), t;
             t.x = f4_madd(t1.x, w, f4_mul(t0.x, wb));
             t.y = f4_madd(t1.y, w, f4_mul(t0.y, wb));
             t.z = f4_madd(t1.z, w, f4_mul(t0.z, wb));
-            store_layered(o, q, t, w);
+            store_layered(job->output + g, q, t, w);
         }
     }
 }
 
-static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, pm_i4 *bad) {
+static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, soa_weight_check *check) {
     const int groups = pm_soa_count(job->joint_count);
     const pm_f4 one = f4_set1(1.0f), zero = f4_zero();
     for (int g = 0; g < groups; g++) {
         const pm_soa_transform *b = job->base + g;
-        pm_soa_transform *o = job->output + g;
         soa_quat q0 = soa_load_rotation(b);
         soa_quat acc_q = {zero, zero, zero, zero};
         soa_vec3 acc_t = {zero, zero, zero};
         pm_f4 total = zero;
         for (int i = 0; i < n; i++) {
-            pm_f4 w = layer_weights(&layers[i], g, job->joint_count, bad);
-            if (layers[i].joint_weights && !i4_any(f4_lt(zero, w))) continue;
+            pm_f4 w = layer_weights(&layers[i], g, job->joint_count, check);
             const pm_soa_transform *l = layers[i].pose + g;
             soa_quat q = soa_load_rotation(l);
             acc_q = soa_quat_madd(acc_q, q, soa_signed_weight(w, q, q0));
@@ -180,10 +170,6 @@ static void layered_n(const pm_layered_blend_job *job, const active_layer *layer
             total = f4_add(total, w);
         }
         pm_i4 over = f4_lt(one, total);
-        if (!i4_any(f4_lt(zero, total))) {
-            if (o != b) *o = *b;
-            continue;
-        }
         if (i4_any(over)) {
             /* Over-full layers are normalised among themselves and leave the base out. */
             pm_f4 scale = f4_select(over, f4_div(one, total), one);
@@ -193,12 +179,11 @@ static void layered_n(const pm_layered_blend_job *job, const active_layer *layer
             acc_t.z = f4_mul(acc_t.z, scale);
         }
         pm_f4 wb = f4_max(f4_sub(one, total), zero);
-        soa_vec3 t0 = soa_load_translation(b);
-        soa_vec3 t;
+        soa_vec3 t0 = soa_load_translation(b), t;
         t.x = f4_madd(t0.x, wb, acc_t.x);
         t.y = f4_madd(t0.y, wb, acc_t.y);
         t.z = f4_madd(t0.z, wb, acc_t.z);
-        store_layered(o, soa_quat_madd(acc_q, q0, wb), t, total);
+        store_layered(job->output + g, soa_quat_madd(acc_q, q0, wb), t, total);
     }
 }
 
@@ -216,13 +201,14 @@ pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *er
         }
     /* Read before blending: the output may be the base. */
     pm_vec3 root_translation = job->root_joint >= 0 ? pm_pose_translation(job->base, job->root_joint) : pm_vec3_zero();
-    pm_i4 bad = i4_set1(0);
+    soa_weight_check check;
+    soa_weight_check_init(&check);
     if (n == 0) {
         if (job->output != job->base)
             memmove(job->output, job->base, (size_t)pm_soa_count(job->joint_count) * sizeof(pm_soa_transform));
-    } else if (n == 1) layered_one(job, &layers[0], &bad);
-    else layered_n(job, layers, n, &bad);
-    if (i4_any(bad)) {
+    } else if (n == 1) layered_one(job, &layers[0], &check);
+    else layered_n(job, layers, n, &check);
+    if (!soa_weight_check_ok(&check)) {
         for (int i = 0; i < n; i++) {
             if (!layers[i].joint_weights) continue;
             for (int j = 0; j < job->joint_count; j++) {

@@ -347,13 +347,25 @@ static void bm_free_all(build_mem *m) {
 }
 
 /* Automatic exact components: the tree splits on these, the rest goes into one residual norm.
- * A multiple of 4 minus one keeps each point (coordinates + residual) SIMD-sized. */
+ * More components make the bound tighter (fewer exact costs) and each bound dearer; enough to
+ * explain 98.5% of the variance is where the two balance on locomotion data. A multiple of 4
+ * minus one keeps a point (coordinates + residual) a whole number of SIMD lanes. */
 static int auto_exact_components(const double *eigen, int card) {
     double total = 0.0;
     for (int i = 0; i < card; i++) total += PM_MAX(eigen[i], 0.0);
-    int k = PM_MIN(7, card);
-    (void)total;
-    return k;
+    int k = 3;
+    double part = 0.0;
+    for (int i = 0; i < card; i++) {
+        part += PM_MAX(eigen[i], 0.0);
+        if (total <= 0.0 || part >= 0.985 * total) {
+            k = i + 1;
+            break;
+        }
+    }
+    k = (k + 3) / 4 * 4 - 1;
+    if (k < 7) k = 7;
+    if (k > 31) k = 31;
+    return PM_MIN(k, card);
 }
 
 pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets, int asset_count,

@@ -212,38 +212,55 @@ PM_SIMD_INLINE pm_f4 aos_quat_mul(pm_f4 p, pm_f4 l) {
     const pm_i4 s1 = {0, PM_SIGN_BIT, 0, PM_SIGN_BIT};
     const pm_i4 s2 = {0, 0, PM_SIGN_BIT, PM_SIGN_BIT};
     const pm_i4 s3 = {PM_SIGN_BIT, 0, 0, PM_SIGN_BIT};
-    pm_f4 px = F4_SHUFFLE(p, 0, 0, 0, 0), py = F4_SHUFFLE(p, 1, 1, 1, 1);
-    pm_f4 pz = F4_SHUFFLE(p, 2, 2, 2, 2), pw = F4_SHUFFLE(p, 3, 3, 3, 3);
-    pm_f4 a = f4_xor(F4_SHUFFLE(l, 3, 2, 1, 0), s1);
-    pm_f4 b = f4_xor(F4_SHUFFLE(l, 2, 3, 0, 1), s2);
-    pm_f4 c = f4_xor(F4_SHUFFLE(l, 1, 0, 3, 2), s3);
+    pm_f4 px = I4_SHUFFLE(p, 0, 0, 0, 0), py = I4_SHUFFLE(p, 1, 1, 1, 1);
+    pm_f4 pz = I4_SHUFFLE(p, 2, 2, 2, 2), pw = I4_SHUFFLE(p, 3, 3, 3, 3);
+    pm_f4 a = f4_xor(I4_SHUFFLE(l, 3, 2, 1, 0), s1);
+    pm_f4 b = f4_xor(I4_SHUFFLE(l, 2, 3, 0, 1), s2);
+    pm_f4 c = f4_xor(I4_SHUFFLE(l, 1, 0, 3, 2), s3);
     return (pw * l + px * a) + (py * b + pz * c);
 }
 
 /* Rotates v (lanes x, y, z; lane w ignored) by unit quaternion q: v + w t + u x t, t = 2 u x v. */
 PM_SIMD_INLINE pm_f4 aos_quat_rotate(pm_f4 q, pm_f4 v) {
-    pm_f4 q_yzx = F4_SHUFFLE(q, 1, 2, 0, 3);
-    pm_f4 c = q * F4_SHUFFLE(v, 1, 2, 0, 3) - q_yzx * v; /* (u x v).zxy */
+    pm_f4 q_yzx = I4_SHUFFLE(q, 1, 2, 0, 3);
+    pm_f4 c = q * I4_SHUFFLE(v, 1, 2, 0, 3) - q_yzx * v; /* (u x v).zxy */
     c = c + c;
-    pm_f4 t = F4_SHUFFLE(c, 1, 2, 0, 3);               /* 2 u x v */
-    pm_f4 d = q * F4_SHUFFLE(t, 1, 2, 0, 3) - q_yzx * t; /* (u x t).zxy */
-    return v + F4_SHUFFLE(q, 3, 3, 3, 3) * t + F4_SHUFFLE(d, 1, 2, 0, 3);
+    pm_f4 t = I4_SHUFFLE(c, 1, 2, 0, 3);               /* 2 u x v */
+    pm_f4 d = q * I4_SHUFFLE(t, 1, 2, 0, 3) - q_yzx * t; /* (u x t).zxy */
+    return v + I4_SHUFFLE(q, 3, 3, 3, 3) * t + I4_SHUFFLE(d, 1, 2, 0, 3);
 }
 
-PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) {
-    /* 8 + 4 bytes, matching how they were stored, so that store-to-load forwarding works (one
-     * 16-byte load across two stores would stall on every branching joint). */
-    float xy[2], z = v->z;
-    memcpy(xy, v, sizeof xy);
-    return f4_set(xy[0], xy[1], z, 0.0f);
-}
+/* Translations move as 8 + 4 bytes both ways, so that a child's load is forwarded from its
+ * parent's stores (one 16-byte access across two stores would stall on every branching joint). */
+PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_set(v->x, v->y, v->z, 0.0f); }
 
 PM_SIMD_INLINE void store_transform(pm_transform *out, pm_f4 q, pm_f4 t) {
     f4_store(&out->rotation.x, q);
-    float tmp[4];
-    f4_store(tmp, t);
-    memcpy(&out->translation, tmp, sizeof(pm_vec3));
+    memcpy(&out->translation.x, &t, 2 * sizeof(float));
+    out->translation.z = f4_lane(t, 2);
 }
+
+/* One joint: its parent from registers (the previous joint), the root, or memory. */
+#define L2M_JOINT(LQ, LT)                                                                                              \
+    do {                                                                                                               \
+        int p = parents[j];                                                                                            \
+        pm_f4 pq = prev_q, pt = prev_t;                                                                                \
+        if (p != j - 1 || p < 0) {                                                                                     \
+            if (p < 0) {                                                                                               \
+                if (PM_UNLIKELY(p != -1)) return l2m_bad_parent(j, p, error);                                          \
+                pq = root_q;                                                                                           \
+                pt = root_t;                                                                                           \
+            } else {                                                                                                   \
+                if (PM_UNLIKELY(p >= j)) return l2m_bad_parent(j, p, error);                                           \
+                pq = f4_load(&out[p].rotation.x);                                                                      \
+                pt = load_vec3(&out[p].translation);                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
+        prev_q = aos_quat_mul(pq, (LQ));                                                                               \
+        prev_t = pt + aos_quat_rotate(pq, (LT));                                                                       \
+        store_transform(&out[j], prev_q, prev_t);                                                                      \
+        j++;                                                                                                           \
+    } while (0)
 
 static pm_result l2m_run(const pm_local_to_model_job *job, pm_error *error) {
     const int n = job->joint_count;
@@ -261,30 +278,20 @@ static pm_result l2m_run(const pm_local_to_model_job *job, pm_error *error) {
         /* 4x4 transposes: lane k of the SoA vectors becomes vector k. */
         pm_f4 a0 = F4_SHUFFLE2(qx, qy, 0, 4, 1, 5), a1 = F4_SHUFFLE2(qz, qw, 0, 4, 1, 5);
         pm_f4 a2 = F4_SHUFFLE2(qx, qy, 2, 6, 3, 7), a3 = F4_SHUFFLE2(qz, qw, 2, 6, 3, 7);
-        pm_f4 lq[4] = {F4_SHUFFLE2(a0, a1, 0, 1, 4, 5), F4_SHUFFLE2(a0, a1, 2, 3, 6, 7), F4_SHUFFLE2(a2, a3, 0, 1, 4, 5),
-                       F4_SHUFFLE2(a2, a3, 2, 3, 6, 7)};
         pm_f4 b0 = F4_SHUFFLE2(tx, ty, 0, 4, 1, 5), b1 = F4_SHUFFLE2(tz, zero, 0, 4, 1, 5);
         pm_f4 b2 = F4_SHUFFLE2(tx, ty, 2, 6, 3, 7), b3 = F4_SHUFFLE2(tz, zero, 2, 6, 3, 7);
-        pm_f4 lt[4] = {F4_SHUFFLE2(b0, b1, 0, 1, 4, 5), F4_SHUFFLE2(b0, b1, 2, 3, 6, 7), F4_SHUFFLE2(b2, b3, 0, 1, 4, 5),
-                       F4_SHUFFLE2(b2, b3, 2, 3, 6, 7)};
-        for (int k = 0; k < 4 && j < n; k++, j++) {
-            int p = parents[j];
-            pm_f4 pq, pt;
-            if (p == j - 1 && p >= 0) {
-                pq = prev_q;
-                pt = prev_t;
-            } else if (p < 0) {
-                if (PM_UNLIKELY(p != -1)) return l2m_bad_parent(j, p, error);
-                pq = root_q;
-                pt = root_t;
-            } else {
-                if (PM_UNLIKELY(p >= j)) return l2m_bad_parent(j, p, error);
-                pq = f4_load(&out[p].rotation.x);
-                pt = load_vec3(&out[p].translation);
-            }
-            prev_q = aos_quat_mul(pq, lq[k]);
-            prev_t = pt + aos_quat_rotate(pq, lt[k]);
-            store_transform(&out[j], prev_q, prev_t);
+        if (j + 4 <= n) {
+            /* A full group, unrolled: the locals stay in registers. */
+            L2M_JOINT(F4_SHUFFLE2(a0, a1, 0, 1, 4, 5), F4_SHUFFLE2(b0, b1, 0, 1, 4, 5));
+            L2M_JOINT(F4_SHUFFLE2(a0, a1, 2, 3, 6, 7), F4_SHUFFLE2(b0, b1, 2, 3, 6, 7));
+            L2M_JOINT(F4_SHUFFLE2(a2, a3, 0, 1, 4, 5), F4_SHUFFLE2(b2, b3, 0, 1, 4, 5));
+            L2M_JOINT(F4_SHUFFLE2(a2, a3, 2, 3, 6, 7), F4_SHUFFLE2(b2, b3, 2, 3, 6, 7));
+        } else {
+            pm_f4 lq[4] = {F4_SHUFFLE2(a0, a1, 0, 1, 4, 5), F4_SHUFFLE2(a0, a1, 2, 3, 6, 7),
+                           F4_SHUFFLE2(a2, a3, 0, 1, 4, 5), F4_SHUFFLE2(a2, a3, 2, 3, 6, 7)};
+            pm_f4 lt[4] = {F4_SHUFFLE2(b0, b1, 0, 1, 4, 5), F4_SHUFFLE2(b0, b1, 2, 3, 6, 7),
+                           F4_SHUFFLE2(b2, b3, 0, 1, 4, 5), F4_SHUFFLE2(b2, b3, 2, 3, 6, 7)};
+            for (int k = 0; j < n; k++) L2M_JOINT(lq[k], lt[k]);
         }
     }
     return PM_OK;

@@ -106,7 +106,7 @@ PM_SIMD_INLINE soa_quat soa_quat_pow(soa_quat q, pm_f4 t) {
     q = soa_quat_xor(q, f4_sign(q.w)); /* shortest arc: w >= 0 */
     pm_f4 s2 = f4_madd(q.x, q.x, f4_madd(q.y, q.y, f4_mul(q.z, q.z)));
     pm_i4 tiny = f4_lt(s2, f4_set1(1e-12f));
-    pm_f4 inv_s = f4_rsqrt(f4_max(s2, f4_set1(1e-12f)));
+    pm_f4 inv_s = f4_div(f4_set1(1.0f), f4_sqrt(f4_max_fast(s2, f4_set1(1e-12f))));
     pm_f4 b = f4_mul(f4_angle_sc(f4_mul(s2, inv_s), q.w), t);
     /* sin(t a) / sin(a) -> t as the angle vanishes. */
     pm_f4 k = f4_select(tiny, t, f4_mul(f4_sin_hp(b), inv_s));
@@ -121,14 +121,34 @@ PM_SIMD_INLINE soa_quat soa_quat_pow(soa_quat q, pm_f4 t) {
 /* Slerp weights for unit quaternions whose dot is c >= 0: (sin((1-t)a), sin(t a)) / sin(a),
  * falling back to (1 - t, t) for tiny angles. */
 PM_SIMD_INLINE void soa_slerp_weights(pm_f4 c, pm_f4 t, pm_f4 *wa, pm_f4 *wb) {
-    c = f4_min(c, f4_set1(1.0f));
-    pm_f4 s2 = f4_max(f4_sub(f4_set1(1.0f), f4_mul(c, c)), f4_zero());
+    c = f4_min_fast(c, f4_set1(1.0f));
+    pm_f4 s2 = f4_max_fast(f4_sub(f4_set1(1.0f), f4_mul(c, c)), f4_zero());
     pm_i4 tiny = f4_lt(s2, f4_set1(1e-8f));
-    pm_f4 inv_s = f4_rsqrt(f4_max(s2, f4_set1(1e-8f)));
+    pm_f4 inv_s = f4_div(f4_set1(1.0f), f4_sqrt(f4_max_fast(s2, f4_set1(1e-8f))));
     pm_f4 angle = f4_angle_sc(f4_mul(s2, inv_s), c);
     pm_f4 one_t = f4_sub(f4_set1(1.0f), t);
     *wa = f4_select(tiny, one_t, f4_mul(f4_sin_hp(f4_mul(one_t, angle)), inv_s));
     *wb = f4_select(tiny, t, f4_mul(f4_sin_hp(f4_mul(t, angle)), inv_s));
+}
+
+/* Running check of per-joint weights: a NaN shows in the sum, a value outside [0, 1] in the
+ * minimum or maximum; three operations per group instead of a separate pass over the mask. */
+typedef struct soa_weight_check {
+    pm_f4 sum, lo, hi;
+} soa_weight_check;
+PM_SIMD_INLINE void soa_weight_check_init(soa_weight_check *c) {
+    c->sum = c->hi = f4_zero();
+    c->lo = f4_set1(1.0f);
+}
+PM_SIMD_INLINE void soa_weight_check_add(soa_weight_check *c, pm_f4 w) {
+    c->sum = f4_add(c->sum, w);
+    c->lo = f4_min_fast(c->lo, w);
+    c->hi = f4_max_fast(c->hi, w);
+}
+PM_SIMD_INLINE int soa_weight_check_ok(const soa_weight_check *c) {
+    pm_f4 s = c->sum;
+    return !i4_any(f4_lt(c->lo, f4_zero())) && !i4_any(f4_lt(f4_set1(1.0f), c->hi)) && i4_all(f4_eq(s, s)) &&
+           !i4_any(f4_eq(f4_abs(s), f4_set1(INFINITY)));
 }
 
 /* Per-joint weights of group g from a joint_count array, zero in the padding lanes. */

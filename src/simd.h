@@ -2,7 +2,7 @@
  *
  * With GCC and Clang the type is a generic vector (__attribute__((vector_size(16)))), which the
  * compiler lowers to SSE2 on x86-64 and NEON on ARM with the default flags; the few operations
- * generic vectors lack (square root, reciprocal square root) use the platform intrinsic. Any other
+ * generic vectors lack (square root, native minimum and maximum) use the platform intrinsic. Any other
  * compiler, or PM_SIMD_SCALAR defined, gets a struct of four floats with the same interface, so the
  * pose kernels are written once. */
 #ifndef PM_SIMD_H
@@ -27,9 +27,12 @@ typedef int32_t pm_i4 __attribute__((vector_size(16)));
 #if defined(__clang__) || __GNUC__ >= 12
 #define F4_SHUFFLE(a, i, j, k, l) __builtin_shufflevector((a), (a), i, j, k, l)
 #define F4_SHUFFLE2(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
+/* The same in the integer domain (pshufd on x86): non-destructive, so no register copies. */
+#define I4_SHUFFLE(v, i, j, k, l) ((pm_f4)__builtin_shufflevector((pm_i4)(v), (pm_i4)(v), i, j, k, l))
 #else
 #define F4_SHUFFLE(a, i, j, k, l) __builtin_shuffle((a), (pm_i4){i, j, k, l})
 #define F4_SHUFFLE2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (pm_i4){i, j, k, l})
+#define I4_SHUFFLE(v, i, j, k, l) ((pm_f4)__builtin_shuffle((pm_i4)(v), (pm_i4){i, j, k, l}))
 #endif
 #else
 typedef struct pm_f4 {
@@ -89,20 +92,23 @@ PM_SIMD_INLINE pm_f4 f4_sqrt(pm_f4 a) {
 #endif
 }
 
-/* 1/sqrt(a) to about 1 ulp-ish (estimate + one Newton step, relative error < 5e-7). */
-PM_SIMD_INLINE pm_f4 f4_rsqrt(pm_f4 a) {
+/* Native minimum / maximum (which operand a NaN yields is unspecified: callers check NaN apart). */
+PM_SIMD_INLINE pm_f4 f4_min_fast(pm_f4 a, pm_f4 b) {
 #if defined(PM_SIMD_SSE)
-    pm_f4 e = (pm_f4)_mm_rsqrt_ps((__m128)a);
-    /* e * (1.5 - 0.5 a e^2) */
-    return e * (f4_set1(1.5f) - f4_set1(0.5f) * a * e * e);
+    return (pm_f4)_mm_min_ps((__m128)a, (__m128)b);
 #elif defined(PM_SIMD_NEON)
-    float32x4_t x = (float32x4_t)a;
-    float32x4_t e = vrsqrteq_f32(x);
-    e = vmulq_f32(e, vrsqrtsq_f32(vmulq_f32(x, e), e));
-    e = vmulq_f32(e, vrsqrtsq_f32(vmulq_f32(x, e), e));
-    return (pm_f4)e;
+    return (pm_f4)vminq_f32((float32x4_t)a, (float32x4_t)b);
 #else
-    return f4_set1(1.0f) / f4_sqrt(a);
+    return (pm_f4){a[0] < b[0] ? a[0] : b[0], a[1] < b[1] ? a[1] : b[1], a[2] < b[2] ? a[2] : b[2], a[3] < b[3] ? a[3] : b[3]};
+#endif
+}
+PM_SIMD_INLINE pm_f4 f4_max_fast(pm_f4 a, pm_f4 b) {
+#if defined(PM_SIMD_SSE)
+    return (pm_f4)_mm_max_ps((__m128)a, (__m128)b);
+#elif defined(PM_SIMD_NEON)
+    return (pm_f4)vmaxq_f32((float32x4_t)a, (float32x4_t)b);
+#else
+    return (pm_f4){a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1], a[2] > b[2] ? a[2] : b[2], a[3] > b[3] ? a[3] : b[3]};
 #endif
 }
 
@@ -162,7 +168,8 @@ PM_SIMD_INLINE pm_i4 f4_eq(pm_f4 a, pm_f4 b) { PM_I4_MAP(a.v[i] == b.v[i] ? -1 :
 PM_SIMD_INLINE int i4_any(pm_i4 m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
 PM_SIMD_INLINE int i4_all(pm_i4 m) { return (m.v[0] & m.v[1] & m.v[2] & m.v[3]) == -1; }
 PM_SIMD_INLINE pm_f4 f4_sqrt(pm_f4 a) { PM_F4_MAP(sqrtf(a.v[i])); }
-PM_SIMD_INLINE pm_f4 f4_rsqrt(pm_f4 a) { PM_F4_MAP(1.0f / sqrtf(a.v[i])); }
+PM_SIMD_INLINE pm_f4 f4_min_fast(pm_f4 a, pm_f4 b) { PM_F4_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
+PM_SIMD_INLINE pm_f4 f4_max_fast(pm_f4 a, pm_f4 b) { PM_F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 
 #endif
 
@@ -179,18 +186,16 @@ PM_SIMD_INLINE pm_f4 f4_xor(pm_f4 a, pm_i4 bits) { return f4_from_bits(i4_xor(f4
 PM_SIMD_INLINE pm_f4 f4_abs(pm_f4 a) { return f4_from_bits(i4_andnot(i4_set1(PM_SIGN_BIT), f4_bits(a))); }
 
 /* Polynomial approximations on the ranges the quaternion code needs; coefficients are least-squares
- * fits refined towards minimax (max error: asin 5e-8, sin 5e-9, cos 3e-10 before float rounding).
- * They avoid divisions and square roots, whose latency dominated the first version. */
+ * fits refined towards minimax (max error: asin 4e-7, sin 9e-7, cos 5e-8 rad; a quaternion power
+ * built from them is within 3e-6 rad of the exact one). Evaluated by Estrin's scheme and free of
+ * divisions and square roots: their latency, not their operation count, bounded the first version. */
 
 /* asin(x) for x in [0, 1/sqrt(2)] (a little beyond is fine). */
 PM_SIMD_INLINE pm_f4 f4_asin_small(pm_f4 x) {
-    pm_f4 x2 = f4_mul(x, x);
-    pm_f4 p = f4_set1(0.11138900f);
-    p = f4_madd(p, x2, f4_set1(-0.071149182f));
-    p = f4_madd(p, x2, f4_set1(0.070273080f));
-    p = f4_madd(p, x2, f4_set1(0.036320048f));
-    p = f4_madd(p, x2, f4_set1(0.075808265f));
-    p = f4_madd(p, x2, f4_set1(0.16663896f));
+    pm_f4 x2 = f4_mul(x, x), x4 = f4_mul(x2, x2);
+    pm_f4 a = f4_madd(x2, f4_set1(0.072171327f), f4_set1(0.16679913f));
+    pm_f4 b = f4_madd(x2, f4_set1(-0.033925967f), f4_set1(0.065190797f));
+    pm_f4 p = f4_madd(x4, f4_madd(x4, f4_set1(0.10397761f), b), a);
     return f4_madd(f4_mul(p, x2), x, x);
 }
 
@@ -198,27 +203,22 @@ PM_SIMD_INLINE pm_f4 f4_asin_small(pm_f4 x) {
  * one keeps the polynomial away from asin's steep end. */
 PM_SIMD_INLINE pm_f4 f4_angle_sc(pm_f4 s, pm_f4 c) {
     pm_i4 use_s = f4_le(s, c);
-    pm_f4 a = f4_asin_small(f4_select(use_s, s, c));
+    pm_f4 a = f4_asin_small(f4_min_fast(s, c));
     return f4_select(use_s, a, f4_sub(f4_set1(1.57079633f), a));
 }
 
 /* sin(x) and cos(x) for x in [-pi/2, pi/2]. */
 PM_SIMD_INLINE pm_f4 f4_sin_hp(pm_f4 x) {
     pm_f4 x2 = f4_mul(x, x);
-    pm_f4 p = f4_set1(2.6000539e-06f);
-    p = f4_madd(p, x2, f4_set1(-1.9806615e-04f));
-    p = f4_madd(p, x2, f4_set1(8.3330173e-03f));
-    p = f4_madd(p, x2, f4_set1(-1.6666657e-01f));
+    pm_f4 a = f4_madd(x2, f4_set1(8.3123645e-03f), f4_set1(-1.6665681e-01f));
+    pm_f4 p = f4_madd(f4_mul(x2, x2), f4_set1(-1.8492138e-04f), a);
     return f4_madd(f4_mul(p, x2), x, x);
 }
 PM_SIMD_INLINE pm_f4 f4_cos_hp(pm_f4 x) {
-    pm_f4 x2 = f4_mul(x, x);
-    pm_f4 p = f4_set1(-2.6076976e-07f);
-    p = f4_madd(p, x2, f4_set1(2.4761878e-05f));
-    p = f4_madd(p, x2, f4_set1(-1.3888403e-03f));
-    p = f4_madd(p, x2, f4_set1(4.1666641e-02f));
-    p = f4_madd(p, x2, f4_set1(-4.9999999e-01f));
-    return f4_madd(p, x2, f4_set1(1.0f));
+    pm_f4 x2 = f4_mul(x, x), x4 = f4_mul(x2, x2);
+    pm_f4 a = f4_madd(x2, f4_set1(0.041663990f), f4_set1(-0.49999932f));
+    pm_f4 b = f4_madd(x2, f4_set1(2.3194469e-05f), f4_set1(-1.3855931e-03f));
+    return f4_madd(f4_madd(x4, b, a), x2, f4_set1(1.0f));
 }
 
 #endif

@@ -357,6 +357,10 @@ static void test_blend_errors(void **state) {
     job.input_count = 2;
     job.joint_count = 0;
     assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_LIMIT);
+    job.joint_count = J_COUNT;
+    job.output = (pm_soa_transform *)((char *)out + 4);
+    assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "aligned"));
     pm_pose_free(a, NULL);
     pm_pose_free(out, NULL);
 }
@@ -659,7 +663,30 @@ static void test_additive_power(void **state) {
             assert_quat_near(pm_pose_rotation(out, j), ref, 2e-5f);
         }
     }
+    /* The nlerp scaling: exact at w = 1/2 (the half angle), close for small deltas. */
+    random_pose(delta, J_COUNT, &rng, 2.5f);
+    pm_additive_apply_job nj = pm_default_additive_apply_job();
+    nj.target = target;
+    nj.delta = delta;
+    nj.joint_count = J_COUNT;
+    nj.output = out;
+    nj.scaling = PM_ADDITIVE_NLERP;
+    nj.weight = 0.5f;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), 0.5f));
+        assert_quat_near(pm_pose_rotation(out, j), ref, 2e-5f);
+    }
+    random_pose(delta, J_COUNT, &rng, 0.1f);
+    nj.weight = 0.3f;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), 0.3f));
+        assert_quat_near(pm_pose_rotation(out, j), ref, 1e-4f);
+    }
     pm_error e;
+    nj.scaling = (pm_additive_scaling)7;
+    assert_int_equal(pm_additive_apply_job_run(&nj, &e), PM_ERR_INVALID_ARGUMENT);
     pm_additive_apply_job job = pm_default_additive_apply_job();
     job.target = target;
     job.delta = delta;

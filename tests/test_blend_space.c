@@ -817,7 +817,7 @@ static void test_json(void **state) {
     assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
     pm_clip *clips;
     int count;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &f, 0.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, NULL));
     assert_int_equal(count, 4); /* (0,0) (1,0) (0,0.5) (0,1) lie in the triangle */
     assert_true(fabsf(1.0f / clips[0].frame_time - 24.0f) < 1.0f);
     pm_blend_space_free_clips(clips, count);

@@ -387,8 +387,8 @@ void pm_blend_space_free_clips(pm_clip *clips, int count) {
     free(clips);
 }
 
-pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, const pm_blend_space_file *f, float fps,
-                                        pm_error *error) {
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
+                                        const pm_blend_space_file *f, float fps, pm_error *error) {
     if (!out_clips || !out_count || !f || !f->space) {
         if (error) {
             error->code = PM_ERR_INVALID_ARGUMENT;
@@ -398,6 +398,7 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, con
     }
     *out_clips = NULL;
     *out_count = 0;
+    if (out_params) *out_params = NULL;
     int count = 0;
     pm_result r = pm_blend_space_grid(NULL, 0, &count, f->space, &f->grid, error);
     if (r != PM_OK) return r;
@@ -423,7 +424,8 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, con
         free(points);
         return r;
     }
-    free(points);
+    if (out_params) *out_params = points;
+    else free(points);
     *out_clips = clips;
     *out_count = count;
     return PM_OK;

@@ -38,9 +38,10 @@ void pm_blend_space_file_free(pm_blend_space_file *file);
 
 /* For `posematch build` (PS12): bakes one clip per point of the file's grid (points outside the
  * samples' hull skipped unless grid_include_outside), at `fps` (0 = the file's "fps", else the
- * first clip's rate). *out_clips is malloc'd; free with pm_blend_space_free_clips. */
-pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, const pm_blend_space_file *file, float fps,
-                                        pm_error *error);
+ * first clip's rate). *out_clips is malloc'd; free with pm_blend_space_free_clips. When
+ * out_params is not NULL it receives the grid points (malloc'd, count x dimensions floats). */
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
+                                        const pm_blend_space_file *file, float fps, pm_error *error);
 void pm_blend_space_free_clips(pm_clip *clips, int count);
 
 #endif

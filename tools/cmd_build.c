@@ -11,11 +11,13 @@
 #include "cli_common.h"
 #include "cli_file.h"
 #include "commands.h"
+#include "blend_space_json.h"
 #include "schema_json.h"
 
 static const char build_usage[] =
-    "usage: posematch build CLIP.bvh|DIR... -o DB.pmdb [options]\n"
-    "Builds a pose-search database from BVH clips (directories are searched for .bvh files).\n"
+    "usage: posematch build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [options]\n"
+    "Builds a pose-search database from BVH clips (directories are searched for .bvh files) and\n"
+    "blend spaces (SPACE.json, docs/BLEND_SPACE.md: one asset per point of the space's grid).\n"
     "  -o, --output FILE       the database to write\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled); 30\n"
@@ -134,6 +136,21 @@ static void progress(void *user, const char *stage, float fraction) {
     fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, now_s() - *t0);
 }
 
+/* Grows the clip and asset arrays to hold `need` entries. */
+static int reserve(pm_clip **clips, pm_asset_def **assets, int *cap, int need) {
+    if (need <= *cap) return 1;
+    int n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    pm_clip *c = realloc(*clips, (size_t)n * sizeof(pm_clip));
+    if (!c) return 0;
+    *clips = c;
+    pm_asset_def *d = realloc(*assets, (size_t)n * sizeof(pm_asset_def));
+    if (!d) return 0;
+    *assets = d;
+    *cap = n;
+    return 1;
+}
+
 static int copy_file(const char *from, const char *to, pm_error *error) {
     size_t size;
     char *data = pm_cli_read_text(from, &size, error);
@@ -156,7 +173,7 @@ int pm_cmd_build(int argc, char **argv) {
     pm_clip *clips = NULL;
     pm_asset_def *assets = NULL;
     pm_database *db = NULL;
-    int loaded = 0;
+    int loaded = 0, cap = 0;
     rc = 1;
     double t0 = now_s();
     if (pm_schema_resolve(&a.def.schema, a.schema, &err) != PM_OK) {
@@ -168,33 +185,68 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     if (file_count == 0) {
-        pm_cli_fail("build: no .bvh files found in the inputs");
-        goto done;
-    }
-    clips = calloc((size_t)file_count, sizeof(pm_clip));
-    assets = calloc((size_t)file_count, sizeof(pm_asset_def));
-    if (!clips || !assets) {
-        pm_cli_fail("build: out of memory");
+        pm_cli_fail("build: no .bvh or blend-space .json files found in the inputs");
         goto done;
     }
     for (int i = 0; i < file_count; i++) {
-        if (pm_bvh_read_file(&clips[i], files[i], &a.bvh, &err) != PM_OK) {
+        if (pm_cli_has_suffix(files[i], ".json")) {
+            /* A blend space: one baked clip per grid point, at the database's rate. */
+            pm_blend_space_file space;
+            if (pm_blend_space_load_json(&space, files[i], &a.bvh, &err) != PM_OK) {
+                pm_cli_fail_error(&err);
+                goto done;
+            }
+            pm_clip *baked = NULL;
+            float *params = NULL;
+            int n = 0;
+            pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a.def.fps, &err);
+            int dims = pm_blend_space_dimensions(space.space);
+            pm_blend_space_file_free(&space);
+            if (r != PM_OK) {
+                pm_cli_fail("%s: %s", files[i], err.message);
+                goto done;
+            }
+            int ok = reserve(&clips, &assets, &cap, loaded + n);
+            for (int k = 0; k < n; k++) {
+                if (ok) {
+                    clips[loaded] = baked[k];
+                    assets[loaded] = pm_default_asset_def(&clips[loaded]);
+                    assets[loaded].param_count = dims;
+                    for (int d = 0; d < dims && d < 3; d++) assets[loaded].params[d] = params[(size_t)k * dims + d];
+                    loaded++;
+                } else pm_clip_destroy(&baked[k]);
+            }
+            free(baked); /* the clips moved into `clips` */
+            free(params);
+            if (!ok) {
+                pm_cli_fail("build: out of memory");
+                goto done;
+            }
+            continue;
+        }
+        if (!reserve(&clips, &assets, &cap, loaded + 1)) {
+            pm_cli_fail("build: out of memory");
+            goto done;
+        }
+        if (pm_bvh_read_file(&clips[loaded], files[i], &a.bvh, &err) != PM_OK) {
             pm_cli_fail_error(&err);
             goto done;
         }
-        loaded = i + 1;
-        if (a.loop) clips[i].looping = 1;
-        assets[i] = pm_default_asset_def(&clips[i]);
+        if (a.loop) clips[loaded].looping = 1;
+        assets[loaded] = pm_default_asset_def(&clips[loaded]);
+        loaded++;
     }
+    /* Assets point at clips: fix the pointers now that the arrays no longer move. */
+    for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
     double t_read = now_s() - t0;
-    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", file_count, t_read);
+    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
     a.def.progress = a.quiet ? NULL : progress;
     a.def.progress_user = &t0;
 
     char key[33];
     char cache_path[4096] = "";
     if (a.cache) {
-        if (pm_database_compute_key(key, &a.def, assets, file_count, &err) != PM_OK) {
+        if (pm_database_compute_key(key, &a.def, assets, loaded, &err) != PM_OK) {
             pm_cli_fail_error(&err);
             goto done;
         }
@@ -217,7 +269,7 @@ int pm_cmd_build(int argc, char **argv) {
         }
     }
     double t_build = now_s();
-    if (pm_database_build(&db, &a.def, assets, file_count, &err) != PM_OK) {
+    if (pm_database_build(&db, &a.def, assets, loaded, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }

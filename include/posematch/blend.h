@@ -177,7 +177,8 @@ typedef struct pm_layered_blend_job {
     const pm_blend_layer *layers;
     int layer_count;              /* 0..PM_BLEND_MAX_INPUTS */
     int joint_count;
-    int root_joint;               /* joint carrying root motion, -1 = none (default 0) */
+    int root_joint;               /* joint whose translation is root motion (default 0; the hips on
+                                   * skeletons whose root is a static dummy), -1 = none */
     int blend_root_motion;        /* 0 (default): the base owns the root's translation */
     pm_soa_transform *output;     /* may be the base */
 } pm_layered_blend_job;
@@ -207,10 +208,18 @@ PM_API pm_additive_extract_job pm_default_additive_extract_job(void);
 PM_API pm_result pm_additive_extract_job_validate(const pm_additive_extract_job *job, pm_error *error);
 PM_API pm_result pm_additive_extract_job_run(const pm_additive_extract_job *job, pm_error *error);
 
+/* How a fractional weight scales the delta rotation. */
+typedef enum pm_additive_scaling {
+    PM_ADDITIVE_POWER = 0, /* delta^w, the quaternion power (default; within 3e-6 rad of exact) */
+    PM_ADDITIVE_NLERP = 1  /* nlerp(identity, delta, w): what ozz and UE do; exact at w = 0, 1/2, 1
+                            * and for small deltas, a few degrees off for large ones; about twice as fast */
+} pm_additive_scaling;
+
 typedef struct pm_additive_apply_job {
     const pm_soa_transform *target;
     const pm_soa_transform *delta; /* never read when weight is 0 */
     float weight;                  /* [0, 1] */
+    pm_additive_scaling scaling;   /* used when a joint's weight is not 1 */
     const float *joint_weights;    /* joint_count weights in [0, 1]; NULL = 1 on every joint */
     int joint_count;
     pm_soa_transform *output;      /* may be the target */

@@ -109,6 +109,22 @@ for m in b["modes"]:
         assert m["exact_fraction"] == 1.0, m
 PY
 
+# A blend space is a source of assets too: one baked clip per grid point inside the hull.
+cat > "$T/space.json" <<JSON
+{"name": "loco", "axes": [{"name": "speed", "min": 0, "max": 4}], "grid": 9,
+ "samples": [{"name": "walk", "clip": "clips/synth_000.bvh", "params": [1.0]},
+             {"name": "run", "clip": "clips/synth_001.bvh", "params": [3.0]}]}
+JSON
+"$CLI" build "$T/space.json" "$T/clips/synth_003.bvh" -o "$T/space.pmdb" --quiet || fail "build from a blend space"
+"$CLI" export-features "$T/space.pmdb" -o "$T/sx" || fail "export blend-space database"
+python3 - "$T" <<'PY' || fail "blend-space assets"
+import json, sys
+x = json.load(open(sys.argv[1] + "/sx.json"))
+names = [a["name"] for a in x["assets"]]
+assert names[:5] == ["loco@1", "loco@1.5", "loco@2", "loco@2.5", "loco@3"], names
+assert names[-1] == "synth_003" and len(names) == 6, names
+PY
+
 # Errors: exit status non-zero and exactly one stderr line naming the file.
 expect_error() { # name needle command...
   local name=$1 needle=$2; shift 2
