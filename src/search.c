@@ -96,6 +96,11 @@ typedef struct search_state {
     int nodes;
 } search_state;
 
+/* What a bound must exceed to prune: the best cost plus an allowance for the float rounding
+ * of stored coordinates and of the two ways of summing costs (a bound may exceed the true
+ * cost by a hair; costs are never pruned by more than this). */
+static inline float limit(const search_state *s) { return s->best * (1.0f + 1e-5f) + s->slack; }
+
 static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
     float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
     float total = dissim + addend;
@@ -207,19 +212,20 @@ static void search_exact(search_state *s, const float *qz, heap_item *heap) {
     const int P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
     const float r2 = s->r2;
     const float *addend = db->vec_min_addend;
+    const uint32_t vectors = h->vector_count;
     size_t n = 0;
     heap_push(heap, &n, box_bound(db->bt_boxes, qz, P) * r2 + db->bt_boxes[2 * P], 0);
     while (n) {
         heap_item it = heap_pop(heap, &n);
-        if (it.key > s->best + s->slack) break;
+        if (it.key > limit(s)) break;
         s->nodes++;
         const pmdb_bt_node *node = &db->bt_nodes[it.node];
         if (node->left) {
             const float *bl = db->bt_boxes + (size_t)node->left * bs, *br = db->bt_boxes + (size_t)node->right * bs;
             float kl = box_bound(bl, qz, P) * r2 + bl[2 * P];
             float kr = box_bound(br, qz, P) * r2 + br[2 * P];
-            if (kl <= s->best + s->slack) heap_push(heap, &n, kl, node->left);
-            if (kr <= s->best + s->slack) heap_push(heap, &n, kr, node->right);
+            if (kl <= limit(s)) heap_push(heap, &n, kl, node->left);
+            if (kr <= limit(s)) heap_push(heap, &n, kr, node->right);
             continue;
         }
         /* A leaf: bound 8 points per vector operation, then exact costs for the survivors. */
@@ -233,16 +239,26 @@ static void search_exact(search_state *s, const float *qz, heap_item *heap) {
                 pm_v8f d = q - pm_v8_load(block + c * PM_BT_BLOCK);
                 acc += d * d;
             }
-            float lim = s->best + s->slack;
+            float lim = limit(s);
             pm_v8f key = acc * r2 + pm_v8_load(addend + b0);
             pm_v8f limv = {lim, lim, lim, lim, lim, lim, lim, lim};
             pm_v8i pass = key <= limv;
             uint32_t lanes = end - b0 < PM_BT_BLOCK ? end - b0 : PM_BT_BLOCK;
+            int alive = 0;
+            for (uint32_t k = 0; k < lanes; k++) alive += pass[k] != 0;
+            if (!alive) continue;
+            /* Dense clusters (idle takes) let much of a block through: then the 8-row kernel,
+             * which gives the same bits per row, is the cheaper way to the exact costs. */
+            float costs[8];
+            int batched = alive >= 3 && b0 + PM_BT_BLOCK <= vectors;
+            if (batched) {
+                pm_cost_rows8(costs, s->qn, pm_db_row(db, b0), s->w, db->stride);
+                s->candidates += PM_BT_BLOCK;
+            }
             for (uint32_t k = 0; k < lanes; k++) {
-                if (!pass[k]) continue;
+                if (!pass[k] || key[k] > limit(s)) continue; /* the best may have improved */
                 uint32_t i = b0 + k;
-                if (key[k] > s->best + s->slack) continue; /* the best improved within the block */
-                consider_vector(s, i, vector_cost(s, i));
+                consider_vector(s, i, batched ? costs[k] : vector_cost(s, i));
             }
         }
     }
@@ -307,7 +323,7 @@ static void search_vptree(search_state *s, const float *w_base, heap_item *stack
     stack[sp++].node = 0;
     while (sp) {
         heap_item it = stack[--sp];
-        float reach = s->best + s->slack - min_add;
+        float reach = limit(s) - min_add;
         float tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
         if (it.key > tau) continue;
         const pmdb_vp_node *node = &db->vp_nodes[it.node];
@@ -322,7 +338,7 @@ static void search_vptree(search_state *s, const float *w_base, heap_item *stack
         float base = pm_cost_row(s->qn, pm_db_row(db, node->vp), w_base, db->stride);
         consider_vector(s, node->vp, dynamic ? vector_cost(s, node->vp) : base);
         float d = sqrtf(base);
-        reach = s->best + s->slack - min_add;
+        reach = limit(s) - min_add;
         tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
         float in_lb = d > node->mu ? d - node->mu : 0.0f;
         float out_lb = d < node->mu ? node->mu - d : 0.0f;
