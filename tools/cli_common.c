@@ -1,6 +1,10 @@
 #include "cli_common.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 int pm_cli_fail(const char *format, ...) {
     va_list args;
@@ -13,3 +17,38 @@ int pm_cli_fail(const char *format, ...) {
 }
 
 int pm_cli_fail_error(const pm_error *error) { return pm_cli_fail("%s", error->message); }
+
+int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
+                  int integer) {
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno || !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
+        pm_cli_fail("%s: %s '%s' must be %s in %g..%g", command, option, text, integer ? "an integer" : "a number", lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **argv, int *i) {
+    const char *s = argv[*i];
+    if (*i + 1 >= argc) return 0;
+    if (!strcmp(s, "--unit-scale")) {
+        double v;
+        if (!pm_cli_number(&v, command, s, argv[++*i], 1e-6, 1e6, 0)) return -1;
+        def->unit_scale = (float)v;
+        return 1;
+    }
+    if (!strcmp(s, "--up")) {
+        const char *u = argv[++*i];
+        if (!strcmp(u, "y") || !strcmp(u, "Y")) def->up_axis = PM_UP_Y;
+        else if (!strcmp(u, "z") || !strcmp(u, "Z")) def->up_axis = PM_UP_Z;
+        else {
+            pm_cli_fail("%s: --up '%s' must be y or z", command, u);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}

@@ -226,6 +226,7 @@ int pm_cmd_bench(int argc, char **argv) {
     char **far = calloc((size_t)argc, sizeof(char *));
     int nfar = 0;
     if (!far) return pm_cli_fail("bench: out of memory");
+    double v;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc;
@@ -234,28 +235,41 @@ int pm_cmd_bench(int argc, char **argv) {
             free(far);
             return 0;
         } else if (!strcmp(s, "--json")) json = 1;
-        else if (!strcmp(s, "--queries") && more) nq = atoi(argv[++i]);
-        else if (!strcmp(s, "--seed") && more) seed = atoi(argv[++i]);
-        else if (!strcmp(s, "--neighbors") && more) neighbors = atoi(argv[++i]);
-        else if (!strcmp(s, "--sigma") && more) sigma = atof(argv[++i]);
+        else if (!strcmp(s, "--queries") && more) {
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) goto bad;
+            nq = (int)v;
+        } else if (!strcmp(s, "--seed") && more) {
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 0, 2147483647.0, 1)) goto bad;
+            seed = (int)v;
+        } else if (!strcmp(s, "--neighbors") && more) {
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) goto bad;
+            neighbors = (int)v;
+        } else if (!strcmp(s, "--sigma") && more) {
+            if (!pm_cli_number(&sigma, "bench", s, argv[++i], 0, 100, 0)) goto bad;
+        }
         else if (!strcmp(s, "--save-queries") && more) save = argv[++i];
         else if (!strcmp(s, "--far") && more) {
             far[nfar++] = argv[++i];
             while (i + 1 < argc && argv[i + 1][0] != '-') far[nfar++] = argv[++i];
         } else if (s[0] == '-' && s[1]) {
-            free(far);
-            return pm_cli_fail("bench: unknown or incomplete option '%s'", s) + 1;
+            pm_cli_fail("bench: unknown or incomplete option '%s' (try posematch bench --help)", s);
+            goto bad;
         } else path = s;
     }
-    if (!path || nq < 1 || nq > 1000000 || neighbors < 1 || !(sigma >= 0.0)) {
-        free(far);
-        return pm_cli_fail("bench: need DB.pmdb, --queries 1..1000000, --neighbors >= 1, --sigma >= 0") + 1;
+    if (!path) {
+        pm_cli_fail("bench: no database given (try posematch bench --help)");
+        goto bad;
     }
     pm_error err;
     pm_database *db = NULL;
     if (pm_database_load(&db, path, NULL, &err) != PM_OK) {
         free(far);
         return pm_cli_fail_error(&err);
+    }
+    if (0) {
+    bad:
+        free(far);
+        return 2;
     }
     pm_database_info info;
     pm_database_get_info(&info, db);

@@ -59,6 +59,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
     int have_param = 0;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        int bvh_opt;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(blend_usage, stdout);
             return 0;
@@ -79,22 +80,8 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             a->fps = (float)v;
         } else if (!strcmp(s, "--weights")) a->weights = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
-        else if (!strcmp(s, "--unit-scale") && i + 1 < argc) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v > 0.0) || !isfinite(v)) {
-                pm_cli_fail("blend: --unit-scale '%s' is not a positive number", argv[i]);
-                return 2;
-            }
-            a->bvh.unit_scale = (float)v;
-        } else if (!strcmp(s, "--up") && i + 1 < argc) {
-            const char *u = argv[++i];
-            if (!strcmp(u, "y") || !strcmp(u, "Y")) a->bvh.up_axis = PM_UP_Y;
-            else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->bvh.up_axis = PM_UP_Z;
-            else {
-                pm_cli_fail("blend: --up '%s' must be y or z", u);
-                return 2;
-            }
+        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "blend", argc, argv, &i)) != 0) {
+            if (bvh_opt < 0) return 2;
         } else if (s[0] == '-' && s[1]) {
             pm_cli_fail("blend: unknown or incomplete option '%s' (try posematch blend --help)", s);
             return 2;

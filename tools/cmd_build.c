@@ -1,5 +1,4 @@
 /* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,26 +48,17 @@ typedef struct build_args {
     int json;
 } build_args;
 
-static int parse_float(const char *opt, const char *s, float lo, float hi, float *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        pm_cli_fail("build: %s '%s' must be a number in %g..%g", opt, s, (double)lo, (double)hi);
-        return 0;
-    }
+/* Option numbers, with the build command's error prefix. */
+static int parse_float(const char *opt, const char *text, float lo, float hi, float *out) {
+    double v;
+    if (!pm_cli_number(&v, "build", opt, text, lo, hi, 0)) return 0;
     *out = (float)v;
     return 1;
 }
 
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi) {
-        pm_cli_fail("build: %s '%s' must be an integer in %d..%d", opt, s, lo, hi);
-        return 0;
-    }
+static int parse_int(const char *opt, const char *text, int lo, int hi, int *out) {
+    double v;
+    if (!pm_cli_number(&v, "build", opt, text, lo, hi, 1)) return 0;
     *out = (int)v;
     return 1;
 }
@@ -84,7 +74,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
     if (!a->inputs) return pm_cli_fail("build: out of memory");
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        int more = i + 1 < argc;
+        int more = i + 1 < argc, bvh_opt;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(build_usage, stdout);
             return 0;
@@ -108,13 +98,8 @@ static int parse_args(build_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--exclude-start") && more) {
             if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_start)) return 2;
         } else if (!strcmp(s, "--keep-rest-frame")) a->def.trim_rest_first_frame = 0;
-        else if (!strcmp(s, "--unit-scale") && more) {
-            if (!parse_float(s, argv[++i], 1e-6f, 1e6f, &a->bvh.unit_scale)) return 2;
-        } else if (!strcmp(s, "--up") && more) {
-            const char *u = argv[++i];
-            if (!strcmp(u, "y") || !strcmp(u, "Y")) a->bvh.up_axis = PM_UP_Y;
-            else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->bvh.up_axis = PM_UP_Z;
-            else return pm_cli_fail("build: --up '%s' must be y or z", u) + 1;
+        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "build", argc, argv, &i)) != 0) {
+            if (bvh_opt < 0) return 2;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if (s[0] == '-' && s[1]) return pm_cli_fail("build: unknown or incomplete option '%s' (try posematch build --help)", s) + 1;

@@ -30,26 +30,13 @@ static int parse_args(inspect_args *a, int argc, char **argv) {
     a->def = pm_default_bvh_def();
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        int bvh_opt;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(inspect_usage, stdout);
             return 0;
         } else if (!strcmp(s, "--json")) a->json = 1;
-        else if (!strcmp(s, "--unit-scale") && i + 1 < argc) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v > 0.0) || !isfinite(v)) {
-                pm_cli_fail("inspect: --unit-scale '%s' is not a positive number", argv[i]);
-                return 2;
-            }
-            a->def.unit_scale = (float)v;
-        } else if (!strcmp(s, "--up") && i + 1 < argc) {
-            const char *u = argv[++i];
-            if (!strcmp(u, "y") || !strcmp(u, "Y")) a->def.up_axis = PM_UP_Y;
-            else if (!strcmp(u, "z") || !strcmp(u, "Z")) a->def.up_axis = PM_UP_Z;
-            else {
-                pm_cli_fail("inspect: --up '%s' must be y or z", u);
-                return 2;
-            }
+        else if ((bvh_opt = pm_cli_bvh_option(&a->def, "inspect", argc, argv, &i)) != 0) {
+            if (bvh_opt < 0) return 2;
         } else if (s[0] == '-' && s[1]) {
             pm_cli_fail("inspect: unknown or incomplete option '%s' (try posematch inspect --help)", s);
             return 2;

@@ -1,5 +1,4 @@
 /* posematch search: query a database with raw feature rows or with a frame of a clip. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +30,7 @@ typedef struct search_args {
 } search_args;
 
 static int parse_number(const char *opt, const char *text, double lo, double hi, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !isfinite(v) || v < lo || v > hi) {
-        pm_cli_fail("search: %s '%s' must be a number in %g..%g", opt, text, lo, hi);
-        return 0;
-    }
-    *out = v;
-    return 1;
+    return pm_cli_number(out, "search", opt, text, lo, hi, 0);
 }
 
 static int parse_args(search_args *a, int argc, char **argv) {
@@ -58,20 +49,20 @@ static int parse_args(search_args *a, int argc, char **argv) {
         else if (!strcmp(s, "--query-clip") && more) a->clip = argv[++i];
         else if (!strcmp(s, "--weights") && more) a->weights = argv[++i];
         else if (!strcmp(s, "--frame") && more) {
-            if (!parse_number(s, argv[++i], 0, 1e9, &v) || v != floor(v)) return 2;
+            if (!pm_cli_number(&v, "search", s, argv[++i], 0, 1e9, 1)) return 2;
             a->frame = (long)v;
         } else if (!strcmp(s, "--mode") && more) {
             int m = pm_search_mode_from_name(argv[++i]);
             if (m < 0) return pm_cli_fail("search: --mode '%s' is not exact, bruteforce, pcakdtree or vptree", argv[i]) + 1;
             a->def.mode = (pm_search_mode)m;
         } else if (!strcmp(s, "--continuing") && more) {
-            if (!parse_number(s, argv[++i], 0, 2147483647.0, &v) || v != floor(v)) return 2;
+            if (!pm_cli_number(&v, "search", s, argv[++i], 0, 2147483647.0, 1)) return 2;
             a->def.continuing_pose = (int)v;
         } else if (!strcmp(s, "--continuing-addend") && more) {
             if (!parse_number(s, argv[++i], -1e6, 1e6, &v)) return 2;
             a->def.continuing_cost_addend = (float)v;
         } else if (!strcmp(s, "--neighbors") && more) {
-            if (!parse_number(s, argv[++i], 1, 1e6, &v) || v != floor(v)) return 2;
+            if (!pm_cli_number(&v, "search", s, argv[++i], 1, 1e6, 1)) return 2;
             a->def.kdtree_neighbors = (int)v;
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;

@@ -21,19 +21,18 @@ int pm_cmd_synth(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc;
-        char *end = NULL;
+        double v;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(synth_usage, stdout);
             return 0;
         } else if (!strcmp(s, "--clips") && more) {
-            clips = strtol(argv[++i], &end, 10);
-            if (*end || clips < 1 || clips > 10000) return pm_cli_fail("synth: --clips must be 1..10000") + 1;
+            if (!pm_cli_number(&v, "synth", s, argv[++i], 1, 10000, 1)) return 2;
+            clips = (long)v;
         } else if (!strcmp(s, "--seed") && more) {
-            seed = strtol(argv[++i], &end, 10);
-            if (*end || seed < 0) return pm_cli_fail("synth: --seed must be a non-negative integer") + 1;
+            if (!pm_cli_number(&v, "synth", s, argv[++i], 0, 4294967295.0, 1)) return 2;
+            seed = (long)v;
         } else if (!strcmp(s, "--fps") && more) {
-            fps = strtod(argv[++i], &end);
-            if (*end || !(fps >= 10.0 && fps <= 240.0)) return pm_cli_fail("synth: --fps must be 10..240") + 1;
+            if (!pm_cli_number(&fps, "synth", s, argv[++i], 10, 240, 0)) return 2;
         } else if (s[0] == '-' && s[1]) return pm_cli_fail("synth: unknown or incomplete option '%s'", s) + 1;
         else if (!dir) dir = s;
         else return pm_cli_fail("synth: one output directory") + 1;
