@@ -1,0 +1,122 @@
+/* Build keys (PS11) and the fixed-width file records of the schema and settings: everything a
+ * key hashes is what makes a build differ. */
+#include <stdio.h>
+
+#include "database_internal.h"
+
+static void hash_str(pm_hasher *h, const char *s) {
+    uint32_t n = s ? (uint32_t)strlen(s) : 0xFFFFFFFFu;
+    pm_hasher_update(h, &n, sizeof n);
+    if (s) pm_hasher_update(h, s, n);
+}
+
+static void hash_clip(pm_hasher *h, const pm_clip *c) {
+    const pm_skeleton *s = &c->skeleton;
+    uint32_t hdr[4] = {(uint32_t)c->frame_count, (uint32_t)s->joint_count, (uint32_t)c->looping, (uint32_t)c->curve_count};
+    pm_hasher_update(h, hdr, sizeof hdr);
+    pm_hasher_update(h, &c->frame_time, sizeof c->frame_time);
+    for (int j = 0; j < s->joint_count; j++) {
+        hash_str(h, s->names[j]);
+        pm_hasher_update(h, &s->parents[j], sizeof s->parents[j]);
+        pm_hasher_update(h, &s->rest_translations[j], sizeof(pm_vec3));
+        pm_hasher_update(h, &s->rest_rotations[j], sizeof(pm_quat));
+    }
+    size_t n = (size_t)c->frame_count * s->joint_count;
+    pm_hasher_update(h, c->rotations, n * sizeof(pm_quat));
+    pm_hasher_update(h, c->translations, n * sizeof(pm_vec3));
+    for (int i = 0; i < c->curve_count; i++) {
+        hash_str(h, c->curves[i].name);
+        pm_hasher_update(h, c->curves[i].values, (size_t)c->frame_count * sizeof(float));
+    }
+}
+
+/* Fixed-size names, zero-filled past the text so that files are byte-identical. */
+static void copy_name(char *dst, const char *src) {
+    memset(dst, 0, PM_NAME_SIZE);
+    memcpy(dst, src, strnlen(src, PM_NAME_SIZE - 1));
+}
+
+void pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
+    memset(o, 0, sizeof *o);
+    o->kind = (uint32_t)c->kind;
+    copy_name(o->name, c->name);
+    copy_name(o->bone, c->bone);
+    copy_name(o->curve, c->curve);
+    copy_name(o->group, c->group);
+    o->weight = c->weight;
+    o->offset = c->offset;
+    o->components = (uint32_t)c->components;
+    o->axis = (uint32_t)c->axis;
+    o->size = (uint32_t)c->size;
+    o->parent = c->parent;
+    o->role = c->role;
+    o->sample_count = (uint32_t)c->sample_count;
+    for (int k = 0; k < c->sample_count && k < PM_MAX_TRAJECTORY_SAMPLES; k++) {
+        o->samples[k].offset = c->samples[k].offset;
+        o->samples[k].flags = c->samples[k].flags;
+        o->samples[k].weight = c->samples[k].weight;
+    }
+}
+
+void pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
+    memset(o, 0, sizeof *o);
+    copy_name(o->schema_name, d->schema.name);
+    o->fps = d->fps;
+    o->mirror = (uint32_t)d->mirror;
+    o->pca_components = (uint32_t)d->pca_components;
+    o->kdtree_leaf_size = (uint32_t)d->kdtree_leaf_size;
+    o->exact_components = (uint32_t)d->exact_components;
+    o->exact_leaf_size = (uint32_t)d->exact_leaf_size;
+    o->trim_rest_first_frame = (uint32_t)d->trim_rest_first_frame;
+    o->exclude_start = d->exclude_start;
+    o->exclude_end = d->exclude_end;
+    o->mirror_axis = d->mirror_axis;
+    o->root_facing_mode = (uint32_t)d->root.facing_mode;
+    o->root_hips_axis[0] = d->root.hips_axis.x;
+    o->root_hips_axis[1] = d->root.hips_axis.y;
+    o->root_hips_axis[2] = d->root.hips_axis.z;
+    o->root_ground_mode = (uint32_t)d->root.ground_mode;
+    o->root_position_smoothing = d->root.position_smoothing;
+    o->root_facing_smoothing = d->root.facing_smoothing;
+}
+
+void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int n) {
+    for (int half = 0; half < 2; half++) {
+        pm_hasher h;
+        pm_hasher_init(&h, half ? 0x6B657932ull : 0x6B657931ull);
+        uint32_t version = PMDB_VERSION;
+        pm_hasher_update(&h, &version, sizeof version);
+        for (int i = 0; i < def->schema.channel_count; i++) {
+            pmdb_channel c;
+            pmdb_channel_from_def(&c, &def->schema.channels[i]);
+            pm_hasher_update(&h, &c, sizeof c);
+        }
+        pmdb_settings st;
+        pmdb_settings_from_def(&st, def);
+        pm_hasher_update(&h, &st, sizeof st);
+        int32_t roles[3] = {def->root.hips, def->root.left_upleg, def->root.right_upleg};
+        pm_hasher_update(&h, roles, sizeof roles);
+        pm_hasher_update(&h, &n, sizeof n);
+        for (int i = 0; i < n; i++) {
+            const pm_asset_def *a = &assets[i];
+            hash_str(&h, a->name);
+            int32_t flags[3] = {a->looping, a->mirror, a->param_count};
+            pm_hasher_update(&h, flags, sizeof flags);
+            float nums[6] = {a->cost_addend, a->exclude_start, a->exclude_end, a->params[0], a->params[1], a->params[2]};
+            pm_hasher_update(&h, nums, sizeof nums);
+            hash_str(&h, a->clip ? a->clip->name : NULL);
+            if (a->clip) hash_clip(&h, a->clip);
+        }
+        key[half] = pm_hasher_final(&h);
+    }
+}
+
+pm_result pm_database_compute_key(char out[33], const pm_database_def *def, const pm_asset_def *assets, int n,
+                                  pm_error *error) {
+    if (!out || !def || (!assets && n)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: NULL argument");
+    uint64_t key[2];
+    pm_database_key(key, def, assets, n);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
+    return PM_OK;
+}
+
