@@ -232,12 +232,12 @@ PM_SIMD_INLINE pm_f4 aos_quat_rotate(pm_f4 q, pm_f4 v) {
 
 /* Translations move as 8 + 4 bytes both ways, so that a child's load is forwarded from its
  * parent's stores (one 16-byte access across two stores would stall on every branching joint). */
-PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_set(v->x, v->y, v->z, 0.0f); }
+PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2(&v->x), f4_load1(&v->z)); }
 
 PM_SIMD_INLINE void store_transform(pm_transform *out, pm_f4 q, pm_f4 t) {
     f4_store(&out->rotation.x, q);
     memcpy(&out->translation.x, &t, 2 * sizeof(float));
-    out->translation.z = f4_lane(t, 2);
+    out->translation.z = f4_lane(I4_SHUFFLE(t, 2, 2, 2, 2), 0);
 }
 
 /* One joint: its parent from registers (the previous joint), the root, or memory. */
@@ -258,7 +258,7 @@ PM_SIMD_INLINE void store_transform(pm_transform *out, pm_f4 q, pm_f4 t) {
         }                                                                                                              \
         prev_q = aos_quat_mul(pq, (LQ));                                                                               \
         prev_t = pt + aos_quat_rotate(pq, (LT));                                                                       \
-        store_transform(&out[j], prev_q, prev_t);                                                                      \
+        store_transform(o++, prev_q, prev_t);                                                                          \
         j++;                                                                                                           \
     } while (0)
 
@@ -271,26 +271,27 @@ static pm_result l2m_run(const pm_local_to_model_job *job, pm_error *error) {
     const pm_f4 root_t = f4_set(root.translation.x, root.translation.y, root.translation.z, 0.0f);
     /* The previous joint's result stays in registers: chains (parent = j - 1) never reload it. */
     pm_f4 prev_q = root_q, prev_t = root_t;
+    pm_transform *o = out; /* out + j, kept apart: cheaper than j * 28 per joint */
     for (int g = 0, j = 0; j < n; g++) {
         const pm_soa_transform *in = job->input + g;
         pm_f4 qx = f4_load_a(in->qx), qy = f4_load_a(in->qy), qz = f4_load_a(in->qz), qw = f4_load_a(in->qw);
         pm_f4 tx = f4_load_a(in->tx), ty = f4_load_a(in->ty), tz = f4_load_a(in->tz), zero = f4_zero();
         /* 4x4 transposes: lane k of the SoA vectors becomes vector k. */
-        pm_f4 a0 = F4_SHUFFLE2(qx, qy, 0, 4, 1, 5), a1 = F4_SHUFFLE2(qz, qw, 0, 4, 1, 5);
-        pm_f4 a2 = F4_SHUFFLE2(qx, qy, 2, 6, 3, 7), a3 = F4_SHUFFLE2(qz, qw, 2, 6, 3, 7);
-        pm_f4 b0 = F4_SHUFFLE2(tx, ty, 0, 4, 1, 5), b1 = F4_SHUFFLE2(tz, zero, 0, 4, 1, 5);
-        pm_f4 b2 = F4_SHUFFLE2(tx, ty, 2, 6, 3, 7), b3 = F4_SHUFFLE2(tz, zero, 2, 6, 3, 7);
+        pm_f4 a0 = f4_unpacklo32(qx, qy), a1 = f4_unpacklo32(qz, qw);
+        pm_f4 a2 = f4_unpackhi32(qx, qy), a3 = f4_unpackhi32(qz, qw);
+        pm_f4 b0 = f4_unpacklo32(tx, ty), b1 = f4_unpacklo32(tz, zero);
+        pm_f4 b2 = f4_unpackhi32(tx, ty), b3 = f4_unpackhi32(tz, zero);
         if (j + 4 <= n) {
             /* A full group, unrolled: the locals stay in registers. */
-            L2M_JOINT(F4_SHUFFLE2(a0, a1, 0, 1, 4, 5), F4_SHUFFLE2(b0, b1, 0, 1, 4, 5));
-            L2M_JOINT(F4_SHUFFLE2(a0, a1, 2, 3, 6, 7), F4_SHUFFLE2(b0, b1, 2, 3, 6, 7));
-            L2M_JOINT(F4_SHUFFLE2(a2, a3, 0, 1, 4, 5), F4_SHUFFLE2(b2, b3, 0, 1, 4, 5));
-            L2M_JOINT(F4_SHUFFLE2(a2, a3, 2, 3, 6, 7), F4_SHUFFLE2(b2, b3, 2, 3, 6, 7));
+            L2M_JOINT(f4_unpacklo64(a0, a1), f4_unpacklo64(b0, b1));
+            L2M_JOINT(f4_unpackhi64(a0, a1), f4_unpackhi64(b0, b1));
+            L2M_JOINT(f4_unpacklo64(a2, a3), f4_unpacklo64(b2, b3));
+            L2M_JOINT(f4_unpackhi64(a2, a3), f4_unpackhi64(b2, b3));
         } else {
-            pm_f4 lq[4] = {F4_SHUFFLE2(a0, a1, 0, 1, 4, 5), F4_SHUFFLE2(a0, a1, 2, 3, 6, 7),
-                           F4_SHUFFLE2(a2, a3, 0, 1, 4, 5), F4_SHUFFLE2(a2, a3, 2, 3, 6, 7)};
-            pm_f4 lt[4] = {F4_SHUFFLE2(b0, b1, 0, 1, 4, 5), F4_SHUFFLE2(b0, b1, 2, 3, 6, 7),
-                           F4_SHUFFLE2(b2, b3, 0, 1, 4, 5), F4_SHUFFLE2(b2, b3, 2, 3, 6, 7)};
+            pm_f4 lq[4] = {f4_unpacklo64(a0, a1), f4_unpackhi64(a0, a1),
+                           f4_unpacklo64(a2, a3), f4_unpackhi64(a2, a3)};
+            pm_f4 lt[4] = {f4_unpacklo64(b0, b1), f4_unpackhi64(b0, b1),
+                           f4_unpacklo64(b2, b3), f4_unpackhi64(b2, b3)};
             for (int k = 0; j < n; k++) L2M_JOINT(lq[k], lt[k]);
         }
     }

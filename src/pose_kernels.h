@@ -100,24 +100,6 @@ PM_SIMD_INLINE soa_quat soa_quat_mul(soa_quat a, soa_quat b) {
     return r;
 }
 
-/* q^t for unit q and t in [0, 1]: same axis, t times the (shortest-arc) angle. With s = |q.xyz| =
- * sin(a) and q.w = cos(a): q^t = (q.xyz * sin(t a) / s, cos(t a)). */
-PM_SIMD_INLINE soa_quat soa_quat_pow(soa_quat q, pm_f4 t) {
-    q = soa_quat_xor(q, f4_sign(q.w)); /* shortest arc: w >= 0 */
-    pm_f4 s2 = f4_madd(q.x, q.x, f4_madd(q.y, q.y, f4_mul(q.z, q.z)));
-    pm_i4 tiny = f4_lt(s2, f4_set1(1e-12f));
-    pm_f4 inv_s = f4_div(f4_set1(1.0f), f4_sqrt(f4_max_fast(s2, f4_set1(1e-12f))));
-    pm_f4 b = f4_mul(f4_angle_sc(f4_mul(s2, inv_s), q.w), t);
-    /* sin(t a) / sin(a) -> t as the angle vanishes. */
-    pm_f4 k = f4_select(tiny, t, f4_mul(f4_sin_hp(b), inv_s));
-    soa_quat r;
-    r.x = f4_mul(q.x, k);
-    r.y = f4_mul(q.y, k);
-    r.z = f4_mul(q.z, k);
-    r.w = f4_cos_hp(b);
-    return r;
-}
-
 /* Slerp weights for unit quaternions whose dot is c >= 0: (sin((1-t)a), sin(t a)) / sin(a),
  * falling back to (1 - t, t) for tiny angles. */
 PM_SIMD_INLINE void soa_slerp_weights(pm_f4 c, pm_f4 t, pm_f4 *wa, pm_f4 *wb) {

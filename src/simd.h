@@ -2,7 +2,8 @@
  *
  * With GCC and Clang the type is a generic vector (__attribute__((vector_size(16)))), which the
  * compiler lowers to SSE2 on x86-64 and NEON on ARM with the default flags; the few operations
- * generic vectors lack (square root, native minimum and maximum) use the platform intrinsic. Any other
+ * generic vectors lack or compile poorly (square root, native minimum and maximum, 8-byte loads,
+ * integer-domain interleaves) use the platform intrinsic. Any other
  * compiler, or PM_SIMD_SCALAR defined, gets a struct of four floats with the same interface, so the
  * pose kernels are written once. */
 #ifndef PM_SIMD_H
@@ -17,7 +18,7 @@
 typedef float pm_f4 __attribute__((vector_size(16)));
 typedef int32_t pm_i4 __attribute__((vector_size(16)));
 #if defined(__SSE2__) || defined(__x86_64__)
-#include <xmmintrin.h>
+#include <emmintrin.h>
 #define PM_SIMD_SSE 1
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #include <arm_neon.h>
@@ -112,6 +113,38 @@ PM_SIMD_INLINE pm_f4 f4_max_fast(pm_f4 a, pm_f4 b) {
 #endif
 }
 
+/* (p[0], p[1], 0, 0) and (p[0], 0, 0, 0): one 8- or 4-byte access each, so that a load is forwarded
+ * from a store of the same width. */
+PM_SIMD_INLINE pm_f4 f4_load2(const float *p) {
+#if defined(PM_SIMD_SSE)
+    return (pm_f4)_mm_loadl_epi64((const __m128i *)(const void *)p); /* movq: no alignment needed */
+#else
+    return (pm_f4){p[0], p[1], 0.0f, 0.0f};
+#endif
+}
+PM_SIMD_INLINE pm_f4 f4_load1(const float *p) {
+#if defined(PM_SIMD_SSE)
+    return (pm_f4)_mm_load_ss(p);
+#else
+    return (pm_f4){p[0], 0.0f, 0.0f, 0.0f};
+#endif
+}
+
+/* Interleaves for transposes: (a0 b0 a1 b1), (a2 b2 a3 b3), (a0 a1 b0 b1), (a2 a3 b2 b3). On x86 in the
+ * integer domain: punpck* issue on two ports where unpcklps, movlhps and movhlps (what the compiler
+ * picks for float vectors) have one, and local-to-model is bound by its vector ports. */
+#if defined(PM_SIMD_SSE)
+PM_SIMD_INLINE pm_f4 f4_unpacklo32(pm_f4 a, pm_f4 b) { return (pm_f4)_mm_unpacklo_epi32((__m128i)a, (__m128i)b); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi32(pm_f4 a, pm_f4 b) { return (pm_f4)_mm_unpackhi_epi32((__m128i)a, (__m128i)b); }
+PM_SIMD_INLINE pm_f4 f4_unpacklo64(pm_f4 a, pm_f4 b) { return (pm_f4)_mm_unpacklo_epi64((__m128i)a, (__m128i)b); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi64(pm_f4 a, pm_f4 b) { return (pm_f4)_mm_unpackhi_epi64((__m128i)a, (__m128i)b); }
+#else
+PM_SIMD_INLINE pm_f4 f4_unpacklo32(pm_f4 a, pm_f4 b) { return F4_SHUFFLE2(a, b, 0, 4, 1, 5); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi32(pm_f4 a, pm_f4 b) { return F4_SHUFFLE2(a, b, 2, 6, 3, 7); }
+PM_SIMD_INLINE pm_f4 f4_unpacklo64(pm_f4 a, pm_f4 b) { return F4_SHUFFLE2(a, b, 0, 1, 4, 5); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi64(pm_f4 a, pm_f4 b) { return F4_SHUFFLE2(a, b, 2, 3, 6, 7); }
+#endif
+
 #else /* scalar fallback */
 
 #define PM_F4_MAP(expr)                                                                                               \
@@ -170,6 +203,12 @@ PM_SIMD_INLINE int i4_all(pm_i4 m) { return (m.v[0] & m.v[1] & m.v[2] & m.v[3]) 
 PM_SIMD_INLINE pm_f4 f4_sqrt(pm_f4 a) { PM_F4_MAP(sqrtf(a.v[i])); }
 PM_SIMD_INLINE pm_f4 f4_min_fast(pm_f4 a, pm_f4 b) { PM_F4_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
 PM_SIMD_INLINE pm_f4 f4_max_fast(pm_f4 a, pm_f4 b) { PM_F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+PM_SIMD_INLINE pm_f4 f4_load2(const float *p) { return f4_set(p[0], p[1], 0.0f, 0.0f); }
+PM_SIMD_INLINE pm_f4 f4_load1(const float *p) { return f4_set(p[0], 0.0f, 0.0f, 0.0f); }
+PM_SIMD_INLINE pm_f4 f4_unpacklo32(pm_f4 a, pm_f4 b) { return f4_set(a.v[0], b.v[0], a.v[1], b.v[1]); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi32(pm_f4 a, pm_f4 b) { return f4_set(a.v[2], b.v[2], a.v[3], b.v[3]); }
+PM_SIMD_INLINE pm_f4 f4_unpacklo64(pm_f4 a, pm_f4 b) { return f4_set(a.v[0], a.v[1], b.v[0], b.v[1]); }
+PM_SIMD_INLINE pm_f4 f4_unpackhi64(pm_f4 a, pm_f4 b) { return f4_set(a.v[2], a.v[3], b.v[2], b.v[3]); }
 
 #endif
 
@@ -186,9 +225,9 @@ PM_SIMD_INLINE pm_f4 f4_xor(pm_f4 a, pm_i4 bits) { return f4_from_bits(i4_xor(f4
 PM_SIMD_INLINE pm_f4 f4_abs(pm_f4 a) { return f4_from_bits(i4_andnot(i4_set1(PM_SIGN_BIT), f4_bits(a))); }
 
 /* Polynomial approximations on the ranges the quaternion code needs; coefficients are least-squares
- * fits refined towards minimax (max error: asin 4e-7, sin 9e-7, cos 5e-8 rad; a quaternion power
- * built from them is within 3e-6 rad of the exact one). Evaluated by Estrin's scheme and free of
- * divisions and square roots: their latency, not their operation count, bounded the first version. */
+ * fits refined towards minimax (max error: asin 4e-7, sin 9e-7 rad). Evaluated by Estrin's
+ * scheme and free of divisions and square roots: their latency, not their operation count, bounded
+ * the first version. */
 
 /* asin(x) for x in [0, 1/sqrt(2)] (a little beyond is fine). */
 PM_SIMD_INLINE pm_f4 f4_asin_small(pm_f4 x) {
@@ -207,18 +246,12 @@ PM_SIMD_INLINE pm_f4 f4_angle_sc(pm_f4 s, pm_f4 c) {
     return f4_select(use_s, a, f4_sub(f4_set1(1.57079633f), a));
 }
 
-/* sin(x) and cos(x) for x in [-pi/2, pi/2]. */
+/* sin(x) for x in [-pi/2, pi/2]. */
 PM_SIMD_INLINE pm_f4 f4_sin_hp(pm_f4 x) {
     pm_f4 x2 = f4_mul(x, x);
     pm_f4 a = f4_madd(x2, f4_set1(8.3123645e-03f), f4_set1(-1.6665681e-01f));
     pm_f4 p = f4_madd(f4_mul(x2, x2), f4_set1(-1.8492138e-04f), a);
     return f4_madd(f4_mul(p, x2), x, x);
-}
-PM_SIMD_INLINE pm_f4 f4_cos_hp(pm_f4 x) {
-    pm_f4 x2 = f4_mul(x, x), x4 = f4_mul(x2, x2);
-    pm_f4 a = f4_madd(x2, f4_set1(0.041663990f), f4_set1(-0.49999932f));
-    pm_f4 b = f4_madd(x2, f4_set1(2.3194469e-05f), f4_set1(-1.3855931e-03f));
-    return f4_madd(f4_madd(x4, b, a), x2, f4_set1(1.0f));
 }
 
 #endif
