@@ -428,17 +428,10 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         memcpy(sv_rows + (size_t)i * S, b.raw + (size_t)vec_first_pose[svec[i]] * S, (size_t)S * sizeof(float));
     if ((r = pm_covariance(pmean, cov, sv_rows, VS, D, (size_t)S, wsqrt, threads, alloc, error)) != PM_OK) goto fail;
     pm_symmetric_eigen(cov, D, eig, basis);
-    double eig_total = 0.0;
-    for (int i = 0; i < D; i++) eig_total += PM_MAX(eig[i], 0.0);
     int K = def->pca_components;
     int KE = def->exact_components ? def->exact_components : auto_exact_components(eig, D);
     const int bt_rows = KE + 1, bt_box = pm_bt_box_stride(KE);
     const uint32_t bt_blocks = (VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK;
-    double var_k = 0.0, var_ke = 0.0;
-    for (int i = 0; i < D; i++) {
-        if (i < K) var_k += PM_MAX(eig[i], 0.0);
-        if (i < KE) var_ke += PM_MAX(eig[i], 0.0);
-    }
 
     /* Project every searchable vector: the first KE components and the residual norm. */
     progress(def, "trees", 0.7f);
@@ -625,9 +618,6 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     h.flags = any_addend ? 1u : 0u;
     h.min_cost_addend = min_addend;
     h.fps = def->fps;
-    (void)eig_total;
-    (void)var_k;
-    (void)var_ke;
     pmdb_blob blobs[] = {
         {PMDB_SCHEMA, sizeof(pmdb_channel), (uint64_t)def->schema.channel_count, chans},
         {PMDB_SETTINGS, sizeof(pmdb_settings), 1, &settings},

@@ -100,7 +100,6 @@ int pm_cmd_search(int argc, char **argv) {
     float *rows = NULL, *weights = NULL, *breakdown = NULL;
     void *scratch = NULL;
     long count = 0;
-    int clip_rows_owned = 0;
     rc = 1;
     if (pm_database_load(&db, a.db, NULL, &err) != PM_OK) {
         pm_cli_fail_error(&err);
@@ -143,9 +142,7 @@ int pm_cmd_search(int argc, char **argv) {
             goto done;
         }
         count = 1;
-        clip_rows_owned = 1;
     }
-    (void)clip_rows_owned;
     if (a.weights) {
         long wn = read_rows(&weights, a.weights, card);
         if (wn < 0) goto done;
