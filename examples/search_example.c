@@ -1,0 +1,55 @@
+/* Minimal embedding example: load a database, build a query from a clip frame, search it.
+ *   build/examples/search_example DB.pmdb CLIP.bvh FRAME
+ * The query would normally come from the character's state; a clip frame stands in here. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "posematch/posematch.h"
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: search_example DB.pmdb CLIP.bvh FRAME\n");
+        return 2;
+    }
+    pm_error err;
+    pm_database *db = NULL;
+    if (pm_database_load(&db, argv[1], NULL, &err) != PM_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
+    pm_clip clip;
+    if (pm_bvh_read_file(&clip, argv[2], NULL, &err) != PM_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        pm_database_destroy(db);
+        return 1;
+    }
+    /* Feature rows for every frame, prepared as the database prepared its own clips. */
+    float *rows = NULL;
+    int frames = 0;
+    if (pm_database_clip_queries(&rows, &frames, db, &clip, &err) != PM_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        pm_clip_destroy(&clip);
+        pm_database_destroy(db);
+        return 1;
+    }
+    int frame = atoi(argv[3]);
+    if (frame < 0 || frame >= frames) frame = frames / 2;
+    const int cardinality = pm_schema_cardinality(pm_database_schema(db));
+
+    /* The search allocates nothing: one scratch buffer per thread, sized once. */
+    pm_search_def def = pm_default_search_def();
+    size_t size = pm_search_scratch_size(db, &def);
+    void *scratch = aligned_alloc(64, (size + 63) / 64 * 64);
+    pm_search_result r;
+    if (scratch && pm_search(&r, db, rows + (size_t)frame * cardinality, &def, scratch, size, &err) == PM_OK && r.found) {
+        pm_asset_info asset;
+        pm_database_asset(&asset, db, r.asset);
+        printf("frame %d -> %s at %.3f s (pose %d), cost %.4f\n", frame, asset.name, (double)r.time, r.pose,
+               (double)r.cost);
+    } else if (scratch) fprintf(stderr, "no result: %s\n", err.message);
+    free(scratch);
+    pm_free_buffer(rows, NULL);
+    pm_clip_destroy(&clip);
+    pm_database_destroy(db);
+    return 0;
+}
