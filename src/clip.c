@@ -157,6 +157,7 @@ pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
 }
 
 float pm_clip_duration(const pm_clip *c) {
+    if (!c || c->frame_count < 1) return 0.0f;
     int n = c->looping ? c->frame_count : c->frame_count - 1;
     return (float)n * c->frame_time;
 }
@@ -188,6 +189,7 @@ static void clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, floa
 }
 
 void pm_clip_sample(const pm_clip *c, float time, pm_quat *out_rot, pm_vec3 *out_trans) {
+    if (!c || !out_rot || !out_trans || !c->rotations || c->frame_count < 1) return;
     int f0, f1;
     float t;
     clip_frame_pair(c, time, &f0, &f1, &t);
@@ -270,6 +272,7 @@ fail:
 }
 
 void pm_clip_scale(pm_clip *c, float scale) {
+    if (!c || !c->translations || !isfinite(scale)) return;
     int jc = c->skeleton.joint_count;
     for (int j = 0; j < jc; j++) {
         c->skeleton.rest_translations[j] = pm_vec3_scale(c->skeleton.rest_translations[j], scale);
@@ -281,6 +284,7 @@ void pm_clip_scale(pm_clip *c, float scale) {
 }
 
 void pm_clip_z_up_to_y_up(pm_clip *c) {
+    if (!c || !c->translations || !c->rotations) return;
     /* A rotation of -90 degrees about X maps +Z to +Y. Only roots change: everything below
      * them is relative to their frame. */
     pm_quat q = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), -0.5f * PM_PI);
@@ -304,16 +308,19 @@ void pm_clip_z_up_to_y_up(pm_clip *c) {
 
 void pm_local_to_model(pm_transform *out, const int32_t *parents, int joint_count, const pm_quat *lr,
                        const pm_vec3 *lt) {
+    if (!out || !parents || !lr || !lt) return;
     for (int j = 0; j < joint_count; j++) {
         pm_transform local;
         local.rotation = lr[j];
         local.translation = lt[j];
         int p = parents[j];
-        out[j] = p < 0 ? local : pm_transform_mul(out[p], local);
+        /* Parents come first; anything else (a validated skeleton never has it) is a root. */
+        out[j] = p < 0 || p >= j ? local : pm_transform_mul(out[p], local);
     }
 }
 
 void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {
+    if (!c || !out || !c->rotations || c->frame_count < 1) return;
     if (frame < 0) frame = 0;
     if (frame >= c->frame_count) frame = c->frame_count - 1;
     size_t jc = (size_t)c->skeleton.joint_count;
@@ -376,7 +383,9 @@ static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, in
 }
 
 void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
+    if (!out) return;
     memset(out, 0, sizeof *out);
+    if (!c || !c->rotations || c->frame_count < 1) return;
     pm_skeleton_find_roles(&out->roles, &c->skeleton);
     int jc = c->skeleton.joint_count;
     pm_transform *w = (pm_transform *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(pm_transform), 16);

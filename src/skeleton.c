@@ -183,6 +183,7 @@ static side name_side(const char *name, char *swapped, size_t cap) {
 }
 
 int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
+    if (!out_map || !s || !s->names) return 0;
     int pairs = 0;
     for (int j = 0; j < s->joint_count; j++) out_map[j] = j;
     for (int j = 0; j < s->joint_count; j++) {
@@ -209,6 +210,7 @@ static int contains_any(const char *low, const char *const *words) {
 }
 
 void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
+    if (!out) return;
     out->hips = out->left_upleg = out->right_upleg = -1;
     out->left_foot = out->right_foot = out->left_toe = out->right_toe = out->head = -1;
     static const char *const hips_words[] = {"hips", "hip", "pelvis", NULL};
@@ -216,6 +218,7 @@ void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
     static const char *const foot_words[] = {"foot", "ankle", NULL};
     static const char *const upleg_words[] = {"upleg", "upperleg", "thigh", "up_leg", "upper_leg", "femur", NULL};
     static const char *const head_words[] = {"head", "face", NULL};
+    if (!s || !s->names || !s->parents) return;
     int hips_rank = 100;
     for (int j = 0; j < s->joint_count; j++) {
         char low[256];
