@@ -184,6 +184,7 @@ typedef struct ctx {
     pm_transform aos[POSE_SETS][3][JOINTS];
     pm_soa_transform *delta, *out;
     pm_transform model[JOINTS], aos_out[JOINTS];
+    PM_ALIGN16 float model_matrices[16 * JOINTS];
     float mask[JOINTS];
     int32_t parents[JOINTS];
     float play_time;
@@ -255,6 +256,16 @@ static void run_l2m(ctx *c) {
     if (pm_local_to_model_job_run(&job, NULL) != PM_OK) die("local-to-model job", NULL);
 }
 
+static void run_l2m_matrices(ctx *c) {
+    int s = c->set = (c->set + 1) % POSE_SETS;
+    pm_local_to_model_job job = pm_default_local_to_model_job();
+    job.parents = c->parents;
+    job.joint_count = JOINTS;
+    job.input = c->poses[s][0];
+    job.output_matrices = c->model_matrices;
+    if (pm_local_to_model_job_run(&job, NULL) != PM_OK) die("local-to-model job (matrices)", NULL);
+}
+
 static void run_sampling(ctx *c) {
     pm_sampling_job job = pm_default_sampling_job();
     job.animation = &c->anims[0];
@@ -291,7 +302,8 @@ static void measure(bench_case *cases, int count, ctx *c, int rounds, int iters)
             for (int k = 0; k < iters; k++) cases[i].fn(c);
             double t1 = now_ns();
             samples[(size_t)i * rounds + r] = (t1 - t0) / iters;
-            g_sink += c->out[0].qw[0] + c->aos_out[0].rotation.w + c->model[JOINTS - 1].translation.y;
+            g_sink += c->out[0].qw[0] + c->aos_out[0].rotation.w + c->model[JOINTS - 1].translation.y +
+                      c->model_matrices[16 * JOINTS - 3];
         }
     for (int i = 0; i < count; i++) {
         qsort(samples + (size_t)i * rounds, (size_t)rounds, sizeof(double), cmp_double);
@@ -433,6 +445,7 @@ int main(int argc, char **argv) {
         {"base + additive (w = 0.3, power)", run_additive_part, 0.30, 0.0, "240-330 ns", 0.0},
         {"2 layers, per-joint weights", run_layered, 0.30, 0.0, "270-310 ns", 0.0},
         {"local-to-model", run_l2m, 0.50, 0.0, "425-680 ns", 0.0},
+        {"local-to-model (matrices)", run_l2m_matrices, 0.50, 0.0, "425-680 ns", 0.0},
         {"sampling during playback", run_sampling, 0.0, 1000.0, "~1.4 us", 0.0},
         {"(info) baseline, auto-vectorised", run_baseline_autovec, 0.0, 0.0, "-", 0.0},
     };

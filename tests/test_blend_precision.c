@@ -1,6 +1,7 @@
 /* Pose jobs against double-precision references over whole input ranges: the additive job's
- * quaternion power (a polynomial, see src/additive.c) and local-to-model on hierarchies of every
- * shape and size the jobs accept. The per-feature behaviour is in test_blend_jobs.c. */
+ * quaternion power (a polynomial, see src/additive.c) and local-to-model (transforms and matrices)
+ * on hierarchies of every shape and size the jobs accept. The per-feature behaviour is in
+ * test_blend_jobs.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,11 +282,184 @@ static void test_local_to_model_shapes(void **state) {
     pm_pose_free(pose, NULL);
 }
 
+/* ---- local to model: matrices ---- */
+
+/* Column-major 4x4 of a transform, in double precision from its float components. */
+static void dmatrix_of(double *m, pm_transform t) {
+    double x = t.rotation.x, y = t.rotation.y, z = t.rotation.z, w = t.rotation.w;
+    m[0] = 1.0 - 2.0 * (y * y + z * z), m[1] = 2.0 * (x * y + w * z), m[2] = 2.0 * (x * z - w * y), m[3] = 0.0;
+    m[4] = 2.0 * (x * y - w * z), m[5] = 1.0 - 2.0 * (x * x + z * z), m[6] = 2.0 * (y * z + w * x), m[7] = 0.0;
+    m[8] = 2.0 * (x * z + w * y), m[9] = 2.0 * (y * z - w * x), m[10] = 1.0 - 2.0 * (x * x + y * y), m[11] = 0.0;
+    m[12] = t.translation.x, m[13] = t.translation.y, m[14] = t.translation.z, m[15] = 1.0;
+}
+
+/* Largest difference between a job's matrix and a double matrix; the bottom row must be exact. */
+static double matrix_error(const float *got, const double *want, int joint, const char *what) {
+    if (got[3] != 0.0f || got[7] != 0.0f || got[11] != 0.0f || got[15] != 1.0f)
+        fail_msg("%s: joint %d has bottom row (%g %g %g %g), not (0 0 0 1)", what, joint, (double)got[3],
+                 (double)got[7], (double)got[11], (double)got[15]);
+    double worst = 0.0;
+    for (int k = 0; k < 16; k++) {
+        double d = fabs((double)got[k] - want[k]);
+        if (!(d <= worst)) worst = d; /* NaN (an unwritten element) propagates */
+    }
+    return worst;
+}
+
+/* Matrix output against the matrices of pm_local_to_model's transforms (the root applied on top),
+ * with and without a root transform, on the same hierarchies as the transform output; then both
+ * outputs at once. Bound: 1e-5 absolute per element, rotation and translation alike. */
+static void test_local_to_model_matrices(void **state) {
+    (void)state;
+    static const int sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 64, 65, 100, 127, 128, 129, 257, 300};
+    const int max_n = 300;
+    int32_t *parents = (int32_t *)malloc(sizeof(int32_t) * max_n);
+    pm_quat *lr = (pm_quat *)malloc(sizeof(pm_quat) * max_n);
+    pm_vec3 *lt = (pm_vec3 *)malloc(sizeof(pm_vec3) * max_n);
+    pm_transform *ref = (pm_transform *)malloc(sizeof(pm_transform) * max_n);
+    pm_transform *out = (pm_transform *)malloc(sizeof(pm_transform) * max_n);
+    pm_transform *out_alone = (pm_transform *)malloc(sizeof(pm_transform) * max_n);
+    /* 16-byte aligned: pm_soa_transform's alignment, 16 floats per matrix */
+    pm_soa_transform *mat_store = pm_pose_alloc(max_n * 16 * 4 / 28 + 4, NULL);
+    pm_soa_transform *both_store = pm_pose_alloc(max_n * 16 * 4 / 28 + 4, NULL);
+    float *mats = (float *)mat_store, *mats_both = (float *)both_store;
+    pm_soa_transform *pose = pm_pose_alloc(max_n, NULL);
+    pm_test_rng rng = {307};
+    double worst = 0.0, worst_both = 0.0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        int n = sizes[si];
+        for (int sh = 0; sh < SHAPE_COUNT; sh++) {
+            for (int trial = 0; trial < 3; trial++) {
+                make_parents(parents, n, (shape)sh, &rng);
+                for (int j = 0; j < n; j++) {
+                    pm_vec3 axis = pm_vec3_make(pm_test_rng_normal(&rng), pm_test_rng_normal(&rng), pm_test_rng_normal(&rng));
+                    lr[j] = pm_quat_from_axis_angle(axis, 3.0f * pm_test_rng_float(&rng));
+                    lt[j] = pm_vec3_make(0.1f * pm_test_rng_normal(&rng), 0.1f * pm_test_rng_normal(&rng),
+                                         0.1f * pm_test_rng_normal(&rng));
+                }
+                PM_ASSERT_OK(pm_pose_from_aos(pose, n, lr, lt, NULL));
+                pm_transform root = pm_transform_identity();
+                root.rotation = pm_quat_normalize(pm_quat_make(-0.3f, 0.5f, 0.1f, 0.8f));
+                root.translation = pm_vec3_make(-2.0f, 0.5f, 1.5f);
+                pm_local_to_model(ref, parents, n, lr, lt);
+
+                pm_local_to_model_job job = pm_default_local_to_model_job();
+                assert_null(job.output_matrices);
+                job.parents = parents;
+                job.joint_count = n;
+                job.input = pose;
+                job.root = trial == 1 ? &root : NULL;
+                job.output_matrices = mats;
+                PM_ASSERT_OK(pm_local_to_model_job_validate(&job, NULL));
+                memset(mats, 0xff, sizeof(float) * 16 * (size_t)n); /* NaN: every element must be written */
+                PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
+
+                /* Both outputs: the transforms are those of the transform-only job, bit for bit, and
+                 * the matrices are theirs. */
+                job.output = out_alone;
+                job.output_matrices = NULL;
+                PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
+                job.output = out;
+                job.output_matrices = mats_both;
+                memset(mats_both, 0xff, sizeof(float) * 16 * (size_t)n);
+                PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
+                if (memcmp(out, out_alone, sizeof(pm_transform) * (size_t)n) != 0)
+                    fail_msg("%s hierarchy, %d joints: transforms differ when matrices are also requested",
+                             shape_names[sh], n);
+
+                for (int j = 0; j < n; j++) {
+                    double want[16];
+                    dmatrix_of(want, job.root ? pm_transform_mul(root, ref[j]) : ref[j]);
+                    double e = matrix_error(mats + 16 * j, want, j, "matrices");
+                    if (e > worst) worst = e;
+                    if (!(e <= 1e-5))
+                        fail_msg("%s hierarchy, %d joints, root %s: matrix of joint %d (parent %d) off by %g",
+                                 shape_names[sh], n, job.root ? "set" : "none", j, (int)parents[j], e);
+                    dmatrix_of(want, out[j]);
+                    e = matrix_error(mats_both + 16 * j, want, j, "both outputs");
+                    if (e > worst_both) worst_both = e;
+                    if (!(e <= 1e-6))
+                        fail_msg("%s hierarchy, %d joints: with both outputs, matrix %d is not its transform's (%g)",
+                                 shape_names[sh], n, j, e);
+                }
+            }
+        }
+    }
+    printf("local-to-model matrices: worst %.3g against the reference transforms, %.3g with both outputs\n", worst,
+           worst_both);
+    pm_pose_free(mat_store, NULL);
+    pm_pose_free(both_store, NULL);
+    pm_pose_free(pose, NULL);
+    free(parents);
+    free(lr);
+    free(lt);
+    free(ref);
+    free(out);
+    free(out_alone);
+}
+
+static void test_local_to_model_matrix_errors(void **state) {
+    (void)state;
+    enum { N = 65 };
+    int32_t parents[N];
+    pm_test_rng rng = {331};
+    make_parents(parents, N, SHAPE_CHAINS, &rng);
+    pm_soa_transform *pose = pm_pose_alloc(N, NULL);
+    pm_soa_transform *store = pm_pose_alloc(N * 16 * 4 / 28 + 4, NULL);
+    float *mats = (float *)store;
+    pm_transform out[N];
+    pm_error e;
+
+    /* Written before output_matrices existed: still compiles (without warnings) and means the same. */
+    pm_local_to_model_job legacy = {.parents = parents, .joint_count = N, .input = pose, .output = out};
+    PM_ASSERT_OK(pm_local_to_model_job_run(&legacy, NULL));
+
+    pm_local_to_model_job job = pm_default_local_to_model_job();
+    job.parents = parents;
+    job.joint_count = N;
+    job.input = pose;
+    assert_int_equal(pm_local_to_model_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "no output"));
+    assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "output_matrices"));
+
+    job.output_matrices = mats + 1; /* 4 bytes off */
+    assert_int_equal(pm_local_to_model_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "16-byte aligned"));
+    job.output = out; /* still rejected with both outputs */
+    assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "output_matrices"));
+
+    /* The hierarchy is checked on the matrix path too, by validate and by run. */
+    job.output = NULL;
+    job.output_matrices = mats;
+    for (int bad = 0; bad < 3; bad++) {
+        int32_t saved = parents[40];
+        parents[40] = bad == 0 ? 40 : (bad == 1 ? 64 : -2);
+        assert_int_equal(pm_local_to_model_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
+        assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(e.message, "joint 40"));
+        parents[40] = saved;
+    }
+    pm_transform bad_root = pm_transform_identity();
+    bad_root.translation.y = NAN;
+    job.root = &bad_root;
+    assert_int_equal(pm_local_to_model_job_validate(&job, &e), PM_ERR_NUMERIC);
+    job.root = NULL;
+    job.joint_count = 0;
+    assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_LIMIT);
+    assert_int_equal(pm_local_to_model_job_run(NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    pm_pose_free(pose, NULL);
+    pm_pose_free(store, NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_power_against_double),
         cmocka_unit_test(test_power_with_masks),
         cmocka_unit_test(test_local_to_model_shapes),
+        cmocka_unit_test(test_local_to_model_matrices),
+        cmocka_unit_test(test_local_to_model_matrix_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

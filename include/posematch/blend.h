@@ -237,14 +237,26 @@ PM_API pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, c
 
 /* ---- local to model ---- */
 
-/* Model-space transforms: output[j] = output[parent[j]] * local[j], roots placed by `root`.
- * Same result as pm_local_to_model, four joints' locals converted at a time. */
+/* Model-space transforms: model[j] = model[parent[j]] * local[j], roots placed by `root`.
+ * Same result as pm_local_to_model, four joints' locals converted at a time.
+ *
+ * Two output forms, either or both:
+ * - `output`: joint_count pm_transform (rotation + translation);
+ * - `output_matrices`: joint_count 4x4 affine matrices of 16 floats each, column-major (the layout
+ *   of OpenGL, glTF and ozz's float4x4): matrix j starts at output_matrices + 16 * j and element
+ *   (row r, column c) is at [4 * c + r]. Columns 0-2 are the rotated axes (w = 0), column 3 the
+ *   translation (w = 1), so m * (p, 1) is the model-space point. Must be 16-byte aligned. Locals
+ *   are turned into matrices four at a time and each joint is a 3x4 matrix product: as fast as
+ *   the transform output, and no conversion afterwards.
+ * With both set, the transforms are composed and then converted: the matrices are exactly those
+ * of the output transforms (and the call costs about 1.5 times one output). */
 typedef struct pm_local_to_model_job {
     const int32_t *parents;       /* parents[j] < j, -1 for roots */
     int joint_count;
     const pm_soa_transform *input;
     const pm_transform *root;     /* applied to root joints; NULL = identity */
-    pm_transform *output;         /* joint_count transforms */
+    pm_transform *output;         /* joint_count transforms, or NULL (then output_matrices is set) */
+    float *output_matrices;       /* 16 * joint_count floats, 16-byte aligned, or NULL */
 } pm_local_to_model_job;
 PM_API pm_local_to_model_job pm_default_local_to_model_job(void);
 PM_API pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_error *error);
