@@ -4,6 +4,8 @@
  * a plain scalar loop (compiler vectorisers off for it; the auto-vectorised build of the same loop
  * is an information row). Each job is timed in batches interleaved with the baseline's batches,
  * and the medians give the ratios, so drift in clock speed or load affects both sides alike.
+ * Local-to-model rows time what users get (the AVX2 kernels when the CPU has them); the "without
+ * AVX2" information rows force the kernels other CPUs run.
  *
  *   build/bench/bench_blend [--json] [--quick]
  */
@@ -246,25 +248,31 @@ static void run_layered(ctx *c) {
     if (pm_layered_blend_job_run(&job, NULL) != PM_OK) die("layered job", NULL);
 }
 
-static void run_l2m(ctx *c) {
-    int s = c->set = (c->set + 1) % POSE_SETS;
-    pm_local_to_model_job job = pm_default_local_to_model_job();
-    job.parents = c->parents;
-    job.joint_count = JOINTS;
-    job.input = c->poses[s][0];
-    job.output = c->model;
-    if (pm_local_to_model_job_run(&job, NULL) != PM_OK) die("local-to-model job", NULL);
-}
+/* The library's internal entry point with a forced kernel (src/pose_kernels.h): 0 = what
+ * pm_local_to_model_job_run picks (AVX2 when the CPU has it), 1 = the kernels for CPUs without
+ * (SSE2 / NEON), which give the same bits. Hidden in the shared library; the bench links the
+ * static one. */
+pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
+enum { L2M_DISPATCHED = 0, L2M_BASELINE = 1 };
 
-static void run_l2m_matrices(ctx *c) {
+static void run_l2m_kernel(ctx *c, int transforms, int matrices, int kernel) {
     int s = c->set = (c->set + 1) % POSE_SETS;
     pm_local_to_model_job job = pm_default_local_to_model_job();
     job.parents = c->parents;
     job.joint_count = JOINTS;
     job.input = c->poses[s][0];
-    job.output_matrices = c->model_matrices;
-    if (pm_local_to_model_job_run(&job, NULL) != PM_OK) die("local-to-model job (matrices)", NULL);
+    job.output = transforms ? c->model : NULL;
+    job.output_matrices = matrices ? c->model_matrices : NULL;
+    pm_result r = kernel == L2M_DISPATCHED ? pm_local_to_model_job_run(&job, NULL)
+                                           : pm_local_to_model_job_run_kernel(&job, kernel, NULL);
+    if (r != PM_OK) die("local-to-model job", NULL);
 }
+static void run_l2m(ctx *c) { run_l2m_kernel(c, 1, 0, L2M_DISPATCHED); }
+static void run_l2m_matrices(ctx *c) { run_l2m_kernel(c, 0, 1, L2M_DISPATCHED); }
+static void run_l2m_both(ctx *c) { run_l2m_kernel(c, 1, 1, L2M_DISPATCHED); }
+static void run_l2m_baseline(ctx *c) { run_l2m_kernel(c, 1, 0, L2M_BASELINE); }
+static void run_l2m_matrices_baseline(ctx *c) { run_l2m_kernel(c, 0, 1, L2M_BASELINE); }
+static void run_l2m_both_baseline(ctx *c) { run_l2m_kernel(c, 1, 1, L2M_BASELINE); }
 
 static void run_sampling(ctx *c) {
     pm_sampling_job job = pm_default_sampling_job();
@@ -446,7 +454,11 @@ int main(int argc, char **argv) {
         {"2 layers, per-joint weights", run_layered, 0.30, 0.0, "270-310 ns", 0.0},
         {"local-to-model", run_l2m, 0.50, 0.0, "425-680 ns", 0.0},
         {"local-to-model (matrices)", run_l2m_matrices, 0.50, 0.0, "425-680 ns", 0.0},
+        {"local-to-model (both outputs)", run_l2m_both, 0.0, 0.0, "-", 0.0},
         {"sampling during playback", run_sampling, 0.0, 1000.0, "~1.4 us", 0.0},
+        {"(info) l2m, kernel without AVX2", run_l2m_baseline, 0.0, 0.0, "-", 0.0},
+        {"(info) l2m matrices, without AVX2", run_l2m_matrices_baseline, 0.0, 0.0, "-", 0.0},
+        {"(info) l2m both, without AVX2", run_l2m_both_baseline, 0.0, 0.0, "-", 0.0},
         {"(info) baseline, auto-vectorised", run_baseline_autovec, 0.0, 0.0, "-", 0.0},
     };
     int count = (int)(sizeof cases / sizeof cases[0]);

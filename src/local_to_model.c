@@ -46,46 +46,17 @@ pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_er
     return PM_OK;
 }
 
-static pm_result l2m_bad_parent(int j, int p, pm_error *error) {
+pm_result pm_l2m_bad_parent(int j, int p, pm_error *error) {
     return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                    "local-to-model job: joint %d has parent %d (parents must come before their children)", j, p);
-}
-
-/* Column-major 4x4 of a transform (scalar: used once per call for the root). */
-static void transform_to_matrix(float *m, pm_transform t) {
-    float x = t.rotation.x, y = t.rotation.y, z = t.rotation.z, w = t.rotation.w;
-    float x2 = x + x, y2 = y + y, z2 = z + z;
-    float xx = x * x2, yy = y * y2, zz = z * z2, xy = x * y2, xz = x * z2, yz = y * z2;
-    float wx = w * x2, wy = w * y2, wz = w * z2;
-    m[0] = 1.0f - (yy + zz), m[1] = xy + wz, m[2] = xz - wy, m[3] = 0.0f;
-    m[4] = xy - wz, m[5] = 1.0f - (xx + zz), m[6] = yz + wx, m[7] = 0.0f;
-    m[8] = xz + wy, m[9] = yz - wx, m[10] = 1.0f - (xx + yy), m[11] = 0.0f;
-    m[12] = t.translation.x, m[13] = t.translation.y, m[14] = t.translation.z, m[15] = 1.0f;
 }
 
 #if defined(PM_SIMD_VECTOR)
 
 /* ---- matrices ---- */
 
-/* The rotation matrices of four unit quaternions, element by element across the lanes (SoA):
- * m[0..8] = m00 m10 m20 m01 m11 m21 m02 m12 m22. */
-PM_SIMD_INLINE void soa_rotation_matrices(pm_f4 x, pm_f4 y, pm_f4 z, pm_f4 w, pm_f4 *m) {
-    const pm_f4 one = f4_set1(1.0f);
-    pm_f4 x2 = x + x, y2 = y + y, z2 = z + z;
-    pm_f4 xx = x * x2, yy = y * y2, zz = z * z2, xy = x * y2, xz = x * z2, yz = y * z2;
-    pm_f4 wx = w * x2, wy = w * y2, wz = w * z2;
-    m[0] = one - (yy + zz);
-    m[1] = xy + wz;
-    m[2] = xz - wy;
-    m[3] = xy - wz;
-    m[4] = one - (xx + zz);
-    m[5] = yz + wx;
-    m[6] = xz + wy;
-    m[7] = yz - wx;
-    m[8] = one - (xx + yy);
-}
-
-/* A group's locals as matrices: m[0..8] the rotations as above, m[9..11] the translations. */
+/* A group's locals as matrices: m[0..8] the rotations (soa_rotation_matrices), m[9..11] the
+ * translations. */
 PM_SIMD_INLINE void soa_to_matrices(const pm_soa_transform *in, pm_f4 *m) {
     soa_rotation_matrices(f4_load_a(in->qx), f4_load_a(in->qy), f4_load_a(in->qz), f4_load_a(in->qw), m);
     m[9] = f4_load_a(in->tx);
@@ -98,8 +69,8 @@ PM_SIMD_INLINE void soa_to_matrices(const pm_soa_transform *in, pm_f4 *m) {
  * elements, which the SoA conversion leaves one per lane, so each broadcast is one shuffle. The
  * bottom row is never computed: columns 0-2 of an affine parent end in 0 and column 3 in 1, so
  * the products keep them. About 39 vector operations per joint; with SSE2 the 12 broadcasts share
- * the shuffle/adder ports with the 9 additions, which bounds the loop (docs/BENCHMARKS.md has the
- * measurements, including the variants that did not pay). */
+ * the shuffle/adder ports with the 9 additions, which bounds the loop (the AVX2 kernel loads them
+ * instead; docs/BENCHMARKS.md has the measurements, including the variants that did not pay). */
 #define BC(v, k) I4_SHUFFLE(v, k, k, k, k)
 
 /* One joint, lane K of the group: its parent's columns from registers (the previous joint), the
@@ -108,7 +79,7 @@ PM_SIMD_INLINE void soa_to_matrices(const pm_soa_transform *in, pm_f4 *m) {
     do {                                                                                                               \
         int p = parents[j];                                                                                            \
         if (p != j - 1) {                                                                                              \
-            if (PM_UNLIKELY((unsigned)p + 1u > (unsigned)j)) return l2m_bad_parent(j, p, error);                       \
+            if (PM_UNLIKELY((unsigned)p + 1u > (unsigned)j)) return pm_l2m_bad_parent(j, p, error);                    \
             const float *pm = p < 0 ? root_m : mats + 16 * (size_t)p;                                                  \
             c0 = f4_load_a(pm);                                                                                        \
             c1 = f4_load_a(pm + 4);                                                                                    \
@@ -135,7 +106,7 @@ static pm_result l2m_run_matrices(const pm_local_to_model_job *job, pm_error *er
     const int32_t *parents = job->parents;
     float *mats = job->output_matrices;
     PM_ALIGN16 float root_m[16];
-    transform_to_matrix(root_m, job->root ? *job->root : pm_transform_identity());
+    pm_transform_to_matrix(root_m, job->root ? *job->root : pm_transform_identity());
     /* The previous joint's columns; for joint 0 (parent -1 = j - 1) the root's. */
     pm_f4 c0 = f4_load_a(root_m), c1 = f4_load_a(root_m + 4), c2 = f4_load_a(root_m + 8), c3 = f4_load_a(root_m + 12);
     float *o = mats;
@@ -162,59 +133,34 @@ static pm_result l2m_run_matrices(const pm_local_to_model_job *job, pm_error *er
 /* ---- transforms ---- */
 
 /* Model-space transforms are computed joint by joint (a child needs its parent), one quaternion
- * or vector per register: the locals of four joints are transposed out of their group at once, then
- * each joint composes with its parent using lane shuffles instead of scalar arithmetic. */
-PM_SIMD_INLINE pm_f4 aos_quat_mul(pm_f4 p, pm_f4 l) {
-    const pm_i4 s1 = {0, PM_SIGN_BIT, 0, PM_SIGN_BIT};
-    const pm_i4 s2 = {0, 0, PM_SIGN_BIT, PM_SIGN_BIT};
-    const pm_i4 s3 = {PM_SIGN_BIT, 0, 0, PM_SIGN_BIT};
-    pm_f4 px = I4_SHUFFLE(p, 0, 0, 0, 0), py = I4_SHUFFLE(p, 1, 1, 1, 1);
-    pm_f4 pz = I4_SHUFFLE(p, 2, 2, 2, 2), pw = I4_SHUFFLE(p, 3, 3, 3, 3);
-    pm_f4 a = f4_xor(I4_SHUFFLE(l, 3, 2, 1, 0), s1);
-    pm_f4 b = f4_xor(I4_SHUFFLE(l, 2, 3, 0, 1), s2);
-    pm_f4 c = f4_xor(I4_SHUFFLE(l, 1, 0, 3, 2), s3);
-    return (pw * l + px * a) + (py * b + pz * c);
-}
+ * or vector per register (aos_compose_rotation / _translation in pose_kernels.h, shared with the
+ * AVX2 kernel): the local's components are broadcast from their SoA vectors with one shuffle each,
+ * off the chain; its translation is also transposed out of the group, four joints at once. */
+#define BC(v, k) I4_SHUFFLE(v, k, k, k, k)
 
-/* Rotates v (lanes x, y, z; lane w ignored) by unit quaternion q: v + w t + u x t, t = 2 u x v. */
-PM_SIMD_INLINE pm_f4 aos_quat_rotate(pm_f4 q, pm_f4 v) {
-    pm_f4 q_yzx = I4_SHUFFLE(q, 1, 2, 0, 3);
-    pm_f4 c = q * I4_SHUFFLE(v, 1, 2, 0, 3) - q_yzx * v; /* (u x v).zxy */
-    c = c + c;
-    pm_f4 t = I4_SHUFFLE(c, 1, 2, 0, 3);               /* 2 u x v */
-    pm_f4 d = q * I4_SHUFFLE(t, 1, 2, 0, 3) - q_yzx * t; /* (u x t).zxy */
-    return v + I4_SHUFFLE(q, 3, 3, 3, 3) * t + I4_SHUFFLE(d, 1, 2, 0, 3);
-}
-
-/* Translations move as 8 + 4 bytes both ways, so that a child's load is forwarded from its
- * parent's stores (one 16-byte access across two stores would stall on every branching joint). */
-PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2(&v->x), f4_load1(&v->z)); }
-
-PM_SIMD_INLINE void store_transform(pm_transform *out, pm_f4 q, pm_f4 t) {
-    f4_store(&out->rotation.x, q);
-    memcpy(&out->translation.x, &t, 2 * sizeof(float));
-    out->translation.z = f4_lane(I4_SHUFFLE(t, 2, 2, 2, 2), 0);
-}
-
-/* One joint: its parent from registers (the previous joint), the root, or memory. */
-#define L2M_JOINT(LQ, LT)                                                                                              \
+/* One joint, lane K of the group (local translation LT): its parent from registers (the previous
+ * joint), the root, or memory. */
+#define L2M_JOINT(K, LT, LAST)                                                                                         \
     do {                                                                                                               \
         int p = parents[j];                                                                                            \
         pm_f4 pq = prev_q, pt = prev_t;                                                                                \
-        if (p != j - 1 || p < 0) {                                                                                     \
+        if (PM_UNLIKELY(p != j - 1)) {                                                                                 \
             if (p < 0) {                                                                                               \
-                if (PM_UNLIKELY(p != -1)) return l2m_bad_parent(j, p, error);                                          \
+                if (PM_UNLIKELY(p != -1)) return pm_l2m_bad_parent(j, p, error);                                       \
                 pq = root_q;                                                                                           \
                 pt = root_t;                                                                                           \
             } else {                                                                                                   \
-                if (PM_UNLIKELY(p >= j)) return l2m_bad_parent(j, p, error);                                           \
+                if (PM_UNLIKELY(p >= j)) return pm_l2m_bad_parent(j, p, error);                                        \
                 pq = f4_load(&out[p].rotation.x);                                                                      \
                 pt = load_vec3(&out[p].translation);                                                                   \
             }                                                                                                          \
         }                                                                                                              \
-        prev_q = aos_quat_mul(pq, (LQ));                                                                               \
-        prev_t = pt + aos_quat_rotate(pq, (LT));                                                                       \
-        store_transform(o++, prev_q, prev_t);                                                                          \
+        aos_perms pp = aos_perms_of(pq);                                                                               \
+        prev_q = aos_compose_rotation(pq, pp, BC(qx, K), BC(qy, K), f4_xor(BC(qz, K), sign_k), BC(qw, K));             \
+        prev_t = aos_compose_translation(pq, pp, BC(pq, 3), pt, BC(tx2, K), BC(ty2, K), f4_xor(BC(tz2, K), sign_k),    \
+                                         (LT));                                                                        \
+        f4_store(&o->rotation.x, prev_q);                                                                              \
+        store_translation(o++, prev_t, (LAST));                                                                        \
         j++;                                                                                                           \
     } while (0)
 
@@ -237,32 +183,34 @@ static pm_result l2m_run_transforms(const pm_local_to_model_job *job, pm_error *
     const pm_f4 root_t = f4_set(root.translation.x, root.translation.y, root.translation.z, 0.0f);
     /* The previous joint's result stays in registers: chains (parent = j - 1) never reload it. */
     pm_f4 prev_q = root_q, prev_t = root_t;
+    const pm_i4 sign_k = {0, PM_SIGN_BIT, 0, PM_SIGN_BIT};
     pm_transform *o = out; /* out + j, kept apart: cheaper than j * 28 per joint */
     for (int g = 0, j = 0; j < n; g++) {
         const pm_soa_transform *in = job->input + g;
         pm_f4 qx = f4_load_a(in->qx), qy = f4_load_a(in->qy), qz = f4_load_a(in->qz), qw = f4_load_a(in->qw);
         pm_f4 tx = f4_load_a(in->tx), ty = f4_load_a(in->ty), tz = f4_load_a(in->tz), zero = f4_zero();
-        /* 4x4 transposes: lane k of the SoA vectors becomes vector k. */
-        pm_f4 a0 = f4_unpacklo32(qx, qy), a1 = f4_unpacklo32(qz, qw);
-        pm_f4 a2 = f4_unpackhi32(qx, qy), a3 = f4_unpackhi32(qz, qw);
+        pm_f4 tx2 = tx + tx, ty2 = ty + ty, tz2 = tz + tz;
+        /* 4x4 transpose: lane k of the SoA translations becomes vector k. */
         pm_f4 b0 = f4_unpacklo32(tx, ty), b1 = f4_unpacklo32(tz, zero);
         pm_f4 b2 = f4_unpackhi32(tx, ty), b3 = f4_unpackhi32(tz, zero);
-        if (j + 4 <= n) {
-            /* A full group, unrolled: the locals stay in registers. */
-            L2M_JOINT(f4_unpacklo64(a0, a1), f4_unpacklo64(b0, b1));
-            L2M_JOINT(f4_unpackhi64(a0, a1), f4_unpackhi64(b0, b1));
-            L2M_JOINT(f4_unpacklo64(a2, a3), f4_unpacklo64(b2, b3));
-            L2M_JOINT(f4_unpackhi64(a2, a3), f4_unpackhi64(b2, b3));
+        if (j + 4 < n) {
+            L2M_JOINT(0, f4_unpacklo64(b0, b1), 0);
+            L2M_JOINT(1, f4_unpackhi64(b0, b1), 0);
+            L2M_JOINT(2, f4_unpacklo64(b2, b3), 0);
+            L2M_JOINT(3, f4_unpackhi64(b2, b3), 0);
         } else {
-            pm_f4 lq[4] = {f4_unpacklo64(a0, a1), f4_unpackhi64(a0, a1),
-                           f4_unpacklo64(a2, a3), f4_unpackhi64(a2, a3)};
-            pm_f4 lt[4] = {f4_unpacklo64(b0, b1), f4_unpackhi64(b0, b1),
-                           f4_unpacklo64(b2, b3), f4_unpackhi64(b2, b3)};
-            for (int k = 0; j < n; k++) L2M_JOINT(lq[k], lt[k]);
+            /* The last group: its last joint stores its translation without spilling over. */
+            int rest = n - j;
+            L2M_JOINT(0, f4_unpacklo64(b0, b1), rest == 1);
+            if (rest > 1) L2M_JOINT(1, f4_unpackhi64(b0, b1), rest == 2);
+            if (rest > 2) L2M_JOINT(2, f4_unpacklo64(b2, b3), rest == 3);
+            if (rest > 3) L2M_JOINT(3, f4_unpackhi64(b2, b3), 1);
         }
     }
     return PM_OK;
 }
+
+#undef BC
 
 /* With both outputs: the matrices of the transforms just written, four at a time (transposed to
  * SoA, converted, transposed back), so that both outputs describe exactly the same pose. A pass of
@@ -288,23 +236,23 @@ static void l2m_matrices_of_transforms(float *mats, const pm_transform *t, int n
         store_column4(mats + 8, m[6], m[7], m[8], zero);
         store_column4(mats + 12, f4_unpacklo64(b0, b1), f4_unpackhi64(b0, b1), f4_unpacklo64(b2, b3), one);
     }
-    for (; j < n; j++, mats += 16) transform_to_matrix(mats, t[j]);
+    for (; j < n; j++, mats += 16) pm_transform_to_matrix(mats, t[j]);
 }
 
 #else
 
 static pm_result l2m_run_matrices(const pm_local_to_model_job *job, pm_error *error) {
     PM_ALIGN16 float root_m[16];
-    transform_to_matrix(root_m, job->root ? *job->root : pm_transform_identity());
+    pm_transform_to_matrix(root_m, job->root ? *job->root : pm_transform_identity());
     float *mats = job->output_matrices;
     for (int j = 0; j < job->joint_count; j++) {
         int p = job->parents[j];
-        if (p < -1 || p >= j) return l2m_bad_parent(j, p, error);
+        if (p < -1 || p >= j) return pm_l2m_bad_parent(j, p, error);
         pm_transform local;
         local.rotation = pm_pose_rotation(job->input, j);
         local.translation = pm_pose_translation(job->input, j);
         float l[16];
-        transform_to_matrix(l, local);
+        pm_transform_to_matrix(l, local);
         const float *a = p < 0 ? root_m : mats + 16 * (size_t)p;
         float *m = mats + 16 * (size_t)j;
         for (int c = 0; c < 4; c++)
@@ -319,7 +267,7 @@ static pm_result l2m_run_transforms(const pm_local_to_model_job *job, pm_error *
     pm_transform root = job->root ? *job->root : pm_transform_identity();
     for (int j = 0; j < job->joint_count; j++) {
         int p = job->parents[j];
-        if (p < -1 || p >= j) return l2m_bad_parent(j, p, error);
+        if (p < -1 || p >= j) return pm_l2m_bad_parent(j, p, error);
         pm_transform local;
         local.rotation = pm_pose_rotation(job->input, j);
         local.translation = pm_pose_translation(job->input, j);
@@ -329,21 +277,48 @@ static pm_result l2m_run_transforms(const pm_local_to_model_job *job, pm_error *
 }
 
 static void l2m_matrices_of_transforms(float *mats, const pm_transform *t, int n) {
-    for (int j = 0; j < n; j++) transform_to_matrix(mats + 16 * (size_t)j, t[j]);
+    for (int j = 0; j < n; j++) pm_transform_to_matrix(mats + 16 * (size_t)j, t[j]);
 }
 
 #endif
 
-pm_result pm_local_to_model_job_run(const pm_local_to_model_job *job, pm_error *error) {
+/* __builtin_cpu_supports reads what the runtime (libgcc, compiler-rt) detected at start-up: a load
+ * and a bit test, cheap enough per call. */
+int pm_l2m_avx2_supported(void) {
+#if defined(PM_L2M_HAVE_AVX2)
+    return __builtin_cpu_supports("avx2") != 0;
+#else
+    return 0;
+#endif
+}
+
+pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error) {
     /* The hierarchy is checked inside the loop (one predictable branch per joint) rather than by a
      * separate pass; on error the output is partly written. */
     pm_result r = l2m_check_sizes(job, error);
     if (r != PM_OK) return r;
-    if (!job->output) return l2m_run_matrices(job, error);
+    const int n = job->joint_count;
     /* With both outputs the transforms are composed and then converted: the two agree exactly, and
-     * the conversion (~190 ns for 65 joints) costs less than a second chain. */
+     * the conversion costs less than a second chain. */
+#if defined(PM_L2M_HAVE_AVX2)
+    if (kernel != PM_L2M_BASELINE && pm_l2m_avx2_supported()) {
+        if (!job->output) return pm_l2m_matrices_avx2(job, error);
+        r = pm_l2m_transforms_avx2(job, error);
+        if (r == PM_OK && job->output_matrices) {
+            int done = pm_l2m_matrices_of_transforms_avx2(job->output_matrices, job->output, n);
+            l2m_matrices_of_transforms(job->output_matrices + 16 * (size_t)done, job->output + done, n - done);
+        }
+        return r;
+    }
+#else
+    (void)kernel;
+#endif
+    if (!job->output) return l2m_run_matrices(job, error);
     r = l2m_run_transforms(job, error);
-    if (r == PM_OK && job->output_matrices)
-        l2m_matrices_of_transforms(job->output_matrices, job->output, job->joint_count);
+    if (r == PM_OK && job->output_matrices) l2m_matrices_of_transforms(job->output_matrices, job->output, n);
     return r;
+}
+
+pm_result pm_local_to_model_job_run(const pm_local_to_model_job *job, pm_error *error) {
+    return pm_local_to_model_job_run_kernel(job, PM_L2M_AUTO, error);
 }

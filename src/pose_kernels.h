@@ -142,4 +142,115 @@ PM_SIMD_INLINE pm_f4 soa_load_joint_weights(const float *w, int g, int joint_cou
     return f4_load(tmp);
 }
 
+/* ---- local-to-model (src/local_to_model.c; AVX2 kernels in src/local_to_model_avx2.c) ---- */
+
+/* Column-major 4x4 of a transform (scalar: used once per call for the root). */
+static inline void pm_transform_to_matrix(float *m, pm_transform t) {
+    float x = t.rotation.x, y = t.rotation.y, z = t.rotation.z, w = t.rotation.w;
+    float x2 = x + x, y2 = y + y, z2 = z + z;
+    float xx = x * x2, yy = y * y2, zz = z * z2, xy = x * y2, xz = x * z2, yz = y * z2;
+    float wx = w * x2, wy = w * y2, wz = w * z2;
+    m[0] = 1.0f - (yy + zz), m[1] = xy + wz, m[2] = xz - wy, m[3] = 0.0f;
+    m[4] = xy - wz, m[5] = 1.0f - (xx + zz), m[6] = yz + wx, m[7] = 0.0f;
+    m[8] = xz + wy, m[9] = yz - wx, m[10] = 1.0f - (xx + yy), m[11] = 0.0f;
+    m[12] = t.translation.x, m[13] = t.translation.y, m[14] = t.translation.z, m[15] = 1.0f;
+}
+
+/* The error of a joint whose parent is not before it. */
+pm_result pm_l2m_bad_parent(int j, int p, pm_error *error);
+
+#if defined(PM_SIMD_VECTOR)
+/* The rotation matrices of four unit quaternions, element by element across the lanes (SoA):
+ * m[0..8] = m00 m10 m20 m01 m11 m21 m02 m12 m22. A macro so that the 8-lane version of the AVX2
+ * kernels evaluates the very same expressions: outputs must not depend on the CPU. */
+#define PM_DEFINE_SOA_ROTATION_MATRICES(NAME, T, ATTR)                                                                 \
+    ATTR void NAME(T x, T y, T z, T w, T *m) {                                                                         \
+        T x2 = x + x, y2 = y + y, z2 = z + z;                                                                          \
+        T xx = x * x2, yy = y * y2, zz = z * z2, xy = x * y2, xz = x * z2, yz = y * z2;                                \
+        T wx = w * x2, wy = w * y2, wz = w * z2;                                                                       \
+        m[0] = 1.0f - (yy + zz);                                                                                       \
+        m[1] = xy + wz;                                                                                                \
+        m[2] = xz - wy;                                                                                                \
+        m[3] = xy - wz;                                                                                                \
+        m[4] = 1.0f - (xx + zz);                                                                                       \
+        m[5] = yz + wx;                                                                                                \
+        m[6] = xz + wy;                                                                                                \
+        m[7] = yz - wx;                                                                                                \
+        m[8] = 1.0f - (xx + yy);                                                                                       \
+    }
+PM_DEFINE_SOA_ROTATION_MATRICES(soa_rotation_matrices, pm_f4, PM_SIMD_INLINE)
+
+/* One joint of the transform output, model = parent * local, from the parent's rotation p = (u, w)
+ * and translation pt (one vector each) and the local's components broadcast across the lanes.
+ * Both products are sums, over the local's components, of signed lane permutations of the parent
+ * (aos_perms):
+ *     p l = lw p + lx (p i) + ly (p j) + lz (p k)
+ * (per lane the same products, grouped the same way, as the parent-broadcast form used before),
+ * and the translation R(p) v = w r - r.w u - v with r = p (2v, 0) = (2w v + 2u x v, -2u.v), which
+ * reuses the permutations. The local's components are what a kernel broadcasts cheaply (AVX loads
+ * them, SSE2 shuffles them) off the chain, and the signs go on them rather than on the
+ * permutations, which are on it. Every kernel composes with these two functions, so their bits
+ * agree; PM_L2M_ADD_K lets a kernel add the z terms its own way. */
+typedef struct aos_perms {
+    pm_f4 i, j, k; /* p i = (w, z, -y, -x), p j = (-z, w, x, -y), p k = (y, -x, w, -z), unsigned */
+} aos_perms;
+PM_SIMD_INLINE aos_perms aos_perms_of(pm_f4 p) {
+    aos_perms r;
+    r.i = I4_SHUFFLE(p, 3, 2, 1, 0);
+    r.j = I4_SHUFFLE(p, 2, 3, 0, 1);
+    r.k = I4_SHUFFLE(p, 1, 0, 3, 2);
+    return r;
+}
+#ifndef PM_L2M_ADD_K
+/* a + x * y where x is the local's z component (rotation, or doubled translation) with signs
+ * (+, -, +, -): the baseline's form. The AVX2 kernels pass -z instead and add with addsub, which
+ * flips the same signs: the same bits, without a sign flip per joint. */
+#define PM_L2M_ADD_K(a, x, y) ((a) + (x) * (y))
+#endif
+/* The rotation p l: lx, ly, lw the local's components, kz its z in PM_L2M_ADD_K's form. */
+PM_SIMD_INLINE pm_f4 aos_compose_rotation(pm_f4 p, aos_perms pp, pm_f4 lx, pm_f4 ly, pm_f4 kz, pm_f4 lw) {
+    const pm_i4 si = {0, 0, PM_SIGN_BIT, PM_SIGN_BIT}, sj = {PM_SIGN_BIT, 0, 0, PM_SIGN_BIT};
+    return (lw * p + f4_xor(lx, si) * pp.i) + PM_L2M_ADD_K(f4_xor(ly, sj) * pp.j, kz, pp.k);
+}
+/* The translation pt + R(p) v: pw the parent's w broadcast, vx2, vy2 the local's translation
+ * doubled, kv2 its doubled z in PM_L2M_ADD_K's form, v the translation itself (lanes x, y, z). */
+PM_SIMD_INLINE pm_f4 aos_compose_translation(pm_f4 p, aos_perms pp, pm_f4 pw, pm_f4 pt, pm_f4 vx2, pm_f4 vy2, pm_f4 kv2,
+                                             pm_f4 v) {
+    const pm_i4 si = {0, 0, PM_SIGN_BIT, PM_SIGN_BIT}, sj = {PM_SIGN_BIT, 0, 0, PM_SIGN_BIT};
+    pm_f4 r = PM_L2M_ADD_K(f4_xor(vx2, si) * pp.i + f4_xor(vy2, sj) * pp.j, kv2, pp.k);
+    return pt + ((pw * r - I4_SHUFFLE(r, 3, 3, 3, 3) * p) - v);
+}
+
+/* A transform's translation is stored as 16 bytes whose last lane spills over the next joint's
+ * rotation (written after it), except for the array's last joint: 8 + 4 bytes there. Parents are
+ * read back as 8 + 4 bytes, inside the 16-byte store, so that store-to-load forwarding works (a
+ * 16-byte read would straddle two stores on every branching joint and stall). */
+PM_SIMD_INLINE void store_translation(pm_transform *out, pm_f4 t, int last) {
+    if (last) {
+        memcpy(&out->translation.x, &t, 2 * sizeof(float));
+        out->translation.z = f4_lane(t, 2);
+    } else {
+        f4_store(&out->translation.x, t);
+    }
+}
+
+PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2(&v->x), f4_load1(&v->z)); }
+#endif
+
+/* Which kernels run the job: PM_L2M_AUTO is what pm_local_to_model_job_run does (AVX2 when the CPU
+ * has it); the others force one so that tests can compare them bit for bit and the bench can time
+ * them. A kernel the build or the CPU lacks falls back to the baseline one. */
+enum { PM_L2M_AUTO = 0, PM_L2M_BASELINE = 1, PM_L2M_AVX2 = 2 };
+pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
+/* 1 when the AVX2 kernels are built and the CPU runs them. */
+int pm_l2m_avx2_supported(void);
+
+#if defined(PM_SIMD_SSE) && (defined(__x86_64__) || defined(__i386__))
+#define PM_L2M_HAVE_AVX2 1
+pm_result pm_l2m_matrices_avx2(const pm_local_to_model_job *job, pm_error *error);
+pm_result pm_l2m_transforms_avx2(const pm_local_to_model_job *job, pm_error *error);
+/* The matrices of the first joints of t, eight at a time; returns how many it converted. */
+int pm_l2m_matrices_of_transforms_avx2(float *mats, const pm_transform *t, int n);
+#endif
+
 #endif
