@@ -457,7 +457,11 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
         float c = vector_cost(&s, PM_META_VECTOR(db->meta[p]));
         consider_pose(&s, p, c, def.continuing_cost_addend, 1);
     }
-    if (def.mode == PM_SEARCH_BRUTEFORCE) {
+    /* With a dynamic weight near zero the tree bounds (scaled by the smallest weight ratio)
+     * prune nothing and a tree walk only adds its overhead to a full scan: scan directly. The
+     * answer is the same either way. */
+    const int bounds_useless = s.r2 < 0.02f && def.mode != PM_SEARCH_PCAKDTREE;
+    if (def.mode == PM_SEARCH_BRUTEFORCE || bounds_useless) {
         search_bruteforce(&s);
     } else {
         /* Query in PCA space: all components in double for the residual norm. zq holds the
