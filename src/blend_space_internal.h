@@ -1,15 +1,25 @@
-/* Private: the blend space object, shared by blend_space.c and blend_space_job.c. */
+/* Private: the blend space object, shared by the blend_space*.c files. */
 #ifndef PM_BLEND_SPACE_INTERNAL_H
 #define PM_BLEND_SPACE_INTERNAL_H
 
 #include "delaunay.h"
+#include "delaunay3.h"
 #include "posematch/blend_space.h"
 
 typedef enum space_mode {
-    SPACE_POINT = 0,    /* one sample */
-    SPACE_LINE = 1,     /* 1D, or 2D samples on one line */
-    SPACE_TRIANGLES = 2 /* 2D Delaunay triangulation */
+    SPACE_POINT = 0,     /* one sample */
+    SPACE_LINE = 1,      /* 1D, or samples on one line */
+    SPACE_TRIANGLES = 2, /* 2D Delaunay triangulation, or 3D samples in one plane */
+    SPACE_TETRAHEDRA = 3 /* 3D Delaunay tetrahedralisation */
 } space_mode;
+
+/* A node of the hull faces' hierarchy: bounding box of the faces below; a leaf holds `count`
+ * faces from `first`, an inner node (count 0) has children `first` and `first + 1`. */
+typedef struct pm_blend_hull_node {
+    int64_t lo[3], hi[3];
+    int32_t first, count;
+} pm_blend_hull_node;
+#define PM_BLEND_HULL_LEAF 4
 
 struct pm_blend_space {
     pm_allocator allocator;
@@ -30,16 +40,50 @@ struct pm_blend_space {
     pm_animation *animations;
     /* Canonical order: samples sorted by snapped coordinates. */
     int32_t *order;             /* rank -> sample */
-    pm_dt_point *points;        /* by rank */
+    pm_dt3_point *points;       /* by rank; coordinates beyond the dimensions are 0 */
     space_mode mode;
-    int collinear;
+    int collinear, coplanar;
     /* SPACE_LINE: position of each rank along the line through points[0] and points[n-1]. */
     int64_t *line_s;
-    /* SPACE_TRIANGLES: vertices are ranks; a uniform grid of triangle buckets for point location. */
+    /* SPACE_TRIANGLES: vertices are ranks. plane_points are the ranks' 2D coordinates: (x, y) in
+     * 2D; for coplanar 3D samples the two coordinates other than plane_axis, the axis closest to
+     * the plane's normal (an affine image of the plane, where barycentric weights are unchanged). */
+    pm_dt_point *plane_points;
+    pm_dt3_point plane_normal;
+    int plane_axis;
     pm_triangulation tri;
+    /* SPACE_TETRAHEDRA: vertices are ranks. The hull faces (3 ranks each, and the tetrahedron
+     * owning each) in the order of a bounding-volume hierarchy that finds the nearest one to a
+     * query outside the hull in logarithmic time. */
+    pm_tetrahedralization tet;
+    int32_t *hull_faces;
+    int32_t *hull_tets;
+    pm_blend_hull_node *hull_nodes;
+    /* A uniform grid of cell buckets (triangles over plane_points, or tetrahedra) for point location. */
     int grid_n;
-    int32_t *grid_start;        /* grid_n * grid_n + 1 offsets into grid_items */
+    int32_t *grid_start;        /* grid_n^2 or grid_n^3 cells + 1 offsets into grid_items */
     int32_t *grid_items;
 };
+
+/* Snapped integer coordinates of a parameter point; *clamped (when not NULL) is set when it lay
+ * outside the axis ranges. */
+pm_dt3_point pm_blend_space_snap(const pm_blend_space *s, const float *params, int *clamped);
+/* Bucket of a snapped coordinate in a grid of n buckets per axis. */
+int64_t pm_blend_space_bucket(int64_t x, int n);
+/* Canonical order, duplicate check, degenerate cases and the cells with their location grid;
+ * params, names and axis ranges must be set. */
+pm_result pm_blend_space_build_cells(pm_blend_space *s, pm_blend_collinear collinear, pm_blend_coplanar coplanar,
+                                     pm_error *error);
+
+/* Weights of a query in one cell, before pruning: ranks and weights (zeros included). */
+typedef struct pm_blend_raw_weights {
+    int count;
+    int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
+    double w[PM_BLEND_SPACE_MAX_WEIGHTS];
+} pm_blend_raw_weights;
+/* Barycentric weights of snapped point q in tetrahedron `tet`; 0 when q is outside it. A point on
+ * a face or edge gets weights computed from that face's or edge's samples alone (tested: the
+ * cells sharing it agree bit for bit). */
+int pm_blend_space_tet_weights(const pm_blend_space *s, int tet, pm_dt3_point q, pm_blend_raw_weights *out);
 
 #endif

@@ -27,9 +27,12 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
     if (!job->output || job->output_count < s->soa_count)
         return pm_fail(error, PM_ERR_MISMATCH, "blend space job: output holds %d groups, the space's %d joints need %d",
                        job->output ? job->output_count : 0, s->joint_count, s->soa_count);
-    if (!job->scratch || job->scratch_count < PM_BLEND_SPACE_MAX_WEIGHTS * s->soa_count)
+    /* Scratch for as many poses as one query can blend: a 2D space keeps needing three, whatever
+     * PM_BLEND_SPACE_MAX_WEIGHTS has grown to. */
+    int needed = pm_blend_space_max_weights(s) * s->soa_count;
+    if (!job->scratch || job->scratch_count < needed)
         return pm_fail(error, PM_ERR_MISMATCH, "blend space job: scratch holds %d groups, %d are needed",
-                       job->scratch ? job->scratch_count : 0, PM_BLEND_SPACE_MAX_WEIGHTS * s->soa_count);
+                       job->scratch ? job->scratch_count : 0, needed);
     if (!pm_pose_aligned(job->output) || !pm_pose_aligned(job->scratch))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: output or scratch%s", PM_ALIGN_HINT);
     return PM_OK;
@@ -118,7 +121,9 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     out->source_up = s->source_up;
     char name[256];
     if (s->dimensions == 1) snprintf(name, sizeof name, "%s@%g", s->name, (double)params[0]);
-    else snprintf(name, sizeof name, "%s@%g,%g", s->name, (double)params[0], (double)params[1]);
+    else if (s->dimensions == 2) snprintf(name, sizeof name, "%s@%g,%g", s->name, (double)params[0], (double)params[1]);
+    else
+        snprintf(name, sizeof name, "%s@%g,%g,%g", s->name, (double)params[0], (double)params[1], (double)params[2]);
     if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
     size_t jc = (size_t)s->joint_count;
     for (int f = 0; f < frames; f++) {
@@ -137,8 +142,7 @@ done:
 
 pm_blend_grid_def pm_default_blend_grid_def(void) {
     pm_blend_grid_def d;
-    d.counts[0] = 5;
-    d.counts[1] = 5;
+    for (int i = 0; i < PM_BLEND_SPACE_MAX_DIMENSIONS; i++) d.counts[i] = 5;
     d.include_outside = 0;
     return d;
 }
@@ -159,26 +163,27 @@ pm_result pm_blend_space_grid(float *out_params, int capacity, int *out_count, c
     if (total > 10000000LL)
         return pm_fail(error, PM_ERR_LIMIT, "blend space grid: %lld points is too many", total);
     int n = 0;
-    int count1 = s->dimensions > 1 ? def->counts[1] : 1;
-    for (int iy = 0; iy < count1; iy++)
-        for (int ix = 0; ix < def->counts[0]; ix++) {
-            float p[PM_BLEND_SPACE_MAX_DIMENSIONS];
-            int idx[2] = {ix, iy};
-            for (int d = 0; d < s->dimensions; d++) {
-                int c = def->counts[d];
-                double u = c > 1 ? (double)idx[d] / (double)(c - 1) : 0.5;
-                p[d] = (float)(s->axis_min[d] + u * (s->axis_max[d] - s->axis_min[d]));
-            }
-            if (!def->include_outside) {
-                pm_blend_space_weights w;
-                pm_result r = pm_blend_space_weights_at(&w, s, p, error);
-                if (r != PM_OK) return r;
-                if (w.outside) continue;
-            }
-            if (n < capacity)
-                for (int d = 0; d < s->dimensions; d++) out_params[(size_t)n * s->dimensions + d] = p[d];
-            n++;
+    /* Axis 0 varies fastest: point k has index k % counts[0] on axis 0, and so on. */
+    for (long long k = 0; k < total; k++) {
+        float p[PM_BLEND_SPACE_MAX_DIMENSIONS];
+        long long rest = k;
+        for (int d = 0; d < s->dimensions; d++) {
+            int c = def->counts[d];
+            int idx = (int)(rest % c);
+            rest /= c;
+            double u = c > 1 ? (double)idx / (double)(c - 1) : 0.5;
+            p[d] = (float)(s->axis_min[d] + u * (s->axis_max[d] - s->axis_min[d]));
         }
+        if (!def->include_outside) {
+            pm_blend_space_weights w;
+            pm_result r = pm_blend_space_weights_at(&w, s, p, error);
+            if (r != PM_OK) return r;
+            if (w.outside) continue;
+        }
+        if (n < capacity)
+            for (int d = 0; d < s->dimensions; d++) out_params[(size_t)n * s->dimensions + d] = p[d];
+        n++;
+    }
     *out_count = n;
     if (n > capacity && out_params)
         return pm_fail(error, PM_ERR_LIMIT, "blend space grid: %d points do not fit in room for %d", n, capacity);

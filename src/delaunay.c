@@ -5,47 +5,10 @@
 #include "delaunay.h"
 
 #include "core.h"
+#include "delaunay_exact.h"
 
 int64_t pm_dt_orient(pm_dt_point a, pm_dt_point b, pm_dt_point c) {
     return (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-}
-
-/* Minimal signed 128-bit arithmetic (two's complement in two words), written out rather than
- * relying on __int128 so that every compiler takes the same, tested path. */
-typedef struct i128 {
-    uint64_t hi, lo;
-} i128;
-
-static i128 i128_neg(i128 a) {
-    i128 r;
-    r.lo = ~a.lo + 1u;
-    r.hi = ~a.hi + (r.lo == 0u ? 1u : 0u);
-    return r;
-}
-
-static i128 i128_mul(int64_t a, int64_t b) {
-    int neg = (a < 0) != (b < 0);
-    uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
-    uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
-    uint64_t a0 = ua & 0xFFFFFFFFu, a1 = ua >> 32, b0 = ub & 0xFFFFFFFFu, b1 = ub >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    i128 r;
-    r.lo = (p00 & 0xFFFFFFFFu) | (mid << 32);
-    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    return neg ? i128_neg(r) : r;
-}
-
-static i128 i128_add(i128 a, i128 b) {
-    i128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
-    return r;
-}
-
-static int i128_sign(i128 a) {
-    if ((int64_t)a.hi < 0) return -1;
-    return (a.hi | a.lo) != 0u ? 1 : 0;
 }
 
 int pm_dt_incircle(pm_dt_point a, pm_dt_point b, pm_dt_point c, pm_dt_point d) {
@@ -54,10 +17,10 @@ int pm_dt_incircle(pm_dt_point a, pm_dt_point b, pm_dt_point c, pm_dt_point d) {
     int64_t cdx = c.x - d.x, cdy = c.y - d.y;
     /* |coordinate differences| <= 2^25: lifts and 2x2 minors < 2^51, products < 2^102. */
     int64_t alift = adx * adx + ady * ady, blift = bdx * bdx + bdy * bdy, clift = cdx * cdx + cdy * cdy;
-    i128 det = i128_mul(alift, bdx * cdy - cdx * bdy);
-    det = i128_add(det, i128_mul(blift, cdx * ady - adx * cdy));
-    det = i128_add(det, i128_mul(clift, adx * bdy - bdx * ady));
-    return i128_sign(det);
+    pm_i128 det = pm_i128_mul(alift, bdx * cdy - cdx * bdy);
+    det = pm_i128_add(det, pm_i128_mul(blift, cdx * ady - adx * cdy));
+    det = pm_i128_add(det, pm_i128_mul(clift, adx * bdy - bdx * ady));
+    return pm_i128_sign(det);
 }
 
 void pm_delaunay_destroy(pm_triangulation *t) {
@@ -76,6 +39,8 @@ typedef struct builder {
     int32_t *next, *prev, *hull_tri; /* hull as a circular list; hull_tri[a]: triangle on edge a -> next[a] */
     int32_t *stack;
     int stack_size, stack_cap;
+    pm_dt_incircle_fn incircle; /* NULL: pm_dt_incircle on p */
+    void *incircle_context;
     const pm_allocator *allocator;
 } builder;
 
@@ -179,7 +144,9 @@ static int legalize(builder *b) {
         if (j < 0) continue;
         int va = b->v[3 * t + i], vb = b->v[3 * t + (i + 1) % 3], vc = b->v[3 * t + (i + 2) % 3];
         int vd = b->v[3 * u + j];
-        if (pm_dt_incircle(b->p[va], b->p[vb], b->p[vc], b->p[vd]) <= 0) continue;
+        int inside = b->incircle ? b->incircle(b->incircle_context, va, vb, vc, vd)
+                                 : pm_dt_incircle(b->p[va], b->p[vb], b->p[vc], b->p[vd]);
+        if (inside <= 0) continue;
         int n_ca = b->nb[3 * t + (i + 1) % 3], n_ab = b->nb[3 * t + (i + 2) % 3];
         int n_bd = b->nb[3 * u + (j + 1) % 3], n_dc = b->nb[3 * u + (j + 2) % 3];
         /* t becomes (a, b, d) and u becomes (a, d, c): the diagonal b-c is replaced by a-d. */
@@ -204,6 +171,11 @@ static int legalize(builder *b) {
 
 pm_result pm_delaunay_build(pm_triangulation *out, const pm_dt_point *p, int n, const pm_allocator *allocator,
                             pm_error *error) {
+    return pm_delaunay_build_metric(out, p, n, NULL, NULL, allocator, error);
+}
+
+pm_result pm_delaunay_build_metric(pm_triangulation *out, const pm_dt_point *p, int n, pm_dt_incircle_fn incircle,
+                                   void *context, const pm_allocator *allocator, pm_error *error) {
     memset(out, 0, sizeof *out);
     if (n < 3) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "delaunay: %d points cannot be triangulated", n);
     int k = 2;
@@ -213,6 +185,8 @@ pm_result pm_delaunay_build(pm_triangulation *out, const pm_dt_point *p, int n, 
     builder b;
     memset(&b, 0, sizeof b);
     b.p = p;
+    b.incircle = incircle;
+    b.incircle_context = context;
     b.allocator = &out->allocator;
     size_t max_tris = 2 * (size_t)n;
     b.v = (int32_t *)pm_alloc_array(b.allocator, max_tris * 3, sizeof(int32_t), 0);

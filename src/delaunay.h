@@ -34,6 +34,13 @@ int pm_dt_incircle(pm_dt_point a, pm_dt_point b, pm_dt_point c, pm_dt_point d);
  * (co-circular ties keep the edge the sweep made). */
 pm_result pm_delaunay_build(pm_triangulation *out, const pm_dt_point *points, int count, const pm_allocator *allocator,
                             pm_error *error);
+/* The same with the in-circle test replaced: > 0 when point d lies strictly inside the circle
+ * through a, b, c (indices into the points; a, b, c counter-clockwise in them). The points are
+ * then an affine image of the plane the metric lives in (coplanar 3D samples seen along one
+ * axis): orientation and sweep order survive an affine map, circles do not. */
+typedef int (*pm_dt_incircle_fn)(void *context, int a, int b, int c, int d);
+pm_result pm_delaunay_build_metric(pm_triangulation *out, const pm_dt_point *points, int count, pm_dt_incircle_fn incircle,
+                                   void *context, const pm_allocator *allocator, pm_error *error);
 void pm_delaunay_destroy(pm_triangulation *t);
 
 #endif

@@ -720,8 +720,9 @@ static void test_bad_spaces(void **state) {
     assert_non_null(strstr(e.message, "no samples"));
     assert_null(s);
     def.sample_count = 3;
-    def.dimensions = 3;
+    def.dimensions = PM_BLEND_SPACE_MAX_DIMENSIONS + 1;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "dimensions"));
     def.dimensions = 2;
     /* Duplicate coordinates: both samples named. */
     samples[2].params[0] = 1.0f;
@@ -828,7 +829,7 @@ static void test_json(void **state) {
     } bad[] = {
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"colour\": 1}", "unknown key \"colour\""},
         {"{\"samples\": []}", "non-empty"},
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2]}]}", "samples[0].params"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2, 3]}]}", "samples[0].params"},
         {"{\"axes\": [{\"name\": \"x\"}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1]}]}", "samples[0]"},
         {"{\"samples\": [{\"clip\": \"missing.bvh\", \"params\": [0]}]}", "missing.bvh"},
         {"{\"sync\": \"bars\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"phase\""},

@@ -154,13 +154,14 @@ static pm_result load_sample_clip(const loader *l, pm_clip *out, const cJSON *s,
     return PM_OK;
 }
 
-static const char *const top_keys[] = {"name", "axes", "sync", "align", "collinear", "fps", "grid", "grid_include_outside",
-                                       "unit_scale", "up", "samples", NULL};
+static const char *const top_keys[] = {"name", "axes", "sync", "align", "collinear", "coplanar", "fps", "grid",
+                                       "grid_include_outside", "unit_scale", "up", "samples", NULL};
 static const char *const axis_keys[] = {"name", "min", "max", NULL};
 static const char *const sample_keys[] = {"name", "clip", "params", "start", "end", "loop", "mirror", NULL};
 static const char *const sync_names[] = {"phase", "none", NULL};
 static const char *const align_names[] = {"position_facing", "position", "none", NULL};
 static const char *const collinear_names[] = {"line", "error", NULL};
+static const char *const coplanar_names[] = {"plane", "error", NULL};
 static const char *const up_names[] = {"y", "z", NULL};
 
 pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, const char *source_name,
@@ -180,7 +181,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;
     int clip_count = 0;
-    char names_storage[2][64];
+    char names_storage[PM_BLEND_SPACE_MAX_DIMENSIONS][64];
     pm_blend_space_def def = pm_default_blend_space_def();
     pm_bvh_def bvh = bvh_in ? *bvh_in : pm_default_bvh_def();
 
@@ -190,14 +191,16 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     }
     if ((r = check_keys(&l, root, "top level", top_keys)) != PM_OK) goto done;
     def.name = get_string(root, "name");
-    int sync = 0, align = 0, collinear = 0, up = -1;
+    int sync = 0, align = 0, collinear = 0, coplanar = 0, up = -1;
     if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "align", "top level", align_names, &align)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "collinear", "top level", collinear_names, &collinear)) != PM_OK) goto done;
+    if ((r = get_enum(&l, root, "coplanar", "top level", coplanar_names, &coplanar)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "up", "top level", up_names, &up)) != PM_OK) goto done;
     def.sync = (pm_blend_sync)sync;
     def.align = (pm_blend_align)align;
     def.collinear = (pm_blend_collinear)collinear;
+    def.coplanar = (pm_blend_coplanar)coplanar;
     if (up >= 0) bvh.up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
     double v = 0.0;
     int present = 0;
@@ -226,8 +229,8 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         goto done;
     }
     if (axes) {
-        if (!cJSON_IsArray(axes) || cJSON_GetArraySize(axes) < 1 || cJSON_GetArraySize(axes) > 2) {
-            r = bad(&l, PM_ERR_PARSE, "axes", "expected an array of 1 or 2 axes");
+        if (!cJSON_IsArray(axes) || cJSON_GetArraySize(axes) < 1 || cJSON_GetArraySize(axes) > PM_BLEND_SPACE_MAX_DIMENSIONS) {
+            r = bad(&l, PM_ERR_PARSE, "axes", "expected an array of 1 to %d axes", PM_BLEND_SPACE_MAX_DIMENSIONS);
             goto done;
         }
         def.dimensions = cJSON_GetArraySize(axes);
@@ -263,8 +266,8 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     } else {
         const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(jsamples, 0), "params");
         def.dimensions = cJSON_IsArray(p0) ? cJSON_GetArraySize(p0) : 1;
-        if (def.dimensions < 1 || def.dimensions > 2) {
-            r = bad(&l, PM_ERR_PARSE, "samples[0].params", "expected 1 or 2 numbers");
+        if (def.dimensions < 1 || def.dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS) {
+            r = bad(&l, PM_ERR_PARSE, "samples[0].params", "expected 1 to %d numbers (one per axis)", PM_BLEND_SPACE_MAX_DIMENSIONS);
             goto done;
         }
     }

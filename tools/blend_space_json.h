@@ -2,12 +2,13 @@
  *
  * {
  *   "name": "locomotion",
- *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 or 2 axes; min/max optional
+ *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 to 3 axes; min/max optional
  *   "sync": "phase" | "none",                                   default "phase"
  *   "align": "position_facing" | "position" | "none",           default "position_facing"
  *   "collinear": "line" | "error",                              default "line"
+ *   "coplanar": "plane" | "error",                              3D samples in one plane; default "plane"
  *   "fps": 30,                                                  bake rate; default the first clip's
- *   "grid": [5, 3],                                             database asset grid; default 5 per axis
+ *   "grid": [5, 3],                                             database asset grid (one count per axis); default 5 per axis
  *   "grid_include_outside": false,
  *   "unit_scale": 0.01, "up": "y" | "z",                        BVH reading; default: detect
  *   "samples": [

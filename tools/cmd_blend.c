@@ -1,4 +1,4 @@
-/* posematch blend SPACE.json --param X[,Y] (-o OUT.bvh | --weights [--json]): evaluate a blend space. */
+/* posematch blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh | --weights [--json]): evaluate a blend space. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +11,9 @@
 #include "commands.h"
 
 static const char blend_usage[] =
-    "usage: posematch blend SPACE.json --param X[,Y] (-o OUT.bvh [--fps N] | --weights [--json])\n"
+    "usage: posematch blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh [--fps N] | --weights [--json])\n"
     "Evaluates a blend space (format: docs/BLEND_SPACE.md) at a parameter point.\n"
-    "  --param X[,Y]     the point (one number per axis); clamped to the axes, projected onto the\n"
+    "  --param X[,Y[,Z]] the point (one number per axis); clamped to the axes, projected onto the\n"
     "                    samples' hull when outside it\n"
     "  -o OUT.bvh        writes one time-synchronised cycle of the blended motion (root motion\n"
     "                    included) in the first sample's units and channel layout\n"
@@ -65,7 +65,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             return 0;
         } else if (!strcmp(s, "--param") && i + 1 < argc) {
             if (!parse_params(a, argv[++i])) {
-                pm_cli_fail("blend: --param '%s' must be one or two numbers separated by a comma", argv[i]);
+                pm_cli_fail("blend: --param '%s' must be one to three numbers separated by commas", argv[i]);
                 return 2;
             }
             have_param = 1;
@@ -96,7 +96,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         return 2;
     }
     if (!have_param) {
-        pm_cli_fail("blend: --param X[,Y] is required");
+        pm_cli_fail("blend: --param X[,Y[,Z]] is required");
         return 2;
     }
     if (!a->output && !a->weights) {
@@ -116,6 +116,8 @@ static const char *cell_kind_name(pm_blend_cell_kind k) {
     case PM_BLEND_CELL_SEGMENT: return "segment";
     case PM_BLEND_CELL_TRIANGLE: return "triangle";
     case PM_BLEND_CELL_HULL_EDGE: return "hull_edge";
+    case PM_BLEND_CELL_TETRAHEDRON: return "tetrahedron";
+    case PM_BLEND_CELL_HULL_FACE: return "hull_face";
     }
     return "unknown";
 }
@@ -140,7 +142,7 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
     cJSON *axes = cJSON_CreateArray();
     for (int d = 0; d < dims; d++) cJSON_AddItemToArray(axes, cJSON_CreateString(pm_blend_space_axis_name(s, d)));
     cJSON_AddItemToObject(o, "axes", axes);
-    double p[2], u[2];
+    double p[PM_BLEND_SPACE_MAX_DIMENSIONS], u[PM_BLEND_SPACE_MAX_DIMENSIONS];
     for (int d = 0; d < dims; d++) {
         p[d] = round7(a->params[d]);
         u[d] = round7(w->params[d]);

@@ -1,21 +1,25 @@
 /* posematch - blend spaces (SPEC BL1, PS12).
  *
- * A blend space places clips ("samples") at coordinates of a 1D or 2D parameter space (speed,
- * direction, ...). A query point selects the cell that contains it - a segment in 1D, a triangle
- * of the samples' Delaunay triangulation in 2D - and blends the cell's samples with barycentric
- * weights: non-negative, summing to 1, exactly 1 on a sample (which then reproduces its clip
- * bit for bit) and linear along edges. A point outside the samples' convex hull is projected onto
- * the nearest hull edge. Clips of different lengths are time-synchronised by normalised phase:
- * each sample plays at phase * its own duration and the blend lasts the weight-averaged duration,
- * so a blended walk and run keep their feet in step.
+ * A blend space places clips ("samples") at coordinates of a 1D, 2D or 3D parameter space (speed,
+ * direction, slope, ...). A query point selects the cell that contains it - a segment in 1D, a
+ * triangle of the samples' Delaunay triangulation in 2D, a tetrahedron of their Delaunay
+ * tetrahedralisation in 3D - and blends the cell's samples with barycentric weights: non-negative,
+ * summing to 1, exactly 1 on a sample (which then reproduces its clip bit for bit) and linear along
+ * edges and faces. A point outside the samples' convex hull is projected onto the nearest point of
+ * the hull (an edge in 2D, a face in 3D). Clips of different lengths are time-synchronised by
+ * normalised phase: each sample plays at phase * its own duration and the blend lasts the
+ * weight-averaged duration, so a blended walk and run keep their feet in step.
  *
  * Determinism: samples are put in a canonical order (by coordinates) before triangulating, so the
  * triangulation, the cell chosen and the weights do not depend on the order samples were given in
  * (Godot's BlendSpace2D famously did). Coordinates are normalised by the axis ranges and snapped to
- * a 2^24 integer grid where the orientation and in-circle predicates are exact. Duplicate samples
- * are rejected; 2D samples that all lie on one line make a 1D space along that line (or an error,
- * PM_BLEND_COLLINEAR_ERROR). Cells are found through a uniform grid of triangle buckets: O(1)
- * expected, independent of the sample count. 3D spaces are not supported.
+ * a 2^24 integer grid where the orientation, in-circle and in-sphere predicates are exact.
+ * Duplicate samples are rejected; samples that all lie on one line make a 1D space along that line
+ * (or an error, PM_BLEND_COLLINEAR_ERROR), 3D samples that all lie in one plane a 2D space in that
+ * plane (or an error, PM_BLEND_COPLANAR_ERROR). Weights on a face or edge shared by several cells
+ * depend only on that face's or edge's samples, so co-spherical samples (a cube lattice), whose
+ * tetrahedralisation is not unique, still blend continuously. Cells are found through a uniform
+ * grid of cell buckets: O(1) expected, independent of the sample count.
  *
  * A space is immutable after pm_blend_space_create and may be shared between threads; it owns a
  * runtime pm_animation of each sample, so the clips it was made from can be freed. */
@@ -26,9 +30,9 @@
 
 PM_EXTERN_C_BEGIN
 
-#define PM_BLEND_SPACE_MAX_DIMENSIONS 2
+#define PM_BLEND_SPACE_MAX_DIMENSIONS 3
 #define PM_BLEND_SPACE_MAX_SAMPLES 4096
-#define PM_BLEND_SPACE_MAX_WEIGHTS 3 /* samples one query can blend: a triangle's vertices */
+#define PM_BLEND_SPACE_MAX_WEIGHTS 4 /* samples one query can blend: a tetrahedron's vertices */
 
 typedef struct pm_blend_space pm_blend_space;
 
@@ -46,21 +50,26 @@ typedef enum pm_blend_align {
 } pm_blend_align;
 
 typedef enum pm_blend_collinear {
-    PM_BLEND_COLLINEAR_LINE = 0,  /* 2D samples on one line: a 1D space along the line (default) */
+    PM_BLEND_COLLINEAR_LINE = 0,  /* 2D or 3D samples on one line: a 1D space along the line (default) */
     PM_BLEND_COLLINEAR_ERROR = 1  /* ... an error */
 } pm_blend_collinear;
+
+typedef enum pm_blend_coplanar {
+    PM_BLEND_COPLANAR_PLANE = 0,  /* 3D samples in one plane: a 2D space in that plane (default) */
+    PM_BLEND_COPLANAR_ERROR = 1   /* ... an error (and so are 3D samples on one line) */
+} pm_blend_coplanar;
 
 typedef struct pm_blend_sample_def {
     const pm_clip *clip;        /* copied into the space; same skeleton topology for every sample */
     const char *name;           /* NULL = the clip's name, else "sample<i>" */
-    float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* coordinates; params[1] unused in 1D */
+    float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* coordinates; those beyond the space's dimensions unused */
 } pm_blend_sample_def;
 PM_API pm_blend_sample_def pm_default_blend_sample_def(void);
 
 typedef struct pm_blend_space_def {
     const char *name;           /* NULL = "blendspace" */
-    int dimensions;             /* 1 or 2 */
-    const char *axis_names[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* NULL = "x", "y" */
+    int dimensions;             /* 1, 2 or 3 */
+    const char *axis_names[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* NULL = "x", "y", "z" */
     /* Axis ranges: queries are clamped to them and samples must lie inside. min == max (both 0 by
      * default) takes the samples' extent on that axis. */
     float axis_min[PM_BLEND_SPACE_MAX_DIMENSIONS];
@@ -71,6 +80,7 @@ typedef struct pm_blend_space_def {
     pm_blend_align align;
     pm_blend_collinear collinear;
     const pm_allocator *allocator;
+    pm_blend_coplanar coplanar; /* 3D samples in one plane */
 } pm_blend_space_def;
 PM_API pm_blend_space_def pm_default_blend_space_def(void);
 
@@ -89,10 +99,16 @@ PM_API const char *pm_blend_space_axis_name(const pm_blend_space *space, int axi
 PM_API void pm_blend_space_axis_range(const pm_blend_space *space, int axis, float *out_min, float *out_max);
 /* Skeleton of the space (the first sample's). */
 PM_API const pm_skeleton *pm_blend_space_skeleton(const pm_blend_space *space);
-/* 1 when 2D samples were all collinear and the space works along their line. */
+/* 1 when 2D or 3D samples were all collinear and the space works along their line. */
 PM_API int pm_blend_space_is_collinear(const pm_blend_space *space);
-/* Cells: triangles in 2D, segments in 1D (or along the line of collinear samples), 0 with one sample.
- * pm_blend_space_cell writes the cell's sample indices (3 or 2) and returns how many. */
+/* 1 when 3D samples were all coplanar (not collinear) and the space works in their plane. */
+PM_API int pm_blend_space_is_coplanar(const pm_blend_space *space);
+/* Most samples one query of this space can blend: 1 (one sample), 2 (segments), 3 (triangles) or
+ * 4 (tetrahedra). A job's scratch needs this many poses. */
+PM_API int pm_blend_space_max_weights(const pm_blend_space *space);
+/* Cells: tetrahedra in 3D, triangles in 2D (or in the plane of coplanar 3D samples), segments in 1D
+ * (or along the line of collinear samples), 0 with one sample. pm_blend_space_cell writes the
+ * cell's sample indices (4, 3 or 2) and returns how many. */
 PM_API int pm_blend_space_cell_count(const pm_blend_space *space);
 PM_API int pm_blend_space_cell(const pm_blend_space *space, int cell, int *out_samples);
 
@@ -102,16 +118,19 @@ typedef enum pm_blend_cell_kind {
     PM_BLEND_CELL_POINT = 0,    /* a space of one sample */
     PM_BLEND_CELL_SEGMENT = 1,  /* a 1D segment (1D spaces, collinear samples) */
     PM_BLEND_CELL_TRIANGLE = 2, /* a triangle that contains the point */
-    PM_BLEND_CELL_HULL_EDGE = 3 /* the point was outside the hull: projected onto this edge of triangle `cell` */
+    PM_BLEND_CELL_HULL_EDGE = 3,  /* the point was outside the hull: projected onto this edge of triangle `cell` */
+    PM_BLEND_CELL_TETRAHEDRON = 4, /* a tetrahedron that contains the point (3D) */
+    PM_BLEND_CELL_HULL_FACE = 5   /* the point was outside the 3D hull: projected onto this face of tetrahedron `cell` */
 } pm_blend_cell_kind;
 
 typedef struct pm_blend_space_weights {
-    int count;                  /* samples with a non-zero weight, 1..3 */
+    int count;                  /* samples with a non-zero weight, 1..4 */
     int samples[PM_BLEND_SPACE_MAX_WEIGHTS];   /* sample indices (def order), listed by coordinates */
     float weights[PM_BLEND_SPACE_MAX_WEIGHTS]; /* > 0, sum 1 */
     pm_blend_cell_kind cell_kind;
-    int cell;                   /* triangle or segment index; -1 for POINT */
-    int cell_sample_count;      /* 3 for a triangle, 2 for a segment or hull edge, 1 for a point */
+    int cell;                   /* tetrahedron, triangle or segment index; -1 for POINT */
+    int cell_sample_count;      /* 4 for a tetrahedron, 3 for a triangle or hull face, 2 for a segment or
+                                 * hull edge, 1 for a point */
     int cell_samples[PM_BLEND_SPACE_MAX_WEIGHTS];
     int outside;                /* 1 when the point was clamped to the axes or projected onto the hull */
     float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* the point actually used */
@@ -135,7 +154,8 @@ typedef struct pm_blend_space_job {
     const float *params;        /* dimensions floats */
     float phase;
     pm_rotation_blend rotation; /* interpolation between keys */
-    pm_soa_transform *scratch;  /* scratch_count >= PM_BLEND_SPACE_MAX_WEIGHTS * pm_soa_count(joints) */
+    pm_soa_transform *scratch;  /* scratch_count >= pm_blend_space_max_weights(space) * pm_soa_count(joints);
+                                 * PM_BLEND_SPACE_MAX_WEIGHTS * ... fits every space */
     int scratch_count;
     pm_soa_transform *output;   /* output_count >= pm_soa_count(joints) */
     int output_count;
@@ -150,7 +170,7 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
 /* An ordinary clip of the blend at `params`: one time-synchronised cycle (phase 0..1 over the
  * weight-averaged duration) at `fps` frames per second (0 = the first sample's rate), root motion
  * included, on the space's skeleton. Looping when every contributing sample loops. Named
- * "<space>@<p0>[,<p1>]". Free it with pm_clip_destroy. */
+ * "<space>@<p0>[,<p1>[,<p2>]]". Free it with pm_clip_destroy. */
 PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,
                                      pm_error *error);
 

@@ -94,6 +94,50 @@ assert 1.2 < speed < 1.8, speed
 assert abs((frames - 1) * dt - 0.9) < 0.01, (frames, dt)   # (1.0 + 0.8) / 2 s
 EOF
 
+# A 3D space (speed, turn, slope): a tetrahedron of samples plus one inside it. Inside: the
+# tetrahedron holding the point, four weights summing to 1; outside: projected onto a hull face.
+cat > "$TMP/space3d.json" <<'EOF'
+{
+  "name": "terrain",
+  "axes": [{"name": "speed", "min": 0, "max": 4}, {"name": "turn", "min": -1, "max": 1},
+           {"name": "slope", "min": -1, "max": 1}],
+  "align": "position",
+  "coplanar": "error",
+  "grid": [3, 3, 3],
+  "samples": [
+    {"name": "walk", "clip": "walk.bvh", "params": [1, -0.5, -0.5]},
+    {"name": "jog", "clip": "jog.bvh", "params": [3, -0.5, -0.5]},
+    {"name": "turn", "clip": "walk.bvh", "params": [1, 0.5, -0.5]},
+    {"name": "climb", "clip": "run.bvh", "params": [1, -0.5, 0.5]},
+    {"name": "mid", "clip": "jog.bvh", "params": [1.4, -0.3, -0.3]}
+  ]
+}
+EOF
+json=$("$CLI" blend "$TMP/space3d.json" --param 1.2,-0.45,-0.4 --weights --json) || fail "3D blend --weights --json exited $?"
+python3 - "$json" <<'EOF' || fail "bad 3D weights JSON: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+w = {e["sample"]: e["weight"] for e in d["weights"]}
+assert d["axes"] == ["speed", "turn", "slope"], d["axes"]
+assert d["cell"]["kind"] == "tetrahedron" and len(d["cell"]["samples"]) == 4, d["cell"]
+assert abs(sum(w.values()) - 1) < 1e-6 and min(w.values()) >= 0, w
+assert sum(1 for v in w.values() if v > 0) == 4, w
+assert all(abs(a - b) < 1e-5 for a, b in zip(d["used_params"], [1.2, -0.45, -0.4])) and not d["outside"], d
+EOF
+json=$("$CLI" blend "$TMP/space3d.json" --param 0.5,0,0 --weights --json) || fail "exit $?"
+python3 - "$json" <<'EOF' || fail "3D outside query: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["outside"] and d["cell"]["kind"] == "hull_face" and len(d["cell"]["samples"]) == 3, d
+assert abs(d["used_params"][0] - 1) < 1e-5 and abs(sum(e["weight"] for e in d["weights"]) - 1) < 1e-6, d
+EOF
+out=$("$CLI" blend "$TMP/space3d.json" --param 1.5,-0.4,-0.4 --weights) || fail "3D blend --weights exited $?"
+for word in terrain 3D tetrahedron slope=-0.4 climb; do
+  grep -q -- "$word" <<<"$out" || fail "3D text output lacks '$word':"$'\n'"$out"
+done
+"$CLI" blend "$TMP/space3d.json" --param 1.5,-0.4,-0.4 -o "$TMP/out3d.bvh" >/dev/null || fail "3D blend -o exited $?"
+grep -q "^MOTION" "$TMP/out3d.bvh" || fail "out3d.bvh has no MOTION"
+
 # Bad inputs: one line on stderr, non-zero exit.
 expect_fail() { # description, then the command
   local what=$1; shift
@@ -105,6 +149,12 @@ expect_fail() { # description, then the command
 }
 expect_fail "missing --param" "$CLI" blend "$TMP/space.json" --weights | grep -q -- "--param" || fail "missing --param message"
 expect_fail "two values for a 1D space" "$CLI" blend "$TMP/space.json" --param 1,2 --weights | grep -q "axis" || fail "param count message"
+expect_fail "two values for a 3D space" "$CLI" blend "$TMP/space3d.json" --param 1,2 --weights | grep -q "axis" || fail "3D param count message"
+expect_fail "four values" "$CLI" blend "$TMP/space3d.json" --param 1,2,3,4 --weights | grep -q "three" || fail "4-value message"
+sed -e 's/"params": \[1, -0.5, 0.5\]/"params": [2, 0, -0.5]/' -e 's/"params": \[1.4, -0.3, -0.3\]/"params": [2, -0.5, -0.5]/' \
+  "$TMP/space3d.json" > "$TMP/flat3d.json"
+expect_fail "coplanar samples with \"coplanar\": \"error\"" "$CLI" blend "$TMP/flat3d.json" --param 1,0,0 --weights \
+  | grep -q "one plane" || fail "coplanar message"
 expect_fail "not a number" "$CLI" blend "$TMP/space.json" --param fast --weights >/dev/null
 expect_fail "nothing to do" "$CLI" blend "$TMP/space.json" --param 1 >/dev/null
 expect_fail "missing file" "$CLI" blend "$TMP/none.json" --param 1 --weights | grep -q "none.json" || fail "missing file message"

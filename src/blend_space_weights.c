@@ -1,0 +1,450 @@
+/* Blend-space weights: cell location, barycentric weights and projection onto the hull.
+ *
+ * Weights are ratios of exact integers on the snapped grid. Where several cells share a boundary
+ * (an edge in 2D, a face or edge in 3D) the weights of a point on it are computed from that
+ * boundary's samples alone, from integers that do not depend on which cell found the point or on
+ * the order it lists its vertices; so the shared boundary gets the same weights, bit for bit,
+ * whichever cell (or equivalent tetrahedralisation of co-spherical samples) is used. */
+#include <math.h>
+
+#include "blend_space_internal.h"
+#include "core.h"
+
+/* Weights below this fraction are dropped: the sample would cost a sampling job for no visible effect. */
+#define PM_BLEND_MIN_WEIGHT 1e-6f
+
+static pm_dt3_point sub3(pm_dt3_point a, pm_dt3_point b) {
+    pm_dt3_point r = {a.x - b.x, a.y - b.y, a.z - b.z};
+    return r;
+}
+
+/* Exact for differences of snapped coordinates (below 2^50), hence exactly representable as doubles. */
+static int64_t dot3(pm_dt3_point a, pm_dt3_point b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+/* Exact when one side has components below 2^26 and the other below 2^51. */
+static pm_i128 dot3_wide(pm_dt3_point a, pm_dt3_point b) {
+    pm_i128 r = pm_i128_mul(a.x, b.x);
+    r = pm_i128_add(r, pm_i128_mul(a.y, b.y));
+    return pm_i128_add(r, pm_i128_mul(a.z, b.z));
+}
+
+static void set_raw(pm_blend_raw_weights *rw, int count, const int *ranks) {
+    rw->count = count;
+    for (int i = 0; i < count; i++) {
+        rw->rank[i] = ranks[i];
+        rw->w[i] = 0.0;
+    }
+}
+
+static void put_weight(pm_blend_raw_weights *rw, int rank, double w) {
+    for (int i = 0; i < rw->count; i++)
+        if (rw->rank[i] == rank) rw->w[i] = w;
+}
+
+/* ---- exact weights on an edge, a triangle and a tetrahedron ---- */
+
+/* The nearest point of segment ab to q (its orthogonal projection, clamped to the ends). Each weight
+ * is one correctly rounded quotient of exact integers that read the same from either end. */
+static void edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    pm_dt3_point a = s->points[ra], b = s->points[rb], ab = sub3(b, a);
+    int64_t den = dot3(ab, ab), na = dot3(sub3(b, q), ab), nb = dot3(sub3(q, a), ab);
+    rw->count = 2;
+    rw->rank[0] = ra;
+    rw->rank[1] = rb;
+    rw->w[0] = nb <= 0 ? 1.0 : (na <= 0 ? 0.0 : (double)na / (double)den);
+    rw->w[1] = nb <= 0 ? 0.0 : (na <= 0 ? 1.0 : (double)nb / (double)den);
+}
+
+/* Squared distance from q to the point of an edge that edge_weights chose. */
+static double edge_distance2(const pm_blend_space *s, const pm_blend_raw_weights *rw, pm_dt3_point q) {
+    double p[3] = {0.0, 0.0, 0.0};
+    for (int i = 0; i < 2; i++) {
+        pm_dt3_point v = s->points[rw->rank[i]];
+        p[0] += rw->w[i] * (double)v.x;
+        p[1] += rw->w[i] * (double)v.y;
+        p[2] += rw->w[i] * (double)v.z;
+    }
+    double dx = (double)q.x - p[0], dy = (double)q.y - p[1], dz = (double)q.z - p[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* Barycentric weights of q's orthogonal projection onto the plane of triangle abc, when it falls in
+ * the closed triangle (else 0). The numerators ((c - b) x (q - b)) . N over N . N, N the normal,
+ * are the same integers whatever the order of a, b, c (both factors change sign together). */
+static int face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    const int ranks[3] = {ra, rb, rc};
+    pm_dt3_point p[3] = {s->points[ra], s->points[rb], s->points[rc]};
+    pm_dt3_point nrm = pm_dt3_normal(p[0], p[1], p[2]), o = {0, 0, 0};
+    pm_i128 num[3];
+    int zeros = 0, zero_at = 0;
+    for (int i = 0; i < 3; i++) {
+        pm_dt3_point b = p[(i + 1) % 3], c = p[(i + 2) % 3];
+        /* Cross products of differences below 2^25: components below 2^51. */
+        num[i] = dot3_wide(pm_dt3_normal(o, sub3(c, b), sub3(q, b)), nrm);
+        int sg = pm_i128_sign(num[i]);
+        if (sg < 0) return 0;
+        if (sg == 0) {
+            zeros++;
+            zero_at = i;
+        }
+    }
+    set_raw(rw, 3, ranks);
+    if (zeros == 1) {
+        /* On an edge: the edge's own weights, as every cell sharing it computes them. */
+        pm_blend_raw_weights e;
+        edge_weights(s, ranks[(zero_at + 1) % 3], ranks[(zero_at + 2) % 3], q, &e);
+        for (int i = 0; i < 2; i++) put_weight(rw, e.rank[i], e.w[i]);
+    } else if (zeros == 2) {
+        for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_sign(num[i]) > 0 ? 1.0 : 0.0;
+    } else {
+        double den = pm_i128_to_double(dot3_wide(nrm, nrm));
+        for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_to_double(num[i]) / den;
+    }
+    return 1;
+}
+
+int pm_blend_space_tet_weights(const pm_blend_space *s, int tet, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    const int32_t *v = s->tet.vertices + 4 * tet;
+    pm_i128 vol[4], total = pm_i128_from(0);
+    int zeros = 0, nonzero[4], count = 0;
+    for (int i = 0; i < 4; i++) {
+        pm_dt3_point w[4];
+        for (int k = 0; k < 4; k++) w[k] = k == i ? q : s->points[v[k]];
+        vol[i] = pm_dt3_volume(w[0], w[1], w[2], w[3]);
+        int sg = pm_i128_sign(vol[i]);
+        if (sg < 0) return 0;
+        if (sg == 0) zeros++;
+        else nonzero[count++] = v[i];
+        total = pm_i128_add(total, vol[i]);
+    }
+    int ranks[4] = {v[0], v[1], v[2], v[3]};
+    set_raw(rw, 4, ranks);
+    pm_blend_raw_weights sub;
+    if (zeros == 1) {
+        /* On a face: the face's own weights, whichever of its two tetrahedra found the point. */
+        face_weights(s, nonzero[0], nonzero[1], nonzero[2], q, &sub);
+        for (int i = 0; i < 3; i++) put_weight(rw, sub.rank[i], sub.w[i]);
+    } else if (zeros == 2) {
+        edge_weights(s, nonzero[0], nonzero[1], q, &sub);
+        for (int i = 0; i < 2; i++) put_weight(rw, sub.rank[i], sub.w[i]);
+    } else if (zeros == 3) put_weight(rw, nonzero[0], 1.0);
+    else {
+        double t = pm_i128_to_double(total);
+        for (int i = 0; i < 4; i++) rw->w[i] = pm_i128_to_double(vol[i]) / t;
+    }
+    return 1;
+}
+
+/* ---- location ---- */
+
+/* The kind of cell found, with its ranks. */
+typedef struct located {
+    pm_blend_cell_kind kind;
+    int cell;
+    int count;
+    int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
+    int outside;
+} located;
+
+static void locate_line(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+    int n = s->sample_count;
+    pm_dt3_point o = s->points[0], dir = sub3(s->points[n - 1], o);
+    int64_t sq = dot3(sub3(q, o), dir);
+    if (s->collinear) {
+        pm_dt3_point off = pm_dt3_normal(o, s->points[n - 1], q);
+        if (off.x || off.y || off.z) at->outside = 1;
+    }
+    at->kind = PM_BLEND_CELL_SEGMENT;
+    at->count = 2;
+    int lo = 0, hi = n - 1;
+    if (sq <= s->line_s[0] || sq >= s->line_s[n - 1]) {
+        int k = sq <= s->line_s[0] ? 0 : n - 1;
+        if (sq != s->line_s[k]) at->outside = 1;
+        at->cell = k == 0 ? 0 : n - 2;
+        at->rank[0] = at->cell;
+        at->rank[1] = at->cell + 1;
+        rw->count = 1;
+        rw->rank[0] = k;
+        rw->w[0] = 1.0;
+        return;
+    }
+    /* Binary search for line_s[lo] <= sq < line_s[lo + 1]. */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (s->line_s[mid] <= sq) lo = mid;
+        else hi = mid;
+    }
+    at->cell = lo;
+    at->rank[0] = lo;
+    at->rank[1] = lo + 1;
+    double t = (double)(sq - s->line_s[lo]) / (double)(s->line_s[lo + 1] - s->line_s[lo]);
+    rw->count = 2;
+    rw->rank[0] = lo;
+    rw->rank[1] = lo + 1;
+    rw->w[0] = 1.0 - t;
+    rw->w[1] = t;
+}
+
+static void set_triangle(const pm_blend_space *s, int tri, located *at) {
+    at->kind = PM_BLEND_CELL_TRIANGLE;
+    at->cell = tri;
+    at->count = 3;
+    for (int i = 0; i < 3; i++) at->rank[i] = s->tri.vertices[3 * tri + i];
+}
+
+static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_raw_weights *rw, located *at) {
+    const pm_triangulation *t = &s->tri;
+    pm_dt_point q = {q3.x, q3.y};
+    const pm_dt_point *pts = s->plane_points;
+    int n = s->grid_n;
+    size_t b = (size_t)pm_blend_space_bucket(q.y, n) * n + (size_t)pm_blend_space_bucket(q.x, n);
+    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
+        int tri = s->grid_items[k];
+        const int32_t *v = t->vertices + 3 * tri;
+        pm_dt_point a = pts[v[0]], bb = pts[v[1]], c = pts[v[2]];
+        int64_t wa = pm_dt_orient(bb, c, q), wb = pm_dt_orient(c, a, q), wc = pm_dt_orient(a, bb, q);
+        if (wa < 0 || wb < 0 || wc < 0) continue;
+        /* Exact integer areas below 2^53: a point on an edge gets exactly 0 for the opposite
+         * vertex, and the two triangles sharing the edge give the same correctly rounded ratios. */
+        double area = (double)(wa + wb + wc);
+        set_triangle(s, tri, at);
+        rw->count = 3;
+        for (int i = 0; i < 3; i++) rw->rank[i] = v[i];
+        rw->w[0] = (double)wa / area;
+        rw->w[1] = (double)wb / area;
+        rw->w[2] = (double)wc / area;
+        return;
+    }
+    /* Outside the hull: the nearest point of the nearest hull edge. */
+    double best = INFINITY, best_t = 0.0;
+    int best_edge = 0;
+    for (int h = 0; h < t->hull_count; h++) {
+        int tri = t->hull[2 * h], i = t->hull[2 * h + 1];
+        pm_dt_point a = pts[t->vertices[3 * tri + (i + 1) % 3]], e = pts[t->vertices[3 * tri + (i + 2) % 3]];
+        int64_t ex = e.x - a.x, ey = e.y - a.y, qx = q.x - a.x, qy = q.y - a.y;
+        int64_t num = qx * ex + qy * ey, den = ex * ex + ey * ey;
+        double u = num <= 0 ? 0.0 : (num >= den ? 1.0 : (double)num / (double)den);
+        double dx = (double)qx - u * (double)ex, dy = (double)qy - u * (double)ey;
+        double d2 = dx * dx + dy * dy;
+        if (d2 < best) {
+            best = d2;
+            best_t = u;
+            best_edge = h;
+        }
+    }
+    int tri = t->hull[2 * best_edge], i = t->hull[2 * best_edge + 1];
+    at->kind = PM_BLEND_CELL_HULL_EDGE;
+    at->cell = tri;
+    at->outside = 1;
+    at->count = 2;
+    rw->count = 2;
+    rw->rank[0] = at->rank[0] = t->vertices[3 * tri + (i + 1) % 3];
+    rw->rank[1] = at->rank[1] = t->vertices[3 * tri + (i + 2) % 3];
+    rw->w[0] = 1.0 - best_t;
+    rw->w[1] = best_t;
+}
+
+/* Coplanar 3D samples: q is projected orthogonally onto their plane (exactly, through the
+ * barycentric numerators); off the plane it is reported outside. */
+static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+    const pm_triangulation *t = &s->tri;
+    pm_dt3_point nrm = s->plane_normal;
+    pm_i128 height = dot3_wide(sub3(q, s->points[0]), nrm);
+    if (pm_i128_sign(height) != 0) at->outside = 1;
+    /* The bucket of the rounded projection; buckets are padded by one unit for the rounding. */
+    double h = pm_i128_to_double(height) / pm_i128_to_double(dot3_wide(nrm, nrm));
+    double p[3] = {(double)q.x - h * (double)nrm.x, (double)q.y - h * (double)nrm.y, (double)q.z - h * (double)nrm.z};
+    int64_t uv[2];
+    for (int d = 0, m = 0; d < 3; d++)
+        if (d != s->plane_axis) uv[m++] = (int64_t)floor(PM_CLAMP(p[d], 0.0, (double)PM_DT_COORD_MAX) + 0.5);
+    int n = s->grid_n;
+    size_t b = (size_t)pm_blend_space_bucket(uv[1], n) * n + (size_t)pm_blend_space_bucket(uv[0], n);
+    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
+        int tri = s->grid_items[k];
+        const int32_t *v = t->vertices + 3 * tri;
+        if (!face_weights(s, v[0], v[1], v[2], q, rw)) continue;
+        set_triangle(s, tri, at);
+        return;
+    }
+    double best = INFINITY;
+    for (int e = 0; e < t->hull_count; e++) {
+        int tri = t->hull[2 * e], i = t->hull[2 * e + 1];
+        pm_blend_raw_weights cand;
+        edge_weights(s, t->vertices[3 * tri + (i + 1) % 3], t->vertices[3 * tri + (i + 2) % 3], q, &cand);
+        double d2 = edge_distance2(s, &cand, q);
+        if (d2 < best) {
+            best = d2;
+            *rw = cand;
+            at->cell = tri;
+        }
+    }
+    at->kind = PM_BLEND_CELL_HULL_EDGE;
+    at->outside = 1;
+    at->count = 2;
+    at->rank[0] = rw->rank[0];
+    at->rank[1] = rw->rank[1];
+}
+
+/* The nearest point of triangle abc to q: its projection when that falls inside, else the nearest
+ * point of its edges. Returns the squared distance. */
+static double face_nearest(const pm_blend_space *s, const int *f, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    if (face_weights(s, f[0], f[1], f[2], q, rw)) {
+        pm_dt3_point nrm = pm_dt3_normal(s->points[f[0]], s->points[f[1]], s->points[f[2]]);
+        double h = pm_i128_to_double(dot3_wide(sub3(q, s->points[f[0]]), nrm));
+        return h * h / pm_i128_to_double(dot3_wide(nrm, nrm));
+    }
+    double best = INFINITY;
+    set_raw(rw, 3, f);
+    for (int i = 0; i < 3; i++) {
+        pm_blend_raw_weights e;
+        edge_weights(s, f[(i + 1) % 3], f[(i + 2) % 3], q, &e);
+        double d2 = edge_distance2(s, &e, q);
+        if (d2 < best) {
+            best = d2;
+            set_raw(rw, 3, f);
+            for (int k = 0; k < 2; k++) put_weight(rw, e.rank[k], e.w[k]);
+        }
+    }
+    return best;
+}
+
+static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
+    int64_t c[3] = {q.x, q.y, q.z};
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        int64_t d = c[a] < nd->lo[a] ? nd->lo[a] - c[a] : (c[a] > nd->hi[a] ? c[a] - nd->hi[a] : 0);
+        d2 += (double)d * (double)d;
+    }
+    return d2;
+}
+
+/* Outside the 3D hull: the nearest point of the nearest hull face, by branch and bound over the
+ * faces' hierarchy (nearer child first, boxes farther than the best face so far skipped). Ties go
+ * to the first face in hierarchy order, so the result does not depend on the traversal. */
+static void hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+    int stack[128], top = 0, best_face = -1;
+    double best = INFINITY;
+    stack[top++] = 0;
+    while (top > 0) {
+        const pm_blend_hull_node *nd = &s->hull_nodes[stack[--top]];
+        /* The slack keeps faces whose rounded distance ties the best in play. */
+        if (box_distance2(nd, q) > best * (1.0 + 1e-12) + 1.0) continue;
+        if (nd->count > 0) {
+            for (int k = nd->first; k < nd->first + nd->count; k++) {
+                pm_blend_raw_weights cand;
+                double d2 = face_nearest(s, s->hull_faces + 3 * k, q, &cand);
+                if (d2 < best || (d2 == best && k < best_face)) {
+                    best = d2;
+                    best_face = k;
+                    *rw = cand;
+                }
+            }
+            continue;
+        }
+        int near = nd->first, far = nd->first + 1;
+        if (box_distance2(&s->hull_nodes[far], q) < box_distance2(&s->hull_nodes[near], q)) {
+            near = far;
+            far = nd->first;
+        }
+        stack[top++] = far;
+        stack[top++] = near;
+    }
+    at->kind = PM_BLEND_CELL_HULL_FACE;
+    at->cell = s->hull_tets[best_face];
+    at->outside = 1;
+    at->count = 3;
+    for (int k = 0; k < 3; k++) at->rank[k] = s->hull_faces[3 * best_face + k];
+}
+
+static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+    int n = s->grid_n;
+    size_t b = ((size_t)pm_blend_space_bucket(q.z, n) * n + (size_t)pm_blend_space_bucket(q.y, n)) * n +
+               (size_t)pm_blend_space_bucket(q.x, n);
+    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
+        int tet = s->grid_items[k];
+        if (!pm_blend_space_tet_weights(s, tet, q, rw)) continue;
+        at->kind = PM_BLEND_CELL_TETRAHEDRON;
+        at->cell = tet;
+        at->count = 4;
+        for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
+        return;
+    }
+    hull_nearest(s, q, rw, at);
+}
+
+pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
+                                    pm_error *error) {
+    if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space weights: NULL argument");
+    memset(out, 0, sizeof *out);
+    for (int d = 0; d < s->dimensions; d++)
+        if (!isfinite(params[d]))
+            return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': parameter %s is not finite", s->name, s->axis_names[d]);
+    int clamped = 0;
+    pm_dt3_point q = pm_blend_space_snap(s, params, &clamped);
+    pm_blend_raw_weights rw;
+    located at;
+    memset(&rw, 0, sizeof rw);
+    memset(&at, 0, sizeof at);
+    switch (s->mode) {
+    case SPACE_POINT:
+        at.kind = PM_BLEND_CELL_POINT;
+        at.cell = -1;
+        at.count = 1;
+        rw.count = 1;
+        rw.w[0] = 1.0;
+        break;
+    case SPACE_LINE: locate_line(s, q, &rw, &at); break;
+    case SPACE_TRIANGLES:
+        if (s->coplanar) locate_plane(s, q, &rw, &at);
+        else locate_triangles(s, q, &rw, &at);
+        break;
+    case SPACE_TETRAHEDRA: locate_tetrahedra(s, q, &rw, &at); break;
+    }
+    out->cell_kind = at.kind;
+    out->cell = at.cell;
+    out->outside = at.outside || clamped;
+    out->cell_sample_count = at.count;
+    for (int i = 0; i < at.count; i++) out->cell_samples[i] = s->order[at.rank[i]];
+
+    /* Drop negligible weights, list the rest by rank (coordinates), renormalise: summing in rank
+     * order keeps the total independent of the order the cell lists its vertices in. */
+    double total = 0.0;
+    int kept = 0;
+    int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
+    double w[PM_BLEND_SPACE_MAX_WEIGHTS];
+    for (int i = 0; i < rw.count; i++)
+        if (rw.w[i] >= (double)PM_BLEND_MIN_WEIGHT) {
+            rank[kept] = rw.rank[i];
+            w[kept] = rw.w[i];
+            kept++;
+        }
+    for (int i = 1; i < kept; i++)
+        for (int j = i; j > 0 && rank[j] < rank[j - 1]; j--) {
+            int tr = rank[j];
+            rank[j] = rank[j - 1];
+            rank[j - 1] = tr;
+            double tw = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = tw;
+        }
+    for (int i = 0; i < kept; i++) total += w[i];
+    out->count = kept;
+    for (int i = 0; i < kept; i++) {
+        out->samples[i] = s->order[rank[i]];
+        out->weights[i] = kept == 1 ? 1.0f : (float)(w[i] / total);
+    }
+    /* The point used: the weighted sum of the samples' coordinates (the projection when outside). */
+    for (int d = 0; d < s->dimensions; d++) {
+        double p = 0.0;
+        for (int i = 0; i < kept; i++) p += (double)out->weights[i] * s->params[out->samples[i] * PM_BLEND_SPACE_MAX_DIMENSIONS + d];
+        out->params[d] = (float)p;
+    }
+    return PM_OK;
+}
+
+float pm_blend_space_duration(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    if (!s || !w) return 0.0f;
+    double d = 0.0;
+    for (int i = 0; i < w->count; i++) d += (double)w->weights[i] * s->animations[w->samples[i]].duration;
+    return (float)d;
+}
