@@ -125,6 +125,22 @@ assert names[:5] == ["loco@1", "loco@1.5", "loco@2", "loco@2.5", "loco@3"], name
 assert names[-1] == "synth_003" and len(names) == 6, names
 PY
 
+cat > "$T/space3.json" <<JSON
+{"name": "loco3", "axes": [{"min": 0, "max": 4}, {"min": -1, "max": 1}, {"min": -1, "max": 1}], "grid": 3,
+ "samples": [{"name": "a", "clip": "clips/synth_000.bvh", "params": [1.0, 0, 0]},
+             {"name": "b", "clip": "clips/synth_001.bvh", "params": [3.0, 0, 0]},
+             {"name": "c", "clip": "clips/synth_002.bvh", "params": [1.0, 1, 0]},
+             {"name": "d", "clip": "clips/synth_004.bvh", "params": [1.0, 0, 1]}]}
+JSON
+"$CLI" build "$T/space3.json" -o "$T/space3.pmdb" --quiet || fail "build from a 3D blend space"
+"$CLI" export-features "$T/space3.pmdb" -o "$T/s3x" || fail "export 3D blend-space database"
+python3 - "$T" <<'PY' || fail "3D blend-space assets"
+import json, sys
+x = json.load(open(sys.argv[1] + "/s3x.json"))
+names = [a["name"] for a in x["assets"]]
+assert names and all(n.startswith("loco3@") and n.count(",") == 2 for n in names), names
+PY
+
 # Errors: exit status non-zero and exactly one stderr line naming the file.
 expect_error() { # name needle command...
   local name=$1 needle=$2; shift 2
