@@ -478,11 +478,9 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     /* Final vector order: searchable in bound-tree leaf order, then the rest as they appeared. */
     uint32_t *order = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));   /* final -> old vector */
     uint32_t *rank = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));    /* old vector -> final */
-    uint32_t *sv_final = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t)); /* searchable rank -> final */
-    if (!order || !rank || !sv_final) goto oom;
+    if (!order || !rank) goto oom;
     for (uint32_t i = 0; i < VS; i++) {
         order[i] = svec[bt_perm[i]];
-        sv_final[bt_perm[i]] = i;
     }
     uint32_t at = VS;
     for (uint32_t v = 0; v < V; v++)

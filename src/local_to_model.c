@@ -78,14 +78,7 @@ PM_SIMD_INLINE void soa_to_matrices(const pm_soa_transform *in, pm_f4 *m) {
 #define L2M_MAT_JOINT(K)                                                                                               \
     do {                                                                                                               \
         int p = parents[j];                                                                                            \
-        if (p != j - 1) {                                                                                              \
-            if (PM_UNLIKELY((unsigned)p + 1u > (unsigned)j)) return pm_l2m_bad_parent(j, p, error);                    \
-            const float *pm = p < 0 ? root_m : mats + 16 * (size_t)p;                                                  \
-            c0 = f4_load_a(pm);                                                                                        \
-            c1 = f4_load_a(pm + 4);                                                                                    \
-            c2 = f4_load_a(pm + 8);                                                                                    \
-            c3 = f4_load_a(pm + 12);                                                                                   \
-        }                                                                                                              \
+        PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error);                                               \
         pm_f4 n0 = (c0 * BC(m[0], K) + c1 * BC(m[1], K)) + c2 * BC(m[2], K);                                           \
         pm_f4 n1 = (c0 * BC(m[3], K) + c1 * BC(m[4], K)) + c2 * BC(m[5], K);                                           \
         pm_f4 n2 = (c0 * BC(m[6], K) + c1 * BC(m[7], K)) + c2 * BC(m[8], K);                                           \

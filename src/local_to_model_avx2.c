@@ -46,14 +46,7 @@ PM_SIMD_INLINE pm_f8 f8_load_pair(const float *a, const float *b) {
 #define L2M_AVX_MAT_JOINT(E, T)                                                                                        \
     do {                                                                                                               \
         int p = parents[j];                                                                                            \
-        if (p != j - 1) {                                                                                              \
-            if (PM_UNLIKELY((unsigned)p + 1u > (unsigned)j)) return pm_l2m_bad_parent(j, p, error);                    \
-            const float *pm = p < 0 ? root_m : mats + 16 * (size_t)p;                                                  \
-            c0 = f4_load_a(pm);                                                                                        \
-            c1 = f4_load_a(pm + 4);                                                                                    \
-            c2 = f4_load_a(pm + 8);                                                                                    \
-            c3 = f4_load_a(pm + 12);                                                                                   \
-        }                                                                                                              \
+        PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error);                                               \
         const float *e = (E), *t = (T);                                                                                \
         pm_f4 n0 = (c0 * BL(e) + c1 * BL(e + 8)) + c2 * BL(e + 16);                                                    \
         pm_f4 n1 = (c0 * BL(e + 24) + c1 * BL(e + 32)) + c2 * BL(e + 40);                                              \

@@ -237,6 +237,21 @@ PM_SIMD_INLINE void store_translation(pm_transform *out, pm_f4 t, int last) {
 PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2(&v->x), f4_load1(&v->z)); }
 #endif
 
+/* The parent columns of joint j for the matrix kernels: kept from the previous joint when that
+ * is the parent (a chain keeps them in registers), else loaded from the root or the parent's
+ * matrix; a parent out of order returns the job's error from the enclosing function. */
+#define PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error)                                                \
+    do {                                                                                                               \
+        if ((p) != (j) - 1) {                                                                                          \
+            if (PM_UNLIKELY((unsigned)(p) + 1u > (unsigned)(j))) return pm_l2m_bad_parent((j), (p), (error));          \
+            const float *pm_parent_ = (p) < 0 ? (root_m) : (mats) + 16 * (size_t)(p);                                  \
+            c0 = f4_load_a(pm_parent_);                                                                                \
+            c1 = f4_load_a(pm_parent_ + 4);                                                                            \
+            c2 = f4_load_a(pm_parent_ + 8);                                                                            \
+            c3 = f4_load_a(pm_parent_ + 12);                                                                           \
+        }                                                                                                              \
+    } while (0)
+
 /* Which kernels run the job: PM_L2M_AUTO is what pm_local_to_model_job_run does (AVX2 when the CPU
  * has it); the others force one so that tests can compare them bit for bit and the bench can time
  * them. A kernel the build or the CPU lacks falls back to the baseline one. */

@@ -464,22 +464,24 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
     if (def.mode == PM_SEARCH_BRUTEFORCE || bounds_useless) {
         search_bruteforce(&s);
     } else {
-        /* Query in PCA space: all components in double for the residual norm. zq holds the
-         * exact-mode lanes (coordinates, residual norm, zero padding) or the KD-tree's
-         * coordinates. */
+        /* Query in PCA space, only as far as the mode reads it: the exact mode needs every
+         * component (the ones past ke make its residual norm), the KD-tree its k, the VP-tree
+         * none. zq holds the exact-mode lanes (coordinates, residual norm, zero padding) or the
+         * KD-tree's coordinates. */
         const int D = db->card;
         double *y = (double *)(mem + l.y);
         float *zq = (float *)(mem + l.zq);
         int ke = (int)db->header->exact_components;
         int kk = def.mode == PM_SEARCH_PCAKDTREE ? (int)db->header->pca_components : ke;
+        int project = def.mode == PM_SEARCH_EXACT ? D : def.mode == PM_SEARCH_PCAKDTREE ? kk : 0;
         double residual = 0.0;
-        for (int d = 0; d < D; d++) y[d] = (double)(s.qn[d] * db->wsqrt[d]) - db->pca_mean[d];
-        for (int c = 0; c < D; c++) {
+        for (int d = 0; d < D && project; d++) y[d] = (double)(s.qn[d] * db->wsqrt[d]) - db->pca_mean[d];
+        for (int c = 0; c < project; c++) {
             const float *row = db->pca_basis + (size_t)c * D;
             double acc = 0.0;
             for (int d = 0; d < D; d++) acc += (double)row[d] * y[d];
             if (c < kk) zq[c] = (float)acc;
-            if (c >= ke) residual += acc * acc;
+            else residual += acc * acc;
         }
         if (def.mode == PM_SEARCH_EXACT) {
             zq[ke] = (float)sqrt(residual);

@@ -32,8 +32,6 @@ float pm_test_rng_normal(pm_test_rng *rng);
 
 #define PM_ASSERT_OK(expr)                                                                          \
     do {                                                                                            \
-        pm_error pm_test_err_ = {PM_OK, {0}};                                                       \
-        (void)pm_test_err_;                                                                         \
         pm_result pm_test_r_ = (expr);                                                              \
         if (pm_test_r_ != PM_OK) fail_msg("%s failed: %s", #expr, pm_result_string(pm_test_r_));     \
     } while (0)
@@ -45,3 +43,12 @@ float pm_test_rng_normal(pm_test_rng *rng);
  * schema of curve channels (pm_test_curve_schema) gives arbitrary feature rows. */
 void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
 void pm_test_curve_schema(pm_schema *out, int dims);
+
+/* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
+void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
+void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Two spaces of the same n samples (listed in different orders) give bit-identical weights and
+ * blended poses at `params`. */
+void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
+                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out);

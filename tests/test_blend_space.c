@@ -88,26 +88,6 @@ static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const f
 }
 
 /* Weight of each sample, indexed by the sample's fixture id (its name "s<k>"). */
-static void dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
-    for (int i = 0; i < n; i++) out[i] = 0.0f;
-    for (int i = 0; i < w->count; i++) {
-        int k = atoi(pm_blend_space_sample_name(s, w->samples[i]) + 1);
-        out[k] = w->weights[i];
-    }
-}
-
-static void check_weights(const pm_blend_space *s, const pm_blend_space_weights *w) {
-    assert_true(w->count >= 1 && w->count <= 3);
-    float sum = 0.0f;
-    for (int i = 0; i < w->count; i++) {
-        assert_true(w->weights[i] > 0.0f);
-        assert_true(w->samples[i] >= 0 && w->samples[i] < pm_blend_space_sample_count(s));
-        for (int k = 0; k < i; k++) assert_true(w->samples[k] != w->samples[i]);
-        sum += w->weights[i];
-    }
-    assert_true(fabsf(sum - 1.0f) < 1e-6f);
-}
-
 /* ---- Delaunay ---- */
 
 static void check_triangulation(const pm_dt_point *p, int n, const pm_triangulation *t) {
@@ -214,7 +194,7 @@ static void test_weights_properties(void **state) {
         float p[2] = {pm_test_rng_float(&rng) * 3.4f - 1.2f, pm_test_rng_float(&rng) * 3.4f - 1.2f};
         pm_blend_space_weights w;
         PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
-        check_weights(s, &w);
+        pm_test_check_weights(s, &w);
         if (!w.outside) {
             /* Barycentric: the weights reproduce the point. */
             assert_int_equal(w.cell_kind, PM_BLEND_CELL_TRIANGLE);
@@ -261,9 +241,9 @@ static void test_weights_continuity(void **state) {
             PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, p2, NULL));
             PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, m, NULL));
             float d1[25], d2[25], d0[25];
-            dense_weights(d1, 25, s, &w1);
-            dense_weights(d2, 25, s, &w2);
-            dense_weights(d0, 25, s, &w0);
+            pm_test_dense_weights(d1, 25, s, &w1);
+            pm_test_dense_weights(d2, 25, s, &w2);
+            pm_test_dense_weights(d0, 25, s, &w0);
             for (int i = 0; i < 25; i++) {
                 assert_true(fabsf(d1[i] - d2[i]) < 2e-3f);
                 assert_true(fabsf(d1[i] - d0[i]) < 2e-3f);
@@ -368,27 +348,7 @@ static void test_order_independence(void **state) {
                     p[0] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
                     p[1] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
                 }
-                pm_blend_space_weights wa, wb;
-                PM_ASSERT_OK(pm_blend_space_weights_at(&wa, ref, p, NULL));
-                PM_ASSERT_OK(pm_blend_space_weights_at(&wb, s, p, NULL));
-                float da[12], db[12];
-                dense_weights(da, n, ref, &wa);
-                dense_weights(db, n, s, &wb);
-                assert_memory_equal(da, db, sizeof(float) * (size_t)n);
-                /* And the blended poses are the same bits. */
-                pm_blend_space_job job = pm_default_blend_space_job();
-                job.params = p;
-                job.phase = 0.3f;
-                job.scratch = scratch;
-                job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-                job.output_count = soa;
-                job.space = ref;
-                job.output = o1;
-                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-                job.space = s;
-                job.output = o2;
-                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-                assert_memory_equal(o1, o2, sizeof(pm_soa_transform) * (size_t)soa);
+                pm_test_same_blend(ref, s, p, n, scratch, soa, o1, o2);
             }
             pm_blend_space_destroy(s);
         }
@@ -423,27 +383,27 @@ static void test_edges_and_outside(void **state) {
     assert_int_equal(w.count, 2);
     assert_false(w.outside);
     float d[4];
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[0] - 0.75f) < 1e-6f && fabsf(d[1] - 0.25f) < 1e-6f);
     /* Below the bottom edge: projected onto it. */
     float below[2] = {0.25f, -0.5f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, below, NULL));
     assert_true(w.outside);
     assert_int_equal(w.cell_kind, PM_BLEND_CELL_HULL_EDGE);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[0] - 0.75f) < 1e-6f && fabsf(d[1] - 0.25f) < 1e-6f);
     assert_true(fabsf(w.params[0] - 0.25f) < 1e-6f && fabsf(w.params[1]) < 1e-6f);
     /* Beyond a corner: the corner sample alone. */
     float corner[2] = {1.8f, 1.9f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, corner, NULL));
     assert_int_equal(w.count, 1);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(d[3] == 1.0f);
     /* Beyond the axis range: clamped first. */
     float far[2] = {100.0f, 0.5f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, far, NULL));
     assert_true(w.outside);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[1] - 0.5f) < 1e-6f && fabsf(d[3] - 0.5f) < 1e-6f);
     pm_blend_space_destroy(s);
     fixture_free(&fx);
@@ -462,11 +422,11 @@ static void test_one_dimension_and_collinear(void **state) {
     float p = 1.25f;
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &p, NULL));
     assert_int_equal(w.cell_kind, PM_BLEND_CELL_SEGMENT);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[2] - 0.5f) < 1e-6f && fabsf(d[3] - 0.5f) < 1e-6f);
     p = -0.5f; /* inside the axis range [-1, 2], below the first sample */
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &p, NULL));
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(d[1] == 1.0f && w.outside);
     pm_blend_space_destroy(s);
 
@@ -477,12 +437,12 @@ static void test_one_dimension_and_collinear(void **state) {
     float q[2] = {0.625f, 0.625f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, q, NULL));
     assert_false(w.outside);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[1] - 0.5f) < 1e-6f && fabsf(d[2] - 0.5f) < 1e-6f);
     float off[2] = {1.0f, 0.25f}; /* projects onto (0.625, 0.625) */
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, off, NULL));
     assert_true(w.outside);
-    dense_weights(d, 4, s, &w);
+    pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[1] - 0.5f) < 1e-5f && fabsf(d[2] - 0.5f) < 1e-5f);
     pm_blend_space_destroy(s);
 
@@ -553,7 +513,7 @@ static void test_many_samples_location(void **state) {
         float p[2] = {pm_test_rng_float(&rng) * 100.0f, pm_test_rng_float(&rng) * 100.0f};
         pm_blend_space_weights w;
         PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
-        check_weights(s, &w);
+        pm_test_check_weights(s, &w);
         int inside = 0;
         for (int c = 0; c < cells && !inside; c++) {
             int v[3];

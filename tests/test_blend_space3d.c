@@ -84,23 +84,6 @@ static pm_result make_space(pm_blend_space **out, fixture *fx, const float (*poi
 }
 
 /* Weight of each sample by its fixture id (name "s<k>"). */
-static void dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
-    for (int i = 0; i < n; i++) out[i] = 0.0f;
-    for (int i = 0; i < w->count; i++) out[atoi(pm_blend_space_sample_name(s, w->samples[i]) + 1)] = w->weights[i];
-}
-
-static void check_weights(const pm_blend_space *s, const pm_blend_space_weights *w) {
-    assert_true(w->count >= 1 && w->count <= 4);
-    float sum = 0.0f;
-    for (int i = 0; i < w->count; i++) {
-        assert_true(w->weights[i] > 0.0f);
-        assert_true(w->samples[i] >= 0 && w->samples[i] < pm_blend_space_sample_count(s));
-        for (int k = 0; k < i; k++) assert_true(w->samples[k] != w->samples[i]);
-        sum += w->weights[i];
-    }
-    assert_true(fabsf(sum - 1.0f) < 1e-6f);
-}
-
 static float randf(pm_test_rng *rng, float lo, float hi) { return lo + (hi - lo) * pm_test_rng_float(rng); }
 
 /* ---- weights ---- */
@@ -179,7 +162,7 @@ static void test_weights_properties(void **state) {
             }
             pm_blend_space_weights w;
             PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
-            check_weights(s, &w);
+            pm_test_check_weights(s, &w);
             if (!w.outside) {
                 assert_int_equal(w.cell_kind, PM_BLEND_CELL_TETRAHEDRON);
                 for (int d = 0; d < 3; d++) assert_true(fabsf(w.params[d] - p[d]) < 1e-5f);
@@ -290,9 +273,9 @@ static void test_shared_faces_and_edges(void **state) {
         PM_ASSERT_OK(pm_blend_space_weights_at(&w1, s, a, NULL));
         PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, b, NULL));
         float d0[64], d1[64], d2[64];
-        dense_weights(d0, 64, s, &w0);
-        dense_weights(d1, 64, s, &w1);
-        dense_weights(d2, 64, s, &w2);
+        pm_test_dense_weights(d0, 64, s, &w0);
+        pm_test_dense_weights(d1, 64, s, &w1);
+        pm_test_dense_weights(d2, 64, s, &w2);
         for (int i = 0; i < 64; i++) assert_true(fabsf(d0[i] - d1[i]) < 1e-4f && fabsf(d0[i] - d2[i]) < 1e-4f);
     }
     pm_blend_space_destroy(s);
@@ -342,26 +325,7 @@ static void test_order_independence(void **state) {
                     else if (q < 40) p[d] = (sets[set][a][d] + sets[set][b][d] + sets[set][c][d]) / 3.0f;
                     else p[d] = randf(&rng, -0.3f, 1.3f);
                 }
-                pm_blend_space_weights wa, wb;
-                PM_ASSERT_OK(pm_blend_space_weights_at(&wa, ref, p, NULL));
-                PM_ASSERT_OK(pm_blend_space_weights_at(&wb, s, p, NULL));
-                float da[27], db[27];
-                dense_weights(da, n, ref, &wa);
-                dense_weights(db, n, s, &wb);
-                assert_memory_equal(da, db, sizeof(float) * (size_t)n);
-                pm_blend_space_job job = pm_default_blend_space_job();
-                job.params = p;
-                job.phase = 0.3f;
-                job.scratch = scratch;
-                job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-                job.output_count = soa;
-                job.space = ref;
-                job.output = o1;
-                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-                job.space = s;
-                job.output = o2;
-                PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-                assert_memory_equal(o1, o2, sizeof(pm_soa_transform) * (size_t)soa);
+                pm_test_same_blend(ref, s, p, n, scratch, soa, o1, o2);
             }
             pm_blend_space_destroy(s);
         }
@@ -391,7 +355,7 @@ static void test_location_brute_force(void **state) {
         for (int d = 0; d < 3; d++) p[d] = randf(&rng, 0.0f, 100.0f);
         pm_blend_space_weights w;
         PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
-        check_weights(s, &w);
+        pm_test_check_weights(s, &w);
         int inside = 0;
         for (int c = 0; c < cells && !inside; c++) {
             int v[4];
@@ -432,7 +396,7 @@ static void test_location_brute_force(void **state) {
 static void expect_point(const pm_blend_space *s, const float *q, const float *expect, pm_blend_cell_kind kind, int count) {
     pm_blend_space_weights w;
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, q, NULL));
-    check_weights(s, &w);
+    pm_test_check_weights(s, &w);
     assert_int_equal(w.cell_kind, kind);
     assert_int_equal(w.count, count);
     for (int d = 0; d < 3; d++)
@@ -519,7 +483,7 @@ static void test_degenerate(void **state) {
     for (int d = 0; d < 3; d++) assert_true(fabsf(w.params[d] - in[d]) < 1e-5f);
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, (float[]){0.25f, 1.0f, 0.5f}, NULL)); /* beyond every sample's y */
     assert_true(w.outside && w.cell_kind == PM_BLEND_CELL_HULL_EDGE);
-    check_weights(s, &w);
+    pm_test_check_weights(s, &w);
     pm_blend_space_destroy(s);
     assert_int_equal(make_space(&s, &fx, plane, NULL, 40, 0.0f, 1.0f, PM_BLEND_COPLANAR_ERROR, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "one plane"));
@@ -626,7 +590,7 @@ static void test_job_grid_bake(void **state) {
     float centre[3] = {0.5f, 0.5f, 0.5f};
     pm_blend_space_weights w;
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, centre, NULL));
-    check_weights(s, &w);
+    pm_test_check_weights(s, &w);
     pm_clip baked;
     PM_ASSERT_OK(pm_blend_space_bake(&baked, s, centre, 30.0f, NULL));
     assert_string_equal(baked.name, "test@0.5,0.5,0.5");

@@ -174,10 +174,9 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
     int nfiles = 0;
     pm_error err;
     if (pm_cli_expand_inputs(&files, &nfiles, paths, path_count, &err) != PM_OK) return pm_cli_fail_error(&err);
-    int card = pm_database_schema(db) ? 0 : 0;
     pm_database_info info;
     pm_database_get_info(&info, db);
-    card = info.cardinality;
+    const int card = info.cardinality;
     float *all = NULL;
     size_t total = 0;
     int rc = 0;

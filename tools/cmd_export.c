@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "cli_file.h"
 #include "commands.h"
+#include "schema_json.h"
 
 static const char export_usage[] =
     "usage: posematch export-features DB.pmdb -o PREFIX\n"
@@ -15,11 +16,6 @@ static const char export_usage[] =
     "cardinality, per-dimension offset, scale and weight_sqrt (cost = sum(((q - x) / scale *\n"
     "weight_sqrt)^2) + cost_addend), channel names and dimensions, pose -> asset and frame,\n"
     "block_transition (1 = a plain search never returns the pose) and cost_addend.\n";
-
-static const char *kind_name(pm_feature_kind k) {
-    static const char *const names[] = {"trajectory", "position", "velocity", "heading", "phase", "curve", "padding", "group"};
-    return (unsigned)k < 8 ? names[k] : "?";
-}
 
 static cJSON *float_array(const float *v, int n) {
     cJSON *a = cJSON_CreateArray();
@@ -81,7 +77,7 @@ int pm_cmd_export_features(int argc, char **argv) {
             }
         cJSON *ch = cJSON_CreateObject();
         cJSON_AddStringToObject(ch, "name", name);
-        cJSON_AddStringToObject(ch, "kind", kind_name(schema->channels[c].kind));
+        cJSON_AddStringToObject(ch, "kind", pm_schema_json_kind_name(schema->channels[c].kind));
         cJSON_AddNumberToObject(ch, "first_dim", first);
         cJSON_AddNumberToObject(ch, "size", size);
         cJSON_AddItemToArray(channels, ch);

@@ -14,6 +14,10 @@ static const char *const kind_names[] = {"trajectory", "position", "velocity", "
 static const char *const flag_names[] = {"Velocity",   "Position",   "VelocityDirection",   "FacingDirection",
                                          "VelocityXY", "PositionXY", "VelocityDirectionXY", "FacingDirectionXY"};
 
+const char *pm_schema_json_kind_name(pm_feature_kind kind) {
+    return (unsigned)kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[kind] : "?";
+}
+
 typedef struct parser {
     pm_schema *schema;
     const char *source;

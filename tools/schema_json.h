@@ -19,6 +19,8 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
 pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_error *error);
 /* A preset name, or else a JSON file path. */
 pm_result pm_schema_resolve(pm_schema *out, const char *name_or_path, pm_error *error);
+/* The JSON spelling of a channel kind ("trajectory", "position", ...). */
+const char *pm_schema_json_kind_name(pm_feature_kind kind);
 /* The schema as JSON text (malloc'd). */
 char *pm_schema_to_json(const pm_schema *schema);
 

@@ -1,0 +1,53 @@
+/* Blend-space checks shared by the 2D and 3D blend-space tests. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
+    for (int i = 0; i < n; i++) out[i] = 0.0f;
+    for (int i = 0; i < w->count; i++) {
+        int k = atoi(pm_blend_space_sample_name(s, w->samples[i]) + 1);
+        assert_true(k >= 0 && k < n);
+        out[k] = w->weights[i];
+    }
+}
+
+void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    assert_true(w->count >= 1 && w->count <= pm_blend_space_max_weights(s));
+    float sum = 0.0f;
+    for (int i = 0; i < w->count; i++) {
+        assert_true(w->weights[i] > 0.0f);
+        assert_true(w->samples[i] >= 0 && w->samples[i] < pm_blend_space_sample_count(s));
+        for (int k = 0; k < i; k++) assert_true(w->samples[k] != w->samples[i]);
+        sum += w->weights[i];
+    }
+    assert_true(fabsf(sum - 1.0f) < 1e-6f);
+}
+
+void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
+                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out) {
+    pm_blend_space_weights wa, wb;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&wa, ref, params, NULL));
+    PM_ASSERT_OK(pm_blend_space_weights_at(&wb, s, params, NULL));
+    float da[256], db[256];
+    assert_true(n <= 256);
+    pm_test_dense_weights(da, n, ref, &wa);
+    pm_test_dense_weights(db, n, s, &wb);
+    assert_memory_equal(da, db, sizeof(float) * (size_t)n);
+    /* And the blended poses are the same bits. */
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.params = params;
+    job.phase = 0.3f;
+    job.scratch = scratch;
+    job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+    job.output_count = soa;
+    job.space = ref;
+    job.output = out_ref;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    job.space = s;
+    job.output = out;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    assert_memory_equal(out_ref, out, sizeof(pm_soa_transform) * (size_t)soa);
+}
