@@ -234,3 +234,11 @@ float pm_half_to_float(uint16_t h) {
     memcpy(&f, &x, 4);
     return f;
 }
+
+int pm_cpu_has_avx2(void) {
+#if defined(PM_HAVE_AVX2_KERNELS)
+    return __builtin_cpu_supports("avx2") != 0;
+#else
+    return 0;
+#endif
+}

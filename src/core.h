@@ -52,6 +52,23 @@ void pm_hasher_update(pm_hasher *h, const void *data, size_t size);
 uint64_t pm_hasher_final(const pm_hasher *h);
 uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
 
+/* Kernels built a second time for AVX2 (no FMA, so they give the baseline kernels' bits) and
+ * picked at run time: x86-64 with GCC or Clang. Code between PM_AVX2_BEGIN and PM_AVX2_END is
+ * compiled for AVX2 and must only run when pm_cpu_has_avx2(). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PM_HAVE_AVX2_KERNELS 1
+#if defined(__clang__)
+#define PM_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define PM_AVX2_END _Pragma("clang attribute pop")
+#else
+#define PM_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define PM_AVX2_END _Pragma("GCC pop_options")
+#endif
+#endif
+/* 1 when AVX2 kernels are built and the CPU runs them: a load and a bit test of what the
+ * runtime (libgcc, compiler-rt) detected at start-up, cheap enough per call. */
+int pm_cpu_has_avx2(void);
+
 /* IEEE half precision, round to nearest even. */
 uint16_t pm_float_to_half(float f);
 float pm_half_to_float(uint16_t h);

@@ -33,6 +33,13 @@ typedef float pm_v8f_u __attribute__((vector_size(32), aligned(4), may_alias));
 typedef float pm_v4f_u __attribute__((vector_size(16), aligned(4), may_alias));
 #define pm_v8_load(p) (*(const pm_v8f_u *)(const void *)(p))
 #define pm_v4_load(p) (*(const pm_v4f_u *)(const void *)(p))
+/* Bit i set where lane i of a 4-lane comparison result is true (movmskps on x86). */
+#if defined(__x86_64__) || defined(__SSE__)
+#include <xmmintrin.h>
+#define pm_v4_mask(m) ((unsigned)_mm_movemask_ps((__m128)(m)))
+#else
+#define pm_v4_mask(m) ((unsigned)(((m)[0] & 1) | ((m)[1] & 1) << 1 | ((m)[2] & 1) << 2 | ((m)[3] & 1) << 3))
+#endif
 #define pm_v8_reduce(a) ((((a)[0] + (a)[1]) + ((a)[2] + (a)[3])) + (((a)[4] + (a)[5]) + ((a)[6] + (a)[7])))
 
 PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x, const float *w, int stride) {

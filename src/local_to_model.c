@@ -275,11 +275,9 @@ static void l2m_matrices_of_transforms(float *mats, const pm_transform *t, int n
 
 #endif
 
-/* __builtin_cpu_supports reads what the runtime (libgcc, compiler-rt) detected at start-up: a load
- * and a bit test, cheap enough per call. */
 int pm_l2m_avx2_supported(void) {
 #if defined(PM_L2M_HAVE_AVX2)
-    return __builtin_cpu_supports("avx2") != 0;
+    return pm_cpu_has_avx2();
 #else
     return 0;
 #endif

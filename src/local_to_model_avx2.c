@@ -4,18 +4,13 @@
 #include "posematch/blend.h"
 #include "simd.h"
 
-#if defined(PM_SIMD_SSE) && (defined(__x86_64__) || defined(__i386__))
+#if defined(PM_SIMD_SSE) && defined(PM_HAVE_AVX2_KERNELS)
 #include <immintrin.h>
 /* The z terms of aos_compose_rotation / _translation: addsub on -z (see pose_kernels.h). */
 #define PM_L2M_ADD_K(a, x, y) ((pm_f4)_mm_addsub_ps((__m128)(a), (__m128)((x) * (y))))
 /* The shared inline kernels of pose_kernels.h and everything below are compiled for AVX2 here;
  * they only run when pm_l2m_avx2_supported(). */
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+PM_AVX2_BEGIN
 #define PM_L2M_TARGET_PUSHED 1
 #endif
 
@@ -265,9 +260,5 @@ int pm_l2m_matrices_of_transforms_avx2(float *mats, const pm_transform *t, int n
 #endif
 
 #if defined(PM_L2M_TARGET_PUSHED)
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+PM_AVX2_END
 #endif

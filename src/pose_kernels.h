@@ -260,7 +260,7 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
 /* 1 when the AVX2 kernels are built and the CPU runs them. */
 int pm_l2m_avx2_supported(void);
 
-#if defined(PM_SIMD_SSE) && (defined(__x86_64__) || defined(__i386__))
+#if defined(PM_SIMD_SSE) && defined(PM_HAVE_AVX2_KERNELS)
 #define PM_L2M_HAVE_AVX2 1
 pm_result pm_l2m_matrices_avx2(const pm_local_to_model_job *job, pm_error *error);
 pm_result pm_l2m_transforms_avx2(const pm_local_to_model_job *job, pm_error *error);

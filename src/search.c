@@ -1,10 +1,5 @@
 /* Pose search: query preparation, candidate evaluation and the four modes. */
-#include <math.h>
-#include <stdint.h>
-
-#include "cost.h"
-#include "database_internal.h"
-#include "posematch/search.h"
+#include "search_internal.h"
 
 const char *pm_search_mode_name(pm_search_mode m) {
     switch (m) {
@@ -34,11 +29,6 @@ pm_search_def pm_default_search_def(void) {
 }
 
 /* ---- scratch ---- */
-
-typedef struct heap_item {
-    float key;
-    uint32_t node;
-} heap_item;
 
 typedef struct scratch_layout {
     size_t qn, w, y, zq, heap, knn, total;
@@ -78,65 +68,6 @@ size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def) {
     return layout_scratch(db, def).total;
 }
 
-/* ---- the running best ---- */
-
-typedef struct search_state {
-    const pm_database *db;
-    const pm_search_def *def;
-    const float *qn; /* normalised query, stride floats */
-    const float *w;  /* effective weight square roots, stride floats */
-    float r2;        /* smallest (dynamic / base) weight ratio: scales base-space bounds */
-    float slack;     /* float rounding allowance for bounds */
-    float best;      /* total cost to beat */
-    int64_t best_rank;
-    int best_pose;
-    float best_dissim, best_addend, best_penalty;
-    int best_continuing;
-    int candidates;
-    int nodes;
-} search_state;
-
-/* What a bound must exceed to prune: the best cost plus an allowance for the float rounding
- * of stored coordinates and of the two ways of summing costs (a bound may exceed the true
- * cost by a hair; costs are never pruned by more than this). */
-static inline float limit(const search_state *s) { return s->best * (1.0f + 1e-5f) + s->slack; }
-
-static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
-    float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
-    float total = dissim + addend;
-    int64_t rank = continuing ? -1 : (int64_t)pose;
-    if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
-    float penalty = 0.0f;
-    if (s->def->penalty) {
-        penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, s->best);
-        if (!(penalty >= 0.0f)) penalty = penalty < 0.0f ? 0.0f : INFINITY; /* NaN rejects */
-        total += penalty;
-        if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
-    }
-    s->best = total;
-    s->best_rank = rank;
-    s->best_pose = (int)pose;
-    s->best_dissim = dissim;
-    s->best_addend = addend;
-    s->best_penalty = penalty;
-    s->best_continuing = continuing;
-}
-
-/* A searchable vector whose exact cost is known: try its searchable poses. */
-static inline void consider_vector(search_state *s, uint32_t v, float dissim) {
-    const pm_database *db = s->db;
-    if (dissim + db->vec_min_addend[v] > s->best) return;
-    for (uint32_t i = db->vec_pose_start[v]; i < db->vec_pose_start[v + 1]; i++) {
-        uint32_t p = db->vec_poses[i];
-        if (!PM_META_BLOCKED(db->meta[p])) consider_pose(s, p, dissim, 0.0f, 0);
-    }
-}
-
-static inline float vector_cost(search_state *s, uint32_t v) {
-    s->candidates++;
-    return pm_cost_row(s->qn, pm_db_row(s->db, v), s->w, s->db->stride);
-}
-
 /* ---- modes ---- */
 
 /* Brute force reads the whole value matrix: built twice, for baseline x86-64 and for AVX2
@@ -158,110 +89,6 @@ static void search_bruteforce(search_state *s) {
     }
     for (; v < n; v++) consider_vector(s, v, pm_cost_row(s->qn, pm_db_row(db, v), s->w, stride));
     s->candidates += (int)n;
-}
-
-static inline void heap_push(heap_item *h, size_t *n, float key, uint32_t node) {
-    size_t i = (*n)++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (h[p].key <= key) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i].key = key;
-    h[i].node = node;
-}
-
-static inline heap_item heap_pop(heap_item *h, size_t *n) {
-    heap_item top = h[0];
-    heap_item last = h[--(*n)];
-    size_t i = 0, m = *n;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m) break;
-        if (c + 1 < m && h[c + 1].key < h[c].key) c++;
-        if (h[c].key >= last.key) break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (m) h[i] = last;
-    return top;
-}
-
-/* Squared distance from the query point qz (P lanes: coordinates, residual norm, zeros) to a
- * bound-tree box. */
-static inline float box_bound(const float *box, const float *qz, int P) {
-    const pm_v4f zero = {0, 0, 0, 0};
-    pm_v4f acc = zero;
-    for (int i = 0; i < P; i += 4) {
-        pm_v4f q = pm_v4_load(qz + i);
-        pm_v4f below = pm_v4_load(box + i) - q, above = q - pm_v4_load(box + P + i);
-        below = (pm_v4f)((pm_v4i)below & (below > zero));
-        above = (pm_v4f)((pm_v4i)above & (above > zero));
-        pm_v4f d = below + above;
-        acc += d * d;
-    }
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
-
-static void search_exact(search_state *s, const float *qz, heap_item *heap) {
-    const pm_database *db = s->db;
-    const pmdb_header *h = db->header;
-    if (h->bt_node_count == 0) return;
-    const int ke = (int)h->exact_components, rows = ke + 1;
-    const int P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
-    const float r2 = s->r2;
-    const float *addend = db->vec_min_addend;
-    const uint32_t vectors = h->vector_count;
-    size_t n = 0;
-    heap_push(heap, &n, box_bound(db->bt_boxes, qz, P) * r2 + db->bt_boxes[2 * P], 0);
-    while (n) {
-        heap_item it = heap_pop(heap, &n);
-        if (it.key > limit(s)) break;
-        s->nodes++;
-        const pmdb_bt_node *node = &db->bt_nodes[it.node];
-        if (node->left) {
-            const float *bl = db->bt_boxes + (size_t)node->left * bs, *br = db->bt_boxes + (size_t)node->right * bs;
-            float kl = box_bound(bl, qz, P) * r2 + bl[2 * P];
-            float kr = box_bound(br, qz, P) * r2 + br[2 * P];
-            if (kl <= limit(s)) heap_push(heap, &n, kl, node->left);
-            if (kr <= limit(s)) heap_push(heap, &n, kr, node->right);
-            continue;
-        }
-        /* A leaf: bound 8 points per vector operation, then exact costs for the survivors. */
-        const uint32_t end = node->first + node->count;
-        const float *block = db->bt_points + (size_t)node->first * rows;
-        for (uint32_t b0 = node->first; b0 < end; b0 += PM_BT_BLOCK, block += PM_BT_BLOCK * rows) {
-            pm_v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
-            for (int c = 0; c < rows; c++) {
-                float qc = qz[c];
-                pm_v8f q = {qc, qc, qc, qc, qc, qc, qc, qc};
-                pm_v8f d = q - pm_v8_load(block + c * PM_BT_BLOCK);
-                acc += d * d;
-            }
-            float lim = limit(s);
-            pm_v8f key = acc * r2 + pm_v8_load(addend + b0);
-            pm_v8f limv = {lim, lim, lim, lim, lim, lim, lim, lim};
-            pm_v8i pass = key <= limv;
-            uint32_t lanes = end - b0 < PM_BT_BLOCK ? end - b0 : PM_BT_BLOCK;
-            int alive = 0;
-            for (uint32_t k = 0; k < lanes; k++) alive += pass[k] != 0;
-            if (!alive) continue;
-            /* Dense clusters (idle takes) let much of a block through: then the 8-row kernel,
-             * which gives the same bits per row, is the cheaper way to the exact costs. */
-            float costs[8];
-            int batched = alive >= 3 && b0 + PM_BT_BLOCK <= vectors;
-            if (batched) {
-                pm_cost_rows8(costs, s->qn, pm_db_row(db, b0), s->w, db->stride);
-                s->candidates += PM_BT_BLOCK;
-            }
-            for (uint32_t k = 0; k < lanes; k++) {
-                if (!pass[k] || key[k] > limit(s)) continue; /* the best may have improved */
-                uint32_t i = b0 + k;
-                consider_vector(s, i, batched ? costs[k] : vector_cost(s, i));
-            }
-        }
-    }
 }
 
 static void search_kdtree(search_state *s, const float *zq, heap_item *stack, heap_item *knn, size_t kmax) {
@@ -428,8 +255,13 @@ static void breakdown(float *out, const search_state *s) {
     }
 }
 
-pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
                     void *scratch, size_t scratch_size, pm_error *error) {
+    return pm_search_kernel(out, db, query, def, scratch, scratch_size, PM_SEARCH_KERNEL_AUTO, error);
+}
+
+pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                           void *scratch, size_t scratch_size, int kernel, pm_error *error) {
     if (!out || !db || !query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: NULL argument");
     pm_search_def def = def_in ? *def_in : pm_default_search_def();
     if ((int)def.mode < 0 || def.mode > PM_SEARCH_VPTREE)
@@ -491,7 +323,13 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
         /* Float rounding of the stored coordinates and of the two ways of summing costs: a
          * bound may exceed the true cost by a hair, so pruning allows a margin. */
         s.slack = 1e-3f;
-        if (def.mode == PM_SEARCH_EXACT) search_exact(&s, zq, heap);
+        if (def.mode == PM_SEARCH_EXACT) {
+#if defined(PM_HAVE_AVX2_KERNELS)
+            if (kernel != PM_SEARCH_KERNEL_BASELINE && pm_cpu_has_avx2()) pm_search_exact_avx2(&s, zq, heap);
+            else
+#endif
+                pm_search_exact_baseline(&s, zq, heap);
+        }
         else if (def.mode == PM_SEARCH_PCAKDTREE) search_kdtree(&s, zq, heap, (heap_item *)(mem + l.knn), l.knn_items);
         else search_vptree(&s, db->wsqrt, heap);
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_internal.h"
 #include "support.h"
 
 #define DIMS 9
@@ -78,6 +79,19 @@ static void assert_same(pm_search_result a, pm_search_result b, const char *what
                  (double)b.cost);
 }
 
+/* The exact mode's baseline and AVX2 walks add the same lanes in the same order: the same result
+ * and the same work on every query (on a CPU without AVX2 both runs take the baseline walk). */
+static void assert_kernels_agree(const float *q, pm_search_def def, int i) {
+    pm_search_result a, b;
+    pm_error err;
+    if (pm_search_kernel(&a, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
+        pm_search_kernel(&b, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
+        fail_msg("search: %s", err.message);
+    if (memcmp(&a, &b, sizeof a) != 0)
+        fail_msg("query %d: baseline walk pose %d cost %.9g, %d costs, %d nodes; AVX2 walk pose %d cost %.9g, %d costs, %d nodes",
+                 i, a.pose, (double)a.cost, a.candidates, a.nodes, b.pose, (double)b.cost, b.candidates, b.nodes);
+}
+
 static void test_modes_match_bruteforce(void **state) {
     (void)state;
     pm_test_rng rng = {1};
@@ -92,6 +106,7 @@ static void test_modes_match_bruteforce(void **state) {
         pm_search_result rb = run(q, bf);
         assert_true(rb.found);
         assert_same(run(q, ex), rb, "exact", i);
+        assert_kernels_agree(q, ex, i);
         assert_same(run(q, vp), rb, "vptree", i);
         assert_same(run(q, kd), rb, "pcakdtree(all)", i);
         pm_pose_info pi;
@@ -124,6 +139,7 @@ static void test_dynamic_weights(void **state) {
         make_query(q, &rng, i);
         pm_search_result rb = run(q, bf);
         assert_same(run(q, ex), rb, "exact+dynamic", i);
+        assert_kernels_agree(q, ex, i);
         assert_same(run(q, vp), rb, "vptree+dynamic", i);
     }
     /* Dynamic weights equal to the stored ones change nothing. */

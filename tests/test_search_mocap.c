@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search_internal.h"
 #include "support.h"
 
 static const char *const clip_paths[] = {
@@ -76,6 +77,12 @@ static void check_exact(pm_database *db, const float *queries, int count, int ca
             pm_search_result rb, re, rv, rk;
             PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
             PM_ASSERT_OK(pm_search(&re, db, q, &ex, scratch, ss, NULL));
+            /* The baseline walk (what CPUs without AVX2 run) does the same work to the bit. */
+            pm_search_result r0;
+            PM_ASSERT_OK(pm_search_kernel(&r0, db, q, &ex, scratch, ss, PM_SEARCH_KERNEL_BASELINE, NULL));
+            if (memcmp(&r0, &re, sizeof r0) != 0)
+                fail_msg("%s query %d: baseline walk %d costs, %d nodes vs %d, %d", what, i, r0.candidates, r0.nodes,
+                         re.candidates, re.nodes);
             PM_ASSERT_OK(pm_search(&rv, db, q, &vp, scratch, ss, NULL));
             if (re.pose != rb.pose || re.cost != rb.cost)
                 fail_msg("%s%s query %d: exact pose %d (%.9g) vs brute force %d (%.9g)", what, pass ? "+dynamic" : "", i,

@@ -1,0 +1,84 @@
+/* Private: the exact mode's best-first walk of the bound tree, compiled twice - baseline SIMD in
+ * src/search_exact.c and AVX2 in src/search_exact_avx2.c. The including file defines
+ * block_keys() first:
+ *
+ *   unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows,
+ *                       float r2, const float *addend, float lim);
+ *
+ * which bounds the 8 points of a leaf block - squared distance in the exact-mode lanes, rows
+ * summed alternately into two accumulators per lane (even rows, odd rows), the two added, times
+ * r2, plus each vector's smallest addend - into keys and returns the bit mask of keys <= lim.
+ * Every build adds the same lanes in the same order, so the bounds, the candidates and the
+ * work counters are the same bits on every machine. */
+#ifndef PM_SEARCH_EXACT_WALK_H
+#define PM_SEARCH_EXACT_WALK_H
+
+#include "search_internal.h"
+
+/* Squared distance from the query point qz (P lanes: coordinates, residual norm, zeros) to a
+ * bound-tree box. */
+static inline float box_bound(const float *box, const float *qz, int P) {
+    const pm_v4f zero = {0, 0, 0, 0};
+    pm_v4f acc = zero;
+    for (int i = 0; i < P; i += 4) {
+        pm_v4f q = pm_v4_load(qz + i);
+        pm_v4f below = pm_v4_load(box + i) - q, above = q - pm_v4_load(box + P + i);
+        below = (pm_v4f)((pm_v4i)below & (below > zero));
+        above = (pm_v4f)((pm_v4i)above & (above > zero));
+        pm_v4f d = below + above;
+        acc += d * d;
+    }
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
+    const pm_database *db = s->db;
+    const pmdb_header *h = db->header;
+    if (h->bt_node_count == 0) return;
+    const int ke = (int)h->exact_components, rows = ke + 1;
+    const int P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
+    const float r2 = s->r2;
+    const float *addend = db->vec_min_addend;
+    const uint32_t vectors = h->vector_count;
+    size_t n = 0;
+    heap_push(heap, &n, box_bound(db->bt_boxes, qz, P) * r2 + db->bt_boxes[2 * P], 0);
+    while (n) {
+        heap_item it = heap_pop(heap, &n);
+        if (it.key > limit(s)) break;
+        s->nodes++;
+        const pmdb_bt_node *node = &db->bt_nodes[it.node];
+        if (node->left) {
+            const float *bl = db->bt_boxes + (size_t)node->left * bs, *br = db->bt_boxes + (size_t)node->right * bs;
+            float kl = box_bound(bl, qz, P) * r2 + bl[2 * P];
+            float kr = box_bound(br, qz, P) * r2 + br[2 * P];
+            if (kl <= limit(s)) heap_push(heap, &n, kl, node->left);
+            if (kr <= limit(s)) heap_push(heap, &n, kr, node->right);
+            continue;
+        }
+        /* A leaf: bound 8 points at a time, then exact costs for the survivors. */
+        const uint32_t end = node->first + node->count;
+        const float *block = db->bt_points + (size_t)node->first * rows;
+        for (uint32_t b0 = node->first; b0 < end; b0 += PM_BT_BLOCK, block += PM_BT_BLOCK * rows) {
+            float keys[PM_BT_BLOCK];
+            unsigned pass = block_keys(keys, block, qz, rows, r2, addend + b0, limit(s));
+            if (end - b0 < PM_BT_BLOCK) pass &= (1u << (end - b0)) - 1u;
+            if (!pass) continue;
+            /* Dense clusters (idle takes) let much of a block through: then the 8-row kernel,
+             * which gives the same bits per row, is the cheaper way to the exact costs. */
+            float costs[PM_BT_BLOCK];
+            int batched = __builtin_popcount(pass) >= 3 && b0 + PM_BT_BLOCK <= vectors;
+            if (batched) {
+                pm_cost_rows8(costs, s->qn, pm_db_row(db, b0), s->w, db->stride);
+                s->candidates += PM_BT_BLOCK;
+            }
+            for (; pass; pass &= pass - 1) {
+                int k = __builtin_ctz(pass);
+                if (keys[k] > limit(s)) continue; /* the best may have improved */
+                uint32_t i = b0 + (uint32_t)k;
+                consider_vector(s, i, batched ? costs[k] : vector_cost(s, i));
+            }
+        }
+    }
+}
+
+#endif

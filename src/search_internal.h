@@ -1,0 +1,118 @@
+/* Private: what the search modes share - the running best, candidate evaluation, the node
+ * heap - and the exact mode's kernels (src/search_exact.c, src/search_exact_avx2.c). */
+#ifndef PM_SEARCH_INTERNAL_H
+#define PM_SEARCH_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "cost.h"
+#include "database_internal.h"
+#include "posematch/search.h"
+
+typedef struct heap_item {
+    float key;
+    uint32_t node;
+} heap_item;
+
+typedef struct search_state {
+    const pm_database *db;
+    const pm_search_def *def;
+    const float *qn; /* normalised query, stride floats */
+    const float *w;  /* effective weight square roots, stride floats */
+    float r2;        /* smallest (dynamic / base) weight ratio: scales base-space bounds */
+    float slack;     /* float rounding allowance for bounds */
+    float best;      /* total cost to beat */
+    int64_t best_rank;
+    int best_pose;
+    float best_dissim, best_addend, best_penalty;
+    int best_continuing;
+    int candidates;
+    int nodes;
+} search_state;
+
+/* What a bound must exceed to prune: the best cost plus an allowance for the float rounding
+ * of stored coordinates and of the two ways of summing costs (a bound may exceed the true
+ * cost by a hair; costs are never pruned by more than this). */
+static inline float limit(const search_state *s) { return s->best * (1.0f + 1e-5f) + s->slack; }
+
+static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
+    float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
+    float total = dissim + addend;
+    int64_t rank = continuing ? -1 : (int64_t)pose;
+    if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+    float penalty = 0.0f;
+    if (s->def->penalty) {
+        penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, s->best);
+        if (!(penalty >= 0.0f)) penalty = penalty < 0.0f ? 0.0f : INFINITY; /* NaN rejects */
+        total += penalty;
+        if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+    }
+    s->best = total;
+    s->best_rank = rank;
+    s->best_pose = (int)pose;
+    s->best_dissim = dissim;
+    s->best_addend = addend;
+    s->best_penalty = penalty;
+    s->best_continuing = continuing;
+}
+
+/* A searchable vector whose exact cost is known: try its searchable poses. */
+static inline void consider_vector(search_state *s, uint32_t v, float dissim) {
+    const pm_database *db = s->db;
+    if (dissim + db->vec_min_addend[v] > s->best) return;
+    for (uint32_t i = db->vec_pose_start[v]; i < db->vec_pose_start[v + 1]; i++) {
+        uint32_t p = db->vec_poses[i];
+        if (!PM_META_BLOCKED(db->meta[p])) consider_pose(s, p, dissim, 0.0f, 0);
+    }
+}
+
+static inline float vector_cost(search_state *s, uint32_t v) {
+    s->candidates++;
+    return pm_cost_row(s->qn, pm_db_row(s->db, v), s->w, s->db->stride);
+}
+
+static inline void heap_push(heap_item *h, size_t *n, float key, uint32_t node) {
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (h[p].key <= key) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i].key = key;
+    h[i].node = node;
+}
+
+static inline heap_item heap_pop(heap_item *h, size_t *n) {
+    heap_item top = h[0];
+    heap_item last = h[--(*n)];
+    size_t i = 0, m = *n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) break;
+        if (c + 1 < m && h[c + 1].key < h[c].key) c++;
+        if (h[c].key >= last.key) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (m) h[i] = last;
+    return top;
+}
+
+/* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz; heap
+ * holds bt_node_count + 1 items. Two builds of one walk: baseline SIMD and AVX2, whose bounds are
+ * the same bits (see src/search_exact_walk.h). */
+void pm_search_exact_baseline(search_state *s, const float *qz, heap_item *heap);
+#if defined(PM_HAVE_AVX2_KERNELS)
+void pm_search_exact_avx2(search_state *s, const float *qz, heap_item *heap);
+#endif
+
+/* pm_search with a chosen exact-mode kernel, so tests can compare them: what pm_search does is
+ * PM_SEARCH_KERNEL_AUTO (AVX2 when the CPU has it). A kernel the build or CPU lacks falls back to
+ * the baseline one. */
+enum { PM_SEARCH_KERNEL_AUTO = 0, PM_SEARCH_KERNEL_BASELINE = 1, PM_SEARCH_KERNEL_AVX2 = 2 };
+pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
+                           void *scratch, size_t scratch_size, int kernel, pm_error *error);
+
+#endif
