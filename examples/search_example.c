@@ -32,8 +32,15 @@ int main(int argc, char **argv) {
         pm_database_destroy(db);
         return 1;
     }
-    int frame = atoi(argv[3]);
-    if (frame < 0 || frame >= frames) frame = frames / 2;
+    char *end;
+    long frame = strtol(argv[3], &end, 10);
+    if (*end || end == argv[3] || frame < 0 || frame >= frames) {
+        fprintf(stderr, "%s: frame '%s' is outside 0..%d\n", argv[2], argv[3], frames - 1);
+        pm_free_buffer(rows, NULL);
+        pm_clip_destroy(&clip);
+        pm_database_destroy(db);
+        return 1;
+    }
     const int cardinality = pm_schema_cardinality(pm_database_schema(db));
 
     /* The search allocates nothing: one scratch buffer per thread, sized once. */
@@ -44,7 +51,7 @@ int main(int argc, char **argv) {
     if (scratch && pm_search(&r, db, rows + (size_t)frame * cardinality, &def, scratch, size, &err) == PM_OK && r.found) {
         pm_asset_info asset;
         pm_database_asset(&asset, db, r.asset);
-        printf("frame %d -> %s at %.3f s (pose %d), cost %.4f\n", frame, asset.name, (double)r.time, r.pose,
+        printf("frame %ld -> %s at %.3f s (pose %d), cost %.4f\n", frame, asset.name, (double)r.time, r.pose,
                (double)r.cost);
     } else if (scratch) fprintf(stderr, "no result: %s\n", err.message);
     free(scratch);

@@ -462,15 +462,16 @@ pm_result pm_database_save(const pm_database *db, const char *path, pm_error *er
     if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
-    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     size_t put = fwrite(db->image, 1, db->size, f);
-    int closed = fclose(f);
+    int e = errno, closed = fclose(f);
+    if (closed != 0) e = errno;
     if (put != db->size || closed != 0) {
         remove(tmp);
-        return pm_fail(error, PM_ERR_IO, "%s: write failed", path);
+        return pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, strerror(e));
     }
     if (rename(tmp, path) != 0) {
-        int e = errno;
+        e = errno;
         remove(tmp);
         return pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
     }

@@ -7,21 +7,23 @@
 #include "posematch/features.h"
 #include "schema_layout.h"
 
+int pm_bone_role(const char *bone) {
+    static const char *const roles[] = {"@hips", "@pelvis", "@left_foot", "@right_foot", "@left_toe",
+                                        "@right_toe", "@left_upleg", "@right_upleg", "@head"};
+    for (int i = 0; i < (int)(sizeof roles / sizeof roles[0]); i++)
+        if (bone && !strcmp(bone, roles[i])) return i;
+    return -1;
+}
+
 int pm_features_resolve_bone(const pm_skeleton *s, const char *bone) {
     if (!s || !bone || !bone[0]) return -1;
     if (bone[0] != '@') return pm_skeleton_find_joint(s, bone);
     pm_skeleton_roles r;
     pm_skeleton_find_roles(&r, s);
-    const char *role = bone + 1;
-    if (!strcmp(role, "hips") || !strcmp(role, "pelvis")) return r.hips;
-    if (!strcmp(role, "left_foot")) return r.left_foot;
-    if (!strcmp(role, "right_foot")) return r.right_foot;
-    if (!strcmp(role, "left_toe")) return r.left_toe;
-    if (!strcmp(role, "right_toe")) return r.right_toe;
-    if (!strcmp(role, "left_upleg")) return r.left_upleg;
-    if (!strcmp(role, "right_upleg")) return r.right_upleg;
-    if (!strcmp(role, "head")) return r.head;
-    return -1;
+    /* In PM_BONE_ROLES order. */
+    const int joints[] = {r.hips, r.hips, r.left_foot, r.right_foot, r.left_toe, r.right_toe, r.left_upleg, r.right_upleg, r.head};
+    int role = pm_bone_role(bone);
+    return role < 0 ? -1 : joints[role];
 }
 
 /* Per-joint data the schema reads, per frame, in world space. */
@@ -250,18 +252,22 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     for (int i = 0; i < schema->channel_count; i++) {
         const pm_channel_def *ch = &schema->channels[i];
         x->channel_bone[i] = -1;
+        char label[96];
+        pm_channel_display_name(label, sizeof label, ch);
         if (ch->role != 0)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "%s: schema channel %d reads role %d; single clips only provide role 0 (multi-character "
+                           "schema channel %d (%s) reads role %d; single clips only provide role 0 (multi-character "
                            "assets supply the others)",
-                           cname, i, ch->role);
+                           i, label, ch->role);
         if (ch->kind == PM_FEATURE_CURVE && !pm_clip_find_curve(clip, ch->curve))
-            return pm_fail(error, PM_ERR_NOT_FOUND, "%s: schema channel %d reads curve '%s', which the clip does not have",
-                           cname, i, ch->curve);
+            return pm_fail(error, PM_ERR_NOT_FOUND, "schema channel %d (%s) reads curve '%s', which clip '%s' does not have",
+                           i, label, ch->curve, cname);
         if (!needs_bone(ch->kind)) continue;
         int j = pm_features_resolve_bone(&clip->skeleton, ch->bone);
         if (j < 0)
-            return pm_fail(error, PM_ERR_NOT_FOUND, "%s: schema channel %d: no joint '%s' in the skeleton", cname, i, ch->bone);
+            return pm_fail(error, PM_ERR_NOT_FOUND, "schema channel %d (%s): no joint '%s' in the skeleton of clip '%s'%s", i,
+                           label, ch->bone, cname,
+                           ch->bone[0] == '@' ? " (roles are found from joint names: name the joint instead)" : "");
         int slot = -1;
         for (int b = 0; b < x->bone_count; b++)
             if (x->bones[b].joint == j) slot = b;

@@ -122,6 +122,9 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
     case PM_FEATURE_PHASE:
         if (!c->bone[0])
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): field 'bone' is empty", i, name);
+        if (c->bone[0] == '@' && pm_bone_role(c->bone) < 0)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): unknown role '%s' (roles: %s)", i, name,
+                           c->bone, PM_BONE_ROLES);
         if (c->components != PM_COMPONENTS_XYZ && c->components != PM_COMPONENTS_XY)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): components must be xyz or xy", i, name);
         if (c->kind == PM_FEATURE_HEADING && (c->axis < 0 || c->axis > 2))

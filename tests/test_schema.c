@@ -115,7 +115,7 @@ static void test_json(void **state) {
                        " {\"kind\": \"padding\", \"size\": 2} ] }";
     pm_schema s;
     pm_error err;
-    PM_ASSERT_OK(pm_schema_from_json(&s, text, "mine.json", &err));
+    PM_ASSERT_OK(pm_schema_from_json(&s, text, "mine.json", NULL, &err));
     assert_string_equal(s.name, "mine");
     assert_int_equal(s.channel_count, 5);
     assert_int_equal(pm_schema_cardinality(&s), 4 + 2 + 3 + 2);
@@ -124,7 +124,7 @@ static void test_json(void **state) {
     /* Round trip through the writer. */
     char *again = pm_schema_to_json(&s);
     pm_schema s2;
-    PM_ASSERT_OK(pm_schema_from_json(&s2, again, "again", &err));
+    PM_ASSERT_OK(pm_schema_from_json(&s2, again, "again", NULL, &err));
     free(again);
     assert_int_equal(s2.channel_count, s.channel_count);
     assert_int_equal(s2.channels[2].parent, 1);
@@ -139,12 +139,14 @@ static void test_json(void **state) {
         {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"colour\": 1}]}", "channels[0].colour"},
         {"{\"channels\": [{\"kind\": \"position\"}]}", "bone"},
         {"{\"channels\": 3}", "channels"},
+        {"{\"channels\": [{\"kind\": \"group\", \"channels\": [{\"kind\": \"position\", \"bone\": \"@right_fot\"}]}]}",
+         "channels[0].channels[0]: schema channel 1 (Position @right_fot): unknown role '@right_fot'"},
         {"{\"channels\": [", "bad.json:1"},
         {"[1, 2]", "(top)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&err, 0, sizeof err);
-        assert_int_not_equal(pm_schema_from_json(&s, bad[i].json, "bad.json", &err), PM_OK);
+        assert_int_not_equal(pm_schema_from_json(&s, bad[i].json, "bad.json", NULL, &err), PM_OK);
         if (!strstr(err.message, bad[i].needle)) fail_msg("'%s' does not mention '%s'", err.message, bad[i].needle);
         assert_non_null(strstr(err.message, "bad.json"));
     }

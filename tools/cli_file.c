@@ -75,6 +75,27 @@ pm_result pm_cli_write_file(const char *path, const void *data, size_t size, pm_
     return PM_OK;
 }
 
+pm_result pm_cli_check_output(const char *path, pm_error *error) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    const char *why = NULL;
+    if (!path[0] || (slash && !slash[1])) why = "not a file name";
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) why = "is a directory";
+    else if (stat(dir, &st) != 0) why = "its directory does not exist";
+    else if (!S_ISDIR(st.st_mode)) why = "its directory is not a directory";
+    else if (access(dir, W_OK) != 0) why = "its directory is not writable";
+    if (!why) return PM_OK;
+    if (error) {
+        error->code = PM_ERR_IO;
+        snprintf(error->message, sizeof error->message, "%s: cannot create: %s", path, why);
+    }
+    return PM_ERR_IO;
+}
+
 int pm_cli_has_suffix(const char *path, const char *suffix) {
     size_t n = strlen(path), k = strlen(suffix);
     return n >= k && strcasecmp(path + n - k, suffix) == 0;

@@ -10,6 +10,9 @@
 char *pm_cli_read_text(const char *path, size_t *size, pm_error *error);
 /* Writes bytes to path through a temporary file and a rename: all or nothing. */
 pm_result pm_cli_write_file(const char *path, const void *data, size_t size, pm_error *error);
+/* Checks up front that path can be written (its directory exists and is writable, it is not a
+ * directory), so that long commands fail before their work rather than after it. */
+pm_result pm_cli_check_output(const char *path, pm_error *error);
 /* Expands directories into their .bvh/.json files (recursively, sorted by path so that the
  * order never depends on the file system); plain files are kept as given. Returns a malloc'd
  * array of malloc'd strings. */

@@ -1,4 +1,5 @@
 /* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,14 @@ static const char build_usage[] =
     "  --keep-rest-frame       keep a rest/T-pose first frame (dropped by default)\n"
     "  --unit-scale M          metres per file unit for every clip (default: detected per clip)\n"
     "  --up y|z                up axis of every clip (default: detected per clip)\n"
-    "  --quiet                 no progress on stderr\n"
+    "  --facing legs|hips      root facing: across the upper legs, or a local axis of the hips; legs\n"
+    "  --hips-axis X,Y,Z       the hips' local forward axis for --facing hips; 0,0,1\n"
+    "  --ground detect|zero    root height: each clip's floor (lowest foot contact), or y = 0; detect\n"
+    "  --root-smoothing S      Gaussian sigma in seconds on root position and facing; 0.1\n"
+    "  --addend PATTERN=C      cost addend C for the assets whose name (clip file name without .bvh,\n"
+    "                          blend-space point name) matches the shell PATTERN; repeatable, the\n"
+    "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5')\n"
+    "  --quiet                 no progress on stderr (progress starts after a second)\n"
     "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit} on stdout\n";
 
 typedef struct build_args {
@@ -46,6 +54,10 @@ typedef struct build_args {
     int loop;
     int quiet;
     int json;
+    int pca_given;
+    int addend_count;
+    const char **addend_pattern;
+    float *addend_value;
 } build_args;
 
 /* Option numbers, with the build command's error prefix. */
@@ -63,6 +75,24 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
     return 1;
 }
 
+/* "X,Y,Z": a non-zero axis, normalised. */
+static int parse_axis(const char *text, pm_vec3 *out) {
+    float v[3];
+    char tail;
+    if (sscanf(text, "%f,%f,%f%c", &v[0], &v[1], &v[2], &tail) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
+        !isfinite(v[2])) {
+        pm_cli_fail("build: --hips-axis '%s' must be three numbers X,Y,Z", text);
+        return 0;
+    }
+    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(len > 1e-6f)) {
+        pm_cli_fail("build: --hips-axis '%s' must not be zero", text);
+        return 0;
+    }
+    *out = pm_vec3_make(v[0] / len, v[1] / len, v[2] / len);
+    return 1;
+}
+
 static int parse_args(build_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->def = pm_default_database_def();
@@ -71,7 +101,9 @@ static int parse_args(build_args *a, int argc, char **argv) {
     a->def.threads = cpus > 0 ? (int)PM_CLI_MIN(cpus, 64) : 1;
     a->schema = "ue-locomotion";
     a->inputs = calloc((size_t)argc, sizeof(char *));
-    if (!a->inputs) return pm_cli_fail("build: out of memory");
+    a->addend_pattern = calloc((size_t)argc, sizeof(char *));
+    a->addend_value = calloc((size_t)argc, sizeof(float));
+    if (!a->inputs || !a->addend_pattern || !a->addend_value) return pm_cli_fail("build: out of memory");
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc, bvh_opt;
@@ -87,6 +119,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
             if (!parse_int(s, argv[++i], 1, 64, &a->def.threads)) return 2;
         } else if (!strcmp(s, "--pca") && more) {
             if (!parse_int(s, argv[++i], 1, PM_MAX_PCA_COMPONENTS, &a->def.pca_components)) return 2;
+            a->pca_given = 1;
         } else if (!strcmp(s, "--exact-components") && more) {
             if (!parse_int(s, argv[++i], 0, PM_MAX_PCA_COMPONENTS, &a->def.exact_components)) return 2;
         } else if (!strcmp(s, "--exact-leaf") && more) {
@@ -98,6 +131,32 @@ static int parse_args(build_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--exclude-start") && more) {
             if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_start)) return 2;
         } else if (!strcmp(s, "--keep-rest-frame")) a->def.trim_rest_first_frame = 0;
+        else if (!strcmp(s, "--facing") && more) {
+            const char *f = argv[++i];
+            if (!strcmp(f, "legs")) a->def.root.facing_mode = PM_FACING_FROM_LEGS;
+            else if (!strcmp(f, "hips")) a->def.root.facing_mode = PM_FACING_HIPS_AXIS;
+            else return pm_cli_fail("build: --facing '%s' must be legs or hips", f) + 1;
+        } else if (!strcmp(s, "--hips-axis") && more) {
+            if (!parse_axis(argv[++i], &a->def.root.hips_axis)) return 2;
+        } else if (!strcmp(s, "--ground") && more) {
+            const char *g = argv[++i];
+            if (!strcmp(g, "detect")) a->def.root.ground_mode = PM_GROUND_DETECT;
+            else if (!strcmp(g, "zero")) a->def.root.ground_mode = PM_GROUND_ZERO;
+            else return pm_cli_fail("build: --ground '%s' must be detect or zero", g) + 1;
+        } else if (!strcmp(s, "--addend") && more) {
+            const char *spec = argv[++i], *eq = strrchr(spec, '=');
+            if (!eq || eq == spec) return pm_cli_fail("build: --addend '%s' must be PATTERN=COST", spec) + 1;
+            if (!parse_float("--addend", eq + 1, -1e6f, 1e6f, &a->addend_value[a->addend_count])) return 2;
+            size_t len = (size_t)(eq - spec);
+            char *pattern = malloc(len + 1);
+            if (!pattern) return pm_cli_fail("build: out of memory");
+            memcpy(pattern, spec, len);
+            pattern[len] = '\0';
+            a->addend_pattern[a->addend_count++] = pattern;
+        } else if (!strcmp(s, "--root-smoothing") && more) {
+            if (!parse_float(s, argv[++i], 0.0f, 2.0f, &a->def.root.position_smoothing)) return 2;
+            a->def.root.facing_smoothing = a->def.root.position_smoothing;
+        }
         else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "build", argc, argv, &i)) != 0) {
             if (bvh_opt < 0) return 2;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
@@ -110,15 +169,26 @@ static int parse_args(build_args *a, int argc, char **argv) {
     return -1;
 }
 
+static void free_args(build_args *a) {
+    for (int k = 0; k < a->addend_count; k++) free((void *)a->addend_pattern[k]);
+    free(a->addend_pattern);
+    free(a->addend_value);
+    free(a->inputs);
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Progress of long builds only: short ones (and the errors they end with) stay one line. */
+#define PROGRESS_AFTER_S 1.0
+
 static void progress(void *user, const char *stage, float fraction) {
     const double *t0 = (const double *)user;
-    fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, now_s() - *t0);
+    double t = now_s() - *t0;
+    if (t >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
 }
 
 /* Grows the clip and asset arrays to hold `need` entries. */
@@ -149,7 +219,7 @@ int pm_cmd_build(int argc, char **argv) {
     build_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc >= 0) {
-        free(a.inputs);
+        free_args(&a);
         return rc;
     }
     pm_error err;
@@ -158,10 +228,35 @@ int pm_cmd_build(int argc, char **argv) {
     pm_clip *clips = NULL;
     pm_asset_def *assets = NULL;
     pm_database *db = NULL;
+    pm_schema_origin *origin = NULL;
     int loaded = 0, cap = 0;
     rc = 1;
     double t0 = now_s();
-    if (pm_schema_resolve(&a.def.schema, a.schema, &err) != PM_OK) {
+    origin = malloc(sizeof *origin);
+    if (!origin) {
+        pm_cli_fail("build: out of memory");
+        goto done;
+    }
+    if (pm_schema_resolve(&a.def.schema, a.schema, origin, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
+    /* The default PCA size fits small schemas; an explicit one must. */
+    int card = pm_schema_cardinality(&a.def.schema);
+    if (a.def.pca_components > card) {
+        if (a.pca_given) {
+            pm_cli_fail("build: --pca %d is more than the %d values per pose of %s", a.def.pca_components, card,
+                        origin->source);
+            goto done;
+        }
+        a.def.pca_components = card;
+    }
+    if (a.def.exact_components > card) {
+        pm_cli_fail("build: --exact-components %d is more than the %d values per pose of %s", a.def.exact_components,
+                    card, origin->source);
+        goto done;
+    }
+    if (pm_cli_check_output(a.output, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }
@@ -187,8 +282,13 @@ int pm_cmd_build(int argc, char **argv) {
             pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a.def.fps, &err);
             int dims = pm_blend_space_dimensions(space.space);
             pm_blend_space_file_free(&space);
+            if (r == PM_OK && n > 0) r = pm_schema_check_clip(&a.def.schema, origin, &baked[0], files[i], &err);
             if (r != PM_OK) {
-                pm_cli_fail("%s: %s", files[i], err.message);
+                for (int k = 0; k < n; k++) pm_clip_destroy(&baked[k]);
+                free(baked);
+                free(params);
+                if (strstr(err.message, files[i]) == err.message) pm_cli_fail_error(&err);
+                else pm_cli_fail("%s: %s", files[i], err.message);
                 goto done;
             }
             int ok = reserve(&clips, &assets, &cap, loaded + n);
@@ -217,14 +317,33 @@ int pm_cmd_build(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
+        if (pm_schema_check_clip(&a.def.schema, origin, &clips[loaded], files[i], &err) != PM_OK) {
+            pm_clip_destroy(&clips[loaded]);
+            pm_cli_fail_error(&err);
+            goto done;
+        }
         if (a.loop) clips[loaded].looping = 1;
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
+    for (int k = 0; k < a.addend_count; k++) {
+        int matched = 0;
+        for (int i = 0; i < loaded; i++) {
+            const char *name = assets[i].name ? assets[i].name : clips[i].name;
+            if (name && fnmatch(a.addend_pattern[k], name, 0) == 0) {
+                assets[i].cost_addend = a.addend_value[k];
+                matched++;
+            }
+        }
+        if (!matched) {
+            pm_cli_fail("build: --addend '%s=...' matches no asset", a.addend_pattern[k]);
+            goto done;
+        }
+    }
     double t_read = now_s() - t0;
-    if (!a.quiet) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
+    if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
     a.def.progress = a.quiet ? NULL : progress;
     a.def.progress_user = &t0;
 
@@ -276,11 +395,12 @@ int pm_cmd_build(int argc, char **argv) {
                info.poses, info.assets, info.bytes, t_read, t_build, now_s() - t0, a.def.threads, info.key);
     rc = 0;
 done:
+    free(origin);
     pm_database_destroy(db);
     for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
     free(clips);
     free(assets);
     pm_cli_free_list(files, file_count);
-    free(a.inputs);
+    free_args(&a);
     return rc;
 }

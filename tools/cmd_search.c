@@ -84,7 +84,8 @@ static long read_rows(float **out, const char *path, int card) {
     size_t row = (size_t)card * sizeof(float);
     if (size == 0 || size % row) {
         free(data);
-        pm_cli_fail("%s: %zu bytes is not a whole number of rows of %d float32 values", path, size, card);
+        if (size == 0) pm_cli_fail("%s: the query file is empty (expected rows of %d float32 values)", path, card);
+        else pm_cli_fail("%s: %zu bytes is not a whole number of rows of %d float32 values", path, size, card);
         return -1;
     }
     *out = (float *)data; /* malloc'd, suitably aligned for float */

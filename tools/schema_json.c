@@ -1,6 +1,7 @@
 #include "schema_json.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ typedef struct parser {
     pm_schema *schema;
     const char *source;
     pm_error *error;
+    pm_schema_origin *origin;
 } parser;
 
 static pm_result bad(parser *p, const char *path, const char *what) {
@@ -164,6 +166,7 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
         }
         return p->error ? p->error->code : PM_ERR_INVALID_ARGUMENT;
     }
+    if (p->origin) snprintf(p->origin->paths[index], sizeof p->origin->paths[index], "%s", path);
     const cJSON *kids = cJSON_GetObjectItemCaseSensitive(c, "channels");
     if (kids) {
         snprintf(where, sizeof where, "%s.channels", path);
@@ -173,8 +176,14 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     return PM_OK;
 }
 
-pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *source, pm_error *error) {
-    parser p = {out, source ? source : "schema", error};
+pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *source, pm_schema_origin *origin,
+                              pm_error *error) {
+    parser p = {out, source ? source : "schema", error, origin};
+    if (origin) {
+        memset(origin, 0, sizeof *origin);
+        origin->from_file = 1;
+        snprintf(origin->source, sizeof origin->source, "%s", p.source);
+    }
     pm_schema_init(out);
     cJSON *root = cJSON_Parse(text);
     if (!root) {
@@ -204,11 +213,11 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
     return r;
 }
 
-pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_error *error) {
+pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_schema_origin *origin, pm_error *error) {
     size_t size;
     char *text = pm_cli_read_text(path, &size, error);
     if (!text) return error ? error->code : PM_ERR_IO;
-    pm_result r = pm_schema_from_json(out, text, path, error);
+    pm_result r = pm_schema_from_json(out, text, path, origin, error);
     if (r == PM_OK && !out->name[0]) {
         const char *base = strrchr(path, '/');
         snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
@@ -217,12 +226,61 @@ pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_error *error)
     return r;
 }
 
-pm_result pm_schema_resolve(pm_schema *out, const char *name, pm_error *error) {
-    for (const char *const *n = pm_schema_preset_names(); *n; n++)
-        if (!strcmp(*n, name)) return pm_schema_preset(out, name, error);
-    if (!strchr(name, '.') && !strchr(name, '/'))
-        return pm_schema_preset(out, name, error); /* gives the "does not exist" message */
-    return pm_schema_load_json(out, name, error);
+pm_result pm_schema_resolve(pm_schema *out, const char *name, pm_schema_origin *origin, pm_error *error) {
+    int preset = 0;
+    for (const char *const *n = pm_schema_preset_names(); *n; n++) preset |= !strcmp(*n, name);
+    /* A bare word that is no preset gets the preset "does not exist" message. */
+    if (!preset && (strchr(name, '.') || strchr(name, '/'))) return pm_schema_load_json(out, name, origin, error);
+    pm_result r = pm_schema_preset(out, name, error);
+    if (r == PM_OK && origin) {
+        memset(origin, 0, sizeof *origin);
+        snprintf(origin->source, sizeof origin->source, "schema '%s'", name);
+        for (int i = 0; i < out->channel_count; i++) {
+            char label[96];
+            pm_channel_display_name(label, sizeof label, &out->channels[i]);
+            snprintf(origin->paths[i], sizeof origin->paths[i], "channel %d (%s)", i, label);
+        }
+    }
+    return r;
+}
+
+static pm_result clip_lacks(pm_error *error, const pm_schema_origin *o, int i, const char *field, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static pm_result clip_lacks(pm_error *error, const pm_schema_origin *o, int i, const char *field, const char *format, ...) {
+    if (!error) return PM_ERR_NOT_FOUND;
+    char what[PM_ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(what, sizeof what, format, ap);
+    va_end(ap);
+    error->code = PM_ERR_NOT_FOUND;
+    if (!o) snprintf(error->message, sizeof error->message, "schema channel %d: %s", i, what);
+    else if (o->from_file) snprintf(error->message, sizeof error->message, "%s: %s.%s: %s", o->source, o->paths[i], field, what);
+    else snprintf(error->message, sizeof error->message, "%s %s: %s", o->source, o->paths[i], what);
+    return PM_ERR_NOT_FOUND;
+}
+
+pm_result pm_schema_check_clip(const pm_schema *s, const pm_schema_origin *o, const pm_clip *clip, const char *clip_path,
+                               pm_error *error) {
+    const char *file = clip_path ? clip_path : clip->name ? clip->name : "clip";
+    for (int i = 0; i < s->channel_count; i++) {
+        const pm_channel_def *c = &s->channels[i];
+        if (c->kind == PM_FEATURE_CURVE && !pm_clip_find_curve(clip, c->curve))
+            return clip_lacks(error, o, i, "curve", "%s has no curve '%s'", file, c->curve);
+        int bone = c->kind == PM_FEATURE_POSITION || c->kind == PM_FEATURE_VELOCITY || c->kind == PM_FEATURE_HEADING ||
+                   c->kind == PM_FEATURE_PHASE;
+        if (!bone || pm_features_resolve_bone(&clip->skeleton, c->bone) >= 0) continue;
+        if (c->bone[0] == '@')
+            return clip_lacks(error, o, i, "bone",
+                              "%s has no joint recognisable as %s (roles are found from joint names such as LeftFoot, "
+                              "l_foot, foot.L; name the joint instead)",
+                              file, c->bone);
+        return clip_lacks(error, o, i, "bone", "no joint '%s' in %s", c->bone, file);
+    }
+    return PM_OK;
 }
 
 char *pm_schema_to_json(const pm_schema *s) {

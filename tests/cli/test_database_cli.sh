@@ -163,4 +163,39 @@ expect_error "bad schema file" bad_schema.json "$CLI" build "$T/clips" -o "$T/e.
 head -c 10 "$T/q.f32" > "$T/short.f32"
 expect_error "short query file" short.f32 "$CLI" search "$T/a.pmdb" --queries "$T/short.f32"
 expect_error "bad mode" mode "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --mode fastest
+# Build errors come before the work and stay one line (no progress on short builds).
+expect_error "output directory missing" "$T/none/e.pmdb: cannot create" "$CLI" build "$T/clips" -o "$T/none/e.pmdb"
+expect_error "output is a directory" "is a directory" "$CLI" build "$T/clips" -o "$T/clips"
+printf '{"channels": [{"kind": "group", "channels": [{"kind": "position", "bone": "LeftFot"}]}]}' > "$T/typo.json"
+expect_error "unknown joint" "typo.json: channels\[0\].channels\[0\].bone: no joint 'LeftFot' in .*synth_000.bvh" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/typo.json"
+printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
+expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
+printf '{"channels": [{"kind": "velocity", "bone": "@hips"}]}' > "$T/small.json"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/small.pmdb" --schema "$T/small.json" --quiet || fail "3-value schema with the default --pca"
+expect_error "--pca above the cardinality" "--pca 4" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/small.json" --pca 4
+expect_error "zero hips axis" "--hips-axis" "$CLI" build "$T/clips" -o "$T/e.pmdb" --facing hips --hips-axis 0,0,0
+[ -e "$T/e.pmdb" ] && fail "a failed build left a file"
+# Root options reach the database: facing from a hips axis gives other features.
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/hips.pmdb" --schema holden27 --facing hips --hips-axis 0,0,1 --ground zero \
+  --root-smoothing 0 --quiet || fail "build with root options"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/legs.pmdb" --schema holden27 --quiet || fail "build with the default root"
+cmp -s "$T/hips.pmdb" "$T/legs.pmdb" && fail "root options changed nothing"
+# Per-asset cost addends from the command line (mirrored copies share them).
+"$CLI" build "$T/clips" -o "$T/add.pmdb" --mirror --addend 'synth_00[12]=0.5' --addend 'synth_002=-0.25' --quiet || fail "build --addend"
+"$CLI" export-features "$T/add.pmdb" -o "$T/addx" || fail "export --addend database"
+python3 - "$T" <<'PY' || fail "--addend values"
+import json, sys
+x = json.load(open(sys.argv[1] + "/addx.json"))
+want = {"synth_001": 0.5, "synth_002": -0.25}
+for p in range(x["poses"]):
+    a = x["assets"][x["pose_asset"][p]]
+    src = a["name"][:-len(".mirror")] if a["mirrored"] else a["name"]
+    assert abs(x["cost_addend"][p] - want.get(src, 0.0)) < 1e-3, (a, src, x["cost_addend"][p])
+PY
+expect_error "--addend matching nothing" "matches no asset" "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'walk*=1'
+# A far set drawn from the database itself is flagged.
+"$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench with an inside far clip"
+grep -q "is in the database" "$T/warn.txt" || fail "bench did not flag a far clip that is in the database"
 echo "ok"
