@@ -81,7 +81,15 @@ static void search_bruteforce(search_state *s) {
     int stride = db->stride;
     uint32_t v = 0;
     float c[8];
+    /* Rows this far ahead are requested before they are read: the hardware prefetcher alone
+     * leaves the loop waiting on memory (about a fifth of its time on the 195k-row database). */
+    enum { AHEAD = 32 };
+    const size_t bytes8 = (size_t)8 * (size_t)stride * sizeof(float);
     for (; v + 8 <= n; v += 8) {
+        if (v + AHEAD + 8 <= n) {
+            const char *ahead = (const char *)pm_db_row(db, v + AHEAD);
+            for (size_t o = 0; o < bytes8; o += 64) __builtin_prefetch(ahead + o);
+        }
         pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
         const float *add = db->vec_min_addend + v;
         for (int k = 0; k < 8; k++)
