@@ -92,8 +92,8 @@ typedef struct builder {
 
 /* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
  * the same preparation for assets and for query clips. */
-pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored, int looping,
-                          pm_error *e) {
+pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
+                          const int32_t *mirror_map, int looping, pm_error *e) {
     pm_clip tmp;
     memset(&tmp, 0, sizeof tmp);
     memset(out, 0, sizeof *out);
@@ -109,7 +109,7 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
     if (r != PM_OK) return r;
     if (mirrored) {
         pm_clip m;
-        r = pm_clip_mirror(&m, &tmp, NULL, def->mirror_axis, e);
+        r = pm_clip_mirror(&m, &tmp, mirror_map, def->mirror_axis, e);
         pm_clip_destroy(&tmp);
         if (r != PM_OK) return r;
         tmp = m;
@@ -130,7 +130,7 @@ static void prepare_task(void *context, int task, int worker) {
     (void)worker;
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
-    a->result = pm_prepare_clip(&a->clip, a->src->clip, b->def, a->mirrored, a->looping, &a->error);
+    a->result = pm_prepare_clip(&a->clip, a->src->clip, b->def, a->mirrored, a->src->mirror_map, a->looping, &a->error);
     if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
     else a->pose_count = (uint32_t)a->clip.frame_count;
 }

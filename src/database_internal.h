@@ -222,7 +222,8 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
 pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size, unsigned flags,
                                  const pm_allocator *allocator, pm_error *error);
 /* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
-pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored, int looping,
+pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
+                          const int32_t *mirror_map, int looping,
                           pm_error *error);
 /* The 128-bit key of a build: format version, schema, settings and every input. */
 void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int asset_count);

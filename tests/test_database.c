@@ -129,6 +129,15 @@ static void test_determinism_and_key(void **state) {
     d2.schema.channels[2].weight += 0.1f;
     PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
     assert_string_not_equal(k2, key);
+    /* A given mirror map is part of the inputs; the one found from names is not hashed twice. */
+    int32_t ident[256];
+    assert_true(f.clips[0].skeleton.joint_count <= 256);
+    for (int j = 0; j < f.clips[0].skeleton.joint_count; j++) ident[j] = j;
+    pm_asset_def with_map[4];
+    memcpy(with_map, f.assets, sizeof with_map);
+    with_map[0].mirror_map = ident;
+    PM_ASSERT_OK(pm_database_compute_key(k2, &f.def, with_map, 4, NULL));
+    assert_string_not_equal(k2, key);
     f.clips[2].curves[0].values[5] += 1e-3f;
     PM_ASSERT_OK(pm_database_compute_key(k2, &f.def, f.assets, 4, NULL));
     assert_string_not_equal(k2, key);
@@ -184,6 +193,18 @@ static void test_build_errors(void **state) {
     bad = f.assets[0];
     bad.clip = NULL;
     assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    /* A given mirror map that is no left/right swap names the asset. */
+    int32_t not_swap[256];
+    assert_true(f.clips[0].skeleton.joint_count >= 2 && f.clips[0].skeleton.joint_count <= 256);
+    for (int j = 0; j < f.clips[0].skeleton.joint_count; j++) not_swap[j] = j;
+    not_swap[0] = 1; /* 0 -> 1 but 1 -> 1 */
+    bad = f.assets[0];
+    bad.mirror = 1;
+    bad.mirror_map = not_swap;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "mirror"));
+    assert_non_null(strstr(err.message, "asset"));
+    assert_null(db);
     /* A clip with a NaN rotation names the asset and frame. */
     f.clips[1].rotations[3 * 5].x = NAN;
     assert_int_equal(pm_database_build(&db, &f.def, f.assets, 4, &err), PM_ERR_NUMERIC);

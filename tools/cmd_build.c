@@ -22,6 +22,8 @@ static const char build_usage[] =
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled); 30\n"
     "  --mirror                also add a mirrored copy of every clip\n"
+    "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
+    "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable\n"
     "  --threads N             builder threads (the result never depends on it); all CPUs\n"
     "  --pca K                 PCA components of the KD-tree (pcakdtree mode); 4\n"
     "  --exact-components K    components the exact bound tree splits on; automatic\n"
@@ -58,6 +60,8 @@ typedef struct build_args {
     int addend_count;
     const char **addend_pattern;
     float *addend_value;
+    int pair_count;
+    const char **pair_spec; /* "A=B" as given */
 } build_args;
 
 /* Option numbers, with the build command's error prefix. */
@@ -103,7 +107,8 @@ static int parse_args(build_args *a, int argc, char **argv) {
     a->inputs = calloc((size_t)argc, sizeof(char *));
     a->addend_pattern = calloc((size_t)argc, sizeof(char *));
     a->addend_value = calloc((size_t)argc, sizeof(float));
-    if (!a->inputs || !a->addend_pattern || !a->addend_value) return pm_cli_fail("build: out of memory");
+    a->pair_spec = calloc((size_t)argc, sizeof(char *));
+    if (!a->inputs || !a->addend_pattern || !a->addend_value || !a->pair_spec) return pm_cli_fail("build: out of memory");
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc, bvh_opt;
@@ -143,6 +148,11 @@ static int parse_args(build_args *a, int argc, char **argv) {
             if (!strcmp(g, "detect")) a->def.root.ground_mode = PM_GROUND_DETECT;
             else if (!strcmp(g, "zero")) a->def.root.ground_mode = PM_GROUND_ZERO;
             else return pm_cli_fail("build: --ground '%s' must be detect or zero", g) + 1;
+        } else if (!strcmp(s, "--mirror-pair") && more) {
+            const char *spec = argv[++i], *eq = strchr(spec, '=');
+            if (!eq || eq == spec || !eq[1] || strchr(eq + 1, '='))
+                return pm_cli_fail("build: --mirror-pair '%s' must be JOINT=JOINT", spec) + 1;
+            a->pair_spec[a->pair_count++] = spec;
         } else if (!strcmp(s, "--addend") && more) {
             const char *spec = argv[++i], *eq = strrchr(spec, '=');
             if (!eq || eq == spec) return pm_cli_fail("build: --addend '%s' must be PATTERN=COST", spec) + 1;
@@ -165,6 +175,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
         else a->inputs[a->input_count++] = argv[i];
     }
     if (!a->output) return pm_cli_fail("build: no output given (-o DB.pmdb)") + 1;
+    if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
     if (a->input_count == 0) return pm_cli_fail("build: no input clips given") + 1;
     return -1;
 }
@@ -173,6 +184,7 @@ static void free_args(build_args *a) {
     for (int k = 0; k < a->addend_count; k++) free((void *)a->addend_pattern[k]);
     free(a->addend_pattern);
     free(a->addend_value);
+    free(a->pair_spec);
     free(a->inputs);
 }
 
@@ -189,6 +201,32 @@ static void progress(void *user, const char *stage, float fraction) {
     const double *t0 = (const double *)user;
     double t = now_s() - *t0;
     if (t >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
+}
+
+/* The mirror map of one clip: pairs found from names, then the --mirror-pair ones (a joint given
+ * a new partner leaves its old one unpaired). Returns a malloc'd map, or NULL when no given pair
+ * names two joints of this skeleton (the library then finds the map itself). *used counts, per
+ * pair, the clips it applied to. */
+static int32_t *clip_mirror_map(const pm_skeleton *sk, const build_args *a, int *used) {
+    int32_t *map = NULL;
+    for (int k = 0; k < a->pair_count; k++) {
+        const char *spec = a->pair_spec[k], *eq = strchr(spec, '=');
+        char left[256];
+        snprintf(left, sizeof left, "%.*s", (int)(eq - spec), spec);
+        int j = pm_skeleton_find_joint(sk, left), m = pm_skeleton_find_joint(sk, eq + 1);
+        if (j < 0 || m < 0) continue;
+        if (!map) {
+            map = malloc((size_t)sk->joint_count * sizeof(int32_t));
+            if (!map) return NULL;
+            pm_skeleton_find_mirror_map(map, sk);
+        }
+        map[map[j]] = map[j];
+        map[map[m]] = map[m];
+        map[j] = m;
+        map[m] = j;
+        used[k]++;
+    }
+    return map;
 }
 
 /* Grows the clip and asset arrays to hold `need` entries. */
@@ -229,6 +267,7 @@ int pm_cmd_build(int argc, char **argv) {
     pm_asset_def *assets = NULL;
     pm_database *db = NULL;
     pm_schema_origin *origin = NULL;
+    int32_t **maps = NULL;
     int loaded = 0, cap = 0;
     rc = 1;
     double t0 = now_s();
@@ -328,6 +367,24 @@ int pm_cmd_build(int argc, char **argv) {
     }
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
+    if (a.pair_count) {
+        maps = calloc((size_t)(loaded ? loaded : 1), sizeof(int32_t *));
+        int *used = calloc((size_t)a.pair_count, sizeof(int));
+        if (!maps || !used) {
+            free(used);
+            pm_cli_fail("build: out of memory");
+            goto done;
+        }
+        for (int i = 0; i < loaded; i++) assets[i].mirror_map = maps[i] = clip_mirror_map(&clips[i].skeleton, &a, used);
+        int unused = -1;
+        for (int k = 0; k < a.pair_count && unused < 0; k++)
+            if (!used[k]) unused = k;
+        free(used);
+        if (unused >= 0) {
+            pm_cli_fail("build: --mirror-pair '%s': no clip has both joints", a.pair_spec[unused]);
+            goto done;
+        }
+    }
     for (int k = 0; k < a.addend_count; k++) {
         int matched = 0;
         for (int i = 0; i < loaded; i++) {
@@ -396,6 +453,8 @@ int pm_cmd_build(int argc, char **argv) {
     rc = 0;
 done:
     free(origin);
+    for (int i = 0; maps && i < loaded; i++) free(maps[i]);
+    free(maps);
     pm_database_destroy(db);
     for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
     free(clips);

@@ -27,6 +27,9 @@ typedef struct pm_asset_def {
     const char *name;        /* NULL = the clip's name */
     int looping;             /* -1 = the clip's flag, 0/1 = override */
     int mirror;              /* -1 = the database default, 0/1 = override: also add a mirrored copy */
+    const int32_t *mirror_map; /* the mirrored copy's left/right swap: joint -> its mirror joint, one
+                                  entry per joint of the clip, an involution; NULL = found from the
+                                  joint names (pm_skeleton_find_mirror_map). Read during the build. */
     float cost_addend;       /* added to the cost of every pose (negative = preferred) */
     float exclude_start;     /* seconds at the start a plain search may not return; < 0 = default */
     float exclude_end;       /* seconds at the end (non-looping clips); < 0 = default */

@@ -195,6 +195,16 @@ for p in range(x["poses"]):
     assert abs(x["cost_addend"][p] - want.get(src, 0.0)) < 1e-3, (a, src, x["cost_addend"][p])
 PY
 expect_error "--addend matching nothing" "matches no asset" "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'walk*=1'
+# Given mirror pairs: the pairs the names give change nothing, another pairing changes the
+# mirrored copies; unknown joints and a missing --mirror are errors.
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/m0.pmdb" --mirror --schema holden27 --quiet || fail "mirror build"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/m1.pmdb" --mirror --schema holden27 --quiet --mirror-pair LeftFoot=RightFoot || fail "--mirror-pair"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/m2.pmdb" --mirror --schema holden27 --quiet --mirror-pair LeftFoot=RightToeBase || fail "--mirror-pair (odd)"
+for m in m0 m1 m2; do "$CLI" export-features "$T/$m.pmdb" -o "$T/$m" || fail "export $m"; done
+cmp -s "$T/m0.f32" "$T/m1.f32" || fail "--mirror-pair with the pair found from names changed the features"
+cmp -s "$T/m0.f32" "$T/m2.f32" && fail "--mirror-pair with another pairing changed nothing"
+expect_error "--mirror-pair unknown joint" "no clip has both joints" "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair Nope=RightFoot
+expect_error "--mirror-pair without --mirror" "needs --mirror" "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror-pair LeftFoot=RightFoot
 # A far set drawn from the database itself is flagged.
 "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench with an inside far clip"
 grep -q "is in the database" "$T/warn.txt" || fail "bench did not flag a far clip that is in the database"
