@@ -504,6 +504,9 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         block[KE * PM_BT_BLOCK + i % PM_BT_BLOCK] = rho[sr];
         min_add[i] = sv_addend[sr];
     }
+    float *bt_vboxes = (float *)bm_alloc(&mem, (size_t)(bt_count ? bt_count : 1) * 2 * S, sizeof(float));
+    if (!bt_vboxes) goto oom;
+    pm_bound_tree_value_boxes(bt_vboxes, bt_nodes, bt_count, values, S);
     for (uint32_t p = 0; p < P; p++) {
         uint32_t v = rank[pose_vec[p]];
         meta[p] = pm_meta_pack(v, pose_asset[p], pose_blocked[p], pm_float_to_half(pose_addend[p]));
@@ -639,6 +642,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         {PMDB_BT_NODES, sizeof(pmdb_bt_node), bt_count, bt_nodes},
         {PMDB_BT_BOXES, sizeof(float), (uint64_t)bt_count * bt_box, bt_boxes},
         {PMDB_BT_POINTS, sizeof(float), (uint64_t)bt_blocks * PM_BT_BLOCK * bt_rows, bt_points},
+        {PMDB_BT_VALUE_BOXES, sizeof(float), (uint64_t)bt_count * 2 * S, bt_vboxes},
         {PMDB_VP_NODES, sizeof(pmdb_vp_node), vp_count, vp_nodes},
         {PMDB_VP_ITEMS, sizeof(uint32_t), VS, vp_items},
     };

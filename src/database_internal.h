@@ -12,7 +12,7 @@
 #include "schema_layout.h"
 
 #define PMDB_MAGIC "PMDB\x89\r\n\x1a"
-#define PMDB_VERSION 1u
+#define PMDB_VERSION 2u
 #define PMDB_ENDIAN_TAG 0x01020304u
 #define PMDB_ALIGN 64u
 
@@ -41,7 +41,8 @@ typedef enum pmdb_section_id {
     PMDB_VP_NODES = 22,       /* pmdb_vp_node x vp nodes */
     PMDB_VP_ITEMS = 23,       /* uint32 x leaf items */
     PMDB_VEC_MIN_ADDEND = 24, /* float x searchable vectors: smallest addend of its searchable poses */
-    PMDB_SECTION_COUNT = 24
+    PMDB_BT_VALUE_BOXES = 25, /* float x nodes x 2 x stride: each bound-tree node's box of stored values */
+    PMDB_SECTION_COUNT = 25
 } pmdb_section_id;
 
 typedef struct pmdb_header {
@@ -203,6 +204,7 @@ struct pm_database {
     const uint32_t *kd_point_start, *kd_point_vecs;
     const pmdb_bt_node *bt_nodes;
     const float *bt_boxes, *bt_points;
+    const float *bt_value_boxes; /* lo[stride], hi[stride] per node */
     const pmdb_vp_node *vp_nodes;
     const uint32_t *vp_items;
 };

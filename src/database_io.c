@@ -70,7 +70,7 @@ static const char *section_name(uint32_t id) {
                                         "PCA mean", "PCA basis", "PCA eigenvalues", "KD-tree nodes", "KD-tree points",
                                         "KD-tree point starts", "KD-tree point vectors", "bound-tree nodes",
                                         "bound-tree boxes", "bound-tree points", "VP-tree nodes", "VP-tree items",
-                                        "vector addends"};
+                                        "vector addends", "bound-tree value boxes"};
     return id <= PMDB_SECTION_COUNT ? names[id] : "?";
 }
 
@@ -375,6 +375,8 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     uint64_t bt_point_floats = (uint64_t)(VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK * h.bt_block_rows;
     GET(db->bt_boxes, PMDB_BT_BOXES, float, bt_box_floats);
     GET(db->bt_points, PMDB_BT_POINTS, float, bt_point_floats);
+    uint64_t bt_vbox_floats = (uint64_t)h.bt_node_count * 2 * h.stride;
+    GET(db->bt_value_boxes, PMDB_BT_VALUE_BOXES, float, bt_vbox_floats);
     GET(db->vp_nodes, PMDB_VP_NODES, pmdb_vp_node, h.vp_node_count);
     GET(db->vp_items, PMDB_VP_ITEMS, uint32_t, h.vp_item_count);
 #undef GET
@@ -387,9 +389,25 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
         r = CORRUPT("non-finite numbers in the feature data");
         goto fail;
     }
-    if (!all_finite(db->bt_boxes, (size_t)bt_box_floats)) {
+    if (!all_finite(db->bt_boxes, (size_t)bt_box_floats) || !all_finite(db->bt_value_boxes, (size_t)bt_vbox_floats)) {
         r = CORRUPT("non-finite bound-tree boxes");
         goto fail;
+    }
+    /* An inverted box would bound too high and prune the answer away. */
+    for (uint32_t i = 0; i < h.bt_node_count; i++) {
+        const int lanes = pm_bt_box_lanes((int)h.exact_components);
+        const float *plo = db->bt_boxes + (size_t)i * pm_bt_box_stride((int)h.exact_components);
+        const float *lo = db->bt_value_boxes + (size_t)i * 2 * h.stride, *hi = lo + h.stride;
+        for (int d = 0; d < lanes; d++)
+            if (!(plo[d] <= plo[lanes + d])) {
+                r = CORRUPT("bound-tree node %u: box is inverted in lane %d", i, d);
+                goto fail;
+            }
+        for (uint32_t d = 0; d < h.stride; d++)
+            if (!(lo[d] <= hi[d])) {
+                r = CORRUPT("bound-tree node %u: value box is inverted in dimension %u", i, d);
+                goto fail;
+            }
     }
     for (uint32_t i = 0; i < D; i++)
         if (!(db->scale[i] > 0.0f) || db->wsqrt[i] < 0.0f) {

@@ -61,8 +61,13 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
                 rho[i] = block[ke * PM_BT_BLOCK + i % PM_BT_BLOCK];
             }
             pm_bound_tree_build(nodes, boxes, perm, coords, rho, db->vec_min_addend, vs, ke, db->settings.exact_leaf_size);
+            /* The value boxes of the stored tree (its rows are in leaf order already). */
+            float *vboxes = (float *)pm_alloc_array(a, (size_t)h->bt_node_count * 2 * db->stride + 1, sizeof(float), 64);
+            if (!vboxes) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
+            else pm_bound_tree_value_boxes(vboxes, db->bt_nodes, h->bt_node_count, db->values, db->stride);
+            pm_free(a, vboxes);
         }
-        *out_bytes += (size_t)h->bt_node_count * (sizeof(pmdb_bt_node) + pm_bt_box_stride(ke) * sizeof(float)) +
+        *out_bytes += (size_t)h->bt_node_count * (sizeof(pmdb_bt_node) + (pm_bt_box_stride(ke) + 2 * db->stride) * sizeof(float)) +
                       (size_t)(vs + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK * rows * sizeof(float) + (size_t)vs * sizeof(float) + (size_t)db->card * (db->card + 2) * sizeof(float);
         pm_free(a, coords);
         pm_free(a, rho);

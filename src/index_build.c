@@ -69,6 +69,30 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
     return count;
 }
 
+void pm_bound_tree_value_boxes(float *out, const pmdb_bt_node *nodes, uint32_t count, const float *values, int stride) {
+    for (uint32_t i = count; i-- > 0;) {
+        const pmdb_bt_node *n = &nodes[i];
+        float *lo = out + (size_t)i * 2 * stride, *hi = lo + stride;
+        if (n->left) {
+            const float *a = out + (size_t)n->left * 2 * stride, *b = out + (size_t)n->right * 2 * stride;
+            for (int d = 0; d < stride; d++) {
+                lo[d] = a[d] < b[d] ? a[d] : b[d];
+                hi[d] = a[stride + d] > b[stride + d] ? a[stride + d] : b[stride + d];
+            }
+            continue;
+        }
+        const float *x = values + (size_t)n->first * stride;
+        for (int d = 0; d < stride; d++) lo[d] = hi[d] = x[d];
+        for (uint32_t r = 1; r < n->count; r++) {
+            x += stride;
+            for (int d = 0; d < stride; d++) {
+                if (x[d] < lo[d]) lo[d] = x[d];
+                if (x[d] > hi[d]) hi[d] = x[d];
+            }
+        }
+    }
+}
+
 uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size) {
     if (n == 0) return 0;
     for (uint32_t i = 0; i < n; i++) perm[i] = i;

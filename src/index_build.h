@@ -14,6 +14,12 @@
 uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
                              const float *addend, uint32_t n, int dims, int leaf_size);
 
+/* Each bound-tree node's box in the space of the stored values (normalised, unweighted): lo then
+ * hi, `stride` floats each, per node. A node's rows are values rows first .. first + count - 1
+ * (the values are stored in leaf order); children follow their parents (pre-order), so one
+ * backward pass fills leaves from their rows and inner nodes from their children. */
+void pm_bound_tree_value_boxes(float *out, const pmdb_bt_node *nodes, uint32_t count, const float *values, int stride);
+
 /* UE-style KD-tree over n points of k coordinates: median split on the widest dimension.
  * Fills nodes (capacity 2n + 1) and perm (leaf order -> point). Returns the node count. */
 uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "database_internal.h"
 #include "support.h"
 
 #define DIMS 6
@@ -271,6 +272,24 @@ static void test_corrupt_files(void **state) {
             assert_true(strlen(err.message) > 0);
         }
     }
+    /* An inverted value box is refused: it would bound too high and prune the answer away. */
+    memcpy(copy, bytes, n);
+    pmdb_header hh;
+    memcpy(&hh, copy, sizeof hh);
+    int found = 0;
+    for (uint32_t k = 0; k < hh.section_count; k++) {
+        pmdb_section sec;
+        memcpy(&sec, copy + hh.header_size + k * sizeof sec, sizeof sec);
+        if (sec.id != PMDB_BT_VALUE_BOXES) continue;
+        float hi;
+        memcpy(&hi, copy + sec.offset + (size_t)hh.stride * sizeof(float), sizeof hi);
+        hi += 1.0f; /* node 0, dimension 0: lo above hi */
+        memcpy(copy + sec.offset, &hi, sizeof hi);
+        found = 1;
+    }
+    assert_true(found);
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "inverted"));
     /* A future version is reported as such. */
     memcpy(copy, bytes, n);
     copy[8] = 99;
