@@ -260,8 +260,17 @@ static pm_result check_assets_and_poses(pm_database *db, const pmdb_header *h, u
     return PM_OK;
 }
 
-static pm_result check_trees(const pm_database *db, const pmdb_header *h, pm_error *error) {
+/* Children above their parent rule out cycles; one parent per node rules out shared subtrees,
+ * which would let a walk push a node twice and run past its node-count-sized heap or stack. */
+static int adopt(uint8_t *has_parent, uint32_t child) {
+    if (has_parent[child]) return 0;
+    has_parent[child] = 1;
+    return 1;
+}
+
+static pm_result check_trees(const pm_database *db, const pmdb_header *h, uint8_t *has_parent, pm_error *error) {
     uint32_t vs = h->searchable_vectors;
+    memset(has_parent, 0, h->kd_node_count);
     for (uint32_t i = 0; i < h->kd_node_count; i++) {
         const pmdb_kd_node *n = &db->kd_nodes[i];
         if (n->dim < 0) {
@@ -270,6 +279,8 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, pm_err
         } else if ((uint32_t)n->dim >= h->pca_components || n->a <= i || n->b <= i || n->a >= h->kd_node_count ||
                    n->b >= h->kd_node_count || !isfinite(n->split))
             return CORRUPT("KD-tree node %u: children or split out of range", i);
+        else if (!adopt(has_parent, n->a) || !adopt(has_parent, n->b))
+            return CORRUPT("KD-tree node %u: a child has two parents", i);
     }
     if (db->kd_point_start[0] != 0 || db->kd_point_start[h->kd_point_count] != vs)
         return CORRUPT("KD-tree point map does not cover the searchable vectors");
@@ -277,6 +288,7 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, pm_err
         if (db->kd_point_start[i + 1] <= db->kd_point_start[i]) return CORRUPT("KD-tree point map is not increasing");
     for (uint32_t i = 0; i < vs; i++)
         if (db->kd_point_vecs[i] >= vs) return CORRUPT("KD-tree point vector %u out of range", i);
+    memset(has_parent, 0, h->bt_node_count);
     for (uint32_t i = 0; i < h->bt_node_count; i++) {
         const pmdb_bt_node *n = &db->bt_nodes[i];
         if (n->first > vs || n->count > vs - n->first || n->count == 0 || n->first % PM_BT_BLOCK)
@@ -284,7 +296,10 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, pm_err
         if ((n->left == 0) != (n->right == 0)) return CORRUPT("bound-tree node %u: one child only", i);
         if (n->left && (n->left <= i || n->right <= i || n->left >= h->bt_node_count || n->right >= h->bt_node_count))
             return CORRUPT("bound-tree node %u: children out of range", i);
+        if (n->left && (!adopt(has_parent, n->left) || !adopt(has_parent, n->right)))
+            return CORRUPT("bound-tree node %u: a child has two parents", i);
     }
+    memset(has_parent, 0, h->vp_node_count);
     for (uint32_t i = 0; i < h->vp_node_count; i++) {
         const pmdb_vp_node *n = &db->vp_nodes[i];
         if (n->inside == 0) {
@@ -293,6 +308,8 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, pm_err
         } else if (n->vp >= vs || n->inside <= i || n->outside <= i || n->inside >= h->vp_node_count ||
                    n->outside >= h->vp_node_count || !(n->mu >= 0.0f) || !isfinite(n->mu))
             return CORRUPT("VP-tree node %u: fields out of range", i);
+        else if (!adopt(has_parent, n->inside) || !adopt(has_parent, n->outside))
+            return CORRUPT("VP-tree node %u: a child has two parents", i);
     }
     for (uint32_t i = 0; i < h->vp_item_count; i++)
         if (db->vp_items[i] >= vs) return CORRUPT("VP-tree item %u out of range", i);
@@ -414,13 +431,14 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
             r = CORRUPT("dimension %u: scale or weight out of range", i);
             goto fail;
         }
-    seen = (uint8_t *)pm_alloc_zero(allocator, P, 1);
+    size_t seen_size = PM_MAX(PM_MAX((size_t)P, (size_t)h.kd_node_count), PM_MAX((size_t)h.bt_node_count, (size_t)h.vp_node_count));
+    seen = (uint8_t *)pm_alloc_zero(allocator, seen_size + 1, 1);
     if (!seen) {
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
         goto fail;
     }
     if ((r = check_assets_and_poses(db, &h, seen, error)) != PM_OK) goto fail;
-    if ((r = check_trees(db, &h, error)) != PM_OK) goto fail;
+    if ((r = check_trees(db, &h, seen, error)) != PM_OK) goto fail;
     pm_free(allocator, seen);
     *out = db;
     return PM_OK;

@@ -106,8 +106,9 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
             pm_hasher_update(&h, nums, sizeof nums);
             hash_str(&h, a->clip ? a->clip->name : NULL);
             if (a->clip) hash_clip(&h, a->clip);
-            /* Hashed only when given, so that keys without one stay what they were. */
-            if (a->mirror_map && a->clip) {
+            /* Hashed only when given and used, so that keys without one stay what they were. */
+            int mirrored = a->mirror < 0 ? def->mirror : a->mirror;
+            if (a->mirror_map && a->clip && mirrored) {
                 hash_str(&h, "mirror_map");
                 pm_hasher_update(&h, a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
             }

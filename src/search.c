@@ -222,6 +222,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         /* A bound in the base metric times r2 bounds the dynamic cost (cost' >= r2 cost). */
         s->r2 = isfinite(r2) ? r2 * (1.0f - 1e-6f) : 0.0f;
     }
+    s->magnitude = fabsf(db->header->min_cost_addend) + fabsf(def->continuing_cost_addend);
     s->best = isnan(def->max_cost) ? INFINITY : def->max_cost;
     s->best_rank = INT64_MAX;
     s->best_pose = -1;
@@ -297,10 +298,11 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
         float c = vector_cost(&s, PM_META_VECTOR(db->meta[p]));
         consider_pose(&s, p, c, def.continuing_cost_addend, 1);
     }
-    /* With a dynamic weight near zero the tree bounds (scaled by the smallest weight ratio)
-     * prune nothing and a tree walk only adds its overhead to a full scan: scan directly. The
-     * answer is the same either way. */
-    const int bounds_useless = s.r2 < 0.02f && def.mode != PM_SEARCH_PCAKDTREE;
+    /* With a dynamic weight near zero the VP-tree's bounds (scaled by the smallest weight ratio)
+     * prune nothing and its walk only adds overhead to a full scan: scan directly. The exact
+     * mode keeps walking: its value boxes bound the cost in the query's own metric. The answer
+     * is the same either way. */
+    const int bounds_useless = s.r2 < 0.02f && def.mode == PM_SEARCH_VPTREE;
     if (def.mode == PM_SEARCH_BRUTEFORCE || bounds_useless) {
         search_bruteforce(&s);
     } else {
@@ -329,8 +331,11 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
         }
         heap_item *heap = (heap_item *)(mem + l.heap);
         /* Float rounding of the stored coordinates and of the two ways of summing costs: a
-         * bound may exceed the true cost by a hair, so pruning allows a margin. */
-        s.slack = 1e-3f;
+         * bound may exceed the true cost by a hair, so pruning allows a margin. It is measured
+         * in the base metric, as the PCA bounds are, and scales with them by r2: weights that
+         * all shrink a million-fold prune as well as the stored ones. (Value-box bounds are
+         * exact ranges of the stored values: their rounding is relative, which limit() covers.) */
+        s.slack = 1e-3f * s.r2;
         if (def.mode == PM_SEARCH_EXACT) {
 #if defined(PM_HAVE_AVX2_KERNELS)
             if (kernel != PM_SEARCH_KERNEL_BASELINE && pm_cpu_has_avx2()) pm_search_exact_avx2(&s, zq, heap);

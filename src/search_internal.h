@@ -22,6 +22,7 @@ typedef struct search_state {
     const float *w;  /* effective weight square roots, stride floats */
     float r2;        /* smallest (dynamic / base) weight ratio: scales base-space bounds */
     float slack;     /* float rounding allowance for bounds */
+    float magnitude; /* |smallest addend| + |continuing addend|: costs are sums of such terms */
     float best;      /* total cost to beat */
     int64_t best_rank;
     int best_pose;
@@ -33,8 +34,12 @@ typedef struct search_state {
 
 /* What a bound must exceed to prune: the best cost plus an allowance for the float rounding
  * of stored coordinates and of the two ways of summing costs (a bound may exceed the true
- * cost by a hair; costs are never pruned by more than this). */
-static inline float limit(const search_state *s) { return s->best * (1.0f + 1e-5f) + s->slack; }
+ * cost by a hair; costs are never pruned by more than this). The rounding scales with the
+ * terms summed, not with their total - a negative addend can make the best cost small or
+ * negative while its dissimilarity is large - hence |best| plus the addends' magnitude. */
+static inline float limit(const search_state *s) {
+    return s->best + (fabsf(s->best) + s->magnitude) * 1e-5f + s->slack;
+}
 
 static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
     float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;

@@ -222,6 +222,19 @@ static void test_build_errors(void **state) {
     fixture_free(&f);
 }
 
+/* The bytes of a section of a database image. */
+static uint8_t *section_data(uint8_t *image, uint32_t id) {
+    pmdb_header h;
+    memcpy(&h, image, sizeof h);
+    for (uint32_t k = 0; k < h.section_count; k++) {
+        pmdb_section sec;
+        memcpy(&sec, image + h.header_size + k * sizeof sec, sizeof sec);
+        if (sec.id == id) return image + sec.offset;
+    }
+    fail_msg("section %u not found", id);
+    return NULL;
+}
+
 static void test_corrupt_files(void **state) {
     (void)state;
     fixture f;
@@ -276,20 +289,24 @@ static void test_corrupt_files(void **state) {
     memcpy(copy, bytes, n);
     pmdb_header hh;
     memcpy(&hh, copy, sizeof hh);
-    int found = 0;
-    for (uint32_t k = 0; k < hh.section_count; k++) {
-        pmdb_section sec;
-        memcpy(&sec, copy + hh.header_size + k * sizeof sec, sizeof sec);
-        if (sec.id != PMDB_BT_VALUE_BOXES) continue;
-        float hi;
-        memcpy(&hi, copy + sec.offset + (size_t)hh.stride * sizeof(float), sizeof hi);
-        hi += 1.0f; /* node 0, dimension 0: lo above hi */
-        memcpy(copy + sec.offset, &hi, sizeof hi);
-        found = 1;
-    }
-    assert_true(found);
+    uint8_t *vboxes = section_data(copy, PMDB_BT_VALUE_BOXES);
+    float hi;
+    memcpy(&hi, vboxes + (size_t)hh.stride * sizeof(float), sizeof hi);
+    hi += 1.0f; /* node 0, dimension 0: lo above hi */
+    memcpy(vboxes, &hi, sizeof hi);
     assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "inverted"));
+    /* A node shared by two parents (here both children of the root) is refused: a walk would
+     * push it twice and overrun its node-sized heap. */
+    memcpy(copy, bytes, n);
+    pmdb_bt_node root;
+    uint8_t *nodes = section_data(copy, PMDB_BT_NODES);
+    memcpy(&root, nodes, sizeof root);
+    assert_true(root.left != 0);
+    root.right = root.left;
+    memcpy(nodes, &root, sizeof root);
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "two parents"));
     /* A future version is reported as such. */
     memcpy(copy, bytes, n);
     copy[8] = 99;

@@ -41,7 +41,8 @@ static const char build_usage[] =
     "  --root-smoothing S      Gaussian sigma in seconds on root position and facing; 0.1\n"
     "  --addend PATTERN=C      cost addend C for the assets whose name (clip file name without .bvh,\n"
     "                          blend-space point name) matches the shell PATTERN; repeatable, the\n"
-    "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5')\n"
+    "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5');\n"
+    "                          within +-60000, stored at half precision (3 significant digits)\n"
     "  --quiet                 no progress on stderr (progress starts after a second)\n"
     "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit} on stdout\n";
 
@@ -81,19 +82,19 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
 
 /* "X,Y,Z": a non-zero axis, normalised. */
 static int parse_axis(const char *text, pm_vec3 *out) {
-    float v[3];
+    double v[3];
     char tail;
-    if (sscanf(text, "%f,%f,%f%c", &v[0], &v[1], &v[2], &tail) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
-        !isfinite(v[2])) {
-        pm_cli_fail("build: --hips-axis '%s' must be three numbers X,Y,Z", text);
+    if (sscanf(text, "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
+        !isfinite(v[2]) || fabs(v[0]) > 1e6 || fabs(v[1]) > 1e6 || fabs(v[2]) > 1e6) {
+        pm_cli_fail("build: --hips-axis '%s' must be three numbers X,Y,Z within +-1e6", text);
         return 0;
     }
-    float len = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (!(len > 1e-6f)) {
+    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(len > 1e-6)) {
         pm_cli_fail("build: --hips-axis '%s' must not be zero", text);
         return 0;
     }
-    *out = pm_vec3_make(v[0] / len, v[1] / len, v[2] / len);
+    *out = pm_vec3_make((float)(v[0] / len), (float)(v[1] / len), (float)(v[2] / len));
     return 1;
 }
 
@@ -156,7 +157,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--addend") && more) {
             const char *spec = argv[++i], *eq = strrchr(spec, '=');
             if (!eq || eq == spec) return pm_cli_fail("build: --addend '%s' must be PATTERN=COST", spec) + 1;
-            if (!parse_float("--addend", eq + 1, -1e6f, 1e6f, &a->addend_value[a->addend_count])) return 2;
+            if (!parse_float("--addend", eq + 1, -60000.0f, 60000.0f, &a->addend_value[a->addend_count])) return 2;
             size_t len = (size_t)(eq - spec);
             char *pattern = malloc(len + 1);
             if (!pattern) return pm_cli_fail("build: out of memory");
@@ -321,13 +322,16 @@ int pm_cmd_build(int argc, char **argv) {
             pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a.def.fps, &err);
             int dims = pm_blend_space_dimensions(space.space);
             pm_blend_space_file_free(&space);
-            if (r == PM_OK && n > 0) r = pm_schema_check_clip(&a.def.schema, origin, &baked[0], files[i], &err);
             if (r != PM_OK) {
+                pm_cli_fail("%s: %s", files[i], err.message);
+                goto done;
+            }
+            /* The baked clips share the samples' skeleton: one check names the space's file. */
+            if (n > 0 && pm_schema_check_clip(&a.def.schema, origin, &baked[0], files[i], &err) != PM_OK) {
                 for (int k = 0; k < n; k++) pm_clip_destroy(&baked[k]);
                 free(baked);
                 free(params);
-                if (strstr(err.message, files[i]) == err.message) pm_cli_fail_error(&err);
-                else pm_cli_fail("%s: %s", files[i], err.message);
+                pm_cli_fail_error(&err);
                 goto done;
             }
             int ok = reserve(&clips, &assets, &cap, loaded + n);

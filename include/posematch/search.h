@@ -33,7 +33,8 @@ PM_API const char *pm_search_mode_name(pm_search_mode mode);
 PM_API int pm_search_mode_from_name(const char *name);
 
 /* Per-candidate penalty (environment-aware search, roadmap): called only for candidates whose
- * cost so far (dissimilarity + addends) is below `best_cost`; return the penalty to add (>= 0,
+ * cost so far (dissimilarity + addends) is below `best_cost`, or equal to it with a lower pose
+ * index (ties go to the lower index); return the penalty to add (>= 0,
  * or INFINITY to reject). Return as soon as the penalty alone reaches best_cost - cost_so_far:
  * the candidate cannot win then. Must be thread-safe for concurrent searches. */
 typedef float (*pm_penalty_fn)(void *user, int pose, float cost_so_far, float best_cost);
