@@ -392,10 +392,14 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     uint32_t searchable_poses = 0, excluded_poses = 0;
     float min_addend = INFINITY;
     int any_addend = 0;
-    for (int i = 0; i < b.asset_count; i++)
+    for (int i = 0; i < b.asset_count; i++) {
+        /* Poses carry their addend at half precision: every bound derived from addends (per
+         * vector, per node, the header's smallest) must use the value the search adds, or it
+         * could exceed a cost by the rounding (up to 0.25 at 1000) and prune the optimum. */
+        float addend = pm_half_to_float(pm_float_to_half(b.assets[i].addend));
         for (uint32_t p = b.assets[i].first_pose; p < b.assets[i].first_pose + b.assets[i].pose_count; p++) {
             pose_asset[p] = (uint32_t)i;
-            pose_addend[p] = b.assets[i].addend;
+            pose_addend[p] = addend;
             pose_blocked[p] = b.blocked[p] || b.excluded[p];
             if (!b.blocked[p] && b.excluded[p]) excluded_poses++;
             uint32_t v = pose_vec[p];
@@ -408,6 +412,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
             }
             if (pose_addend[p] != 0.0f) any_addend = 1;
         }
+    }
     if (!isfinite(min_addend)) min_addend = 0.0f;
     /* Searchable vectors in first-appearance order, then the others. */
     uint32_t VS = 0;

@@ -238,18 +238,28 @@ static pm_result check_assets_and_poses(pm_database *db, const pmdb_header *h, u
     if (db->vec_pose_start[0] != 0 || db->vec_pose_start[h->vector_count] != h->pose_count)
         return CORRUPT("vector->pose map does not cover the poses");
     uint32_t searchable = 0, blocked = 0;
+    float smallest = INFINITY;
     for (uint32_t v = 0; v < h->vector_count; v++) {
         uint32_t b = db->vec_pose_start[v], e = db->vec_pose_start[v + 1];
         if (e <= b || e > h->pose_count) return CORRUPT("vector->pose map: vector %u has an empty or bad range", v);
         int any = 0;
+        float min_addend = INFINITY;
         for (uint32_t i = b; i < e; i++) {
             uint32_t p = db->vec_poses[i];
             if (p >= h->pose_count || seen[p] || PM_META_VECTOR(db->meta[p]) != v)
                 return CORRUPT("vector->pose map: entry %u (pose %u) is wrong", i, p);
             seen[p] = 1;
-            if (!PM_META_BLOCKED(db->meta[p])) any = 1;
+            if (!PM_META_BLOCKED(db->meta[p])) {
+                any = 1;
+                float a = pm_half_to_float(PM_META_ADDEND(db->meta[p]));
+                if (a < min_addend) min_addend = a;
+            }
         }
         if (any != (v < h->searchable_vectors)) return CORRUPT("vector %u: searchable flag disagrees with its poses", v);
+        /* The search skips a row whose cost plus this exceeds the best: it must be exact. */
+        if (any && db->vec_min_addend[v] != min_addend)
+            return CORRUPT("vector %u: smallest addend disagrees with its poses", v);
+        if (min_addend < smallest) smallest = min_addend;
     }
     for (uint32_t p = 0; p < h->pose_count; p++) {
         if (PM_META_BLOCKED(db->meta[p])) blocked++;
@@ -257,6 +267,8 @@ static pm_result check_assets_and_poses(pm_database *db, const pmdb_header *h, u
     }
     if (searchable != h->searchable_poses || blocked != h->block_transition_poses)
         return CORRUPT("pose flags disagree with the header counts");
+    if (h->min_cost_addend != (isfinite(smallest) ? smallest : 0.0f))
+        return CORRUPT("the header's smallest addend disagrees with the poses");
     return PM_OK;
 }
 
@@ -266,6 +278,46 @@ static int adopt(uint8_t *has_parent, uint32_t child) {
     if (has_parent[child]) return 0;
     has_parent[child] = 1;
     return 1;
+}
+
+/* A box that does not hold its points (or a child's box) would bound above their costs and prune
+ * the answer away: every bound the exact walk uses is checked against what it bounds. */
+static pm_result check_bound_tree_boxes(const pm_database *db, const pmdb_header *h, pm_error *error) {
+    const int ke = (int)h->exact_components, rows = ke + 1, P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
+    const int S = (int)h->stride;
+    for (uint32_t i = 0; i < h->bt_node_count; i++) {
+        const pmdb_bt_node *n = &db->bt_nodes[i];
+        const float *box = db->bt_boxes + (size_t)i * bs;
+        const float *vlo = db->bt_value_boxes + (size_t)i * 2 * S, *vhi = vlo + S;
+        for (int d = 0; d < P; d++)
+            if (!(box[d] <= box[P + d])) return CORRUPT("bound-tree node %u: box is inverted in lane %d", i, d);
+        for (int d = 0; d < S; d++)
+            if (!(vlo[d] <= vhi[d])) return CORRUPT("bound-tree node %u: value box is inverted in dimension %d", i, d);
+        if (n->left) {
+            for (int c = 0; c < 2; c++) {
+                uint32_t k = c ? n->right : n->left;
+                const float *cb = db->bt_boxes + (size_t)k * bs, *clo = db->bt_value_boxes + (size_t)k * 2 * S;
+                for (int d = 0; d < P; d++)
+                    if (cb[d] < box[d] || cb[P + d] > box[P + d]) return CORRUPT("bound-tree node %u: child box outside", i);
+                for (int d = 0; d < S; d++)
+                    if (clo[d] < vlo[d] || clo[S + d] > vhi[d]) return CORRUPT("bound-tree node %u: child value box outside", i);
+                if (cb[2 * P] < box[2 * P]) return CORRUPT("bound-tree node %u: smallest addend above a child's", i);
+            }
+            continue;
+        }
+        for (uint32_t v = n->first; v < n->first + n->count; v++) {
+            const float *block = db->bt_points + (size_t)(v / PM_BT_BLOCK) * PM_BT_BLOCK * rows;
+            for (int c = 0; c < rows; c++) {
+                float x = block[c * PM_BT_BLOCK + v % PM_BT_BLOCK];
+                if (x < box[c] || x > box[P + c]) return CORRUPT("bound-tree node %u: point %u outside its box", i, v);
+            }
+            const float *row = db->values + (size_t)v * S;
+            for (int d = 0; d < S; d++)
+                if (row[d] < vlo[d] || row[d] > vhi[d]) return CORRUPT("bound-tree node %u: row %u outside its value box", i, v);
+            if (db->vec_min_addend[v] < box[2 * P]) return CORRUPT("bound-tree node %u: smallest addend above row %u's", i, v);
+        }
+    }
+    return PM_OK;
 }
 
 static pm_result check_trees(const pm_database *db, const pmdb_header *h, uint8_t *has_parent, pm_error *error) {
@@ -410,22 +462,6 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
         r = CORRUPT("non-finite bound-tree boxes");
         goto fail;
     }
-    /* An inverted box would bound too high and prune the answer away. */
-    for (uint32_t i = 0; i < h.bt_node_count; i++) {
-        const int lanes = pm_bt_box_lanes((int)h.exact_components);
-        const float *plo = db->bt_boxes + (size_t)i * pm_bt_box_stride((int)h.exact_components);
-        const float *lo = db->bt_value_boxes + (size_t)i * 2 * h.stride, *hi = lo + h.stride;
-        for (int d = 0; d < lanes; d++)
-            if (!(plo[d] <= plo[lanes + d])) {
-                r = CORRUPT("bound-tree node %u: box is inverted in lane %d", i, d);
-                goto fail;
-            }
-        for (uint32_t d = 0; d < h.stride; d++)
-            if (!(lo[d] <= hi[d])) {
-                r = CORRUPT("bound-tree node %u: value box is inverted in dimension %u", i, d);
-                goto fail;
-            }
-    }
     for (uint32_t i = 0; i < D; i++)
         if (!(db->scale[i] > 0.0f) || db->wsqrt[i] < 0.0f) {
             r = CORRUPT("dimension %u: scale or weight out of range", i);
@@ -439,6 +475,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     }
     if ((r = check_assets_and_poses(db, &h, seen, error)) != PM_OK) goto fail;
     if ((r = check_trees(db, &h, seen, error)) != PM_OK) goto fail;
+    if ((r = check_bound_tree_boxes(db, &h, error)) != PM_OK) goto fail;
     pm_free(allocator, seen);
     *out = db;
     return PM_OK;

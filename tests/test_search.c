@@ -152,42 +152,49 @@ static void test_dynamic_weights(void **state) {
 
 /* Pruning margins follow the size of the terms a cost sums, not of the total: an addend of -1000
  * makes the best costs large negative numbers with tiny dissimilarities, and weights shrunk a
- * million-fold make every cost tiny. Exact must still equal brute force to the bit. */
+ * million-fold make every cost tiny; addends that half precision rounds must bound with the
+ * rounded value. Exact must still equal brute force to the bit. */
 static void test_margins_scale(void **state) {
     (void)state;
-    pm_asset_def assets[CLIPS];
-    memcpy(assets, F.assets, sizeof assets);
-    assets[1].cost_addend = -1000.0f;
-    assets[3].cost_addend = 500.0f;
-    pm_database_def def = pm_default_database_def();
-    pm_test_curve_schema(&def.schema, DIMS);
-    def.pca_components = 3;
-    def.exact_leaf_size = 32;
-    pm_database *db = NULL;
-    pm_error err;
-    if (pm_database_build(&db, &def, assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
-    size_t ss = pm_search_scratch_size(db, NULL);
-    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
-    const float *w = pm_database_weights_sqrt(db), *scale = pm_database_scales(db);
-    float tiny[DIMS], q[DIMS];
-    for (int d = 0; d < DIMS; d++) tiny[d] = w[d] * w[d] * 1e-6f;
-    pm_test_rng rng = {21};
-    int poses = pm_database_pose_count(db);
-    for (int i = 0; i < 600; i++) {
-        int p = (int)(pm_test_rng_u32(&rng) % (uint32_t)poses);
-        PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
-        for (int d = 0; d < DIMS; d++) q[d] += (i % 3 ? 0.01f : 0.3f) * scale[d] * pm_test_rng_normal(&rng);
-        pm_search_def bf = pm_default_search_def(), ex = bf;
-        bf.mode = PM_SEARCH_BRUTEFORCE;
-        if (i % 2) bf.dynamic_weights = ex.dynamic_weights = tiny;
-        if (i % 5 == 0) bf.continuing_pose = ex.continuing_pose = p, bf.continuing_cost_addend = ex.continuing_cost_addend = -2000.0f;
-        pm_search_result rb, re;
-        PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
-        PM_ASSERT_OK(pm_search(&re, db, q, &ex, scratch, ss, NULL));
-        assert_same(re, rb, "exact (large addends, tiny weights)", i);
+    /* Set 0: large addends (asset 1 wins everything); set 1: addends half precision rounds,
+     * close enough that every asset competes. */
+    static const float addends[2][CLIPS] = {{0.0f, -1000.0f, 0.0f, 500.3f, 0.0f, 0.1f},
+                                            {0.1f, 0.3f, 0.7f, 0.05f, 0.9f, 0.2f}};
+    for (int set = 0; set < 2; set++) {
+        pm_asset_def assets[CLIPS];
+        memcpy(assets, F.assets, sizeof assets);
+        for (int i = 0; i < CLIPS; i++) assets[i].cost_addend = addends[set][i];
+        pm_database_def def = pm_default_database_def();
+        pm_test_curve_schema(&def.schema, DIMS);
+        def.pca_components = 3;
+        def.exact_leaf_size = 32;
+        pm_database *db = NULL;
+        pm_error err;
+        if (pm_database_build(&db, &def, assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+        size_t ss = pm_search_scratch_size(db, NULL);
+        void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+        const float *w = pm_database_weights_sqrt(db), *scale = pm_database_scales(db);
+        float tiny[DIMS], q[DIMS];
+        for (int d = 0; d < DIMS; d++) tiny[d] = w[d] * w[d] * 1e-6f;
+        pm_test_rng rng = {21};
+        int poses = pm_database_pose_count(db);
+        for (int i = 0; i < 600; i++) {
+            int p = (int)(pm_test_rng_u32(&rng) % (uint32_t)poses);
+            PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
+            for (int d = 0; d < DIMS; d++) q[d] += (i % 3 ? 0.01f : 0.3f) * scale[d] * pm_test_rng_normal(&rng);
+            pm_search_def bf = pm_default_search_def(), ex = bf;
+            bf.mode = PM_SEARCH_BRUTEFORCE;
+            if (i % 2) bf.dynamic_weights = ex.dynamic_weights = tiny;
+            if (set == 0 && i % 5 == 0)
+                bf.continuing_pose = ex.continuing_pose = p, bf.continuing_cost_addend = ex.continuing_cost_addend = -2000.0f;
+            pm_search_result rb, re;
+            PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+            PM_ASSERT_OK(pm_search(&re, db, q, &ex, scratch, ss, NULL));
+            assert_same(re, rb, set ? "exact (rounded addends, tiny weights)" : "exact (large addends, tiny weights)", i);
+        }
+        free(scratch);
+        pm_database_destroy(db);
     }
-    free(scratch);
-    pm_database_destroy(db);
 }
 
 static void test_continuing_pose(void **state) {
