@@ -13,6 +13,10 @@
 
 #define PMDB_MAGIC "PMDB\x89\r\n\x1a"
 #define PMDB_VERSION 2u
+/* Bumped whenever the builder's output for the same inputs and settings changes (automatic
+ * choices such as the exact components, tree splits), so that --cache never hands back a file
+ * an older builder made. Part of the key, not of the format. */
+#define PMDB_BUILDER_REVISION 2u
 #define PMDB_ENDIAN_TAG 0x01020304u
 #define PMDB_ALIGN 64u
 

@@ -84,8 +84,8 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
     for (int half = 0; half < 2; half++) {
         pm_hasher h;
         pm_hasher_init(&h, half ? 0x6B657932ull : 0x6B657931ull);
-        uint32_t version = PMDB_VERSION;
-        pm_hasher_update(&h, &version, sizeof version);
+        uint32_t version[2] = {PMDB_VERSION, PMDB_BUILDER_REVISION};
+        pm_hasher_update(&h, version, sizeof version);
         for (int i = 0; i < def->schema.channel_count; i++) {
             pmdb_channel c;
             pmdb_channel_from_def(&c, &def->schema.channels[i]);
