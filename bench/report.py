@@ -1,17 +1,28 @@
 #!/usr/bin/env python3
-"""Formats bench/run.sh's JSON results as the Markdown section of docs/BENCHMARKS.md."""
+"""Formats bench/run.sh's JSON results as the result sections of docs/BENCHMARKS.md.
+
+    report.py OUT_DIR DATA [DOC]
+
+DATA names the clips ("real" or "generated"). Prints the search section (from OUT_DIR's
+*.build.json, *.bench.json and *.nanoflann_*.json) and, when OUT_DIR/blend.json exists, the
+blending section; writes each to OUT_DIR/search.md and OUT_DIR/blend.md; with DOC, replaces
+the text between each section's markers in DOC (a section whose results are missing is left
+as it is)."""
 import json
 import os
 import platform
-import subprocess
 import sys
 
-out, data = sys.argv[1], sys.argv[2]
+SEARCH_MARKERS = ("<!-- BEGIN search results (bench/run.sh) -->", "<!-- END search results -->")
+BLEND_MARKERS = ("<!-- BEGIN blend results (bench/run.sh) -->", "<!-- END blend results -->")
 
 
-def load(name):
+def load(out, name):
     path = os.path.join(out, name)
-    return json.load(open(path)) if os.path.exists(path) else None
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 def cpu():
@@ -24,52 +35,116 @@ def cpu():
     return platform.processor() or "unknown CPU"
 
 
-lines = []
-lines.append(f"Measured on {cpu()}, one thread, {data} clips; "
-             f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
-for schema in ("holden27", "ue-locomotion"):
-    b, bench = load(f"{schema}.build.json"), load(f"{schema}.bench.json")
-    if not b or not bench:
-        continue
-    lines.append(f"### {schema}: {bench['searchable_poses']:,} searchable poses "
-                 f"({bench['poses']:,} in all) x {bench['cardinality']}\n")
-    lines.append(f"- build (one thread): {b['build_s']:.2f} s for the database after "
-                 f"{b['read_s']:.2f} s of BVH parsing ({b['total_s']:.2f} s end to end); "
-                 f"{bench['bytes'] / 1e6:.1f} MB, {bench['bytes_per_pose']:.0f} bytes per pose")
-    lines.append(f"- warm re-read of the value matrix: {bench['warm_read_us']:.0f} us; "
-                 f"brute force / re-read = {bench['bruteforce_vs_warm_read']:.2f} (brute force "
-                 f"{bench['bruteforce_alternating_us']:.0f} us, the two timed in alternation)")
-    lines.append(f"- exact vs brute force, mean of both sets' medians: "
-                 f"**{bench['exact_speedup_vs_bruteforce']:.1f}x**")
-    exact_rows = [m for m in bench["modes"] if m["mode"] == "exact"]
-    all_exact = all(m["exact_fraction"] == 1.0 for m in exact_rows)
-    per_set = {m["query_set"]: m["speedup_vs_bruteforce"] for m in exact_rows}
-    lines.append("- goals: exact returns the brute-force optimum on "
-                 + ("**every** query of every set, with and without dynamic weights" if all_exact else "NOT every query")
-                 + f"; exact >= 10x brute force: noisy {per_set.get('noisy', 0):.1f}x, far {per_set.get('far', 0):.1f}x"
-                 + f"; brute force <= 1.5x the re-read: {bench['bruteforce_vs_warm_read']:.2f}"
-                 + f"; build < 3 s: {b['build_s']:.2f} s (+{b['read_s']:.2f} s parsing)\n")
-    lines.append("| mode | query set | median us | p99 us | brute-force optimum | mean excess | worst | "
-                 "speed vs brute force | exact costs | build ms | bytes |")
-    lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for m in bench["modes"]:
-        lines.append(f"| {m['mode']} | {m['query_set']} | {m['median_us']:.1f} | {m['p99_us']:.1f} | "
-                     f"{100 * m['exact_fraction']:.1f}% | {100 * m['mean_excess']:.2f}% | "
-                     f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
-                     f"{m['candidates']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
-    for s in ("noisy", "far"):
-        n = load(f"{schema}.nanoflann_{s}.json")
-        if not n:
+def search_section(out, data):
+    lines = []
+    lines.append(f"Measured on {cpu()}, one thread, {data} clips; "
+                 f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
+    for schema in ("holden27", "ue-locomotion"):
+        b, bench = load(out, f"{schema}.build.json"), load(out, f"{schema}.bench.json")
+        if not b or not bench:
             continue
-        lines.append(f"| nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']}) | {s} | "
-                     f"{n['nanoflann']['median_us']:.1f} | {n['nanoflann']['p99_us']:.1f} | "
-                     f"{100 * n['nanoflann']['exact_fraction']:.1f}% | {100 * n['nanoflann']['mean_excess']:.2f}% | | "
-                     f"{n['nanoflann_speedup_vs_bruteforce']:.1f}x | | {n['nanoflann_build_ms']:.0f} | |")
+        nanoflann = {s: load(out, f"{schema}.nanoflann_{s}.json") for s in ("noisy", "far")}
+        lines.append(f"### {schema}: {bench['searchable_poses']:,} searchable poses "
+                     f"({bench['poses']:,} in all) x {bench['cardinality']}\n")
+        lines.append(f"- build (one thread): {b['build_s']:.2f} s for the database after "
+                     f"{b['read_s']:.2f} s of BVH parsing ({b['total_s']:.2f} s end to end); "
+                     f"{bench['bytes'] / 1e6:.1f} MB, {bench['bytes_per_pose']:.0f} bytes per pose")
+        lines.append(f"- warm re-read of the value matrix: {bench['warm_read_us']:.0f} us; "
+                     f"brute force / re-read = {bench['bruteforce_vs_warm_read']:.2f} (brute force "
+                     f"{bench['bruteforce_alternating_us']:.0f} us, the two timed in alternation)")
+        lines.append(f"- exact vs brute force, mean of both sets' medians: "
+                     f"**{bench['exact_speedup_vs_bruteforce']:.1f}x**")
+        exact_rows = [m for m in bench["modes"] if m["mode"] == "exact"]
+        all_exact = all(m["exact_fraction"] == 1.0 for m in exact_rows)
+        per_set = {m["query_set"]: m["speedup_vs_bruteforce"] for m in exact_rows}
+        lines.append("- goals: exact returns the brute-force optimum on "
+                     + ("**every** query of every set, with and without dynamic weights" if all_exact else "NOT every query")
+                     + f"; exact >= 10x brute force: noisy {per_set.get('noisy', 0):.1f}x, far {per_set.get('far', 0):.1f}x"
+                     + f"; brute force <= 1.5x the re-read: {bench['bruteforce_vs_warm_read']:.2f}"
+                     + f"; build < 3 s: {b['build_s']:.2f} s (+{b['read_s']:.2f} s parsing)\n")
+        lines.append("| mode | query set | median us | p99 us | brute-force optimum | mean excess | worst | "
+                     "speed vs brute force | exact costs | build ms | bytes |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for m in bench["modes"]:
+            lines.append(f"| {m['mode']} | {m['query_set']} | {m['median_us']:.1f} | {m['p99_us']:.1f} | "
+                         f"{100 * m['exact_fraction']:.1f}% | {100 * m['mean_excess']:.2f}% | "
+                         f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
+                         f"{m['candidates']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
+        for s, n in nanoflann.items():
+            if not n:
+                continue
+            lines.append(f"| nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']}) | {s} | "
+                         f"{n['nanoflann']['median_us']:.1f} | {n['nanoflann']['p99_us']:.1f} | "
+                         f"{100 * n['nanoflann']['exact_fraction']:.1f}% | {100 * n['nanoflann']['mean_excess']:.2f}% | | "
+                         f"{n['nanoflann_speedup_vs_bruteforce']:.1f}x | | {n['nanoflann_build_ms']:.0f} | |")
+        lines.append("")
+        for s, n in nanoflann.items():
+            if n:
+                lines.append(f"- {s}: posematch exact is {n['exact_speedup_vs_nanoflann']:.1f}x faster than nanoflann "
+                             f"(medians {n['exact']['median_us']:.1f} vs {n['nanoflann']['median_us']:.1f} us, same run)")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def blend_section(out):
+    d = load(out, "blend.json")
+    if not d:
+        return None
+    lines = []
+    lines.append(f"Measured on {cpu()} by `bench_blend --json` ({d['joints']} joints; every figure is the median "
+                 f"of {d['rounds']:,} interleaved batches of {d['batch']} calls, one run); `make bench` (or "
+                 f"`bash bench/run.sh build`) regenerates this table.\n")
+    lines.append("| case | ns | ratio to scalar baseline | ratio to auto-vectorised baseline | goal | "
+                 "ozz-animation 0.16 |")
+    lines.append("|---|---:|---:|---:|---|---|")
+    lines.append(f"| baseline: {d['baseline']} 3 x {d['joints']} nlerp | {d['baseline_ns']:.0f} | 1.000 | "
+                 f"{d['baseline_ns'] / d['baseline_autovec_ns']:.2f} | – | – |")
+    for r in d["results"]:
+        ratio = f"{r['ratio']:.3f}"
+        if "goal_ratio" in r:
+            goal, ratio = f"≤ {r['goal_ratio']:.2f}", f"**{ratio}**"
+        elif "goal_ns" in r:
+            goal = f"< {r['goal_ns']:.0f} ns"
+        else:
+            goal = None
+        goal = f"{goal} — {'met' if r['pass'] else '**missed**'}" if goal else "–"
+        ozz = "–" if r["ozz_0_16"] == "-" else r["ozz_0_16"]
+        lines.append(f"| {r['name']} | {r['ns']:.0f} | {ratio} | {r['ratio_autovec']:.2f} | {goal} | {ozz} |")
+    c = d["characters"]
     lines.append("")
-    for s in ("noisy", "far"):
-        n = load(f"{schema}.nanoflann_{s}.json")
-        if n:
-            lines.append(f"- {s}: posematch exact is {n['exact_speedup_vs_nanoflann']:.1f}x faster than nanoflann "
-                         f"(medians {n['exact']['median_us']:.1f} vs {n['nanoflann']['median_us']:.1f} us, same run)")
-    lines.append("")
-print("\n".join(lines))
+    lines.append(f"- **{c['count']:,} characters** (a three-sample blend space + local-to-model each): "
+                 f"**{c['frame_ms']:.2f} ms per frame**, {c['per_character_ns']:.0f} ns per character "
+                 f"(median of {c['frames']} frames)")
+    return "\n".join(lines) + "\n"
+
+
+def replace_section(text, markers, section):
+    begin, end = markers
+    if begin not in text or end not in text:
+        return text
+    return text[:text.index(begin) + len(begin)] + "\n" + section + text[text.index(end):]
+
+
+def main():
+    out, data = sys.argv[1], sys.argv[2]
+    doc = sys.argv[3] if len(sys.argv) > 3 else None
+    sections = [("search", SEARCH_MARKERS, search_section(out, data)), ("blend", BLEND_MARKERS, blend_section(out))]
+    sections = [s for s in sections if s[2] is not None]
+    for name, _, section in sections:
+        with open(os.path.join(out, f"{name}.md"), "w") as f:
+            f.write(section)
+        print(section)
+    if doc:
+        with open(doc) as f:
+            text = f.read()
+        new = text
+        for _, markers, section in sections:
+            new = replace_section(new, markers, section)
+        if new != text:
+            with open(doc, "w") as f:
+                f.write(new)
+            print("bench: updated", doc, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

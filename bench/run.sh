@@ -2,7 +2,7 @@
 # make bench: builds the benchmark databases from ../shared/mocap (every single-person folder,
 # several skeletons, 60 fps, mirrored), times every search mode on two query sets in one run,
 # times nanoflann's exact KD-tree on the same matrix and queries, runs the blending bench, and
-# rewrites the results section of docs/BENCHMARKS.md.
+# rewrites the search and blending result sections of docs/BENCHMARKS.md (bench/report.py).
 #   bash bench/run.sh [BUILD_DIR]        PM_BENCH_QUERIES=N changes the queries per set (1000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,19 +43,11 @@ for schema in holden27 ue-locomotion; do
     done
   fi
 done
+rm -f "$out/blend.json" # no stale figures when bench_blend is not built
 if [ -x "$build/bench/bench_blend" ]; then
   echo "bench: blending" >&2
   "$build/bench/bench_blend" --json > "$out/blend.json"
 fi
-python3 "$root/bench/report.py" "$out" "$data" > "$out/search.md"
-cat "$out/search.md"
-python3 - "$root/docs/BENCHMARKS.md" "$out/search.md" <<'PY'
-import sys, re
-doc, section = sys.argv[1], open(sys.argv[2]).read()
-text = open(doc).read()
-begin, end = "<!-- BEGIN search results (bench/run.sh) -->", "<!-- END search results -->"
-if begin in text and end in text:
-    text = text[:text.index(begin) + len(begin)] + "\n" + section + text[text.index(end):]
-    open(doc, "w").write(text)
-    print("bench: updated", doc, file=sys.stderr)
-PY
+# Prints the search and blending sections, keeps them as $out/search.md and $out/blend.md, and
+# writes them between their markers in docs/BENCHMARKS.md.
+python3 "$root/bench/report.py" "$out" "$data" "$root/docs/BENCHMARKS.md"

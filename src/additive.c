@@ -5,12 +5,6 @@
 #include "core.h"
 #include "pose_kernels.h"
 
-static pm_result check_joints(int joint_count, const char *job, pm_error *error) {
-    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
-        return pm_fail(error, PM_ERR_LIMIT, "%s: joint_count %d is outside 1..%d", job, joint_count, PM_MAX_JOINTS);
-    return PM_OK;
-}
-
 /* ---- extract ---- */
 
 pm_additive_extract_job pm_default_additive_extract_job(void) {
@@ -21,7 +15,7 @@ pm_additive_extract_job pm_default_additive_extract_job(void) {
 
 pm_result pm_additive_extract_job_validate(const pm_additive_extract_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive extract job: NULL job");
-    pm_result r = check_joints(job->joint_count, "additive extract job", error);
+    pm_result r = pm_check_joint_count(job->joint_count, "additive extract job", error);
     if (r != PM_OK) return r;
     if (!job->source || !job->base || !job->output)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive extract job: source, base and output must be set");
@@ -58,7 +52,7 @@ pm_additive_apply_job pm_default_additive_apply_job(void) {
 
 pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: NULL job");
-    pm_result r = check_joints(job->joint_count, "additive apply job", error);
+    pm_result r = pm_check_joint_count(job->joint_count, "additive apply job", error);
     if (r != PM_OK) return r;
     if (!job->target || !job->output)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: target and output must be set");
@@ -252,14 +246,8 @@ pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *
     soa_weight_check check;
     soa_weight_check_init(&check);
     apply_masked(job, groups, &check);
-    if (!soa_weight_check_ok(&check)) {
-        for (int j = 0; j < job->joint_count; j++) {
-            float w = job->joint_weights[j];
-            if (!(w >= 0.0f && w <= 1.0f))
-                return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC,
-                               "additive apply job: the weight of joint %d is %g (must be in [0, 1])", j, (double)w);
-        }
-    }
+    if (!soa_weight_check_ok(&check))
+        return pm_check_joint_weights(job->joint_weights, job->joint_count, "additive apply job: the weight of joint", error);
     return PM_OK;
 }
 
@@ -290,9 +278,10 @@ pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm
     snprintf(name, sizeof name, "%s-additive", sname);
     if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
     float sdur = pm_clip_duration(source), bdur = pm_clip_duration(base);
+    /* A fixed base frame is sampled once. */
+    if (base_frame >= 0) pm_clip_sample(base, (float)base_frame * base->frame_time, brot, btr);
     for (int f = 0; f < source->frame_count; f++) {
-        if (base_frame >= 0) pm_clip_sample(base, (float)base_frame * base->frame_time, brot, btr);
-        else {
+        if (base_frame < 0) {
             float phase = sdur > 0.0f ? (float)f * source->frame_time / sdur : 0.0f;
             pm_clip_sample(base, phase * bdur, brot, btr);
         }

@@ -193,7 +193,6 @@ static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
     }
     int i = (int)x;
     if (i >= n) i = n - 1; /* fmod can round up to n */
-    if (!a->looping && i >= n - 1) i = n - 2;
     *k0 = i;
     *alpha = (float)(x - i);
 }

@@ -68,9 +68,8 @@ pm_layered_blend_job pm_default_layered_blend_job(void) {
 
 pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: NULL job");
-    if (job->joint_count < 1 || job->joint_count > PM_MAX_JOINTS)
-        return pm_fail(error, PM_ERR_LIMIT, "layered blend job: joint_count %d is outside 1..%d", job->joint_count,
-                       PM_MAX_JOINTS);
+    pm_result r = pm_check_joint_count(job->joint_count, "layered blend job", error);
+    if (r != PM_OK) return r;
     if (!job->base || !job->output)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base and output must be set");
     if (!pm_pose_aligned(job->base) || !pm_pose_aligned(job->output))
@@ -211,13 +210,9 @@ pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *er
     if (!soa_weight_check_ok(&check)) {
         for (int i = 0; i < n; i++) {
             if (!layers[i].joint_weights) continue;
-            for (int j = 0; j < job->joint_count; j++) {
-                float w = layers[i].joint_weights[j];
-                if (!(w >= 0.0f && w <= 1.0f))
-                    return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC,
-                                   "layered blend job: a layer's weight for joint %d is %g (must be in [0, 1])", j,
-                                   (double)w);
-            }
+            r = pm_check_joint_weights(layers[i].joint_weights, job->joint_count, "layered blend job: a layer's weight for joint",
+                                       error);
+            if (r != PM_OK) return r;
         }
     }
     if (job->root_joint >= 0 && !job->blend_root_motion) {

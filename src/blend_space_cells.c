@@ -53,18 +53,11 @@ static void sort_ranks(int32_t *idx, int32_t *tmp, int n, const pm_dt3_point *pt
     memcpy(idx, tmp, (size_t)n * sizeof(int32_t));
 }
 
-static int64_t dot3(pm_dt3_point a, pm_dt3_point b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-
-static pm_dt3_point sub3(pm_dt3_point a, pm_dt3_point b) {
-    pm_dt3_point r = {a.x - b.x, a.y - b.y, a.z - b.z};
-    return r;
-}
-
 /* ---- location grid ---- */
 
 static int64_t grid_coord(const pm_blend_space *s, int dims, int v, int axis) {
     if (dims == 2) return axis == 0 ? s->plane_points[v].x : s->plane_points[v].y;
-    return axis == 0 ? s->points[v].x : (axis == 1 ? s->points[v].y : s->points[v].z);
+    return pm_dt3_component(s->points[v], axis);
 }
 
 /* Bucket range covered by a cell's bounding box, widened by `pad` grid units. */
@@ -153,8 +146,7 @@ static int compare_hull_key(const void *a, const void *b) {
 }
 
 static int64_t face_coord(const pm_blend_space *s, const int32_t *f, int i, int axis) {
-    pm_dt3_point p = s->points[f[i]];
-    return axis == 0 ? p.x : (axis == 1 ? p.y : p.z);
+    return pm_dt3_component(s->points[f[i]], axis);
 }
 
 /* Splits faces [first, first + count) at the median centroid along the box's longest axis; the
@@ -236,8 +228,8 @@ static pm_result build_line(pm_blend_space *s, pm_error *error) {
     s->line_s = (int64_t *)pm_alloc_array(&s->allocator, (size_t)n, sizeof(int64_t), 0);
     if (!s->line_s) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
     /* Sorted coordinates run monotonically along a line, so the ranks are in line order. */
-    pm_dt3_point o = s->points[0], dir = sub3(s->points[n - 1], o);
-    for (int k = 0; k < n; k++) s->line_s[k] = dot3(sub3(s->points[k], o), dir);
+    pm_dt3_point o = s->points[0], dir = pm_dt3_sub(s->points[n - 1], o);
+    for (int k = 0; k < n; k++) s->line_s[k] = pm_dt3_dot(pm_dt3_sub(s->points[k], o), dir);
     return PM_OK;
 }
 
@@ -260,9 +252,8 @@ static pm_result build_plane(pm_blend_space *s, int third, pm_error *error) {
     s->mode = SPACE_TRIANGLES;
     s->coplanar = 1;
     pm_dt3_point nrm = pm_dt3_normal(s->points[0], s->points[1], s->points[third]);
-    uint64_t ax = pm_u64_abs(nrm.x), ay = pm_u64_abs(nrm.y), az = pm_u64_abs(nrm.z);
     s->plane_normal = nrm;
-    s->plane_axis = ax >= ay && ax >= az ? 0 : (ay >= az ? 1 : 2);
+    s->plane_axis = pm_dt3_dominant_axis(nrm);
     s->plane_points = (pm_dt_point *)pm_alloc_array(a, (size_t)n, sizeof(pm_dt_point), 0);
     pm_dt3_point *uv = (pm_dt3_point *)pm_alloc_array(a, (size_t)n, sizeof(pm_dt3_point), 0);
     pm_dt_point *sorted = (pm_dt_point *)pm_alloc_array(a, (size_t)n, sizeof(pm_dt_point), 0);

@@ -13,21 +13,6 @@
 /* Weights below this fraction are dropped: the sample would cost a sampling job for no visible effect. */
 #define PM_BLEND_MIN_WEIGHT 1e-6f
 
-static pm_dt3_point sub3(pm_dt3_point a, pm_dt3_point b) {
-    pm_dt3_point r = {a.x - b.x, a.y - b.y, a.z - b.z};
-    return r;
-}
-
-/* Exact for differences of snapped coordinates (below 2^50), hence exactly representable as doubles. */
-static int64_t dot3(pm_dt3_point a, pm_dt3_point b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-
-/* Exact when one side has components below 2^26 and the other below 2^51. */
-static pm_i128 dot3_wide(pm_dt3_point a, pm_dt3_point b) {
-    pm_i128 r = pm_i128_mul(a.x, b.x);
-    r = pm_i128_add(r, pm_i128_mul(a.y, b.y));
-    return pm_i128_add(r, pm_i128_mul(a.z, b.z));
-}
-
 static void set_raw(pm_blend_raw_weights *rw, int count, const int *ranks) {
     rw->count = count;
     for (int i = 0; i < count; i++) {
@@ -46,8 +31,8 @@ static void put_weight(pm_blend_raw_weights *rw, int rank, double w) {
 /* The nearest point of segment ab to q (its orthogonal projection, clamped to the ends). Each weight
  * is one correctly rounded quotient of exact integers that read the same from either end. */
 static void edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q, pm_blend_raw_weights *rw) {
-    pm_dt3_point a = s->points[ra], b = s->points[rb], ab = sub3(b, a);
-    int64_t den = dot3(ab, ab), na = dot3(sub3(b, q), ab), nb = dot3(sub3(q, a), ab);
+    pm_dt3_point a = s->points[ra], b = s->points[rb], ab = pm_dt3_sub(b, a);
+    int64_t den = pm_dt3_dot(ab, ab), na = pm_dt3_dot(pm_dt3_sub(b, q), ab), nb = pm_dt3_dot(pm_dt3_sub(q, a), ab);
     rw->count = 2;
     rw->rank[0] = ra;
     rw->rank[1] = rb;
@@ -80,7 +65,7 @@ static int face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_
     for (int i = 0; i < 3; i++) {
         pm_dt3_point b = p[(i + 1) % 3], c = p[(i + 2) % 3];
         /* Cross products of differences below 2^25: components below 2^51. */
-        num[i] = dot3_wide(pm_dt3_normal(o, sub3(c, b), sub3(q, b)), nrm);
+        num[i] = pm_dt3_dot_wide(pm_dt3_normal(o, pm_dt3_sub(c, b), pm_dt3_sub(q, b)), nrm);
         int sg = pm_i128_sign(num[i]);
         if (sg < 0) return 0;
         if (sg == 0) {
@@ -97,7 +82,7 @@ static int face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_
     } else if (zeros == 2) {
         for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_sign(num[i]) > 0 ? 1.0 : 0.0;
     } else {
-        double den = pm_i128_to_double(dot3_wide(nrm, nrm));
+        double den = pm_i128_to_double(pm_dt3_dot_wide(nrm, nrm));
         for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_to_double(num[i]) / den;
     }
     return 1;
@@ -148,8 +133,8 @@ typedef struct located {
 
 static void locate_line(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
     int n = s->sample_count;
-    pm_dt3_point o = s->points[0], dir = sub3(s->points[n - 1], o);
-    int64_t sq = dot3(sub3(q, o), dir);
+    pm_dt3_point o = s->points[0], dir = pm_dt3_sub(s->points[n - 1], o);
+    int64_t sq = pm_dt3_dot(pm_dt3_sub(q, o), dir);
     if (s->collinear) {
         pm_dt3_point off = pm_dt3_normal(o, s->points[n - 1], q);
         if (off.x || off.y || off.z) at->outside = 1;
@@ -249,10 +234,10 @@ static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_
 static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
     const pm_triangulation *t = &s->tri;
     pm_dt3_point nrm = s->plane_normal;
-    pm_i128 height = dot3_wide(sub3(q, s->points[0]), nrm);
+    pm_i128 height = pm_dt3_dot_wide(pm_dt3_sub(q, s->points[0]), nrm);
     if (pm_i128_sign(height) != 0) at->outside = 1;
     /* The bucket of the rounded projection; buckets are padded by one unit for the rounding. */
-    double h = pm_i128_to_double(height) / pm_i128_to_double(dot3_wide(nrm, nrm));
+    double h = pm_i128_to_double(height) / pm_i128_to_double(pm_dt3_dot_wide(nrm, nrm));
     double p[3] = {(double)q.x - h * (double)nrm.x, (double)q.y - h * (double)nrm.y, (double)q.z - h * (double)nrm.z};
     int64_t uv[2];
     for (int d = 0, m = 0; d < 3; d++)
@@ -290,11 +275,10 @@ static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
 static double face_nearest(const pm_blend_space *s, const int *f, pm_dt3_point q, pm_blend_raw_weights *rw) {
     if (face_weights(s, f[0], f[1], f[2], q, rw)) {
         pm_dt3_point nrm = pm_dt3_normal(s->points[f[0]], s->points[f[1]], s->points[f[2]]);
-        double h = pm_i128_to_double(dot3_wide(sub3(q, s->points[f[0]]), nrm));
-        return h * h / pm_i128_to_double(dot3_wide(nrm, nrm));
+        double h = pm_i128_to_double(pm_dt3_dot_wide(pm_dt3_sub(q, s->points[f[0]]), nrm));
+        return h * h / pm_i128_to_double(pm_dt3_dot_wide(nrm, nrm));
     }
     double best = INFINITY;
-    set_raw(rw, 3, f);
     for (int i = 0; i < 3; i++) {
         pm_blend_raw_weights e;
         edge_weights(s, f[(i + 1) % 3], f[(i + 2) % 3], q, &e);

@@ -39,7 +39,10 @@ const char *pm_bvh_unit_name(float unit_scale) {
 
 /* ---- detection ---- */
 
-float pm_bvh_detect_unit_scale(const pm_clip *clip) {
+/* Metres per file unit for a Y-up clip still in file units: the known unit that puts the
+ * median hip height above the lowest foot closest to 0.9 m (in log terms); 1 when the clip
+ * gives no usable height. */
+static float detect_unit_scale(const pm_clip *clip) {
     pm_clip_survey survey;
     pm_clip_survey_compute(&survey, clip);
     double hip = survey.hip_height;
@@ -57,7 +60,9 @@ float pm_bvh_detect_unit_scale(const pm_clip *clip) {
     return known_units[best].metres;
 }
 
-pm_up_axis pm_bvh_detect_up_axis(const pm_clip *clip) {
+/* Up axis of a clip still in file axes: the direction from the feet to the head (or hips) over
+ * the animated frames, so rigs whose rest pose is lying down (Maya-style bones) still work. */
+static pm_up_axis detect_up_axis(const pm_clip *clip) {
     pm_skeleton_roles roles;
     pm_skeleton_find_roles(&roles, &clip->skeleton);
     int jc = clip->skeleton.joint_count;
@@ -69,8 +74,7 @@ pm_up_axis pm_bvh_detect_up_axis(const pm_clip *clip) {
     double up[3] = {0.0, 0.0, 0.0};
     double extent[3] = {0.0, 0.0, 0.0};
     for (int s = 0; s < samples; s++) {
-        int f = samples > 1 ? (int)((long long)s * (clip->frame_count - 1) / (samples - 1)) : 0;
-        pm_clip_frame_world(clip, f, world);
+        pm_clip_frame_world(clip, pm_sample_frame(s, samples, clip->frame_count), world);
         pm_vec3 foot = pm_vec3_zero();
         int nfeet = 0;
         for (int i = 0; i < 4; i++)
@@ -102,12 +106,6 @@ pm_up_axis pm_bvh_detect_up_axis(const pm_clip *clip) {
 
 /* ---- entry points ---- */
 
-/* strerror is not thread-safe and loaders run on worker threads; this is the XSI strerror_r. */
-static const char *errno_text(char *buf, size_t cap, int e) {
-    if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "error %d", e);
-    return buf;
-}
-
 /* File name without directory and extension: the clip's name. */
 static void base_name(char *out, size_t cap, const char *path) {
     const char *b = path;
@@ -125,21 +123,22 @@ static void base_name(char *out, size_t cap, const char *path) {
     out[n] = '\0';
 }
 
-static pm_result check_def(const pm_bvh_def *def, const char *source, pm_error *error) {
-    if (!(def->unit_scale >= 0.0f) || !isfinite(def->unit_scale))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: unit_scale %g must be 0 (detect) or a positive scale", source,
-                       (double)def->unit_scale);
-    if (def->up_axis != -1 && def->up_axis != PM_UP_Y && def->up_axis != PM_UP_Z)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: up_axis %d must be -1 (detect), PM_UP_Y or PM_UP_Z", source,
-                       def->up_axis);
+pm_result pm_bvh_check_units(float unit_scale, int up_axis, const char *prefix, const char *unit_rule,
+                             const char *axis_rule, pm_error *error) {
+    if (!(unit_scale >= 0.0f) || !isfinite(unit_scale))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: unit_scale %g must be %s", prefix, (double)unit_scale,
+                       unit_rule);
+    if (up_axis != -1 && up_axis != PM_UP_Y && up_axis != PM_UP_Z)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: up_axis %d must be %s, PM_UP_Y or PM_UP_Z", prefix, up_axis,
+                       axis_rule);
     return PM_OK;
 }
 
 /* Converts a freshly parsed clip (file units and axes) to Y-up metres. */
 static pm_result finish_clip(pm_clip *clip, const pm_bvh_def *def, const char *source, pm_error *error) {
-    pm_up_axis up = def->up_axis >= 0 ? (pm_up_axis)def->up_axis : pm_bvh_detect_up_axis(clip);
+    pm_up_axis up = def->up_axis >= 0 ? (pm_up_axis)def->up_axis : detect_up_axis(clip);
     if (up == PM_UP_Z) pm_clip_z_up_to_y_up(clip);
-    float scale = def->unit_scale > 0.0f ? def->unit_scale : pm_bvh_detect_unit_scale(clip);
+    float scale = def->unit_scale > 0.0f ? def->unit_scale : detect_unit_scale(clip);
     clip->unit_scale = 1.0f;
     pm_clip_scale(clip, scale);
     char name[256];
@@ -158,7 +157,8 @@ pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size, const 
     const char *source = source_name && source_name[0] ? source_name : "(memory)";
     if (!data && size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: data is NULL", source);
     pm_bvh_def def = def_in ? *def_in : pm_default_bvh_def();
-    pm_result r = check_def(&def, source, error);
+    pm_result r = pm_bvh_check_units(def.unit_scale, def.up_axis, source, "0 (detect) or a positive scale", "-1 (detect)",
+                                     error);
     if (r != PM_OK) return r;
     if ((r = pm_bvh_parse(out, data ? data : "", size, source, def.allocator, error)) != PM_OK) return r;
     if ((r = finish_clip(out, &def, source_name && source_name[0] ? source : NULL, error)) != PM_OK)
@@ -173,7 +173,7 @@ static pm_result read_whole_file(char **out, size_t *out_size, const char *path,
     *out_size = 0;
     char why[128];
     FILE *f = fopen(path, "rb");
-    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, errno_text(why, sizeof why, errno));
+    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
     size_t cap = 1 << 16, size = 0;
     char *buf = (char *)pm_alloc(a, cap, 16);
     pm_result r = PM_OK;
@@ -193,7 +193,7 @@ static pm_result read_whole_file(char **out, size_t *out_size, const char *path,
     }
     if (r == PM_OK && !buf) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
     if (r == PM_OK && ferror(f))
-        r = pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, errno_text(why, sizeof why, errno));
+        r = pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, pm_errno_text(why, sizeof why, errno));
     fclose(f);
     if (r != PM_OK) {
         pm_free(a, buf);

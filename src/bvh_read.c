@@ -235,17 +235,13 @@ int pm_bvh_parse_double(double *out, const char *s, size_t n) {
     return 0;
 }
 
-/* Doubles below this round to a finite float (it is FLT_MAX plus half a unit in the last place):
- * "3.40282347e+38", which printf gives for FLT_MAX, must read back. */
-#define FLOAT_LIMIT 0x1.ffffffp+127
-
 /* A number that must fit a float, or an error naming `field`. */
 static pm_result read_number(bvh_parser *p, double *out, const char *field) {
     bvh_token t = next_token(p);
     if (t.n == 0) return bvh_fail(p, PM_ERR_PARSE, t.line, field, "expected a number, found the end of the file");
     int r = pm_bvh_parse_double(out, t.s, t.n);
     if (r == 1) return bvh_fail(p, PM_ERR_PARSE, t.line, field, "expected a number, found %s", tok_text(p, t));
-    if (r == 2 || !(fabs(*out) < FLOAT_LIMIT))
+    if (r == 2 || !(fabs(*out) < PM_BVH_FLOAT_LIMIT))
         return bvh_fail(p, PM_ERR_NUMERIC, t.line, field, "%s is not a finite number", tok_text(p, t));
     return PM_OK;
 }
@@ -375,9 +371,8 @@ static pm_result parse_end_site(bvh_parser *p, bvh_token keyword) {
 }
 
 static int channel_of_token(bvh_token t) {
-    static const char *const names[6] = {"Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"};
     for (int c = 0; c < 6; c++)
-        if (tok_is(t, names[c])) return c;
+        if (tok_is(t, pm_bvh_channel_name(c))) return c;
     return -1;
 }
 
@@ -554,7 +549,7 @@ static pm_result parse_motion_header(bvh_parser *p) {
     int nr = t.n ? pm_bvh_parse_double(&ft, t.s, t.n) : 1;
     if (nr == 1)
         return bvh_fail(p, PM_ERR_PARSE, t.line, "Frame Time", "expected a number, found %s", tok_text(p, t));
-    if (nr == 2 || !(ft > 0.0) || !(ft < FLOAT_LIMIT) || !((float)ft > 0.0f))
+    if (nr == 2 || !(ft > 0.0) || !(ft < PM_BVH_FLOAT_LIMIT) || !((float)ft > 0.0f))
         return bvh_fail(p, PM_ERR_NUMERIC, t.line, "Frame Time", "%s must be a positive finite number of seconds",
                         tok_text(p, t));
     p->frame_time = (float)ft;
@@ -610,13 +605,18 @@ static void apply_frame(pm_clip *c, int frame, const bvh_parser *p, const joint_
     }
 }
 
+/* The field a frame line's errors name: "frame N", formatted only when there is an error. */
+static const char *frame_field(char *buf, size_t cap, int frame) {
+    snprintf(buf, cap, "frame %d", frame);
+    return buf;
+}
+
 /* Reads one frame line into values; the count is checked before any value is used. */
 static pm_result read_frame_line(bvh_parser *p, int frame, double *values) {
     int expected = p->total_channels;
     int count = 0;
     int line = p->line;
     char field[48];
-    snprintf(field, sizeof field, "frame %d", frame);
     for (;;) {
         skip_blanks(p);
         if (at_eol(p)) break;
@@ -627,18 +627,18 @@ static pm_result read_frame_line(bvh_parser *p, int frame, double *values) {
             double v;
             int r = pm_bvh_parse_double(&v, t.s, t.n);
             if (r == 1)
-                return bvh_fail(p, PM_ERR_PARSE, line, field, "value %d: expected a number, found %s", count + 1,
-                                tok_text(p, t));
-            if (r == 2 || !(fabs(v) < FLOAT_LIMIT))
-                return bvh_fail(p, PM_ERR_NUMERIC, line, field, "value %d: %s is not a finite number", count + 1,
-                                tok_text(p, t));
+                return bvh_fail(p, PM_ERR_PARSE, line, frame_field(field, sizeof field, frame),
+                                "value %d: expected a number, found %s", count + 1, tok_text(p, t));
+            if (r == 2 || !(fabs(v) < PM_BVH_FLOAT_LIMIT))
+                return bvh_fail(p, PM_ERR_NUMERIC, line, frame_field(field, sizeof field, frame),
+                                "value %d: %s is not a finite number", count + 1, tok_text(p, t));
             values[count] = v;
         }
         count++;
     }
     if (count != expected)
-        return bvh_fail(p, PM_ERR_PARSE, line, field, "%d values on the line, expected %d (%s)", count, expected,
-                        count < expected ? "too few" : "too many");
+        return bvh_fail(p, PM_ERR_PARSE, line, frame_field(field, sizeof field, frame),
+                        "%d values on the line, expected %d (%s)", count, expected, count < expected ? "too few" : "too many");
     skip_eol(p);
     return PM_OK;
 }

@@ -1,11 +1,7 @@
 /* BVH writer: the clip's channel layout where it can carry the motion, extra channels where it
  * cannot, numbers formatted independently of the C locale, files replaced atomically. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bvh_internal.h"
 #include "core.h"
@@ -93,7 +89,7 @@ static void buf_number(out_buf *b, double v, int precision) {
     char text[64];
     size_t n;
     if (v == 0.0) v = 0.0; /* no "-0" */
-    if (!(fabs(v) < 0x1.ffffffp+127)) { /* FLT_MAX plus half an ulp: the first double that rounds to inf */
+    if (!(fabs(v) < PM_BVH_FLOAT_LIMIT)) { /* FLT_MAX plus half an ulp: the first double that rounds to inf */
         b->overflow = 1; /* reported once by the caller; converting it to float would be undefined */
         v = 0.0;
     }
@@ -349,11 +345,8 @@ static pm_result check_names(const pm_skeleton *s, pm_error *error) {
 }
 
 static pm_result check_write_def(const pm_bvh_write_def *d, pm_error *error) {
-    if (!(d->unit_scale >= 0.0f) || !isfinite(d->unit_scale))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "bvh write: unit_scale %g must be 0 (the clip's) or positive",
-                       (double)d->unit_scale);
-    if (d->up_axis != -1 && d->up_axis != PM_UP_Y && d->up_axis != PM_UP_Z)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "bvh write: up_axis %d must be -1, PM_UP_Y or PM_UP_Z", d->up_axis);
+    pm_result r = pm_bvh_check_units(d->unit_scale, d->up_axis, "bvh write", "0 (the clip's) or positive", "-1", error);
+    if (r != PM_OK) return r;
     if (d->precision < 0 || d->precision > 9)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "bvh write: precision %d is outside 0..9", d->precision);
     return PM_OK;
@@ -425,49 +418,6 @@ done:
 
 /* ---- files ---- */
 
-static const char *errno_text(char *buf, size_t cap, int e) {
-    if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "error %d", e);
-    return buf;
-}
-
-static pm_result write_all(int fd, const char *data, size_t size, const char *path, pm_error *error) {
-    while (size > 0) {
-        ssize_t n = write(fd, data, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            char why[128];
-            return pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, errno_text(why, sizeof why, n < 0 ? errno : EIO));
-        }
-        data += n;
-        size -= (size_t)n;
-    }
-    return PM_OK;
-}
-
-/* Opens "<path>.tmp-XXXXXXXX" exclusively, with a name unlikely to collide with other writers. */
-static int open_temp(char *tmp, size_t cap, const char *path) {
-    struct {
-        long pid;
-        long t;
-        long c;
-        const void *where;
-        int attempt;
-    } seed;
-    memset(&seed, 0, sizeof seed);
-    seed.pid = (long)getpid();
-    seed.t = (long)time(NULL);
-    seed.c = (long)clock();
-    seed.where = (const void *)&seed;
-    for (int attempt = 0; attempt < 16; attempt++) {
-        seed.attempt = attempt;
-        uint64_t h = pm_hash64(&seed, sizeof seed, 0x6276685F746D70ull);
-        snprintf(tmp, cap, "%s.tmp-%08x", path, (unsigned)(h & 0xffffffffu));
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1;
-}
-
 pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def, pm_error *error) {
     if (!clip || !path || !path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_write_file: NULL argument");
     char *data;
@@ -477,20 +427,7 @@ pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_
         pm_error_prefix(error, "%s", path);
         return r;
     }
-    size_t tmp_cap = strlen(path) + 32;
-    char *tmp = (char *)pm_alloc(&clip->allocator, tmp_cap, 1);
-    char why[128];
-    int fd = tmp ? open_temp(tmp, tmp_cap, path) : -1;
-    if (!tmp) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    else if (fd < 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create a temporary file: %s", path, errno_text(why, sizeof why, errno));
-    else {
-        r = write_all(fd, data, size, path, error);
-        if (close(fd) != 0 && r == PM_OK) r = pm_fail(error, PM_ERR_IO, "%s: close failed: %s", path, errno_text(why, sizeof why, errno));
-        if (r == PM_OK && rename(tmp, path) != 0)
-            r = pm_fail(error, PM_ERR_IO, "%s: cannot replace the file: %s", path, errno_text(why, sizeof why, errno));
-        if (r != PM_OK) unlink(tmp);
-    }
-    pm_free(&clip->allocator, tmp);
+    r = pm_write_file_atomic(path, data, size, error);
     pm_free_buffer(data, &clip->allocator);
     return r;
 }

@@ -329,14 +329,6 @@ void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {
 
 /* ---- survey ---- */
 
-/* NaN sorts last: a comparator that is not a total order is undefined behaviour for qsort,
- * and overflowing FK on absurd files can produce NaN heights. */
-static int cmp_float(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
-    return (x > y) - (x < y);
-}
-
 /* Angle in degrees between a unit quaternion and the identity. */
 static float angle_from_identity(pm_quat q) {
     float w = fabsf(q.w);
@@ -354,16 +346,15 @@ static float mean_pose_angle(const pm_clip *c, int frame, const int *joints, int
 /* A rest-pose lead-in (converters add a T-pose frame 0, or ramp in from it): over the joints
  * that animate, frame 0 is close to the zero-rotation pose, much closer than the clip usually
  * is, and frame 1 is farther from it. Exact identity is not required: CMU's T-pose has the
- * legs at 17 degrees and the Daz conversion starts a few degrees off. */
+ * legs at 17 degrees and the Daz conversion starts a few degrees off. The caller passes
+ * samples >= 3, so the clip has at least 3 frames. */
 static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, int samples) {
     int jc = c->skeleton.joint_count, n = 0;
-    if (c->frame_count < 3) return 0;
     for (int j = 0; j < jc; j++) {
         if (c->skeleton.parents[j] < 0) continue;
         pm_quat q0 = c->rotations[j];
         for (int s = 1; s < samples; s++) {
-            int f = (int)((long long)s * (c->frame_count - 1) / (samples - 1));
-            pm_quat q = c->rotations[(size_t)f * jc + j];
+            pm_quat q = c->rotations[(size_t)pm_sample_frame(s, samples, c->frame_count) * jc + j];
             if (angle_from_identity(pm_quat_mul(pm_quat_conjugate(q0), q)) > 2.0f) {
                 joints[n++] = j;
                 break;
@@ -372,11 +363,9 @@ static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, in
     }
     if (n == 0) return 0;
     int m = 0;
-    for (int s = 1; s < samples; s++) {
-        int f = (int)((long long)s * (c->frame_count - 1) / (samples - 1));
-        scratch[m++] = mean_pose_angle(c, f, joints, n);
-    }
-    qsort(scratch, (size_t)m, sizeof(float), cmp_float);
+    for (int s = 1; s < samples; s++)
+        scratch[m++] = mean_pose_angle(c, pm_sample_frame(s, samples, c->frame_count), joints, n);
+    qsort(scratch, (size_t)m, sizeof(float), pm_cmp_float);
     float typical = scratch[m / 2];
     float m0 = mean_pose_angle(c, 0, joints, n), m1 = mean_pose_angle(c, 1, joints, n);
     return m0 < 5.0f && m0 < 0.35f * typical && m1 > m0;
@@ -395,8 +384,7 @@ void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
     if (!w || !lows || !hips) goto done;
     int feet[4] = {out->roles.left_foot, out->roles.right_foot, out->roles.left_toe, out->roles.right_toe};
     for (int s = 0; s < samples; s++) {
-        int f = samples > 1 ? (int)((long long)s * (c->frame_count - 1) / (samples - 1)) : 0;
-        pm_clip_frame_world(c, f, w);
+        pm_clip_frame_world(c, pm_sample_frame(s, samples, c->frame_count), w);
         float low = INFINITY;
         for (int i = 0; i < 4; i++)
             if (feet[i] >= 0 && w[feet[i]].translation.y < low) low = w[feet[i]].translation.y;
@@ -407,8 +395,8 @@ void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
         lows[s] = low;
         hips[s] = out->roles.hips >= 0 ? w[out->roles.hips].translation.y - low : 0.0f;
     }
-    qsort(lows, (size_t)samples, sizeof(float), cmp_float);
-    qsort(hips, (size_t)samples, sizeof(float), cmp_float);
+    qsort(lows, (size_t)samples, sizeof(float), pm_cmp_float);
+    qsort(hips, (size_t)samples, sizeof(float), pm_cmp_float);
     out->floor_height = lows[samples / 20]; /* 5th percentile: ignores a few glitches below the floor */
     out->hip_height = hips[samples / 2];
     if (samples > 2) {

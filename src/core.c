@@ -1,7 +1,12 @@
 #include "core.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
     if (error) {
@@ -100,6 +105,83 @@ char *pm_strdup(const pm_allocator *allocator, const char *s) {
     char *d = (char *)pm_alloc(allocator, n + 1, 1);
     if (d) memcpy(d, s, n + 1);
     return d;
+}
+
+int pm_cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
+    return (x > y) - (x < y);
+}
+
+/* ---- files ---- */
+
+/* The XSI strerror_r (_POSIX_C_SOURCE, no _GNU_SOURCE). */
+const char *pm_errno_text(char *buf, size_t cap, int e) {
+    if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "error %d", e);
+    return buf;
+}
+
+static pm_result write_all(int fd, const char *data, size_t size, const char *path, pm_error *error) {
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            char why[128];
+            return pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path,
+                           pm_errno_text(why, sizeof why, n < 0 ? errno : EIO));
+        }
+        data += n;
+        size -= (size_t)n;
+    }
+    return PM_OK;
+}
+
+/* Opens "<path>.tmp-XXXXXXXX" exclusively, with a name unlikely to collide with other writers. */
+static int open_temp(char *tmp, size_t cap, const char *path) {
+    struct {
+        long pid;
+        long t;
+        long c;
+        const void *where;
+        int attempt;
+    } seed;
+    memset(&seed, 0, sizeof seed);
+    seed.pid = (long)getpid();
+    seed.t = (long)time(NULL);
+    seed.c = (long)clock();
+    seed.where = (const void *)&seed;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        seed.attempt = attempt;
+        uint64_t h = pm_hash64(&seed, sizeof seed, 0x6276685F746D70ull);
+        snprintf(tmp, cap, "%s.tmp-%08x", path, (unsigned)(h & 0xffffffffu));
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error) {
+    if (!path || !path[0] || (!data && size))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_write_file_atomic: NULL argument");
+    /* The temporary name on the stack unless the path is very long. */
+    char local[512];
+    size_t tmp_cap = strlen(path) + 32;
+    char *tmp = tmp_cap <= sizeof local ? local : (char *)pm_alloc(NULL, tmp_cap, 1);
+    if (!tmp) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    char why[128];
+    pm_result r;
+    int fd = open_temp(tmp, tmp_cap, path);
+    if (fd < 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, errno));
+    else {
+        r = write_all(fd, (const char *)data, size, path, error);
+        if (close(fd) != 0 && r == PM_OK)
+            r = pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, pm_errno_text(why, sizeof why, errno));
+        if (r == PM_OK && rename(tmp, path) != 0)
+            r = pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", path, pm_errno_text(why, sizeof why, errno));
+        if (r != PM_OK) unlink(tmp);
+    }
+    if (tmp != local) pm_free(NULL, tmp);
+    return r;
 }
 
 /* ---- hashing ---- */

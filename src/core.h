@@ -69,6 +69,27 @@ uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
  * runtime (libgcc, compiler-rt) detected at start-up, cheap enough per call. */
 int pm_cpu_has_avx2(void);
 
+/* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
+ * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */
+int pm_cmp_float(const void *a, const void *b);
+
+/* Frame of sample s of `samples` spread evenly over frames 0..frame_count-1, the first and the
+ * last included (one sample: frame 0). */
+static inline int pm_sample_frame(int s, int samples, int frame_count) {
+    return samples > 1 ? (int)((long long)s * (frame_count - 1) / (samples - 1)) : 0;
+}
+
+/* The text of errno value e in buf (strerror is not thread-safe and loaders run on worker
+ * threads); "error <e>" when the C library has none. Returns buf. */
+const char *pm_errno_text(char *buf, size_t cap, int e);
+
+/* Replaces the file at `path` with `size` bytes of `data` atomically: writes a new file with a
+ * unique name next to it ("<path>.tmp-XXXXXXXX", created exclusively), then renames it into
+ * place; on failure the temporary file is removed and `path` is left as it was. No fsync.
+ * Errors name `path`: "cannot create", "write failed" (write or close), "cannot rename into
+ * place" (PM_ERR_IO), or "out of memory" for a very long path. */
+pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error);
+
 /* IEEE half precision, round to nearest even. */
 uint16_t pm_float_to_half(float f);
 float pm_half_to_float(uint16_t h);

@@ -13,8 +13,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PM_LANES 8
-
 #if defined(__GNUC__) || defined(__clang__)
 #define PM_ALWAYS_INLINE __attribute__((always_inline))
 #else
@@ -51,26 +49,6 @@ PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x,
     return pm_v8_reduce(acc);
 }
 
-/* Costs of 4 consecutive rows (row stride = stride). */
-PM_ALWAYS_INLINE static inline void pm_cost_rows4(float out[4], const float *q, const float *x, const float *w, int stride) {
-    pm_v8f a0 = {0, 0, 0, 0, 0, 0, 0, 0}, a1 = a0, a2 = a0, a3 = a0;
-    const float *x1 = x + stride, *x2 = x + 2 * stride, *x3 = x + 3 * stride;
-    for (int i = 0; i < stride; i += 8) {
-        pm_v8f qq = pm_v8_load(q + i), ww = pm_v8_load(w + i);
-        pm_v8f d0 = (qq - pm_v8_load(x + i)) * ww;
-        pm_v8f d1 = (qq - pm_v8_load(x1 + i)) * ww;
-        pm_v8f d2 = (qq - pm_v8_load(x2 + i)) * ww;
-        pm_v8f d3 = (qq - pm_v8_load(x3 + i)) * ww;
-        a0 += d0 * d0;
-        a1 += d1 * d1;
-        a2 += d2 * d2;
-        a3 += d3 * d3;
-    }
-    out[0] = pm_v8_reduce(a0);
-    out[1] = pm_v8_reduce(a1);
-    out[2] = pm_v8_reduce(a2);
-    out[3] = pm_v8_reduce(a3);
-}
 /* Eight rows at once, reduced with a pairwise-add tree across the eight accumulators: every
  * row's sum is still ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), computed lane-parallel
  * (the tree is what AVX's horizontal adds do). */
@@ -106,9 +84,6 @@ PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x,
             l[k] += d * d;
         }
     return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-PM_ALWAYS_INLINE static inline void pm_cost_rows4(float out[4], const float *q, const float *x, const float *w, int stride) {
-    for (int r = 0; r < 4; r++) out[r] = pm_cost_row(q, x + (size_t)r * stride, w, stride);
 }
 static inline void pm_cost_rows8(float out[8], const float *q, const float *x, const float *w, int stride) {
     for (int r = 0; r < 8; r++) out[r] = pm_cost_row(q, x + (size_t)r * stride, w, stride);

@@ -68,7 +68,6 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
 
 typedef struct build_asset {
     const pm_asset_def *src;
-    int source_index; /* index of the user asset */
     int mirrored;
     int looping;
     char name[256];
@@ -81,7 +80,6 @@ typedef struct build_asset {
 
 typedef struct builder {
     const pm_database_def *def;
-    const pm_allocator *alloc;
     build_asset *assets;
     int asset_count;
     int card, stride;
@@ -126,8 +124,7 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
     return PM_OK;
 }
 
-static void prepare_task(void *context, int task, int worker) {
-    (void)worker;
+static void prepare_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
     a->result = pm_prepare_clip(&a->clip, a->src->clip, b->def, a->mirrored, a->src->mirror_map, a->looping, &a->error);
@@ -135,8 +132,7 @@ static void prepare_task(void *context, int task, int worker) {
     else a->pose_count = (uint32_t)a->clip.frame_count;
 }
 
-static void features_task(void *context, int task, int worker) {
-    (void)worker;
+static void features_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
     float *rows = b->raw + (size_t)a->first_pose * b->stride;
@@ -231,10 +227,9 @@ static void bm_free_all(build_mem *m) {
 /* Automatic exact components: the tree splits on these, the rest goes into one residual norm.
  * More components make the bound tighter (fewer exact costs) and each bound dearer. With the
  * AVX2 walk and the value boxes, 99.5% of the variance is where the two balance on locomotion
- * data: on the 195k-pose databases, 19 components instead of 15 (98.5%) cost 5 exact costs
- * fewer in 6 on noisy queries and cut their p99 by 10-20% for the same median, for 6% more
- * bytes; 23 cut the p99 a little more but raise the median. A multiple of 4 minus one keeps a
- * point (coordinates + residual) a whole number of SIMD lanes. */
+ * data (`posematch build --exact-components K` and `posematch bench` compare choices): against
+ * 98.5%, far fewer exact costs and a lower p99 for the same median, for a few percent more bytes.
+ * A multiple of 4 minus one keeps a point (coordinates + residual) a whole number of SIMD lanes. */
 static int auto_exact_components(const double *eigen, int card) {
     double total = 0.0;
     for (int i = 0; i < card; i++) total += PM_MAX(eigen[i], 0.0);
@@ -265,7 +260,6 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     builder b;
     memset(&b, 0, sizeof b);
     b.def = def;
-    b.alloc = alloc;
     b.card = pm_schema_cardinality(&def->schema);
     b.stride = (b.card + 7) / 8 * 8;
     int threads = def->threads < 1 ? 1 : def->threads;
@@ -296,13 +290,15 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         for (int m = 0; m <= mirror; m++) {
             build_asset *x = &b.assets[b.asset_count++];
             x->src = a;
-            x->source_index = i;
             x->mirrored = m;
             x->looping = a->looping < 0 ? a->clip->looping : a->looping;
             const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
             snprintf(x->name, sizeof x->name, m ? "%s.mirror" : "%s", name);
             x->exclude_start = a->exclude_start < 0.0f ? def->exclude_start : a->exclude_start;
             x->exclude_end = a->exclude_end < 0.0f ? def->exclude_end : a->exclude_end;
+            /* Poses carry their addend at half precision: every bound derived from addends (per
+             * vector, per node, the header's smallest) must use the value the search adds, or it
+             * could exceed a cost by the rounding (up to 0.25 at 1000) and prune the optimum. */
             x->addend = pm_half_to_float(pm_float_to_half(a->cost_addend));
         }
     }
@@ -395,14 +391,10 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     uint32_t searchable_poses = 0, excluded_poses = 0;
     float min_addend = INFINITY;
     int any_addend = 0;
-    for (int i = 0; i < b.asset_count; i++) {
-        /* Poses carry their addend at half precision: every bound derived from addends (per
-         * vector, per node, the header's smallest) must use the value the search adds, or it
-         * could exceed a cost by the rounding (up to 0.25 at 1000) and prune the optimum. */
-        float addend = pm_half_to_float(pm_float_to_half(b.assets[i].addend));
+    for (int i = 0; i < b.asset_count; i++)
         for (uint32_t p = b.assets[i].first_pose; p < b.assets[i].first_pose + b.assets[i].pose_count; p++) {
             pose_asset[p] = (uint32_t)i;
-            pose_addend[p] = addend;
+            pose_addend[p] = b.assets[i].addend;
             pose_blocked[p] = b.blocked[p] || b.excluded[p];
             if (!b.blocked[p] && b.excluded[p]) excluded_poses++;
             uint32_t v = pose_vec[p];
@@ -415,7 +407,6 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
             }
             if (pose_addend[p] != 0.0f) any_addend = 1;
         }
-    }
     if (!isfinite(min_addend)) min_addend = 0.0f;
     /* Searchable vectors in first-appearance order, then the others. */
     uint32_t VS = 0;
@@ -448,7 +439,8 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     float *zk = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
     float *sv_addend = (float *)bm_alloc(&mem, VS, sizeof(float));
     double *y = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
-    if (!z || !rho || !zk || !sv_addend || !y) goto oom;
+    double *pc = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
+    if (!z || !rho || !zk || !sv_addend || !y || !pc) goto oom;
     /* Stored as floats: project with the float values the search will use, so that query
      * and data coordinates are computed the same way. */
     float *f_mean = (float *)bm_alloc(&mem, (size_t)D, sizeof(float));
@@ -461,15 +453,12 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     }
     for (size_t i = 0; i < (size_t)D * D; i++) f_basis[i] = (float)basis[i];
     for (uint32_t i = 0; i < VS; i++) {
-        const float *row = sv_rows + (size_t)i * S;
-        for (int d = 0; d < D; d++) y[d] = (double)(row[d] * wsqrt[d]) - f_mean[d];
+        pm_pca_project(pc, D, sv_rows + (size_t)i * S, wsqrt, f_mean, f_basis, D, y);
         double res = 0.0;
         for (int c = 0; c < D; c++) {
-            double acc = 0.0;
-            for (int d = 0; d < D; d++) acc += (double)f_basis[(size_t)c * D + d] * y[d];
-            if (c < KE) z[(size_t)i * KE + c] = (float)acc;
-            else res += acc * acc;
-            if (c < K) zk[(size_t)i * K + c] = (float)acc;
+            if (c < KE) z[(size_t)i * KE + c] = (float)pc[c];
+            else res += pc[c] * pc[c];
+            if (c < K) zk[(size_t)i * K + c] = (float)pc[c];
         }
         rho[i] = (float)sqrt(res);
         sv_addend[i] = vec_addend[svec[i]];
@@ -507,9 +496,8 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     for (uint32_t i = VS; i < bt_blocks * PM_BT_BLOCK; i++) min_add[i] = FLT_MAX; /* padding lanes never pass */
     for (uint32_t i = 0; i < VS; i++) {
         uint32_t sr = bt_perm[i];
-        float *block = bt_points + (size_t)(i / PM_BT_BLOCK) * PM_BT_BLOCK * bt_rows;
-        for (int c = 0; c < KE; c++) block[c * PM_BT_BLOCK + i % PM_BT_BLOCK] = z[(size_t)sr * KE + c];
-        block[KE * PM_BT_BLOCK + i % PM_BT_BLOCK] = rho[sr];
+        for (int c = 0; c < KE; c++) bt_points[pm_bt_at(bt_rows, i, c)] = z[(size_t)sr * KE + c];
+        bt_points[pm_bt_at(bt_rows, i, KE)] = rho[sr];
         min_add[i] = sv_addend[sr];
     }
     float *bt_vboxes = (float *)bm_alloc(&mem, (size_t)(bt_count ? bt_count : 1) * 2 * S, sizeof(float));
@@ -570,10 +558,10 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     /* VP-tree over the searchable value rows in the weighted space. */
     pmdb_vp_node *vp_nodes = (pmdb_vp_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_vp_node));
     uint32_t *vp_items = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
-    float *vp_scratch = (float *)bm_alloc(&mem, 2 * (size_t)VS, sizeof(float));
+    float *vp_scratch = (float *)bm_alloc(&mem, (size_t)VS, sizeof(float));
     if (!vp_nodes || !vp_items || !vp_scratch) goto oom;
     pm_vp_rows vc = {values, wsqrt, S};
-    uint32_t vp_count = pm_vp_tree_build(vp_nodes, vp_items, vp_scratch, VS, 16, pm_vp_row_distance, &vc);
+    uint32_t vp_count = pm_vp_tree_build(vp_nodes, vp_items, vp_scratch, VS, PM_VP_LEAF_SIZE, pm_vp_row_distance, &vc);
 
     /* Strings and assets. */
     progress(def, "write", 0.9f);
@@ -602,7 +590,6 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     for (int i = 0; i < def->schema.channel_count; i++) pmdb_channel_from_def(&chans[i], &def->schema.channels[i]);
     pmdb_settings settings;
     pmdb_settings_from_def(&settings, def);
-    settings.exact_components = (uint32_t)(def->exact_components ? def->exact_components : 0);
     pmdb_header h;
     memset(&h, 0, sizeof h);
     pm_database_key(h.key, def, assets, asset_count);

@@ -16,7 +16,7 @@
 /* Bumped whenever the builder's output for the same inputs and settings changes (automatic
  * choices such as the exact components, tree splits), so that --cache never hands back a file
  * an older builder made. Part of the key, not of the format. */
-#define PMDB_BUILDER_REVISION 2u
+#define PMDB_BUILDER_REVISION 3u
 #define PMDB_ENDIAN_TAG 0x01020304u
 #define PMDB_ALIGN 64u
 
@@ -166,6 +166,12 @@ typedef struct pmdb_bt_node {
 #define PM_BT_BLOCK 8
 static inline int pm_bt_box_lanes(int dims) { return (dims + 1 + 3) / 4 * 4; }
 static inline int pm_bt_box_stride(int dims) { return 2 * pm_bt_box_lanes(dims) + 4; }
+/* Point counts padded to whole blocks. */
+static inline uint64_t pm_bt_padded(uint64_t n) { return (n + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK; }
+/* Offset of point i's row c (coordinate c, or the residual norm for c = dims) in the blocks. */
+static inline size_t pm_bt_at(int rows, uint32_t i, int c) {
+    return (size_t)(i / PM_BT_BLOCK) * PM_BT_BLOCK * rows + (size_t)c * PM_BT_BLOCK + i % PM_BT_BLOCK;
+}
 
 typedef struct pmdb_vp_node {
     uint32_t vp;      /* internal: vantage vector; leaf: first item */

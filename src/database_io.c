@@ -3,7 +3,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "database_internal.h"
 
@@ -50,7 +49,8 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
     memcpy(image, header, sizeof *header);
     header->checksum = image_checksum(image, size);
     memcpy(image, header, sizeof *header);
-    return pm_database_open_image(out, image, size, 0, allocator, error);
+    /* The checksum was just computed from these bytes: validate everything else. */
+    return pm_database_open_image(out, image, size, PM_LOAD_SKIP_CHECKSUM, allocator, error);
 }
 
 /* ---- validation ---- */
@@ -306,9 +306,8 @@ static pm_result check_bound_tree_boxes(const pm_database *db, const pmdb_header
             continue;
         }
         for (uint32_t v = n->first; v < n->first + n->count; v++) {
-            const float *block = db->bt_points + (size_t)(v / PM_BT_BLOCK) * PM_BT_BLOCK * rows;
             for (int c = 0; c < rows; c++) {
-                float x = block[c * PM_BT_BLOCK + v % PM_BT_BLOCK];
+                float x = db->bt_points[pm_bt_at(rows, v, c)];
                 if (x < box[c] || x > box[P + c]) return CORRUPT("bound-tree node %u: point %u outside its box", i, v);
             }
             const float *row = db->values + (size_t)v * S;
@@ -431,7 +430,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     GET(db->values, PMDB_VALUES, float, (uint64_t)V * h.stride);
     GET(db->vec_pose_start, PMDB_VEC_POSE_START, uint32_t, V + 1);
     GET(db->vec_poses, PMDB_VEC_POSES, uint32_t, P);
-    GET(db->vec_min_addend, PMDB_VEC_MIN_ADDEND, float, (uint64_t)(VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK);
+    GET(db->vec_min_addend, PMDB_VEC_MIN_ADDEND, float, pm_bt_padded(VS));
     GET(db->pca_mean, PMDB_PCA_MEAN, float, D);
     GET(db->pca_basis, PMDB_PCA_BASIS, float, (uint64_t)D * D);
     GET(db->pca_eigen, PMDB_PCA_EIGEN, float, D);
@@ -441,7 +440,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     GET(db->kd_point_vecs, PMDB_KD_POINT_VECS, uint32_t, VS);
     GET(db->bt_nodes, PMDB_BT_NODES, pmdb_bt_node, h.bt_node_count);
     uint64_t bt_box_floats = (uint64_t)h.bt_node_count * pm_bt_box_stride((int)h.exact_components);
-    uint64_t bt_point_floats = (uint64_t)(VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK * h.bt_block_rows;
+    uint64_t bt_point_floats = pm_bt_padded(VS) * h.bt_block_rows;
     GET(db->bt_boxes, PMDB_BT_BOXES, float, bt_box_floats);
     GET(db->bt_points, PMDB_BT_POINTS, float, bt_point_floats);
     uint64_t bt_vbox_floats = (uint64_t)h.bt_node_count * 2 * h.stride;
@@ -503,7 +502,8 @@ pm_result pm_database_load(pm_database **out, const char *path, const pm_allocat
     if (!out || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load: NULL argument");
     *out = NULL;
     FILE *f = fopen(path, "rb");
-    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    char why[128];
+    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
     if (fseek(f, 0, SEEK_END) != 0) {
         fclose(f);
         return pm_fail(error, PM_ERR_IO, "%s: cannot seek", path);
@@ -531,24 +531,7 @@ pm_result pm_database_load(pm_database **out, const char *path, const pm_allocat
 
 pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error) {
     if (!db || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_save: NULL argument");
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: path too long", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    size_t put = fwrite(db->image, 1, db->size, f);
-    int e = errno, closed = fclose(f);
-    if (closed != 0) e = errno;
-    if (put != db->size || closed != 0) {
-        remove(tmp);
-        return pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, strerror(e));
-    }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        remove(tmp);
-        return pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", path, strerror(e));
-    }
-    return PM_OK;
+    return pm_write_file_atomic(path, db->image, db->size, error);
 }
 
 const void *pm_database_bytes(const pm_database *db, size_t *size) {

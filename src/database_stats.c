@@ -15,7 +15,7 @@ static double now_ms(void) {
 
 
 /* PCA as the builder does it: covariance of the weighted rows and the eigen-decomposition. */
-static pm_result time_pca(const pm_database *db, const float *w, pm_error *error) {
+static pm_result time_pca(const pm_database *db, pm_error *error) {
     const int D = db->card;
     const pm_allocator *a = &db->allocator;
     double *mean = (double *)pm_alloc_array(a, (size_t)D, sizeof(double), 64);
@@ -24,7 +24,7 @@ static pm_result time_pca(const pm_database *db, const float *w, pm_error *error
     double *vec = (double *)pm_alloc_array(a, (size_t)D * D, sizeof(double), 64);
     pm_result r = PM_OK;
     if (!mean || !cov || !eig || !vec) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
-    else r = pm_covariance(mean, cov, db->values, db->header->searchable_vectors, D, (size_t)db->stride, w, 1, a, error);
+    else r = pm_covariance(mean, cov, db->values, db->header->searchable_vectors, D, (size_t)db->stride, db->wsqrt, 1, a, error);
     if (r == PM_OK) pm_symmetric_eigen(cov, D, eig, vec);
     pm_free(a, mean);
     pm_free(a, cov);
@@ -53,12 +53,11 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         float *boxes = (float *)pm_alloc_array(a, (size_t)n * pm_bt_box_stride(ke), sizeof(float), 64);
         uint32_t *perm = (uint32_t *)pm_alloc_array(a, (size_t)vs + 1, sizeof(uint32_t), 64);
         if (!coords || !rho || !nodes || !boxes || !perm) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
-        if (r == PM_OK) r = time_pca(db, db->wsqrt, error);
+        if (r == PM_OK) r = time_pca(db, error);
         if (r == PM_OK) {
             for (uint32_t i = 0; i < vs; i++) {
-                const float *block = db->bt_points + (size_t)(i / PM_BT_BLOCK) * PM_BT_BLOCK * rows;
-                for (int c = 0; c < ke; c++) coords[(size_t)i * ke + c] = block[c * PM_BT_BLOCK + i % PM_BT_BLOCK];
-                rho[i] = block[ke * PM_BT_BLOCK + i % PM_BT_BLOCK];
+                for (int c = 0; c < ke; c++) coords[(size_t)i * ke + c] = db->bt_points[pm_bt_at(rows, i, c)];
+                rho[i] = db->bt_points[pm_bt_at(rows, i, ke)];
             }
             pm_bound_tree_build(nodes, boxes, perm, coords, rho, db->vec_min_addend, vs, ke, db->settings.exact_leaf_size);
             /* The value boxes of the stored tree (its rows are in leaf order already). */
@@ -68,7 +67,7 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
             pm_free(a, vboxes);
         }
         *out_bytes += (size_t)h->bt_node_count * (sizeof(pmdb_bt_node) + (pm_bt_box_stride(ke) + 2 * db->stride) * sizeof(float)) +
-                      (size_t)(vs + PM_BT_BLOCK - 1) / PM_BT_BLOCK * PM_BT_BLOCK * rows * sizeof(float) + (size_t)vs * sizeof(float) + (size_t)db->card * (db->card + 2) * sizeof(float);
+                      (size_t)pm_bt_padded(vs) * rows * sizeof(float) + (size_t)vs * sizeof(float) + (size_t)db->card * (db->card + 2) * sizeof(float);
         pm_free(a, coords);
         pm_free(a, rho);
         pm_free(a, nodes);
@@ -79,7 +78,7 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         pmdb_kd_node *nodes = (pmdb_kd_node *)pm_alloc_array(a, 2 * (size_t)np + 1, sizeof(pmdb_kd_node), 64);
         uint32_t *perm = (uint32_t *)pm_alloc_array(a, (size_t)np + 1, sizeof(uint32_t), 64);
         if (!nodes || !perm) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
-        if (r == PM_OK) r = time_pca(db, db->wsqrt, error);
+        if (r == PM_OK) r = time_pca(db, error);
         if (r == PM_OK) pm_kd_tree_build(nodes, perm, db->kd_points, np, (int)h->pca_components, db->settings.kdtree_leaf_size);
         *out_bytes += (size_t)h->kd_node_count * sizeof(pmdb_kd_node) + (size_t)np * h->pca_components * sizeof(float) +
                       (size_t)(np + 1 + vs) * sizeof(uint32_t) + (size_t)db->card * (db->card + 2) * sizeof(float);
@@ -88,13 +87,13 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
     } else if (mode == PM_SEARCH_VPTREE) {
         pmdb_vp_node *nodes = (pmdb_vp_node *)pm_alloc_array(a, n, sizeof(pmdb_vp_node), 64);
         uint32_t *items = (uint32_t *)pm_alloc_array(a, (size_t)vs + 1, sizeof(uint32_t), 64);
-        float *scratch = (float *)pm_alloc_array(a, 2 * (size_t)vs + 1, sizeof(float), 64);
+        float *scratch = (float *)pm_alloc_array(a, (size_t)vs + 1, sizeof(float), 64);
         float *w = (float *)pm_alloc_array(a, (size_t)db->stride, sizeof(float), 64);
         if (!nodes || !items || !scratch || !w) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
         if (r == PM_OK) {
             memcpy(w, db->wsqrt, (size_t)db->card * sizeof(float));
             pm_vp_rows c = {db->values, w, db->stride};
-            pm_vp_tree_build(nodes, items, scratch, vs, 16, pm_vp_row_distance, &c);
+            pm_vp_tree_build(nodes, items, scratch, vs, PM_VP_LEAF_SIZE, pm_vp_row_distance, &c);
         }
         *out_bytes += (size_t)h->vp_node_count * sizeof(pmdb_vp_node) + (size_t)h->vp_item_count * sizeof(uint32_t);
         pm_free(a, nodes);

@@ -36,19 +36,11 @@ pm_dt3_point pm_dt3_normal(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c) {
 /* u . (v x w) for vectors with components of at most 2^25: below 2^77. */
 static pm_i128 triple(pm_dt3_point u, pm_dt3_point v, pm_dt3_point w) {
     pm_dt3_point o = {0, 0, 0};
-    pm_dt3_point n = pm_dt3_normal(o, v, w);
-    pm_i128 r = pm_i128_mul(u.x, n.x);
-    r = pm_i128_add(r, pm_i128_mul(u.y, n.y));
-    return pm_i128_add(r, pm_i128_mul(u.z, n.z));
-}
-
-static pm_dt3_point sub3(pm_dt3_point a, pm_dt3_point b) {
-    pm_dt3_point r = {a.x - b.x, a.y - b.y, a.z - b.z};
-    return r;
+    return pm_dt3_dot_wide(u, pm_dt3_normal(o, v, w));
 }
 
 pm_i128 pm_dt3_volume(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point d) {
-    return triple(sub3(b, a), sub3(c, a), sub3(d, a));
+    return triple(pm_dt3_sub(b, a), pm_dt3_sub(c, a), pm_dt3_sub(d, a));
 }
 
 int pm_dt3_orient(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point d) {
@@ -59,7 +51,7 @@ int pm_dt3_insphere(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point
     /* The 4x4 determinant of rows (p - e, |p - e|^2), expanded along the lift column. Differences
      * are at most 2^24 per component: lifts < 2^50, 3x3 minors < 2^75, each product < 2^125 and
      * the sum of four < 2^127. */
-    pm_dt3_point ra = sub3(a, e), rb = sub3(b, e), rc = sub3(c, e), rd = sub3(d, e);
+    pm_dt3_point ra = pm_dt3_sub(a, e), rb = pm_dt3_sub(b, e), rc = pm_dt3_sub(c, e), rd = pm_dt3_sub(d, e);
     int64_t la = ra.x * ra.x + ra.y * ra.y + ra.z * ra.z, lb = rb.x * rb.x + rb.y * rb.y + rb.z * rb.z;
     int64_t lc = rc.x * rc.x + rc.y * rc.y + rc.z * rc.z, ld = rd.x * rd.x + rd.y * rd.y + rd.z * rd.z;
     pm_i128 det = pm_i128_mul64(triple(rb, rc, rd), -la);
@@ -71,29 +63,19 @@ int pm_dt3_insphere(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point
     return -pm_i128_sign(det);
 }
 
-/* Axis of the largest normal component (lowest index on ties): projecting along it keeps the
- * plane's geometry non-degenerate, and the choice depends only on the plane. */
-static int dominant_axis(pm_dt3_point n) {
-    uint64_t ax = pm_u64_abs(n.x), ay = pm_u64_abs(n.y), az = pm_u64_abs(n.z);
-    if (ax >= ay && ax >= az) return 0;
-    return ay >= az ? 1 : 2;
-}
-
-static int64_t component(pm_dt3_point p, int axis) { return axis == 0 ? p.x : (axis == 1 ? p.y : p.z); }
-
 int pm_dt3_incircle(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point p) {
     /* In the plane, the 2D in-circle determinant relative to p is the component along the normal
      * of |u|^2 (v x w) + |v|^2 (w x u) + |w|^2 (u x v); its sign relative to the normal's (the
      * triangle's winding) says inside. Any non-zero normal component carries that sign. */
     pm_dt3_point n = pm_dt3_normal(a, b, c);
-    int k = dominant_axis(n);
-    pm_dt3_point u = sub3(a, p), v = sub3(b, p), w = sub3(c, p), o = {0, 0, 0};
+    int k = pm_dt3_dominant_axis(n);
+    pm_dt3_point u = pm_dt3_sub(a, p), v = pm_dt3_sub(b, p), w = pm_dt3_sub(c, p), o = {0, 0, 0};
     int64_t lu = u.x * u.x + u.y * u.y + u.z * u.z, lv = v.x * v.x + v.y * v.y + v.z * v.z;
     int64_t lw = w.x * w.x + w.y * w.y + w.z * w.z;
-    pm_i128 s = pm_i128_mul(lu, component(pm_dt3_normal(o, v, w), k));
-    s = pm_i128_add(s, pm_i128_mul(lv, component(pm_dt3_normal(o, w, u), k)));
-    s = pm_i128_add(s, pm_i128_mul(lw, component(pm_dt3_normal(o, u, v), k)));
-    int nk = component(n, k) > 0 ? 1 : (component(n, k) < 0 ? -1 : 0);
+    pm_i128 s = pm_i128_mul(lu, pm_dt3_component(pm_dt3_normal(o, v, w), k));
+    s = pm_i128_add(s, pm_i128_mul(lv, pm_dt3_component(pm_dt3_normal(o, w, u), k)));
+    s = pm_i128_add(s, pm_i128_mul(lw, pm_dt3_component(pm_dt3_normal(o, u, v), k)));
+    int nk = pm_dt3_component(n, k) > 0 ? 1 : (pm_dt3_component(n, k) < 0 ? -1 : 0);
     return pm_i128_sign(s) * nk;
 }
 

@@ -20,6 +20,30 @@ typedef struct pm_tetrahedralization {
     pm_allocator allocator;
 } pm_tetrahedralization;
 
+/* Small exact helpers shared by delaunay3.c and the blend space (the predicates and weights depend
+ * on their arithmetic order). */
+static inline pm_dt3_point pm_dt3_sub(pm_dt3_point a, pm_dt3_point b) {
+    pm_dt3_point r = {a.x - b.x, a.y - b.y, a.z - b.z};
+    return r;
+}
+/* Exact for differences of snapped coordinates (below 2^50), hence exactly representable as doubles. */
+static inline int64_t pm_dt3_dot(pm_dt3_point a, pm_dt3_point b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+/* Exact when one side has components below 2^26 and the other below 2^51. */
+static inline pm_i128 pm_dt3_dot_wide(pm_dt3_point a, pm_dt3_point b) {
+    pm_i128 r = pm_i128_mul(a.x, b.x);
+    r = pm_i128_add(r, pm_i128_mul(a.y, b.y));
+    return pm_i128_add(r, pm_i128_mul(a.z, b.z));
+}
+/* Axis of the largest normal component (lowest index on ties): projecting along it keeps the
+ * plane's geometry non-degenerate, and the choice depends only on the plane. */
+static inline int pm_dt3_dominant_axis(pm_dt3_point n) {
+    uint64_t ax = pm_u64_abs(n.x), ay = pm_u64_abs(n.y), az = pm_u64_abs(n.z);
+    if (ax >= ay && ax >= az) return 0;
+    return ay >= az ? 1 : 2;
+}
+/* Coordinate `axis` (0, 1, 2 = x, y, z) of p. */
+static inline int64_t pm_dt3_component(pm_dt3_point p, int axis) { return axis == 0 ? p.x : (axis == 1 ? p.y : p.z); }
+
 /* Six times the signed volume of (a, b, c, d): det[b - a; c - a; d - a]. Positive when d lies on
  * the side of plane abc that (b - a) x (c - a) points to. Exact. */
 pm_i128 pm_dt3_volume(pm_dt3_point a, pm_dt3_point b, pm_dt3_point c, pm_dt3_point d);

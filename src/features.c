@@ -7,9 +7,11 @@
 #include "posematch/features.h"
 #include "schema_layout.h"
 
+#define ROLE_NAME(name, field) name,
+#define ROLE_JOINT(name, field) r.field,
+
 int pm_bone_role(const char *bone) {
-    static const char *const roles[] = {"@hips", "@pelvis", "@left_foot", "@right_foot", "@left_toe",
-                                        "@right_toe", "@left_upleg", "@right_upleg", "@head"};
+    static const char *const roles[] = {PM_BONE_ROLE_TABLE(ROLE_NAME)};
     for (int i = 0; i < (int)(sizeof roles / sizeof roles[0]); i++)
         if (bone && !strcmp(bone, roles[i])) return i;
     return -1;
@@ -20,8 +22,7 @@ int pm_features_resolve_bone(const pm_skeleton *s, const char *bone) {
     if (bone[0] != '@') return pm_skeleton_find_joint(s, bone);
     pm_skeleton_roles r;
     pm_skeleton_find_roles(&r, s);
-    /* In PM_BONE_ROLES order. */
-    const int joints[] = {r.hips, r.hips, r.left_foot, r.right_foot, r.left_toe, r.right_toe, r.left_upleg, r.right_upleg, r.head};
+    const int joints[] = {PM_BONE_ROLE_TABLE(ROLE_JOINT)}; /* indexed by role, as pm_bone_role's names */
     int role = pm_bone_role(bone);
     return role < 0 ? -1 : joints[role];
 }
@@ -45,9 +46,11 @@ typedef struct extractor {
     pm_vec3 *root_vel;
     pm_transform *cycle_pow; /* C^k for k in [-kmax, kmax], at index k + kmax */
     int kmax;
+    float past, future; /* the schema's time window (pm_schema_time_window) */
     int bone_count;
     bone_track bones[PM_MAX_CHANNELS];
     int channel_bone[PM_MAX_CHANNELS];
+    const float *curve[PM_MAX_CHANNELS]; /* Curve channels: the clip curve's values */
 } extractor;
 
 /* Where a time falls: two frames, a blend factor and how many loop cycles each is shifted. */
@@ -146,11 +149,6 @@ static void differentiate(const extractor *x, const pm_vec3 *p, pm_vec3 *out) {
     }
 }
 
-static int cmp_float(const void *a, const void *b) {
-    float u = *(const float *)a, v = *(const float *)b;
-    return (u > v) - (u < v);
-}
-
 /* Gait phase from the bone's height: contacts are deep local minima at least 0.25 s apart;
  * the phase runs 0 -> 2 pi between contacts. Fewer than two contacts: no phase. */
 static void compute_phase(extractor *x, bone_track *b, float *scratch) {
@@ -162,7 +160,7 @@ static void compute_phase(extractor *x, bone_track *b, float *scratch) {
         h[f] = 0.25f * a + 0.5f * c + 0.25f * d;
         sorted[f] = h[f];
     }
-    qsort(sorted, (size_t)n, sizeof(float), cmp_float);
+    qsort(sorted, (size_t)n, sizeof(float), pm_cmp_float);
     float lo = sorted[n / 10], hi = sorted[(n * 9) / 10];
     float cut = lo + 0.35f * (hi - lo);
     int min_gap = (int)ceilf(0.25f / x->dt);
@@ -220,10 +218,9 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     pm_result r = pm_root_track_extract(&x->root, clip, root_def, a, error);
     if (r != PM_OK) return r;
     /* Loop cycle: where frame 0 would be after one period, continuing the last frame's step. */
-    float past, future;
-    pm_schema_time_window(schema, &past, &future);
+    pm_schema_time_window(schema, &x->past, &x->future);
     double period = (double)x->n * x->dt;
-    x->kmax = x->loop ? (int)ceil(PM_MAX(past, future) / period) + 2 : 1;
+    x->kmax = x->loop ? (int)ceil(PM_MAX(x->past, x->future) / period) + 2 : 1;
     x->cycle_pow = (pm_transform *)pm_alloc_array(a, (size_t)(2 * x->kmax + 1), sizeof(pm_transform), 16);
     x->root_vel = (pm_vec3 *)pm_alloc_array(a, (size_t)x->n, sizeof(pm_vec3), 16);
     if (!x->cycle_pow || !x->root_vel) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
@@ -259,9 +256,14 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
                            "schema channel %d (%s) reads role %d; single clips only provide role 0 (multi-character "
                            "assets supply the others)",
                            i, label, ch->role);
-        if (ch->kind == PM_FEATURE_CURVE && !pm_clip_find_curve(clip, ch->curve))
-            return pm_fail(error, PM_ERR_NOT_FOUND, "schema channel %d (%s) reads curve '%s', which clip '%s' does not have",
-                           i, label, ch->curve, cname);
+        if (ch->kind == PM_FEATURE_CURVE) {
+            const pm_curve *curve = pm_clip_find_curve(clip, ch->curve);
+            if (!curve)
+                return pm_fail(error, PM_ERR_NOT_FOUND,
+                               "schema channel %d (%s) reads curve '%s', which clip '%s' does not have", i, label, ch->curve,
+                               cname);
+            x->curve[i] = curve->values;
+        }
         if (!needs_bone(ch->kind)) continue;
         int j = pm_features_resolve_bone(&clip->skeleton, ch->bone);
         if (j < 0)
@@ -331,7 +333,6 @@ static pm_vec3 safe_dir(pm_vec3 v) {
 }
 
 static void extract_row(const extractor *x, const pm_schema *schema, int frame, float *row) {
-    const pm_clip *clip = x->clip;
     double t = (double)frame * x->dt;
     pm_transform inv_root = pm_transform_inverse(x->root.frames[frame]);
     float *o = row;
@@ -384,7 +385,7 @@ static void extract_row(const extractor *x, const pm_schema *schema, int frame, 
             break;
         }
         case PM_FEATURE_CURVE:
-            *o++ = scalar_at(x, pm_clip_find_curve(clip, ch->curve)->values, ts);
+            *o++ = scalar_at(x, x->curve[i], ts);
             break;
         case PM_FEATURE_PADDING:
             for (int k = 0; k < ch->size; k++) *o++ = 0.0f;
@@ -407,14 +408,12 @@ pm_result pm_features_extract(float *out, size_t stride, uint8_t *out_bt, const 
     if (!x) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "features: out of memory");
     r = extractor_init(x, clip, schema, root_def, error);
     if (r == PM_OK) {
-        float past, future;
-        pm_schema_time_window(schema, &past, &future);
         double duration = (double)(x->n - 1) * x->dt;
         for (int f = 0; f < x->n; f++) {
             float *row = out + (size_t)f * stride;
             extract_row(x, schema, f, row);
             for (size_t k = (size_t)card; k < stride; k++) row[k] = 0.0f;
-            if (out_bt) out_bt[f] = !x->loop && (double)f * x->dt + future > duration + 1e-4;
+            if (out_bt) out_bt[f] = !x->loop && (double)f * x->dt + x->future > duration + 1e-4;
         }
         for (size_t i = 0; i < (size_t)x->n * stride && r == PM_OK; i++)
             if (!isfinite(out[i]))

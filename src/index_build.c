@@ -2,18 +2,15 @@
 
 #include <math.h>
 
+#include "cost.h"
 #include "select.h"
 
+/* A pending subtree of the pre-order builders (explicit stacks, so input size never drives
+ * recursion): its range of points and the parent's child field that receives its node id. */
 typedef struct span {
-    uint32_t first, count, parent;
-    int right;
+    uint32_t first, count;
+    uint32_t *link; /* NULL for the root */
 } span;
-
-/* Pre-order construction driver state: an explicit stack, so input size never drives recursion. */
-typedef struct tree_stack {
-    span *items;
-    uint32_t size;
-} tree_stack;
 
 uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
                              const float *addend, uint32_t n, int dims, int leaf_size) {
@@ -22,16 +19,13 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
     /* The stack holds at most one pending right sibling per level: 64 levels cover 2^64 points. */
     span stack[128];
     uint32_t top = 0, count = 0;
-    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    stack[top++] = (span){0, n, NULL};
     const int P = pm_bt_box_lanes(dims), bstride = pm_bt_box_stride(dims);
     while (top) {
         span s = stack[--top];
         uint32_t id = count++;
         nodes[id] = (pmdb_bt_node){s.first, s.count, 0, 0};
-        if (s.parent != UINT32_MAX) {
-            if (s.right) nodes[s.parent].right = id;
-            else nodes[s.parent].left = id;
-        }
+        if (s.link) *s.link = id;
         float *lo = boxes + (size_t)id * bstride, *hi = lo + P;
         for (int d = 0; d < P; d++) {
             lo[d] = d <= dims ? INFINITY : 0.0f;
@@ -63,8 +57,8 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
         if (best >= 0) pm_select_by_key(perm + s.first, s.count, mid, coords + best, (uint32_t)dims);
         else if (hi[dims] > lo[dims]) pm_select_by_key(perm + s.first, s.count, mid, rho, 1);
         /* else: identical points, any split is as good; keep index order. */
-        stack[top++] = (span){s.first + mid, s.count - mid, id, 1};
-        stack[top++] = (span){s.first, mid, id, 0};
+        stack[top++] = (span){s.first + mid, s.count - mid, &nodes[id].right};
+        stack[top++] = (span){s.first, mid, &nodes[id].left};
     }
     return count;
 }
@@ -98,14 +92,11 @@ uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *poin
     for (uint32_t i = 0; i < n; i++) perm[i] = i;
     span stack[128];
     uint32_t top = 0, count = 0;
-    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    stack[top++] = (span){0, n, NULL};
     while (top) {
         span s = stack[--top];
         uint32_t id = count++;
-        if (s.parent != UINT32_MAX) {
-            if (s.right) nodes[s.parent].b = id;
-            else nodes[s.parent].a = id;
-        }
+        if (s.link) *s.link = id;
         nodes[id] = (pmdb_kd_node){s.first, s.count, -1, 0.0f};
         if (s.count <= (uint32_t)leaf_size) continue;
         int best = -1;
@@ -128,21 +119,16 @@ uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *poin
         nodes[id].dim = best;
         nodes[id].split = points[(size_t)perm[s.first + mid] * k + best];
         nodes[id].a = nodes[id].b = 0;
-        stack[top++] = (span){s.first + mid, s.count - mid, id, 1};
-        stack[top++] = (span){s.first, mid, id, 0};
+        stack[top++] = (span){s.first + mid, s.count - mid, &nodes[id].b};
+        stack[top++] = (span){s.first, mid, &nodes[id].a};
     }
     return count;
 }
 
+/* The search's own cost kernel, so that radii and query distances round alike. */
 float pm_vp_row_distance(const void *context, uint32_t a, uint32_t b) {
     const pm_vp_rows *c = (const pm_vp_rows *)context;
-    const float *x = c->values + (size_t)a * c->stride, *y = c->values + (size_t)b * c->stride;
-    float s = 0.0f;
-    for (int i = 0; i < c->stride; i++) {
-        float d = (x[i] - y[i]) * c->wsqrt[i];
-        s += d * d;
-    }
-    return sqrtf(s);
+    return sqrtf(pm_cost_row(c->values + (size_t)a * c->stride, c->values + (size_t)b * c->stride, c->wsqrt, c->stride));
 }
 
 uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
@@ -152,14 +138,11 @@ uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, 
     float *dist = scratch; /* indexed by point */
     span stack[128];
     uint32_t top = 0, count = 0;
-    stack[top++] = (span){0, n, UINT32_MAX, 0};
+    stack[top++] = (span){0, n, NULL};
     while (top) {
         span s = stack[--top];
         uint32_t id = count++;
-        if (s.parent != UINT32_MAX) {
-            if (s.right) nodes[s.parent].outside = id;
-            else nodes[s.parent].inside = id;
-        }
+        if (s.link) *s.link = id;
         if (s.count <= (uint32_t)leaf_size) {
             nodes[id] = (pmdb_vp_node){s.first, 0.0f, 0, s.count};
             continue;
@@ -185,8 +168,8 @@ uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, 
         /* Inside = ranks [0, mid], all with distance <= mu; outside = the rest, all >= mu. */
         float mu = dist[items[s.first + 1 + mid]];
         nodes[id] = (pmdb_vp_node){vp, mu, 0, 0};
-        stack[top++] = (span){s.first + 2 + mid, rest - mid - 1, id, 1};
-        stack[top++] = (span){s.first + 1, mid + 1, id, 0};
+        stack[top++] = (span){s.first + 2 + mid, rest - mid - 1, &nodes[id].outside};
+        stack[top++] = (span){s.first + 1, mid + 1, &nodes[id].inside};
     }
     return count;
 }

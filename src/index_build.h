@@ -34,8 +34,11 @@ typedef struct pm_vp_rows {
 } pm_vp_rows;
 float pm_vp_row_distance(const void *rows, uint32_t a, uint32_t b);
 
+/* Points per VP-tree leaf: the builder's and the structure statistics' rebuild. */
+#define PM_VP_LEAF_SIZE 16
+
 /* VP-tree over points 0..n-1: fills nodes (capacity 2n + 1) and items (n: leaf items and the
- * slots vantage points left). `scratch` holds 2n floats. Returns the node count. */
+ * slots vantage points left). `scratch` holds n floats. Returns the node count. */
 uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
                           pm_vp_distance_fn distance, const void *context);
 

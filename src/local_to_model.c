@@ -12,9 +12,8 @@ pm_local_to_model_job pm_default_local_to_model_job(void) {
 
 static pm_result l2m_check_sizes(const pm_local_to_model_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "local-to-model job: NULL job");
-    if (job->joint_count < 1 || job->joint_count > PM_MAX_JOINTS)
-        return pm_fail(error, PM_ERR_LIMIT, "local-to-model job: joint_count %d is outside 1..%d", job->joint_count,
-                       PM_MAX_JOINTS);
+    pm_result r = pm_check_joint_count(job->joint_count, "local-to-model job", error);
+    if (r != PM_OK) return r;
     if (!job->parents || !job->input)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "local-to-model job: parents and input must be set");
     if (!job->output && !job->output_matrices)
@@ -33,10 +32,7 @@ pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_er
     pm_result r = l2m_check_sizes(job, error);
     if (r != PM_OK) return r;
     for (int j = 0; j < job->joint_count; j++)
-        if (job->parents[j] < -1 || job->parents[j] >= j)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "local-to-model job: joint %d has parent %d (parents must come before their children)", j,
-                           (int)job->parents[j]);
+        if (job->parents[j] < -1 || job->parents[j] >= j) return pm_l2m_bad_parent(j, (int)job->parents[j], error);
     if (job->root) {
         const pm_transform *t = job->root;
         if (!isfinite(t->rotation.x + t->rotation.y + t->rotation.z + t->rotation.w + t->translation.x +
@@ -121,15 +117,12 @@ static pm_result l2m_run_matrices(const pm_local_to_model_job *job, pm_error *er
     return PM_OK;
 }
 
-#undef BC
-
 /* ---- transforms ---- */
 
 /* Model-space transforms are computed joint by joint (a child needs its parent), one quaternion
  * or vector per register (aos_compose_rotation / _translation in pose_kernels.h, shared with the
  * AVX2 kernel): the local's components are broadcast from their SoA vectors with one shuffle each,
- * off the chain; its translation is also transposed out of the group, four joints at once. */
-#define BC(v, k) I4_SHUFFLE(v, k, k, k, k)
+ * off the chain (BC); its translation is also transposed out of the group, four joints at once. */
 
 /* One joint, lane K of the group (local translation LT): its parent from registers (the previous
  * joint), the root, or memory. */

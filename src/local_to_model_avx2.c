@@ -11,7 +11,6 @@
 /* The shared inline kernels of pose_kernels.h and everything below are compiled for AVX2 here;
  * they only run when pm_l2m_avx2_supported(). */
 PM_AVX2_BEGIN
-#define PM_L2M_TARGET_PUSHED 1
 #endif
 
 #include "pose_kernels.h"
@@ -257,8 +256,6 @@ int pm_l2m_matrices_of_transforms_avx2(float *mats, const pm_transform *t, int n
     return j;
 }
 
-#endif
-
-#if defined(PM_L2M_TARGET_PUSHED)
+/* Pops the target pushed above (PM_L2M_HAVE_AVX2 is defined under the same condition). */
 PM_AVX2_END
 #endif

@@ -12,22 +12,16 @@ typedef struct pool {
     atomic_int next;
 } pool;
 
-typedef struct worker_arg {
-    pool *p;
-    int worker;
-} worker_arg;
-
-static void run_worker(pool *p, int worker) {
+static void run_worker(pool *p) {
     for (;;) {
         int t = atomic_fetch_add(&p->next, 1);
         if (t >= p->task_count) return;
-        p->fn(p->context, t, worker);
+        p->fn(p->context, t);
     }
 }
 
 static void *thread_main(void *arg) {
-    worker_arg *w = (worker_arg *)arg;
-    run_worker(w->p, w->worker);
+    run_worker((pool *)arg);
     return NULL;
 }
 
@@ -36,7 +30,7 @@ void pm_parallel_for(int task_count, int threads, pm_task_fn fn, void *context) 
     if (threads > PM_MAX_THREADS) threads = PM_MAX_THREADS;
     if (threads > task_count) threads = task_count;
     if (threads <= 1) {
-        for (int t = 0; t < task_count; t++) fn(context, t, 0);
+        for (int t = 0; t < task_count; t++) fn(context, t);
         return;
     }
     pool p;
@@ -45,14 +39,11 @@ void pm_parallel_for(int task_count, int threads, pm_task_fn fn, void *context) 
     p.task_count = task_count;
     atomic_init(&p.next, 0);
     pthread_t ids[PM_MAX_THREADS];
-    worker_arg args[PM_MAX_THREADS];
     int started = 0;
     for (int i = 1; i < threads; i++) {
-        args[i].p = &p;
-        args[i].worker = i;
-        if (pthread_create(&ids[i], NULL, thread_main, &args[i]) != 0) break;
+        if (pthread_create(&ids[i], NULL, thread_main, &p) != 0) break;
         started = i;
     }
-    run_worker(&p, 0);
+    run_worker(&p);
     for (int i = 1; i <= started; i++) pthread_join(ids[i], NULL);
 }

@@ -4,10 +4,10 @@
 #ifndef PM_PARALLEL_H
 #define PM_PARALLEL_H
 
-typedef void (*pm_task_fn)(void *context, int task, int worker);
+typedef void (*pm_task_fn)(void *context, int task);
 
-/* Runs fn(context, t, worker) for t in [0, task_count) on up to `threads` threads (the caller
- * included; worker in [0, threads)). Falls back to serial when threads cannot be created. */
+/* Runs fn(context, t) for t in [0, task_count) on up to `threads` threads (the caller included).
+ * Falls back to serial when threads cannot be created. */
 void pm_parallel_for(int task_count, int threads, pm_task_fn fn, void *context);
 
 #endif

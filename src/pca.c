@@ -7,6 +7,7 @@
 #include "parallel.h"
 
 void pm_symmetric_eigen(double *a, int n, double *values, double *vectors) {
+    if (n < 1 || n > PM_MAX_DIMS_FOR_EIGEN) return; /* callers never exceed the limit (schema cardinality) */
     /* v accumulates the rotations as columns; copied out as rows at the end. */
     double *v = vectors;
     for (int i = 0; i < n; i++)
@@ -44,10 +45,8 @@ void pm_symmetric_eigen(double *a, int n, double *values, double *vectors) {
             }
     }
     /* Order by eigenvalue, descending; selection sort keeps equal values in index order. */
-    int order[PM_MAX_DIMS_FOR_EIGEN];
-    int *ord = n <= PM_MAX_DIMS_FOR_EIGEN ? order : NULL;
+    int ord[PM_MAX_DIMS_FOR_EIGEN];
     double diag_buf[PM_MAX_DIMS_FOR_EIGEN];
-    if (!ord) return; /* callers never exceed the limit (checked by pm_covariance users) */
     for (int i = 0; i < n; i++) {
         ord[i] = i;
         diag_buf[i] = a[i * n + i];
@@ -85,8 +84,7 @@ typedef struct cov_ctx {
 
 #define PM_COV_BLOCK 4096
 
-static void cov_task(void *context, int task, int worker) {
-    (void)worker;
+static void cov_task(void *context, int task) {
     cov_ctx *c = (cov_ctx *)context;
     int d = c->dims;
     size_t begin = (size_t)task * c->block, end = PM_MIN(begin + c->block, c->count);
@@ -145,4 +143,15 @@ pm_result pm_covariance(double *mean, double *cov, const float *rows, size_t cou
         }
     pm_free(allocator, partial);
     return PM_OK;
+}
+
+void pm_pca_project(double *out, int count, const float *row, const float *wsqrt, const float *mean, const float *basis,
+                    int dims, double *y) {
+    for (int d = 0; d < dims; d++) y[d] = (double)(row[d] * wsqrt[d]) - mean[d];
+    for (int c = 0; c < count; c++) {
+        const float *b = basis + (size_t)c * dims;
+        double acc = 0.0;
+        for (int d = 0; d < dims; d++) acc += (double)b[d] * y[d];
+        out[c] = acc;
+    }
 }

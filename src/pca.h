@@ -22,4 +22,10 @@ void pm_symmetric_eigen(double *a, int n, double *out_values, double *out_vector
 pm_result pm_covariance(double *out_mean, double *out_cov, const float *rows, size_t count, int dims, size_t stride,
                         const float *scale, int threads, const pm_allocator *allocator, pm_error *error);
 
+/* The first `count` PCA coordinates of a normalised row: out[c] = basis row c . (row * wsqrt -
+ * mean), summed in double (y: `dims` doubles of scratch). The builder stores data this way and
+ * the search projects queries this way: one computation, so the two always round alike. */
+void pm_pca_project(double *out, int count, const float *row, const float *wsqrt, const float *mean, const float *basis,
+                    int dims, double *y);
+
 #endif

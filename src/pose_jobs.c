@@ -4,12 +4,6 @@
 #include "core.h"
 #include "pose_kernels.h"
 
-static pm_result check_joint_count(int joint_count, const char *job, pm_error *error) {
-    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
-        return pm_fail(error, PM_ERR_LIMIT, "%s: joint_count %d is outside 1..%d", job, joint_count, PM_MAX_JOINTS);
-    return PM_OK;
-}
-
 /* ---- blend job ---- */
 
 pm_blend_job pm_default_blend_job(void) {
@@ -23,7 +17,7 @@ pm_blend_job pm_default_blend_job(void) {
 static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform **poses, float *weights, float *total,
                                int *count, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: NULL job");
-    pm_result r = check_joint_count(job->joint_count, "blend job", error);
+    pm_result r = pm_check_joint_count(job->joint_count, "blend job", error);
     if (r != PM_OK) return r;
     if (!job->output) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: output is NULL");
     if (!pm_pose_aligned(job->output)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: output%s", PM_ALIGN_HINT);

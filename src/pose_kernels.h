@@ -3,6 +3,7 @@
 #ifndef PM_POSE_KERNELS_H
 #define PM_POSE_KERNELS_H
 
+#include "core.h"
 #include "posematch/blend.h"
 #include "simd.h"
 
@@ -43,6 +44,13 @@ PM_SIMD_INLINE void soa_store(pm_soa_transform *g, soa_quat q, soa_vec3 t) {
 static inline int pm_pose_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 #define PM_ALIGN_HINT " is not 16-byte aligned (allocate poses with pm_pose_alloc or as pm_soa_transform arrays)"
 
+/* The jobs' joint_count check: "<job>: joint_count N is outside 1..PM_MAX_JOINTS". */
+static inline pm_result pm_check_joint_count(int joint_count, const char *job, pm_error *error) {
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_LIMIT, "%s: joint_count %d is outside 1..%d", job, joint_count, PM_MAX_JOINTS);
+    return PM_OK;
+}
+
 static inline void pm_soa_identity(pm_soa_transform *g) {
     for (int k = 0; k < 4; k++) {
         g->tx[k] = g->ty[k] = g->tz[k] = 0.0f;
@@ -71,17 +79,8 @@ PM_SIMD_INLINE soa_quat soa_quat_madd(soa_quat acc, soa_quat q, pm_f4 s) {
     acc.w = f4_madd(q.w, s, acc.w);
     return acc;
 }
-PM_SIMD_INLINE soa_quat soa_quat_xor(soa_quat q, pm_i4 sign) {
-    q.x = f4_xor(q.x, sign);
-    q.y = f4_xor(q.y, sign);
-    q.z = f4_xor(q.z, sign);
-    q.w = f4_xor(q.w, sign);
-    return q;
-}
 /* Weight w with the sign that puts q on ref's hemisphere: cheaper than flipping q's 4 components. */
 PM_SIMD_INLINE pm_f4 soa_signed_weight(pm_f4 w, soa_quat q, soa_quat ref) { return f4_xor(w, f4_sign(soa_quat_dot(q, ref))); }
-/* q on the hemisphere of ref: flipped where dot(q, ref) < 0. */
-PM_SIMD_INLINE soa_quat soa_quat_near(soa_quat q, soa_quat ref) { return soa_quat_xor(q, f4_sign(soa_quat_dot(q, ref))); }
 PM_SIMD_INLINE soa_quat soa_quat_normalize(soa_quat q) { return soa_quat_scale(q, f4_div(f4_set1(1.0f), f4_sqrt(soa_quat_dot(q, q)))); }
 PM_SIMD_INLINE soa_quat soa_quat_conjugate(soa_quat q) {
     pm_i4 s = i4_set1(PM_SIGN_BIT);
@@ -131,6 +130,18 @@ PM_SIMD_INLINE int soa_weight_check_ok(const soa_weight_check *c) {
     pm_f4 s = c->sum;
     return !i4_any(f4_lt(c->lo, f4_zero())) && !i4_any(f4_lt(f4_set1(1.0f), c->hi)) && i4_all(f4_eq(s, s)) &&
            !i4_any(f4_eq(f4_abs(s), f4_set1(INFINITY)));
+}
+
+/* After a failed soa_weight_check: the first joint weight outside [0, 1] (or not a number), as
+ * "<what> <joint> is <weight> (must be in [0, 1])"; PM_OK when there is none. */
+static inline pm_result pm_check_joint_weights(const float *weights, int joint_count, const char *what, pm_error *error) {
+    for (int j = 0; j < joint_count; j++) {
+        float w = weights[j];
+        if (!(w >= 0.0f && w <= 1.0f))
+            return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC, "%s %d is %g (must be in [0, 1])",
+                           what, j, (double)w);
+    }
+    return PM_OK;
 }
 
 /* Per-joint weights of group g from a joint_count array, zero in the padding lanes. */

@@ -33,8 +33,6 @@ static const char *kind_name(pm_feature_kind k) {
     return "?";
 }
 
-const char *pm_feature_kind_name(pm_feature_kind k) { return kind_name(k); }
-
 int pm_trajectory_flag_size(uint32_t flag) { return flag >= PM_TRAJ_VELOCITY_XY ? 2 : 3; }
 
 int pm_channel_size(const pm_channel_def *c) {
@@ -122,8 +120,8 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
     case PM_FEATURE_PHASE:
         if (!c->bone[0])
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): field 'bone' is empty", i, name);
-        if (c->bone[0] == '@' && pm_bone_role(c->bone) < 0)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): unknown role '%s' (roles: %s)", i, name,
+        if (c->bone[0] == '@' && pm_bone_role(c->bone) < 0) /* PM_BONE_ROLES starts with a space */
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): unknown role '%s' (roles:%s)", i, name,
                            c->bone, PM_BONE_ROLES);
         if (c->components != PM_COMPONENTS_XYZ && c->components != PM_COMPONENTS_XY)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): components must be xyz or xy", i, name);
@@ -279,8 +277,7 @@ pm_result pm_schema_layout_compute(pm_schema_layout *out, const pm_schema *s, pm
             w *= s->channels[p].weight;
             if (!group[0]) group = s->channels[p].group;
         }
-        out->channel_offset[i] = d;
-        out->channel_size[i] = pm_channel_size(c);
+        int size = pm_channel_size(c);
         int units = 0;
         int unit_sub[PM_MAX_TRAJECTORY_SAMPLES * 8], unit_size[PM_MAX_TRAJECTORY_SAMPLES * 8];
         float unit_w[PM_MAX_TRAJECTORY_SAMPLES * 8];
@@ -293,9 +290,9 @@ pm_result pm_schema_layout_compute(pm_schema_layout *out, const pm_schema *s, pm
                         unit_w[units] = w * c->samples[k].weight;
                         units++;
                     }
-        } else if (out->channel_size[i] > 0) {
+        } else if (size > 0) {
             unit_sub[0] = 0;
-            unit_size[0] = out->channel_size[i];
+            unit_size[0] = size;
             unit_w[0] = w;
             units = 1;
         }

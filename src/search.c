@@ -1,4 +1,5 @@
 /* Pose search: query preparation, candidate evaluation and the four modes. */
+#include "pca.h"
 #include "search_internal.h"
 
 const char *pm_search_mode_name(pm_search_mode m) {
@@ -31,7 +32,7 @@ pm_search_def pm_default_search_def(void) {
 /* ---- scratch ---- */
 
 typedef struct scratch_layout {
-    size_t qn, w, y, zq, heap, knn, total;
+    size_t qn, w, y, pc, zq, heap, knn, total;
     size_t heap_items, knn_items;
 } scratch_layout;
 
@@ -46,6 +47,8 @@ static scratch_layout layout_scratch(const pm_database *db, const pm_search_def 
     l.w = at;
     at = up16(at + (size_t)db->stride * sizeof(float));
     l.y = at;
+    at = up16(at + (size_t)db->card * sizeof(double));
+    l.pc = at;
     at = up16(at + (size_t)db->card * sizeof(double));
     l.zq = at;
     at = up16(at + ((size_t)db->card + 8) * sizeof(float));
@@ -69,35 +72,6 @@ size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def) {
 }
 
 /* ---- modes ---- */
-
-/* Brute force reads the whole value matrix: built twice, for baseline x86-64 and for AVX2
- * (picked at load time), with identical lane arithmetic (see cost.h). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-static void search_bruteforce(search_state *s) {
-    const pm_database *db = s->db;
-    uint32_t n = db->header->searchable_vectors;
-    int stride = db->stride;
-    uint32_t v = 0;
-    float c[8];
-    /* Rows this far ahead are requested before they are read: the hardware prefetcher alone
-     * leaves the loop waiting on memory (about a fifth of its time on the 195k-row database). */
-    enum { AHEAD = 32 };
-    const size_t bytes8 = (size_t)8 * (size_t)stride * sizeof(float);
-    for (; v + 8 <= n; v += 8) {
-        if (v + AHEAD + 8 <= n) {
-            const char *ahead = (const char *)pm_db_row(db, v + AHEAD);
-            for (size_t o = 0; o < bytes8; o += 64) __builtin_prefetch(ahead + o);
-        }
-        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
-        const float *add = db->vec_min_addend + v;
-        for (int k = 0; k < 8; k++)
-            if (c[k] + add[k] <= s->best) consider_vector(s, v + (uint32_t)k, c[k]);
-    }
-    for (; v < n; v++) consider_vector(s, v, pm_cost_row(s->qn, pm_db_row(db, v), s->w, stride));
-    s->candidates += (int)n;
-}
 
 static void search_kdtree(search_state *s, const float *zq, heap_item *stack, heap_item *knn, size_t kmax) {
     const pm_database *db = s->db;
@@ -147,10 +121,11 @@ static void search_kdtree(search_state *s, const float *zq, heap_item *stack, he
     }
 }
 
-static void search_vptree(search_state *s, const float *w_base, heap_item *stack) {
+static void search_vptree(search_state *s, heap_item *stack) {
     const pm_database *db = s->db;
     const pmdb_header *h = db->header;
     if (h->vp_node_count == 0) return;
+    const float *w_base = s->db->wsqrt;
     const int dynamic = s->w != w_base;
     const float min_add = h->min_cost_addend;
     size_t sp = 0;
@@ -190,6 +165,7 @@ static void search_vptree(search_state *s, const float *w_base, heap_item *stack
 
 /* ---- entry points ---- */
 
+/* Fills the query side of s (zeroed by the caller). */
 static pm_result prepare(search_state *s, const pm_database *db, const float *query, const pm_search_def *def,
                          const scratch_layout *l, uint8_t *mem, pm_error *error) {
     const int D = db->card, S = db->stride;
@@ -226,9 +202,6 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
     s->best = isnan(def->max_cost) ? INFINITY : def->max_cost;
     s->best_rank = INT64_MAX;
     s->best_pose = -1;
-    s->best_continuing = 0;
-    s->candidates = 0;
-    s->best_dissim = s->best_addend = s->best_penalty = 0.0f;
     return PM_OK;
 }
 
@@ -239,13 +212,13 @@ static void fill_result(pm_search_result *out, const search_state *s) {
     out->pose = -1;
     out->asset = -1;
     if (s->best_pose < 0) return;
-    const pm_database *db = s->db;
-    uint64_t m = db->meta[s->best_pose];
+    pm_pose_info pose;
+    pm_database_pose(&pose, s->db, s->best_pose);
     out->found = 1;
     out->pose = s->best_pose;
-    out->asset = (int)PM_META_ASSET(m);
-    out->frame = s->best_pose - (int)db->assets[out->asset].first_pose;
-    out->time = (float)out->frame / db->header->fps;
+    out->asset = pose.asset;
+    out->frame = pose.frame;
+    out->time = pose.time;
     out->cost = s->best;
     out->dissimilarity = s->best_dissim;
     out->cost_addend = s->best_addend;
@@ -291,7 +264,6 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
     memset(&s, 0, sizeof s);
     pm_result r = prepare(&s, db, query, &def, &l, mem, error);
     if (r != PM_OK) return r;
-    s.slack = 0.0f;
 
     if (def.continuing_pose >= 0) {
         uint32_t p = (uint32_t)def.continuing_pose;
@@ -303,27 +275,30 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
      * mode keeps walking: its value boxes bound the cost in the query's own metric. The answer
      * is the same either way. */
     const int bounds_useless = s.r2 < 0.02f && def.mode == PM_SEARCH_VPTREE;
+    const int avx2 = kernel != PM_SEARCH_KERNEL_BASELINE && pm_cpu_has_avx2();
+    (void)avx2; /* unused where no AVX2 build exists */
     if (def.mode == PM_SEARCH_BRUTEFORCE || bounds_useless) {
-        search_bruteforce(&s);
+#if defined(PM_HAVE_AVX2_KERNELS)
+        if (avx2) pm_search_bruteforce_avx2(&s);
+        else
+#endif
+            pm_search_bruteforce_baseline(&s);
     } else {
         /* Query in PCA space, only as far as the mode reads it: the exact mode needs every
          * component (the ones past ke make its residual norm), the KD-tree its k, the VP-tree
          * none. zq holds the exact-mode lanes (coordinates, residual norm, zero padding) or the
          * KD-tree's coordinates. */
         const int D = db->card;
-        double *y = (double *)(mem + l.y);
+        double *pc = (double *)(mem + l.pc);
         float *zq = (float *)(mem + l.zq);
         int ke = (int)db->header->exact_components;
         int kk = def.mode == PM_SEARCH_PCAKDTREE ? (int)db->header->pca_components : ke;
         int project = def.mode == PM_SEARCH_EXACT ? D : def.mode == PM_SEARCH_PCAKDTREE ? kk : 0;
         double residual = 0.0;
-        for (int d = 0; d < D && project; d++) y[d] = (double)(s.qn[d] * db->wsqrt[d]) - db->pca_mean[d];
+        if (project) pm_pca_project(pc, project, s.qn, db->wsqrt, db->pca_mean, db->pca_basis, D, (double *)(mem + l.y));
         for (int c = 0; c < project; c++) {
-            const float *row = db->pca_basis + (size_t)c * D;
-            double acc = 0.0;
-            for (int d = 0; d < D; d++) acc += (double)row[d] * y[d];
-            if (c < kk) zq[c] = (float)acc;
-            else residual += acc * acc;
+            if (c < kk) zq[c] = (float)pc[c];
+            else residual += pc[c] * pc[c];
         }
         if (def.mode == PM_SEARCH_EXACT) {
             zq[ke] = (float)sqrt(residual);
@@ -338,13 +313,13 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
         s.slack = 1e-3f * s.r2;
         if (def.mode == PM_SEARCH_EXACT) {
 #if defined(PM_HAVE_AVX2_KERNELS)
-            if (kernel != PM_SEARCH_KERNEL_BASELINE && pm_cpu_has_avx2()) pm_search_exact_avx2(&s, zq, heap);
+            if (avx2) pm_search_exact_avx2(&s, zq, heap);
             else
 #endif
                 pm_search_exact_baseline(&s, zq, heap);
         }
         else if (def.mode == PM_SEARCH_PCAKDTREE) search_kdtree(&s, zq, heap, (heap_item *)(mem + l.knn), l.knn_items);
-        else search_vptree(&s, db->wsqrt, heap);
+        else search_vptree(&s, heap);
     }
     fill_result(out, &s);
     if (def.out_breakdown) breakdown(def.out_breakdown, &s);

@@ -1,5 +1,5 @@
 /* Private: what the search modes share - the running best, candidate evaluation, the node
- * heap - and the exact mode's kernels (src/search_exact.c, src/search_exact_avx2.c). */
+ * heap - and the scans over the database (src/search_kernels.c, src/search_kernels_avx2.c). */
 #ifndef PM_SEARCH_INTERNAL_H
 #define PM_SEARCH_INTERNAL_H
 
@@ -105,15 +105,17 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
     return top;
 }
 
-/* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz; heap
- * holds bt_node_count + 1 items. Two builds of one walk: baseline SIMD and AVX2, whose bounds are
- * the same bits (see src/search_exact_walk.h). */
+/* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz (heap
+ * holds bt_node_count + 1 items), and the brute-force scan. Two builds of each: baseline SIMD and
+ * AVX2, which compute the same bits (see src/search_kernels.h). */
 void pm_search_exact_baseline(search_state *s, const float *qz, heap_item *heap);
+void pm_search_bruteforce_baseline(search_state *s);
 #if defined(PM_HAVE_AVX2_KERNELS)
 void pm_search_exact_avx2(search_state *s, const float *qz, heap_item *heap);
+void pm_search_bruteforce_avx2(search_state *s);
 #endif
 
-/* pm_search with a chosen exact-mode kernel, so tests can compare them: what pm_search does is
+/* pm_search with a chosen kernel build, so tests can compare them: what pm_search does is
  * PM_SEARCH_KERNEL_AUTO (AVX2 when the CPU has it). A kernel the build or CPU lacks falls back to
  * the baseline one. */
 enum { PM_SEARCH_KERNEL_AUTO = 0, PM_SEARCH_KERNEL_BASELINE = 1, PM_SEARCH_KERNEL_AVX2 = 2 };

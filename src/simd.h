@@ -26,12 +26,10 @@ typedef int32_t pm_i4 __attribute__((vector_size(16)));
 #endif
 #define PM_SIMD_INLINE static inline __attribute__((always_inline))
 #if defined(__clang__) || __GNUC__ >= 12
-#define F4_SHUFFLE(a, i, j, k, l) __builtin_shufflevector((a), (a), i, j, k, l)
 #define F4_SHUFFLE2(a, b, i, j, k, l) __builtin_shufflevector((a), (b), i, j, k, l)
-/* The same in the integer domain (pshufd on x86): non-destructive, so no register copies. */
+/* A one-vector shuffle in the integer domain (pshufd on x86): non-destructive, so no register copies. */
 #define I4_SHUFFLE(v, i, j, k, l) ((pm_f4)__builtin_shufflevector((pm_i4)(v), (pm_i4)(v), i, j, k, l))
 #else
-#define F4_SHUFFLE(a, i, j, k, l) __builtin_shuffle((a), (pm_i4){i, j, k, l})
 #define F4_SHUFFLE2(a, b, i, j, k, l) __builtin_shuffle((a), (b), (pm_i4){i, j, k, l})
 #define I4_SHUFFLE(v, i, j, k, l) ((pm_f4)__builtin_shuffle((pm_i4)(v), (pm_i4){i, j, k, l}))
 #endif
@@ -217,7 +215,6 @@ PM_SIMD_INLINE pm_f4 f4_unpackhi64(pm_f4 a, pm_f4 b) { return f4_set(a.v[2], a.v
 PM_SIMD_INLINE pm_f4 f4_select(pm_i4 mask, pm_f4 a, pm_f4 b) {
     return f4_from_bits(i4_or(i4_and(mask, f4_bits(a)), i4_andnot(mask, f4_bits(b))));
 }
-PM_SIMD_INLINE pm_f4 f4_min(pm_f4 a, pm_f4 b) { return f4_select(f4_lt(a, b), a, b); }
 PM_SIMD_INLINE pm_f4 f4_max(pm_f4 a, pm_f4 b) { return f4_select(f4_lt(a, b), b, a); }
 /* The sign bits of a, as a mask to xor into other values. */
 PM_SIMD_INLINE pm_i4 f4_sign(pm_f4 a) { return i4_and(f4_bits(a), i4_set1(PM_SIGN_BIT)); }

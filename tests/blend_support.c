@@ -1,9 +1,34 @@
 /* Blend-space checks shared by the 2D and 3D blend-space tests. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "support.h"
+#include "blend_support.h"
+
+void pm_test_blend_skeleton(pm_skeleton *sk, int joints) {
+    PM_ASSERT_OK(pm_skeleton_create(sk, joints, NULL, NULL));
+    for (int j = 0; j < joints; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(sk, j, name, NULL));
+        sk->rest_translations[j] = pm_vec3_make(0.0f, j ? 0.3f : 1.0f, 0.0f);
+    }
+}
+
+void pm_test_blend_fixture_free(pm_test_blend_fixture *fx) {
+    for (int i = 0; i < fx->count; i++) pm_clip_destroy(&fx->clips[i]);
+    pm_skeleton_destroy(&fx->sk);
+}
+
+void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count) {
+    assert_true(count >= 0 && count <= fx->count);
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "clip%d.bvh", i);
+        PM_ASSERT_OK(pm_bvh_write_file(&fx->clips[i], pm_test_tmp_path(name), NULL, NULL));
+    }
+}
 
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
     for (int i = 0; i < n; i++) out[i] = 0.0f;

@@ -140,3 +140,28 @@ void pm_test_curve_schema(pm_schema *s, int dims) {
         assert_true(pm_schema_add(s, &c, NULL) >= 0);
     }
 }
+
+pm_quat pm_test_random_quat(pm_test_rng *rng) {
+    return pm_quat_normalize(pm_quat_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng),
+                                          pm_test_rng_normal(rng)));
+}
+
+int pm_test_quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
+
+void pm_test_assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol) {
+    if (!(fabsf(a.x - b.x) <= tol && fabsf(a.y - b.y) <= tol && fabsf(a.z - b.z) <= tol)) /* NaN fails too */
+        fail_msg("(%g %g %g) != (%g %g %g) (tolerance %g)", (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y,
+                 (double)b.z, (double)tol);
+}
+
+void pm_test_assert_same_database(const pm_database *a, const pm_database *b) {
+    assert_non_null(a);
+    assert_non_null(b);
+    size_t na = 0, nb = 0;
+    const void *ba = pm_database_bytes(a, &na), *bb = pm_database_bytes(b, &nb);
+    assert_non_null(ba);
+    assert_non_null(bb);
+    assert_true(na > 0);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ba, bb, na);
+}

@@ -30,13 +30,15 @@ uint32_t pm_test_rng_u32(pm_test_rng *rng);
 float pm_test_rng_float(pm_test_rng *rng); /* [0, 1) */
 float pm_test_rng_normal(pm_test_rng *rng);
 
-#define PM_ASSERT_OK(expr)                                                                          \
-    do {                                                                                            \
-        pm_result pm_test_r_ = (expr);                                                              \
-        if (pm_test_r_ != PM_OK) fail_msg("%s failed: %s", #expr, pm_result_string(pm_test_r_));     \
-    } while (0)
+/* A uniformly random unit rotation (a normalised Gaussian 4-vector). */
+pm_quat pm_test_random_quat(pm_test_rng *rng);
+/* The same rotation up to sign: |dot(a, b)| > 1 - tol. */
+int pm_test_quat_same(pm_quat a, pm_quat b, float tol);
+/* Fails unless every component of a and b differs by at most tol (tol 0: equal). */
+void pm_test_assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol);
 
-#endif
+/* Two databases hold the same bytes (same size, non-empty). */
+void pm_test_assert_same_database(const pm_database *a, const pm_database *b);
 
 /* A small legged skeleton walking straight, carrying `dims` curves "c0".."c{dims-1}" of
  * Gaussian values (clustered around a few centres so that the data has structure), so that a
@@ -44,11 +46,10 @@ float pm_test_rng_normal(pm_test_rng *rng);
 void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
 void pm_test_curve_schema(pm_schema *out, int dims);
 
-/* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
-void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
-/* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
-void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
-/* Two spaces of the same n samples (listed in different orders) give bit-identical weights and
- * blended poses at `params`. */
-void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
-                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out);
+#define PM_ASSERT_OK(expr)                                                                          \
+    do {                                                                                            \
+        pm_result pm_test_r_ = (expr);                                                              \
+        if (pm_test_r_ != PM_OK) fail_msg("%s failed: %s", #expr, pm_result_string(pm_test_r_));     \
+    } while (0)
+
+#endif

@@ -12,47 +12,35 @@
 static const pm_vec3 AX = {1, 0, 0}, AY = {0, 1, 0}, AZ = {0, 0, 1};
 #define DEG (PM_PI / 180.0f)
 
-static void assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol) {
-    if (fabsf(a.x - b.x) > tol || fabsf(a.y - b.y) > tol || fabsf(a.z - b.z) > tol)
-        fail_msg("(%g %g %g) != (%g %g %g)", (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y, (double)b.z);
-}
-
-static int quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
-
-static pm_quat random_quat(pm_test_rng *rng) {
-    return pm_quat_normalize(pm_quat_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng),
-                                          pm_test_rng_normal(rng)));
-}
-
 /* ---- quaternions and Euler angles ---- */
 
 static void test_quaternion_basics(void **state) {
     (void)state;
     pm_quat z90 = pm_quat_from_axis_angle(AZ, 90 * DEG);
-    assert_vec3_near(pm_quat_rotate(z90, AX), AY, 1e-6f);
-    assert_vec3_near(pm_quat_inv_rotate(z90, AY), AX, 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_rotate(z90, AX), AY, 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_inv_rotate(z90, AY), AX, 1e-6f);
     /* q1 * q2 applies q2 first. */
     pm_quat x90 = pm_quat_from_axis_angle(AX, 90 * DEG);
-    assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), pm_quat_rotate(z90, pm_quat_rotate(x90, AY)), 1e-6f);
-    assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), AZ, 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), pm_quat_rotate(z90, pm_quat_rotate(x90, AY)), 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_rotate(pm_quat_mul(z90, x90), AY), AZ, 1e-6f);
     /* Slerp midpoint of 0 and 90 degrees is 45; nlerp agrees in direction. */
     pm_quat mid = pm_quat_slerp(pm_quat_identity(), z90, 0.5f);
-    assert_true(quat_same(mid, pm_quat_from_axis_angle(AZ, 45 * DEG), 1e-6f));
-    assert_true(quat_same(pm_quat_nlerp(pm_quat_identity(), z90, 0.5f), mid, 1e-6f));
+    assert_true(pm_test_quat_same(mid, pm_quat_from_axis_angle(AZ, 45 * DEG), 1e-6f));
+    assert_true(pm_test_quat_same(pm_quat_nlerp(pm_quat_identity(), z90, 0.5f), mid, 1e-6f));
     /* Shortest arc: the negated quaternion interpolates the same way. */
-    assert_true(quat_same(pm_quat_slerp(pm_quat_identity(), pm_quat_neg(z90), 0.5f), mid, 1e-6f));
+    assert_true(pm_test_quat_same(pm_quat_slerp(pm_quat_identity(), pm_quat_neg(z90), 0.5f), mid, 1e-6f));
     pm_vec3 sa = pm_quat_to_scaled_axis(z90);
-    assert_vec3_near(sa, pm_vec3_make(0, 0, 90 * DEG), 1e-5f);
-    assert_true(quat_same(pm_quat_from_scaled_axis(sa), z90, 1e-6f));
-    assert_true(quat_same(pm_quat_pow(z90, 1.0f / 3.0f), pm_quat_from_axis_angle(AZ, 30 * DEG), 1e-6f));
-    assert_vec3_near(pm_quat_rotate(pm_quat_from_yaw(90 * DEG), AZ), AX, 1e-6f);
+    pm_test_assert_vec3_near(sa, pm_vec3_make(0, 0, 90 * DEG), 1e-5f);
+    assert_true(pm_test_quat_same(pm_quat_from_scaled_axis(sa), z90, 1e-6f));
+    assert_true(pm_test_quat_same(pm_quat_pow(z90, 1.0f / 3.0f), pm_quat_from_axis_angle(AZ, 30 * DEG), 1e-6f));
+    pm_test_assert_vec3_near(pm_quat_rotate(pm_quat_from_yaw(90 * DEG), AZ), AX, 1e-6f);
     pm_transform t = {z90, {1, 2, 3}};
     pm_vec3 p = pm_transform_point(t, AX);
-    assert_vec3_near(p, pm_vec3_make(1, 3, 3), 1e-6f);
-    assert_vec3_near(pm_transform_inv_point(t, p), AX, 1e-6f);
+    pm_test_assert_vec3_near(p, pm_vec3_make(1, 3, 3), 1e-6f);
+    pm_test_assert_vec3_near(pm_transform_inv_point(t, p), AX, 1e-6f);
     pm_transform id = pm_transform_mul(t, pm_transform_inverse(t));
-    assert_vec3_near(id.translation, pm_vec3_zero(), 1e-6f);
-    assert_true(quat_same(id.rotation, pm_quat_identity(), 1e-6f));
+    pm_test_assert_vec3_near(id.translation, pm_vec3_zero(), 1e-6f);
+    assert_true(pm_test_quat_same(id.rotation, pm_quat_identity(), 1e-6f));
 }
 
 static void test_euler_orders(void **state) {
@@ -74,7 +62,7 @@ static void test_euler_orders(void **state) {
             (&a.x)[axis] = 1.0f;
             expect = pm_quat_mul(expect, pm_quat_from_axis_angle(a, (float)rad[axis]));
         }
-        assert_true(quat_same(pm_euler_to_quat_d(rad, order), expect, 1e-6f));
+        assert_true(pm_test_quat_same(pm_euler_to_quat_d(rad, order), expect, 1e-6f));
         double back[3];
         pm_euler_from_quat_d(back, expect, order);
         for (int k = 0; k < 3; k++) assert_true(fabs(back[k] - rad[k]) < 1e-5);
@@ -86,7 +74,7 @@ static void test_euler_orders(void **state) {
     assert_false(pm_euler_order_parse(&o, "ZX"));
     assert_false(pm_euler_order_parse(&o, "ZXYW"));
     /* ZXY with only Z = 90 degrees turns +X into +Y. */
-    assert_vec3_near(pm_quat_rotate(pm_euler_to_quat(pm_vec3_make(0, 0, 90 * DEG), PM_EULER_ZXY), AX), AY, 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_rotate(pm_euler_to_quat(pm_vec3_make(0, 0, 90 * DEG), PM_EULER_ZXY), AX), AY, 1e-6f);
 }
 
 static void test_euler_round_trip_random_and_gimbal(void **state) {
@@ -95,7 +83,7 @@ static void test_euler_round_trip_random_and_gimbal(void **state) {
     for (int o = 0; o < PM_EULER_ORDER_COUNT; o++) {
         pm_euler_order order = (pm_euler_order)o;
         for (int i = 0; i < 500; i++) {
-            pm_quat q = random_quat(&rng);
+            pm_quat q = pm_test_random_quat(&rng);
             if (i % 10 == 0) {
                 /* Gimbal lock: the middle axis at exactly +-90 degrees. */
                 double a[3] = {0, 0, 0};
@@ -108,10 +96,10 @@ static void test_euler_round_trip_random_and_gimbal(void **state) {
             pm_euler_from_quat_d(e, q, order);
             pm_quat back = pm_euler_to_quat_d(e, order);
             /* Compare as rotations (what matters), not angles (ambiguous at the lock). */
-            if (!quat_same(q, back, 1e-6f)) fail_msg("order %s sample %d does not round-trip", pm_euler_order_name(order), i);
+            if (!pm_test_quat_same(q, back, 1e-6f)) fail_msg("order %s sample %d does not round-trip", pm_euler_order_name(order), i);
             assert_true(fabs(e[pm_euler_axis(order, 1)]) <= 1.5707964);
             pm_vec3 ef = pm_euler_from_quat(q, order);
-            assert_true(quat_same(pm_euler_to_quat(ef, order), q, 1e-5f));
+            assert_true(pm_test_quat_same(pm_euler_to_quat(ef, order), q, 1e-5f));
         }
     }
 }
@@ -160,11 +148,11 @@ static void test_forward_kinematics_chain(void **state) {
     pm_vec3 pos[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     pm_transform w[3];
     pm_local_to_model(w, parents, 3, rot, pos);
-    assert_vec3_near(w[0].translation, pm_vec3_make(1, 0, 0), 1e-6f);
-    assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 1e-6f);
-    assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
+    pm_test_assert_vec3_near(w[0].translation, pm_vec3_make(1, 0, 0), 1e-6f);
+    pm_test_assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 1e-6f);
+    pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
     /* Joint 2's local +Y: Rz(90) takes it to -X, Ry(90) takes -X to +Z. */
-    assert_vec3_near(pm_quat_rotate(w[2].rotation, AY), AZ, 1e-6f);
+    pm_test_assert_vec3_near(pm_quat_rotate(w[2].rotation, AY), AZ, 1e-6f);
 }
 
 static void test_sample_and_resample(void **state) {
@@ -180,21 +168,21 @@ static void test_sample_and_resample(void **state) {
     pm_quat rot[9];
     pm_vec3 pos[9];
     pm_clip_sample(&c, 0.5f / 30.0f, rot, pos);
-    assert_true(quat_same(rot[1], pm_quat_from_axis_angle(AX, 10 * DEG), 1e-6f)); /* slerp midpoint */
-    assert_vec3_near(pos[0], pm_vec3_make(0.5f, 0.95f, 0), 1e-6f);
+    assert_true(pm_test_quat_same(rot[1], pm_quat_from_axis_angle(AX, 10 * DEG), 1e-6f)); /* slerp midpoint */
+    pm_test_assert_vec3_near(pos[0], pm_vec3_make(0.5f, 0.95f, 0), 1e-6f);
     pm_clip_sample(&c, 10.0f, rot, pos); /* clamped to the last frame */
-    assert_vec3_near(pos[0], pm_vec3_make(3, 0.95f, 0), 1e-6f);
+    pm_test_assert_vec3_near(pos[0], pm_vec3_make(3, 0.95f, 0), 1e-6f);
     c.looping = 1;
     pm_clip_sample(&c, 3.5f / 30.0f, rot, pos); /* wraps from the last frame to the first */
-    assert_vec3_near(pos[0], pm_vec3_make(1.5f, 0.95f, 0), 1e-5f);
+    pm_test_assert_vec3_near(pos[0], pm_vec3_make(1.5f, 0.95f, 0), 1e-5f);
     c.looping = 0;
     /* 30 -> 60 fps keeps every source frame and puts slerp midpoints between. */
     PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
     assert_int_equal(r.frame_count, 7);
     assert_true(fabsf(r.frame_time - 1.0f / 60.0f) < 1e-7f);
-    for (int f = 0; f < 4; f++) assert_true(quat_same(r.rotations[(size_t)(2 * f) * 9 + 1], c.rotations[(size_t)f * 9 + 1], 1e-6f));
-    assert_true(quat_same(r.rotations[(size_t)3 * 9 + 1], pm_quat_from_axis_angle(AX, 30 * DEG), 1e-6f));
-    assert_vec3_near(r.translations[(size_t)5 * 9], pm_vec3_make(2.5f, 0.95f, 0), 1e-5f);
+    for (int f = 0; f < 4; f++) assert_true(pm_test_quat_same(r.rotations[(size_t)(2 * f) * 9 + 1], c.rotations[(size_t)f * 9 + 1], 1e-6f));
+    assert_true(pm_test_quat_same(r.rotations[(size_t)3 * 9 + 1], pm_quat_from_axis_angle(AX, 30 * DEG), 1e-6f));
+    pm_test_assert_vec3_near(r.translations[(size_t)5 * 9], pm_vec3_make(2.5f, 0.95f, 0), 1e-5f);
     pm_clip_destroy(&r);
     pm_error err;
     assert_int_equal(pm_clip_resample(&r, &c, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
@@ -215,7 +203,7 @@ static void test_trim_scale_z_up(void **state) {
     for (int f = 0; f < 10; f++) c.translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
     PM_ASSERT_OK(pm_clip_trim(&t, &c, 3, 4, NULL));
     assert_int_equal(t.frame_count, 4);
-    assert_vec3_near(t.translations[0], pm_vec3_make(3, 0.95f, 0), 0);
+    pm_test_assert_vec3_near(t.translations[0], pm_vec3_make(3, 0.95f, 0), 0);
     assert_string_equal(t.name, "walk");
     pm_clip_destroy(&t);
     pm_error err;
@@ -223,9 +211,9 @@ static void test_trim_scale_z_up(void **state) {
     assert_int_equal(pm_clip_trim(&t, &c, -1, 2, &err), PM_ERR_INVALID_ARGUMENT);
     /* Scale: translations, offsets and End Sites; the recorded unit scale multiplies. */
     pm_clip_scale(&c, 100.0f);
-    assert_vec3_near(c.translations[9], pm_vec3_make(100, 95, 0), 1e-4f);
-    assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(10, -5, 0), 1e-4f);
-    assert_vec3_near(c.skeleton.end_sites[8], pm_vec3_make(0, 10, 0), 1e-4f);
+    pm_test_assert_vec3_near(c.translations[9], pm_vec3_make(100, 95, 0), 1e-4f);
+    pm_test_assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(10, -5, 0), 1e-4f);
+    pm_test_assert_vec3_near(c.skeleton.end_sites[8], pm_vec3_make(0, 10, 0), 1e-4f);
     assert_true(fabsf(c.unit_scale - 100.0f) < 1e-4f);
     pm_clip_scale(&c, 0.01f);
     /* Z-up to Y-up: (x, y, z) -> (x, z, -y) for the whole pose, so world heights come from z. */
@@ -237,7 +225,7 @@ static void test_trim_scale_z_up(void **state) {
     pm_clip_frame_world(&c, 2, after);
     for (int j = 0; j < 9; j++) {
         pm_vec3 b = before[j].translation;
-        assert_vec3_near(after[j].translation, pm_vec3_make(b.x, b.z, -b.y), 1e-5f);
+        pm_test_assert_vec3_near(after[j].translation, pm_vec3_make(b.x, b.z, -b.y), 1e-5f);
     }
     pm_clip_destroy(&c);
     pm_skeleton_destroy(&s);
@@ -290,7 +278,7 @@ static pm_clip random_biped_clip(pm_skeleton *s, int frames, uint64_t seed) {
     pm_test_rng rng = {seed};
     for (int f = 0; f < frames; f++)
         for (int j = 0; j < 9; j++) {
-            c.rotations[(size_t)f * 9 + j] = pm_quat_pow(random_quat(&rng), 0.3f);
+            c.rotations[(size_t)f * 9 + j] = pm_quat_pow(pm_test_random_quat(&rng), 0.3f);
             if (j == 0) c.translations[(size_t)f * 9] = pm_vec3_make(pm_test_rng_float(&rng), 0.95f, 0.1f * (float)f);
         }
     return c;
@@ -315,9 +303,9 @@ static void test_mirror_reflects_and_is_an_involution(void **state) {
         pm_clip_frame_world(&mm, f, wmm);
         for (int j = 0; j < 9; j++) {
             pm_vec3 o = wc[map[j]].translation;
-            assert_vec3_near(wm[j].translation, pm_vec3_make(-o.x, o.y, o.z), 1e-4f);
-            assert_vec3_near(wmm[j].translation, wc[j].translation, 1e-4f);
-            assert_true(quat_same(wmm[j].rotation, wc[j].rotation, 1e-5f));
+            pm_test_assert_vec3_near(wm[j].translation, pm_vec3_make(-o.x, o.y, o.z), 1e-4f);
+            pm_test_assert_vec3_near(wmm[j].translation, wc[j].translation, 1e-4f);
+            assert_true(pm_test_quat_same(wmm[j].rotation, wc[j].rotation, 1e-5f));
         }
     }
     int32_t bad[9] = {0, 4, 2, 3, 4, 5, 6, 7, 8}; /* 1 -> 4 but 4 -> 4: not a swap */
@@ -356,7 +344,7 @@ static void test_root_straight_walk(void **state) {
         assert_true(fabsf(r.translation.y - survey.floor_height) < 1e-5f);
         assert_true(fabsf(r.translation.z - 1.2f * (float)f / 30.0f) < 0.01f);
         assert_true(fabsf(r.translation.x) < 0.03f); /* smoothing removes most of the sway */
-        assert_vec3_near(pm_quat_rotate(r.rotation, AZ), AZ, 0.01f);
+        pm_test_assert_vec3_near(pm_quat_rotate(r.rotation, AZ), AZ, 0.01f);
     }
     pm_root_track_destroy(&track);
     pm_clip_destroy(&c);
@@ -383,7 +371,7 @@ static void test_root_turning_walk(void **state) {
     for (int f = 0; f < 90; f++) {
         float a = 0.5f * PM_PI * (float)f / 89.0f;
         pm_vec3 fwd = pm_quat_rotate(track.frames[f].rotation, AZ);
-        assert_vec3_near(fwd, pm_vec3_make(sinf(a), 0, cosf(a)), 1e-3f);
+        pm_test_assert_vec3_near(fwd, pm_vec3_make(sinf(a), 0, cosf(a)), 1e-3f);
         float yaw = atan2f(fwd.x, fwd.z);
         assert_true(yaw >= last - 1e-4f);
         last = yaw;
@@ -392,7 +380,7 @@ static void test_root_turning_walk(void **state) {
     /* Facing from the hips axis gives the same here. */
     def.facing_mode = PM_FACING_HIPS_AXIS;
     PM_ASSERT_OK(pm_root_track_extract(&track, &c, &def, NULL, NULL));
-    assert_vec3_near(pm_quat_rotate(track.frames[89].rotation, AZ), AX, 1e-3f);
+    pm_test_assert_vec3_near(pm_quat_rotate(track.frames[89].rotation, AZ), AX, 1e-3f);
     pm_root_track_destroy(&track);
     pm_clip_destroy(&c);
     pm_skeleton_destroy(&s);

@@ -167,14 +167,22 @@ static void test_sampling_matches_clip(void **state) {
             float last = clip.translations[(size_t)(clip.frame_count - 1) * J_COUNT].z;
             assert_true(fabsf(pm_pose_translation(pose, 0).z - (last + 0.025f)) < 1e-5f);
         }
-        /* Looping wraps, one-shots clamp. */
+        /* Looping wraps (0.3 past the end is 0.3), one-shots clamp (0.3 past the end is the end,
+         * which is the last frame). */
         pm_soa_transform *other = pm_pose_alloc(J_COUNT, NULL);
-        job.time = 0.3f;
+        job.time = looping ? 0.3f : pm_clip_duration(&clip);
         PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
         job.output = other;
-        job.time = 0.3f + (looping ? pm_clip_duration(&clip) : 0.0f);
+        job.time = 0.3f + pm_clip_duration(&clip);
         PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
         for (int j = 0; j < J_COUNT; j++) assert_quat_near(pm_pose_rotation(pose, j), pm_pose_rotation(other, j), 1e-4f);
+        if (!looping) {
+            size_t last = (size_t)(clip.frame_count - 1) * J_COUNT;
+            for (int j = 0; j < J_COUNT; j++) {
+                assert_true(quat_angle(pm_pose_rotation(other, j), pm_quat_normalize(clip.rotations[last + j])) < 1e-6f);
+                assert_vec_near(pm_pose_translation(other, j), clip.translations[last + j], 1e-5f);
+            }
+        }
         pm_pose_free(other, NULL);
         pm_pose_free(pose, NULL);
         pm_animation_destroy(&anim);

@@ -7,21 +7,11 @@
 
 #include "blend_space_json.h"
 #include "delaunay.h"
-#include "support.h"
+#include "blend_support.h"
 
 #define JOINTS 4
 
 static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
-static void make_skeleton(pm_skeleton *sk, int joints) {
-    PM_ASSERT_OK(pm_skeleton_create(sk, joints, NULL, NULL));
-    for (int j = 0; j < joints; j++) {
-        char name[16];
-        snprintf(name, sizeof name, "j%d", j);
-        PM_ASSERT_OK(pm_skeleton_set_name(sk, j, name, NULL));
-        sk->rest_translations[j] = pm_vec3_make(0.0f, j ? 0.3f : 1.0f, 0.0f);
-    }
-}
 
 /* A looping clip of `frames` frames whose joint 1 swings as sin(2 pi phase) * amplitude about X, the
  * others carry an id so blends can be told apart. */
@@ -42,22 +32,13 @@ static void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float am
     }
 }
 
-typedef struct fixture {
-    pm_skeleton sk;
-    pm_clip clips[64];
-    int count;
-} fixture;
+typedef pm_test_blend_fixture fixture;
 
 static void fixture_init(fixture *fx, int count) {
     memset(fx, 0, sizeof *fx);
-    make_skeleton(&fx->sk, JOINTS);
+    pm_test_blend_skeleton(&fx->sk, JOINTS);
     fx->count = count;
     for (int i = 0; i < count; i++) make_clip(&fx->clips[i], &fx->sk, 20 + 3 * i, 0.5f + 0.1f * (float)i, (float)i);
-}
-
-static void fixture_free(fixture *fx) {
-    for (int i = 0; i < fx->count; i++) pm_clip_destroy(&fx->clips[i]);
-    pm_skeleton_destroy(&fx->sk);
 }
 
 /* A space over clips[order[i]] at points[order[i]]. */
@@ -87,7 +68,6 @@ static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const f
     return pm_blend_space_create(out, &def, e);
 }
 
-/* Weight of each sample, indexed by the sample's fixture id (its name "s<k>"). */
 /* ---- Delaunay ---- */
 
 static void check_triangulation(const pm_dt_point *p, int n, const pm_triangulation *t) {
@@ -206,7 +186,7 @@ static void test_weights_properties(void **state) {
             assert_true(du <= hypotf(pts[i][0] - clampf(p[0], -1.0f, 2.0f), pts[i][1] - clampf(p[1], -1.0f, 2.0f)) + 1e-5f);
     }
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_weights_continuity(void **state) {
@@ -251,7 +231,7 @@ static void test_weights_continuity(void **state) {
         }
     }
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_exact_at_samples(void **state) {
@@ -294,7 +274,7 @@ static void test_exact_at_samples(void **state) {
     pm_pose_free(out, NULL);
     pm_pose_free(ref, NULL);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_order_independence(void **state) {
@@ -366,7 +346,7 @@ static void test_order_independence(void **state) {
     pm_pose_free(scratch, NULL);
     pm_pose_free(o1, NULL);
     pm_pose_free(o2, NULL);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_edges_and_outside(void **state) {
@@ -406,7 +386,7 @@ static void test_edges_and_outside(void **state) {
     pm_test_dense_weights(d, 4, s, &w);
     assert_true(fabsf(d[1] - 0.5f) < 1e-6f && fabsf(d[3] - 0.5f) < 1e-6f);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_one_dimension_and_collinear(void **state) {
@@ -470,14 +450,14 @@ static void test_one_dimension_and_collinear(void **state) {
     assert_int_equal(w.count, 1);
     assert_int_equal(w.cell_kind, PM_BLEND_CELL_POINT);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_many_samples_location(void **state) {
     (void)state;
     fixture fx;
     memset(&fx, 0, sizeof fx);
-    make_skeleton(&fx.sk, 2);
+    pm_test_blend_skeleton(&fx.sk, 2);
     pm_clip clip;
     make_clip(&clip, &fx.sk, 4, 0.3f, 0.0f);
     enum { N = 600 };
@@ -486,8 +466,15 @@ static void test_many_samples_location(void **state) {
     for (int i = 0; i < N; i++) {
         samples[i] = pm_default_blend_sample_def();
         samples[i].clip = &clip;
-        samples[i].params[0] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
-        samples[i].params[1] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
+        /* Distinct points (a draw that repeats an earlier one is drawn again): the space must
+         * build. Duplicates and their message are checked with the other create errors. */
+        for (int dup = 1; dup;) {
+            samples[i].params[0] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
+            samples[i].params[1] = (float)(pm_test_rng_u32(&rng) % 100000) / 1000.0f;
+            dup = 0;
+            for (int k = 0; k < i && !dup; k++)
+                dup = samples[k].params[0] == samples[i].params[0] && samples[k].params[1] == samples[i].params[1];
+        }
     }
     pm_blend_space_def def = pm_default_blend_space_def();
     def.dimensions = 2;
@@ -497,16 +484,7 @@ static void test_many_samples_location(void **state) {
     def.axis_max[0] = def.axis_max[1] = 100.0f;
     pm_blend_space *s;
     pm_error e;
-    pm_result r = pm_blend_space_create(&s, &def, &e);
-    if (r == PM_ERR_INVALID_ARGUMENT) {
-        /* Duplicates are possible with this generator; they must be named. */
-        assert_non_null(strstr(e.message, "same coordinates"));
-        free(samples);
-        pm_clip_destroy(&clip);
-        pm_skeleton_destroy(&fx.sk);
-        return;
-    }
-    assert_int_equal(r, PM_OK);
+    if (pm_blend_space_create(&s, &def, &e) != PM_OK) fail_msg("%d distinct samples: %s", N, e.message);
     /* Against a brute-force search over every triangle. */
     int cells = pm_blend_space_cell_count(s);
     for (int q = 0; q < 2000; q++) {
@@ -554,7 +532,7 @@ static void test_phase_sync(void **state) {
     (void)state;
     fixture fx;
     memset(&fx, 0, sizeof fx);
-    make_skeleton(&fx.sk, JOINTS);
+    pm_test_blend_skeleton(&fx.sk, JOINTS);
     fx.count = 2;
     /* A 30-frame and an 18-frame cycle: a slow and a fast gait with the same step pattern. */
     make_clip(&fx.clips[0], &fx.sk, 30, 0.6f, 0.0f);
@@ -590,7 +568,7 @@ static void test_phase_sync(void **state) {
     pm_pose_free(scratch, NULL);
     pm_pose_free(out, NULL);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_bake(void **state) {
@@ -626,7 +604,7 @@ static void test_bake(void **state) {
     float nan2[2] = {NAN, 0};
     assert_int_equal(pm_blend_space_bake(&baked, s, nan2, 30.0f, &e), PM_ERR_NUMERIC);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_grid(void **state) {
@@ -653,7 +631,7 @@ static void test_grid(void **state) {
     g.counts[0] = 0;
     assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 /* ---- bad inputs ---- */
@@ -700,7 +678,7 @@ static void test_bad_spaces(void **state) {
     samples[0].params[1] = 0.0f;
     /* Mismatched skeletons. */
     pm_skeleton other;
-    make_skeleton(&other, JOINTS + 1);
+    pm_test_blend_skeleton(&other, JOINTS + 1);
     pm_clip odd;
     make_clip(&odd, &other, 10, 0.5f, 9.0f);
     samples[1].clip = &odd;
@@ -739,7 +717,7 @@ static void test_bad_spaces(void **state) {
     pm_blend_space_destroy(s);
     pm_clip_destroy(&odd);
     pm_skeleton_destroy(&other);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 
@@ -753,11 +731,7 @@ static void test_json(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 3);
-    for (int i = 0; i < 3; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "clip%d.bvh", i);
-        PM_ASSERT_OK(pm_bvh_write_file(&fx.clips[i], pm_test_tmp_path(name), NULL, NULL));
-    }
+    pm_test_blend_write_clips(&fx, 3);
     pm_blend_space_file f;
     pm_error e;
     const char *good =
@@ -811,7 +785,7 @@ static void test_json(void **state) {
     pm_blend_space_file nf;
     assert_int_not_equal(pm_blend_space_load_json(&nf, pm_test_tmp_path("nope.json"), NULL, &e), PM_OK);
     assert_non_null(strstr(e.message, "nope.json"));
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 int main(void) {

@@ -8,20 +8,10 @@
 
 #include "blend_space_internal.h"
 #include "blend_space_json.h"
-#include "support.h"
+#include "blend_support.h"
 
 #define JOINTS 4
 #define M PM_DT_COORD_MAX
-
-static void make_skeleton(pm_skeleton *sk) {
-    PM_ASSERT_OK(pm_skeleton_create(sk, JOINTS, NULL, NULL));
-    for (int j = 0; j < JOINTS; j++) {
-        char name[16];
-        snprintf(name, sizeof name, "j%d", j);
-        PM_ASSERT_OK(pm_skeleton_set_name(sk, j, name, NULL));
-        sk->rest_translations[j] = pm_vec3_make(0.0f, j ? 0.3f : 1.0f, 0.0f);
-    }
-}
 
 /* A looping clip whose joints carry `id` so that blends can be told apart. */
 static void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float id) {
@@ -37,22 +27,13 @@ static void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float id
     }
 }
 
-typedef struct fixture {
-    pm_skeleton sk;
-    pm_clip clips[64];
-    int count;
-} fixture;
+typedef pm_test_blend_fixture fixture;
 
 static void fixture_init(fixture *fx, int count) {
     memset(fx, 0, sizeof *fx);
-    make_skeleton(&fx->sk);
+    pm_test_blend_skeleton(&fx->sk, JOINTS);
     fx->count = count;
     for (int i = 0; i < count; i++) make_clip(&fx->clips[i], &fx->sk, 12 + i, (float)i);
-}
-
-static void fixture_free(fixture *fx) {
-    for (int i = 0; i < fx->count; i++) pm_clip_destroy(&fx->clips[i]);
-    pm_skeleton_destroy(&fx->sk);
 }
 
 /* A 3D space over clips[order[i]] at points[order[i]], axes [lo, hi]; samples named "s<k>". With
@@ -83,7 +64,6 @@ static pm_result make_space(pm_blend_space **out, fixture *fx, const float (*poi
     return pm_blend_space_create(out, &def, e);
 }
 
-/* Weight of each sample by its fixture id (name "s<k>"). */
 static float randf(pm_test_rng *rng, float lo, float hi) { return lo + (hi - lo) * pm_test_rng_float(rng); }
 
 /* ---- weights ---- */
@@ -187,7 +167,7 @@ static void test_weights_properties(void **state) {
         if (set == 1) assert_true(t->hull_count > 200);
         pm_blend_space_destroy(s);
     }
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 /* Points exactly on a face or edge get the same weights, bit for bit, from every tetrahedron that
@@ -279,7 +259,7 @@ static void test_shared_faces_and_edges(void **state) {
         for (int i = 0; i < 64; i++) assert_true(fabsf(d0[i] - d1[i]) < 1e-4f && fabsf(d0[i] - d2[i]) < 1e-4f);
     }
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_order_independence(void **state) {
@@ -334,7 +314,7 @@ static void test_order_independence(void **state) {
     pm_pose_free(scratch, NULL);
     pm_pose_free(o1, NULL);
     pm_pose_free(o2, NULL);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void test_location_brute_force(void **state) {
@@ -390,7 +370,7 @@ static void test_location_brute_force(void **state) {
         if (inside) assert_false(w.outside);
     }
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 static void expect_point(const pm_blend_space *s, const float *q, const float *expect, pm_blend_cell_kind kind, int count) {
@@ -437,7 +417,7 @@ static void test_hull_projection(void **state) {
     expect_point(s, (float[]){-0.5f, 0.2f, 0.3f}, (float[]){0.0f, 0.2f, 0.3f}, PM_BLEND_CELL_HULL_FACE, 3);
     expect_point(s, (float[]){0.25f, 0.25f, 0.25f}, (float[]){0.25f, 0.25f, 0.25f}, PM_BLEND_CELL_TETRAHEDRON, 4);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 /* ---- degenerate inputs ---- */
@@ -524,7 +504,7 @@ static void test_degenerate(void **state) {
     assert_int_equal(make_space(&s, &fx, dup, NULL, 5, 0.0f, 1.0f, PM_BLEND_COPLANAR_PLANE, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "'s1' (1, 0, 0) and 's4' (1, 0, 0)"));
     assert_non_null(strstr(e.message, "same coordinates"));
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 /* ---- job, grid, bake ---- */
@@ -601,7 +581,7 @@ static void test_job_grid_bake(void **state) {
     pm_pose_free(out, NULL);
     pm_pose_free(ref, NULL);
     pm_blend_space_destroy(s);
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 /* ---- JSON ---- */
@@ -610,11 +590,7 @@ static void test_json(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 3);
-    for (int i = 0; i < 3; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "clip%d.bvh", i);
-        PM_ASSERT_OK(pm_bvh_write_file(&fx.clips[i], pm_test_tmp_path(name), NULL, NULL));
-    }
+    pm_test_blend_write_clips(&fx, 3);
     pm_blend_space_file f;
     pm_error e;
     const char *good =
@@ -661,7 +637,7 @@ static void test_json(void **state) {
             fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
         assert_null(f.space);
     }
-    fixture_free(&fx);
+    pm_test_blend_fixture_free(&fx);
 }
 
 int main(void) {

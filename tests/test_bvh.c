@@ -78,13 +78,6 @@ static void expect_error(const char *text, pm_result code, const char *n1, const
     expect_error_n(text, strlen(text), code, n1, n2);
 }
 
-static int quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
-
-static void assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol) {
-    if (fabsf(a.x - b.x) > tol || fabsf(a.y - b.y) > tol || fabsf(a.z - b.z) > tol)
-        fail_msg("(%g %g %g) != (%g %g %g)", (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y, (double)b.z);
-}
-
 /* A growing text buffer for generated files. */
 typedef struct text {
     char *s;
@@ -182,7 +175,7 @@ static char *human_bvh(double unit, int z_up, int frames) {
 #define L18 "Frame Time: 0.0333333\n"
 #define L19 "0 90 0 0 0 0 0 0 0\n"
 #define L20 "1 90 0 0 10 0 5 0 0\n"
-#define HEAD_TO(n) L01 L02 L03 L04 L05 L06 L07 L08
+#define HEAD8 L01 L02 L03 L04 L05 L06 L07 L08 /* lines 1 to 8: up to the Chest OFFSET */
 #define GOOD L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 L20
 
 /* ---- the good file and its quirks ---- */
@@ -206,11 +199,11 @@ static void test_reference_file(void **state) {
     assert_int_equal(c.skeleton.channels[6 + 1], PM_CHANNEL_XROTATION);
     assert_int_equal(c.skeleton.has_end_site[0], 0);
     assert_int_equal(c.skeleton.has_end_site[1], 1);
-    assert_vec3_near(c.skeleton.end_sites[1], pm_vec3_make(0, 10, 0), 0);
-    assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(0, 20, 0), 0);
-    assert_vec3_near(c.translations[2], pm_vec3_make(1, 90, 0), 0);
+    pm_test_assert_vec3_near(c.skeleton.end_sites[1], pm_vec3_make(0, 10, 0), 0);
+    pm_test_assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(0, 20, 0), 0);
+    pm_test_assert_vec3_near(c.translations[2], pm_vec3_make(1, 90, 0), 0);
     /* Frame 1: Hips Zrot 0, Xrot 10, Yrot 0. */
-    assert_true(quat_same(c.rotations[2], pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 10.0f * PM_PI / 180.0f), 1e-6f));
+    assert_true(pm_test_quat_same(c.rotations[2], pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 10.0f * PM_PI / 180.0f), 1e-6f));
     assert_int_equal(c.source_up, PM_UP_Y);
     assert_true(c.unit_scale == 1.0f);
     PM_ASSERT_OK(pm_clip_validate(&c, NULL));
@@ -225,9 +218,9 @@ static void test_positions_replace_offset(void **state) {
     load_raw(&c, "HIERARCHY\nROOT R\n{\nOFFSET 10 20 30\nCHANNELS 3 Xposition Yposition Zposition\n"
                  "JOINT C\n{\nOFFSET 4 5 6\nCHANNELS 2 Yposition Xrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n}\n"
                  "MOTION\nFrames: 1\nFrame Time: 0.01\n1 2 3 7 0\n");
-    assert_vec3_near(c.translations[0], pm_vec3_make(1, 2, 3), 0);
-    assert_vec3_near(c.translations[1], pm_vec3_make(4, 7, 6), 0);
-    assert_vec3_near(c.skeleton.rest_translations[0], pm_vec3_make(10, 20, 30), 0);
+    pm_test_assert_vec3_near(c.translations[0], pm_vec3_make(1, 2, 3), 0);
+    pm_test_assert_vec3_near(c.translations[1], pm_vec3_make(4, 7, 6), 0);
+    pm_test_assert_vec3_near(c.skeleton.rest_translations[0], pm_vec3_make(10, 20, 30), 0);
     pm_clip_destroy(&c);
 }
 
@@ -240,8 +233,8 @@ static void test_number_formats(void **state) {
     assert_true(c.skeleton.rest_translations[0].y == 1000.0f);
     assert_true(c.skeleton.rest_translations[0].z == 0.5f);
     assert_true(fabsf(c.frame_time - 0.0083333f) < 1e-10f);
-    assert_vec3_near(c.translations[0], pm_vec3_make(-0.5f, 2, 3), 0);
-    assert_true(quat_same(c.rotations[0], pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 10.0f * PM_PI / 180.0f), 1e-6f));
+    pm_test_assert_vec3_near(c.translations[0], pm_vec3_make(-0.5f, 2, 3), 0);
+    assert_true(pm_test_quat_same(c.rotations[0], pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 10.0f * PM_PI / 180.0f), 1e-6f));
     pm_clip_destroy(&c);
 
     /* The number parser agrees with the C library (C locale here) on many spellings. */
@@ -297,8 +290,8 @@ static void test_names_and_structure(void **state) {
     assert_int_equal(c.skeleton.parents[2], 1);
     assert_int_equal(c.skeleton.channel_counts[2], 0);
     assert_int_equal(c.skeleton.parents[3], -1);
-    assert_vec3_near(c.translations[3], pm_vec3_make(5, 6, 7), 0);
-    assert_vec3_near(c.translations[2], pm_vec3_make(0, 1, 0), 0);
+    pm_test_assert_vec3_near(c.translations[3], pm_vec3_make(5, 6, 7), 0);
+    pm_test_assert_vec3_near(c.translations[2], pm_vec3_make(0, 1, 0), 0);
     pm_clip_destroy(&c);
 }
 
@@ -362,7 +355,7 @@ static void test_rotation_orders(void **state) {
                                       (float)(r.m[2][0] * v[0] + r.m[2][1] * v[1] + r.m[2][2] * v[2]));
         pm_transform w[2];
         pm_clip_frame_world(&c, 0, w);
-        assert_vec3_near(w[1].translation, expect, 1e-5f);
+        pm_test_assert_vec3_near(w[1].translation, expect, 1e-5f);
         pm_clip_destroy(&c);
     }
 }
@@ -382,9 +375,9 @@ static void test_mixed_orders(void **state) {
     pm_quat abd = pm_quat_mul(pm_quat_mul(pm_quat_from_axis_angle(Z, 40 * d), pm_quat_from_axis_angle(X, 50 * d)),
                               pm_quat_from_axis_angle(Y, 60 * d));
     pm_quat tail = pm_quat_mul(pm_quat_from_axis_angle(Y, 70 * d), pm_quat_from_axis_angle(X, 80 * d));
-    assert_true(quat_same(c.rotations[0], hip, 1e-6f));
-    assert_true(quat_same(c.rotations[1], abd, 1e-6f));
-    assert_true(quat_same(c.rotations[2], tail, 1e-6f));
+    assert_true(pm_test_quat_same(c.rotations[0], hip, 1e-6f));
+    assert_true(pm_test_quat_same(c.rotations[1], abd, 1e-6f));
+    assert_true(pm_test_quat_same(c.rotations[2], tail, 1e-6f));
     pm_clip_destroy(&c);
 }
 
@@ -434,7 +427,7 @@ static void test_up_axis_detection(void **state) {
     for (int f = 0; f < cy.frame_count; f++) {
         pm_clip_frame_world(&cy, f, wy);
         pm_clip_frame_world(&cz, f, wz);
-        assert_vec3_near(wy[0].translation, wz[0].translation, 1e-5f);
+        pm_test_assert_vec3_near(wy[0].translation, wz[0].translation, 1e-5f);
         assert_true(fabsf(wz[0].translation.y - 0.95f) < 1e-5f);
     }
     assert_true(wz[0].translation.z > 0.5f);
@@ -477,18 +470,18 @@ static void test_up_axis_maya_style_rest(void **state) {
 
 static void test_errors_channels(void **state) {
     (void)state;
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 3 Zrotation Xrotation\n" L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 L20, PM_ERR_PARSE,
+    expect_error(HEAD8 "\t\tCHANNELS 3 Zrotation Xrotation\n" L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 L20, PM_ERR_PARSE,
                  "t.bvh:9: CHANNELS", "3 channels declared but 2");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 3 Zrotation Wrotation Yrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
+    expect_error(HEAD8 "\t\tCHANNELS 3 Zrotation Wrotation Yrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
                  "unknown channel 'Wrotation'");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 3 Zrotation Xrotation Zrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
+    expect_error(HEAD8 "\t\tCHANNELS 3 Zrotation Xrotation Zrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
                  "listed twice");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 7 Zrotation Xrotation Yrotation Xposition Yposition Zposition Zrotation\n", PM_ERR_PARSE,
+    expect_error(HEAD8 "\t\tCHANNELS 7 Zrotation Xrotation Yrotation Xposition Yposition Zposition Zrotation\n", PM_ERR_PARSE,
                  "t.bvh:9: CHANNELS", "at most 6");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 2 Zrotation Xrotation Yrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
+    expect_error(HEAD8 "\t\tCHANNELS 2 Zrotation Xrotation Yrotation\n" L10, PM_ERR_PARSE, "t.bvh:9: CHANNELS",
                  "more names follow");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS three Zrotation\n", PM_ERR_PARSE, "t.bvh:9: CHANNELS", "'three'");
-    expect_error(HEAD_TO(8) "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tCHANNELS 0\n", PM_ERR_PARSE, "t.bvh:10: CHANNELS",
+    expect_error(HEAD8 "\t\tCHANNELS three Zrotation\n", PM_ERR_PARSE, "t.bvh:9: CHANNELS", "'three'");
+    expect_error(HEAD8 "\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tCHANNELS 0\n", PM_ERR_PARSE, "t.bvh:10: CHANNELS",
                  "twice");
 }
 
@@ -503,9 +496,9 @@ static void test_errors_numbers(void **state) {
     expect_error(L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 "\t\t\tOFFSET 0 #QNAN 0\n", PM_ERR_PARSE, "t.bvh:12: End Site OFFSET",
                  NULL);
     expect_error(L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 "\t\t\tOFFSET 0 1.#QNAN 0\n", PM_ERR_NUMERIC, "t.bvh:12", NULL);
-    expect_error(HEAD_TO(8) L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 NaN 0 5 0 0\n", PM_ERR_NUMERIC,
+    expect_error(HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 NaN 0 5 0 0\n", PM_ERR_NUMERIC,
                  "t.bvh:20: frame 1", "value 5");
-    expect_error(HEAD_TO(8) L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 abc 0 5 0 0\n", PM_ERR_PARSE,
+    expect_error(HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 abc 0 5 0 0\n", PM_ERR_PARSE,
                  "t.bvh:20: frame 1", "'abc'");
 }
 
@@ -608,6 +601,7 @@ static void test_truncated_everywhere(void **state) {
         pm_error err = {PM_OK, {0}};
         pm_result r = pm_bvh_read_memory(&c, good, len, "t.bvh", &def, &err);
         if (len <= last_line && r == PM_OK) fail_msg("prefix of %zu bytes was accepted", len);
+        if (len == n && r != PM_OK) fail_msg("the whole file (%zu bytes) was rejected: %s", n, err.message);
         if (r != PM_OK) {
             assert_true(is_zeroed(&c));
             assert_non_null(strstr(err.message, "t.bvh:"));
@@ -688,7 +682,7 @@ static void test_round_trip_basic(void **state) {
     for (int f = 0; f < a.frame_count; f++) {
         pm_clip_frame_world(&a, f, wa);
         pm_clip_frame_world(&b, f, wb);
-        for (int j = 0; j < jc; j++) assert_vec3_near(wa[j].translation, wb[j].translation, 1e-4f);
+        for (int j = 0; j < jc; j++) pm_test_assert_vec3_near(wa[j].translation, wb[j].translation, 1e-4f);
     }
     /* Writing what was read gives the same hierarchy text again (angles pass through float
      * quaternions, so motion values may differ in the last digit). */

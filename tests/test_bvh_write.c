@@ -11,14 +11,6 @@
 
 /* ---- helpers ---- */
 
-static pm_quat random_quat(pm_test_rng *rng) {
-    pm_quat q = pm_quat_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng),
-                             pm_test_rng_normal(rng));
-    return pm_quat_normalize(q);
-}
-
-static int quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
-
 /* Every joint's world position and rotation agree (joints matched by name). */
 static void assert_same_poses(const pm_clip *a, const pm_clip *b, float pos_tol) {
     assert_int_equal(a->frame_count, b->frame_count);
@@ -37,7 +29,7 @@ static void assert_same_poses(const pm_clip *a, const pm_clip *b, float pos_tol)
             pm_vec3 d = pm_vec3_sub(wa[j].translation, wb[map[j]].translation);
             if (pm_vec3_length(d) > pos_tol)
                 fail_msg("frame %d joint %s: positions differ by %g m", f, a->skeleton.names[j], (double)pm_vec3_length(d));
-            if (!quat_same(wa[j].rotation, wb[map[j]].rotation, 1e-5f))
+            if (!pm_test_quat_same(wa[j].rotation, wb[map[j]].rotation, 1e-5f))
                 fail_msg("frame %d joint %s: rotations differ", f, a->skeleton.names[j]);
         }
     }
@@ -95,7 +87,7 @@ static void randomize(pm_clip *c, pm_test_rng *rng) {
     for (int f = 0; f < c->frame_count; f++)
         for (int j = 0; j < jc; j++) {
             size_t i = (size_t)f * jc + j;
-            c->rotations[i] = random_quat(rng);
+            c->rotations[i] = pm_test_random_quat(rng);
             if (c->skeleton.parents[j] < 0)
                 c->translations[i] = pm_vec3_make(4 * pm_test_rng_float(rng) - 2, 1 + pm_test_rng_float(rng), 3 * pm_test_rng_float(rng));
         }

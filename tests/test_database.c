@@ -86,10 +86,7 @@ static void test_counts_and_round_trip(void **state) {
     PM_ASSERT_OK(pm_database_save(db, path, NULL));
     pm_database *back = NULL;
     PM_ASSERT_OK(pm_database_load(&back, path, NULL, NULL));
-    size_t n1, n2;
-    const void *b1 = pm_database_bytes(db, &n1), *b2 = pm_database_bytes(back, &n2);
-    assert_int_equal(n1, n2);
-    assert_memory_equal(b1, b2, n1);
+    pm_test_assert_same_database(db, back);
     pm_database_destroy(back);
     pm_database_destroy(db);
     fixture_free(&f);
@@ -102,15 +99,9 @@ static void test_determinism_and_key(void **state) {
     f.def.mirror = 1;
     f.assets[3].cost_addend = 0.5f;
     pm_database *a = build(&f, 1), *b = build(&f, 2), *c = build(&f, 5), *d = build(&f, 1);
-    size_t na, nb, nc, nd;
-    const void *ba = pm_database_bytes(a, &na), *bb = pm_database_bytes(b, &nb);
-    const void *bc = pm_database_bytes(c, &nc), *bd = pm_database_bytes(d, &nd);
-    assert_int_equal(na, nb);
-    assert_int_equal(na, nc);
-    assert_int_equal(na, nd);
-    assert_memory_equal(ba, bb, na);
-    assert_memory_equal(ba, bc, na);
-    assert_memory_equal(ba, bd, na);
+    pm_test_assert_same_database(a, b);
+    pm_test_assert_same_database(a, c);
+    pm_test_assert_same_database(a, d);
     pm_database_info ia;
     pm_database_get_info(&ia, a);
     assert_int_equal(ia.assets, 8); /* mirrored copies */

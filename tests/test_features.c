@@ -29,11 +29,9 @@ static void make_clip(pm_clip *c, int frames, float fps, float speed, float yaw_
         float yaw = yaw_rate * (float)f / fps;
         c->rotations[(size_t)f * JOINTS + HIPS] = pm_quat_from_yaw(yaw);
         c->translations[(size_t)f * JOINTS + HIPS] = p;
-        pm_vec3 fwd = pm_vec3_make(sinf(yaw), 0, cosf(yaw));
         /* Exact arc: integrate at the midpoint heading of the step. */
         float mid = yaw_rate * ((float)f + 0.5f) / fps;
         p = pm_vec3_add(p, pm_vec3_scale(pm_vec3_make(sinf(mid), 0, cosf(mid)), speed / fps));
-        (void)fwd;
     }
 }
 

@@ -143,10 +143,7 @@ static void test_ue_locomotion(void **state) {
 static void test_determinism(void **state) {
     (void)state;
     pm_database *a = build("ue-locomotion", 1, 1), *b = build("ue-locomotion", 2, 1);
-    size_t na, nb;
-    const void *ba = pm_database_bytes(a, &na), *bb = pm_database_bytes(b, &nb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(ba, bb, na);
+    pm_test_assert_same_database(a, b);
     pm_database_destroy(a);
     pm_database_destroy(b);
 }

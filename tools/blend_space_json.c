@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli_common.h"
 #include "cli_file.h"
 
 typedef struct loader {
@@ -20,16 +21,13 @@ typedef struct loader {
 __attribute__((format(printf, 4, 5)))
 #endif
 static pm_result bad(const loader *l, pm_result code, const char *where, const char *format, ...) {
-    if (l->error) {
-        char msg[PM_ERROR_MESSAGE_SIZE];
-        va_list args;
-        va_start(args, format);
-        vsnprintf(msg, sizeof msg, format, args);
-        va_end(args);
-        l->error->code = code;
-        snprintf(l->error->message, sizeof l->error->message, "%s: %s: %s", l->source, where, msg);
-    }
-    return code;
+    if (!l->error) return code;
+    char msg[PM_ERROR_MESSAGE_SIZE];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(msg, sizeof msg, format, args);
+    va_end(args);
+    return pm_cli_set_error(l->error, code, "%s: %s: %s", l->source, where, msg);
 }
 
 static pm_result check_keys(const loader *l, const cJSON *obj, const char *where, const char *const *keys) {
@@ -171,12 +169,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     memset(out, 0, sizeof *out);
     out->grid = pm_default_blend_grid_def();
     cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';
-        return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
-    }
+    if (!root) return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", pm_cli_text_line(text, cJSON_GetErrorPtr()));
     pm_result r = PM_OK;
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;
@@ -354,13 +347,7 @@ done:
 
 pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error) {
     if (out) memset(out, 0, sizeof *out);
-    if (!out || !path) {
-        if (error) {
-            error->code = PM_ERR_INVALID_ARGUMENT;
-            snprintf(error->message, sizeof error->message, "pm_blend_space_load_json: NULL argument");
-        }
-        return PM_ERR_INVALID_ARGUMENT;
-    }
+    if (!out || !path) return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_load_json: NULL argument");
     char *text = pm_cli_read_text(path, NULL, error);
     if (!text) return error ? error->code : PM_ERR_IO;
     char *dir = malloc(strlen(path) + 1);
@@ -392,13 +379,8 @@ void pm_blend_space_free_clips(pm_clip *clips, int count) {
 
 pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
                                         const pm_blend_space_file *f, float fps, pm_error *error) {
-    if (!out_clips || !out_count || !f || !f->space) {
-        if (error) {
-            error->code = PM_ERR_INVALID_ARGUMENT;
-            snprintf(error->message, sizeof error->message, "pm_blend_space_file_bake_grid: NULL argument");
-        }
-        return PM_ERR_INVALID_ARGUMENT;
-    }
+    if (!out_clips || !out_count || !f || !f->space)
+        return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_file_bake_grid: NULL argument");
     *out_clips = NULL;
     *out_count = 0;
     if (out_params) *out_params = NULL;
@@ -411,11 +393,7 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, flo
     if (!points || !clips) {
         free(points);
         free(clips);
-        if (error) {
-            error->code = PM_ERR_OUT_OF_MEMORY;
-            snprintf(error->message, sizeof error->message, "blend space grid: out of memory");
-        }
-        return PM_ERR_OUT_OF_MEMORY;
+        return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
     }
     if ((r = pm_blend_space_grid(points, count, &count, f->space, &f->grid, error)) != PM_OK) goto fail;
     float rate = fps > 0.0f ? fps : f->fps;

@@ -18,6 +18,29 @@ int pm_cli_fail(const char *format, ...) {
 
 int pm_cli_fail_error(const pm_error *error) { return pm_cli_fail("%s", error->message); }
 
+pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...) {
+    if (error) {
+        va_list args;
+        va_start(args, format);
+        error->code = code;
+        vsnprintf(error->message, sizeof error->message, format, args);
+        va_end(args);
+    }
+    return code;
+}
+
+int pm_cli_text_line(const char *text, const char *at) {
+    int line = 1;
+    for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';
+    return line;
+}
+
+double pm_cli_round_sig(double v, int digits) {
+    char text[64];
+    snprintf(text, sizeof text, "%.*g", digits, v);
+    return strtod(text, NULL);
+}
+
 int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
                   int integer) {
     char *end;

@@ -17,6 +17,20 @@ int pm_cli_fail(const char *format, ...)
 /* Same for a library error. */
 int pm_cli_fail_error(const pm_error *error);
 
+/* Fills *error (when not NULL) with code and the formatted message; returns code. */
+pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The 1-based line of `at` in text (cJSON_GetErrorPtr() after a failed parse; NULL = line 1). */
+int pm_cli_text_line(const char *text, const char *at);
+
+/* Rounds to `digits` significant digits for printing: float fields such as 0.0333333f would
+ * otherwise print as 0.0333332997560501. */
+double pm_cli_round_sig(double v, int digits);
+
 /* The number in an option's argument: 1 on success, else prints
  * "posematch: COMMAND: OPTION 'TEXT' must be ..." and returns 0. `integer` requires a whole
  * number. */

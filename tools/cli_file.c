@@ -9,13 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_common.h"
+
 char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        if (error) {
-            error->code = PM_ERR_IO;
-            snprintf(error->message, sizeof error->message, "%s: cannot open: %s", path, strerror(errno));
-        }
+        pm_cli_set_error(error, PM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
@@ -40,10 +39,7 @@ char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     fclose(f);
     if (!buf || bad) {
         free(buf);
-        if (error) {
-            error->code = bad ? PM_ERR_IO : PM_ERR_OUT_OF_MEMORY;
-            snprintf(error->message, sizeof error->message, "%s: %s", path, bad ? "read error" : "out of memory");
-        }
+        pm_cli_set_error(error, bad ? PM_ERR_IO : PM_ERR_OUT_OF_MEMORY, "%s: %s", path, bad ? "read error" : "out of memory");
         return NULL;
     }
     buf[n] = '\0';
@@ -55,22 +51,12 @@ pm_result pm_cli_write_file(const char *path, const void *data, size_t size, pm_
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        if (error) {
-            error->code = PM_ERR_IO;
-            snprintf(error->message, sizeof error->message, "%s: cannot create: %s", path, strerror(errno));
-        }
-        return PM_ERR_IO;
-    }
+    if (!f) return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     size_t put = fwrite(data, 1, size, f);
     int closed = fclose(f);
     if (put != size || closed != 0 || rename(tmp, path) != 0) {
         remove(tmp);
-        if (error) {
-            error->code = PM_ERR_IO;
-            snprintf(error->message, sizeof error->message, "%s: write failed", path);
-        }
-        return PM_ERR_IO;
+        return pm_cli_set_error(error, PM_ERR_IO, "%s: write failed", path);
     }
     return PM_OK;
 }
@@ -89,11 +75,7 @@ pm_result pm_cli_check_output(const char *path, pm_error *error) {
     else if (!S_ISDIR(st.st_mode)) why = "its directory is not a directory";
     else if (access(dir, W_OK) != 0) why = "its directory is not writable";
     if (!why) return PM_OK;
-    if (error) {
-        error->code = PM_ERR_IO;
-        snprintf(error->message, sizeof error->message, "%s: cannot create: %s", path, why);
-    }
-    return PM_ERR_IO;
+    return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, why);
 }
 
 int pm_cli_has_suffix(const char *path, const char *suffix) {
@@ -152,19 +134,11 @@ pm_result pm_cli_expand_inputs(char ***out, int *out_count, char **inputs, int c
         if (stat(inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             if (!walk(&l, inputs[i], 0)) {
                 pm_cli_free_list(l.items, l.count);
-                if (error) {
-                    error->code = PM_ERR_IO;
-                    snprintf(error->message, sizeof error->message, "%s: cannot list the directory", inputs[i]);
-                }
-                return PM_ERR_IO;
+                return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot list the directory", inputs[i]);
             }
         } else if (!list_add(&l, inputs[i])) {
             pm_cli_free_list(l.items, l.count);
-            if (error) {
-                error->code = PM_ERR_OUT_OF_MEMORY;
-                snprintf(error->message, sizeof error->message, "out of memory");
-            }
-            return PM_ERR_OUT_OF_MEMORY;
+            return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "out of memory");
         }
     }
     *out = l.items;

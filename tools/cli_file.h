@@ -13,9 +13,9 @@ pm_result pm_cli_write_file(const char *path, const void *data, size_t size, pm_
 /* Checks up front that path can be written (its directory exists and is writable, it is not a
  * directory), so that long commands fail before their work rather than after it. */
 pm_result pm_cli_check_output(const char *path, pm_error *error);
-/* Expands directories into their .bvh/.json files (recursively, sorted by path so that the
- * order never depends on the file system); plain files are kept as given. Returns a malloc'd
- * array of malloc'd strings. */
+/* Expands directories into their .bvh files (recursively, sorted by path so that the order
+ * never depends on the file system); plain files (.json blend spaces among them) are kept as
+ * given. Returns a malloc'd array of malloc'd strings. */
 pm_result pm_cli_expand_inputs(char ***out, int *out_count, char **inputs, int count, pm_error *error);
 void pm_cli_free_list(char **list, int count);
 /* 1 when path ends with suffix (case-insensitive). */

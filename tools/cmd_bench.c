@@ -77,6 +77,8 @@ typedef struct bench {
     int row_count;
     double *times;
     pm_search_result *ref, *res;
+    double build_ms[4]; /* per pm_search_mode: pm_database_structure_stats */
+    size_t bytes[4];
 } bench;
 
 /* Runs one mode over a set; fills times and results. */
@@ -259,57 +261,85 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
     return 0;
 }
 
-int pm_cmd_bench(int argc, char **argv) {
-    const char *path = NULL, *save = NULL;
-    int json = 0, nq = 1000, seed = 1, neighbors = 200;
-    double sigma = 0.3;
-    char **far = calloc((size_t)argc, sizeof(char *));
-    int nfar = 0;
-    if (!far) return pm_cli_fail("bench: out of memory");
+typedef struct bench_args {
+    const char *path, *save;
+    int json, queries, seed, neighbors;
+    double sigma;
+    char **far; /* malloc'd */
+    int far_count;
+} bench_args;
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(bench_args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->queries = 1000;
+    a->seed = 1;
+    a->neighbors = 200;
+    a->sigma = 0.3;
+    a->far = calloc((size_t)argc, sizeof(char *));
+    if (!a->far) return pm_cli_fail("bench: out of memory");
     double v;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(bench_usage, stdout);
-            free(far);
             return 0;
-        } else if (!strcmp(s, "--json")) json = 1;
+        } else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--queries") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) goto bad;
-            nq = (int)v;
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) return 2;
+            a->queries = (int)v;
         } else if (!strcmp(s, "--seed") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 0, 2147483647.0, 1)) goto bad;
-            seed = (int)v;
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 0, 2147483647.0, 1)) return 2;
+            a->seed = (int)v;
         } else if (!strcmp(s, "--neighbors") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) goto bad;
-            neighbors = (int)v;
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) return 2;
+            a->neighbors = (int)v;
         } else if (!strcmp(s, "--sigma") && more) {
-            if (!pm_cli_number(&sigma, "bench", s, argv[++i], 0, 100, 0)) goto bad;
-        }
-        else if (!strcmp(s, "--save-queries") && more) save = argv[++i];
+            if (!pm_cli_number(&a->sigma, "bench", s, argv[++i], 0, 100, 0)) return 2;
+        } else if (!strcmp(s, "--save-queries") && more) a->save = argv[++i];
         else if (!strcmp(s, "--far") && more) {
-            far[nfar++] = argv[++i];
-            while (i + 1 < argc && argv[i + 1][0] != '-') far[nfar++] = argv[++i];
-        } else if (s[0] == '-' && s[1]) {
-            pm_cli_fail("bench: unknown or incomplete option '%s' (try posematch bench --help)", s);
-            goto bad;
-        } else path = s;
+            a->far[a->far_count++] = argv[++i];
+            while (i + 1 < argc && argv[i + 1][0] != '-') a->far[a->far_count++] = argv[++i];
+        } else if (s[0] == '-' && s[1])
+            return pm_cli_fail("bench: unknown or incomplete option '%s' (try posematch bench --help)", s) + 1;
+        else a->path = s;
     }
-    if (!path) {
-        pm_cli_fail("bench: no database given (try posematch bench --help)");
-        goto bad;
+    if (!a->path) return pm_cli_fail("bench: no database given (try posematch bench --help)") + 1;
+    return -1;
+}
+
+/* Brute force on a set (the reference of exactness and the speed baseline), then each of
+ * `modes` against it, with the same dynamic weights and continuing pose: one row each. */
+static int compare_modes(bench *b, const query_set *qs, const char *set, const float *dyn, int continuing,
+                         const pm_search_mode *modes, int mode_count, double *bf_median) {
+    int rc;
+    if ((rc = run_mode(b, qs, PM_SEARCH_BRUTEFORCE, dyn, continuing, b->ref, b->times))) return rc;
+    summarise(b, qs, "bruteforce", set, b->ref, b->ref, b->times, 0.0, b->build_ms[PM_SEARCH_BRUTEFORCE],
+              b->bytes[PM_SEARCH_BRUTEFORCE]);
+    double bf = b->rows[b->row_count - 1].median_us;
+    if (bf_median) *bf_median = bf;
+    for (int m = 0; m < mode_count; m++) {
+        if ((rc = run_mode(b, qs, modes[m], dyn, continuing, b->res, b->times))) return rc;
+        summarise(b, qs, pm_search_mode_name(modes[m]), set, b->res, b->ref, b->times, bf, b->build_ms[modes[m]],
+                  b->bytes[modes[m]]);
     }
+    return 0;
+}
+
+int pm_cmd_bench(int argc, char **argv) {
+    bench_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0) {
+        free(a.far);
+        return rc;
+    }
+    const int nq = a.queries;
     pm_error err;
     pm_database *db = NULL;
-    if (pm_database_load(&db, path, NULL, &err) != PM_OK) {
-        free(far);
+    if (pm_database_load(&db, a.path, NULL, &err) != PM_OK) {
+        free(a.far);
         return pm_cli_fail_error(&err);
-    }
-    if (0) {
-    bad:
-        free(far);
-        return 2;
     }
     pm_database_info info;
     pm_database_get_info(&info, db);
@@ -318,17 +348,17 @@ int pm_cmd_bench(int argc, char **argv) {
     memset(&b, 0, sizeof b);
     b.db = db;
     b.card = card;
-    b.neighbors = neighbors;
+    b.neighbors = a.neighbors;
     pm_search_def sdef = pm_default_search_def();
-    sdef.kdtree_neighbors = neighbors;
+    sdef.kdtree_neighbors = a.neighbors;
     b.scratch_size = pm_search_scratch_size(db, &sdef);
     b.scratch = aligned_alloc(64, (b.scratch_size + 63) / 64 * 64);
     query_set sets[2];
     memset(sets, 0, sizeof sets);
-    int set_count = 0, rc = 0;
-    int maxq = nq;
+    int set_count = 0;
+    rc = 0;
     /* Noisy set: random searchable poses, raw features + sigma * scale * N(0, 1). */
-    rng r = {(uint64_t)seed * 0x9E3779B97F4A7C15ull + 1};
+    rng r = {(uint64_t)a.seed * 0x9E3779B97F4A7C15ull + 1};
     query_set *noisy = &sets[set_count++];
     noisy->name = "noisy";
     noisy->count = nq;
@@ -349,24 +379,24 @@ int pm_cmd_bench(int argc, char **argv) {
         noisy->source_pose[i] = p;
         float *q = noisy->rows + (size_t)i * card;
         pm_database_pose_features(q, db, p, NULL);
-        for (int d = 0; d < card; d++) q[d] += (float)(sigma * rng_normal(&r)) * scale[d];
+        for (int d = 0; d < card; d++) q[d] += (float)(a.sigma * rng_normal(&r)) * scale[d];
     }
-    if (nfar) {
-        if ((rc = load_far(&sets[set_count], db, far, nfar, nq)) != 0) goto done;
+    if (a.far_count) {
+        if ((rc = load_far(&sets[set_count], db, a.far, a.far_count, nq)) != 0) goto done;
         set_count++;
     }
-    for (int s = 0; s < set_count; s++) maxq = sets[s].count > maxq ? sets[s].count : maxq;
-    for (int s = 0; s < set_count && save; s++) {
+    for (int s = 0; s < set_count && a.save; s++) {
         char file[4096];
-        snprintf(file, sizeof file, "%s_%s.f32", save, sets[s].name);
+        snprintf(file, sizeof file, "%s_%s.f32", a.save, sets[s].name);
         if (pm_cli_write_file(file, sets[s].rows, (size_t)sets[s].count * card * sizeof(float), &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             goto done;
         }
     }
-    b.times = malloc((size_t)maxq * sizeof(double));
-    b.ref = malloc((size_t)maxq * sizeof(pm_search_result));
-    b.res = malloc((size_t)maxq * sizeof(pm_search_result));
+    /* Buffers for one set: no set has more than nq queries (load_far caps the far set). */
+    b.times = malloc((size_t)nq * sizeof(double));
+    b.ref = malloc((size_t)nq * sizeof(pm_search_result));
+    b.res = malloc((size_t)nq * sizeof(pm_search_result));
     /* Dynamic weights, two ways: each channel's weight scaled by a factor in [1/2, 2] (how
      * gameplay re-weights: "feet matter more now"), and - harsher - each dimension's weight by
      * its own factor in [1/4, 4]. Factors are log-uniform. */
@@ -384,10 +414,8 @@ int pm_cmd_bench(int argc, char **argv) {
         dyn[card + d] = wsqrt[d] * wsqrt[d] * (float)pow(4.0, 2.0 * rng_unit(&r) - 1.0);
     }
 
-    double build_ms[4];
-    size_t bytes[4];
     for (int m = 0; m < 4; m++)
-        if (pm_database_structure_stats(&build_ms[m], &bytes[m], db, m, &err) != PM_OK) {
+        if (pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             free(dyn);
             goto done;
@@ -397,41 +425,19 @@ int pm_cmd_bench(int argc, char **argv) {
         free(dyn);
         goto done;
     }
-    static const pm_search_mode order[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
+    static const pm_search_mode all_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
+    static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
     double bf_median_set[2] = {0, 0};
     for (int s = 0; s < set_count && rc == 0; s++) {
         query_set *qs = &sets[s];
-        if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, NULL, 0, b.ref, b.times))) break;
-        summarise(&b, qs, "bruteforce", qs->name, b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
-        double bf = b.rows[b.row_count - 1].median_us;
-        b.rows[b.row_count - 1].speedup = 1.0;
-        bf_median_set[s] = bf;
-        for (int m = 0; m < 3 && rc == 0; m++) {
-            if ((rc = run_mode(&b, qs, order[m], NULL, 0, b.res, b.times))) break;
-            summarise(&b, qs, pm_search_mode_name(order[m]), qs->name, b.res, b.ref, b.times, bf, build_ms[order[m]],
-                      bytes[order[m]]);
-        }
-        if (rc) break;
-        if (qs->source_pose) {
-            /* The continuing pose gives the exact search a starting bound. */
-            if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, NULL, 1, b.ref, b.times))) break;
-            summarise(&b, qs, "bruteforce", "noisy+continuing", b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
-            double bfc = b.rows[b.row_count - 1].median_us;
-            b.rows[b.row_count - 1].speedup = 1.0;
-            if ((rc = run_mode(&b, qs, PM_SEARCH_EXACT, NULL, 1, b.res, b.times))) break;
-            summarise(&b, qs, "exact", "noisy+continuing", b.res, b.ref, b.times, bfc, build_ms[0], bytes[0]);
-        }
+        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, &bf_median_set[s]))) break;
+        /* The continuing pose gives the exact search a starting bound. */
+        if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, NULL))) break;
         /* Dynamic weights: exact must stay exact. */
         for (int k = 0; k < 2 && rc == 0; k++) {
             char set_name[48];
             snprintf(set_name, sizeof set_name, "%s+dynamic%s", qs->name, k ? "-dims" : "");
-            const float *w = dyn + (size_t)k * card;
-            if ((rc = run_mode(&b, qs, PM_SEARCH_BRUTEFORCE, w, 0, b.ref, b.times))) break;
-            summarise(&b, qs, "bruteforce", set_name, b.ref, b.ref, b.times, 0.0, build_ms[1], bytes[1]);
-            double bfd = b.rows[b.row_count - 1].median_us;
-            b.rows[b.row_count - 1].speedup = 1.0;
-            if ((rc = run_mode(&b, qs, PM_SEARCH_EXACT, w, 0, b.res, b.times))) break;
-            summarise(&b, qs, "exact", set_name, b.res, b.ref, b.times, bfd, build_ms[0], bytes[0]);
+            rc = compare_modes(&b, qs, set_name, dyn + (size_t)k * card, 0, exact_mode, 1, NULL);
         }
     }
     free(dyn);
@@ -446,14 +452,14 @@ int pm_cmd_bench(int argc, char **argv) {
         bf_avg += bf_median_set[s] / set_count;
         ex_avg += exact_med[s] / set_count;
     }
-    if (json) {
+    if (a.json) {
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "database", path);
+        cJSON_AddStringToObject(o, "database", a.path);
         cJSON_AddNumberToObject(o, "poses", info.poses);
         cJSON_AddNumberToObject(o, "searchable_poses", info.searchable_poses);
         cJSON_AddNumberToObject(o, "cardinality", card);
         cJSON_AddNumberToObject(o, "queries", nq);
-        cJSON_AddNumberToObject(o, "sigma", sigma);
+        cJSON_AddNumberToObject(o, "sigma", a.sigma);
         cJSON_AddNumberToObject(o, "warm_read_us", read_us);
         cJSON_AddNumberToObject(o, "bruteforce_alternating_us", bf_floor_us);
         cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", bf_floor_us / read_us);
@@ -483,7 +489,7 @@ int pm_cmd_bench(int argc, char **argv) {
         free(text);
         cJSON_Delete(o);
     } else {
-        printf("%s: %d poses (%d searchable) x %d, %d queries per set, %.1f bytes/pose\n", path, info.poses,
+        printf("%s: %d poses (%d searchable) x %d, %d queries per set, %.1f bytes/pose\n", a.path, info.poses,
                info.searchable_poses, card, nq, (double)info.bytes / info.poses);
         printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
                read_us, bf_floor_us / read_us, bf_floor_us);
@@ -507,7 +513,7 @@ done:
     free(b.ref);
     free(b.res);
     free(b.scratch);
-    free(far);
+    free(a.far);
     pm_database_destroy(db);
     return rc;
 }

@@ -71,12 +71,8 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             have_param = 1;
         } else if (!strcmp(s, "-o") && i + 1 < argc) a->output = argv[++i];
         else if (!strcmp(s, "--fps") && i + 1 < argc) {
-            char *end;
-            double v = strtod(argv[++i], &end);
-            if (*end || !(v > 0.0) || v > 10000.0) {
-                pm_cli_fail("blend: --fps '%s' is not a rate in (0, 10000]", argv[i]);
-                return 2;
-            }
+            double v;
+            if (!pm_cli_number(&v, "blend", s, argv[++i], 0.001, 10000.0, 0)) return 2;
             a->fps = (float)v;
         } else if (!strcmp(s, "--weights")) a->weights = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
@@ -122,13 +118,6 @@ static const char *cell_kind_name(pm_blend_cell_kind k) {
     return "unknown";
 }
 
-/* Rounds for printing: float weights such as 0.3f would otherwise show as 0.30000001192092896. */
-static double round7(double v) {
-    char text[48];
-    snprintf(text, sizeof text, "%.7g", v);
-    return strtod(text, NULL);
-}
-
 static float weight_of(const pm_blend_space_weights *w, int sample) {
     for (int i = 0; i < w->count; i++)
         if (w->samples[i] == sample) return w->weights[i];
@@ -144,8 +133,8 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
     cJSON_AddItemToObject(o, "axes", axes);
     double p[PM_BLEND_SPACE_MAX_DIMENSIONS], u[PM_BLEND_SPACE_MAX_DIMENSIONS];
     for (int d = 0; d < dims; d++) {
-        p[d] = round7(a->params[d]);
-        u[d] = round7(w->params[d]);
+        p[d] = pm_cli_round_sig(a->params[d], 7);
+        u[d] = pm_cli_round_sig(w->params[d], 7);
     }
     cJSON_AddItemToObject(o, "params", cJSON_CreateDoubleArray(p, dims));
     cJSON_AddItemToObject(o, "used_params", cJSON_CreateDoubleArray(u, dims));
@@ -163,11 +152,11 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
         cJSON *e = cJSON_CreateObject();
         cJSON_AddStringToObject(e, "sample", pm_blend_space_sample_name(s, i));
         cJSON_AddNumberToObject(e, "index", i);
-        cJSON_AddNumberToObject(e, "weight", round7(weight_of(w, i)));
+        cJSON_AddNumberToObject(e, "weight", pm_cli_round_sig(weight_of(w, i), 7));
         cJSON_AddItemToArray(ws, e);
     }
     cJSON_AddItemToObject(o, "weights", ws);
-    cJSON_AddNumberToObject(o, "duration", round7(pm_blend_space_duration(s, w)));
+    cJSON_AddNumberToObject(o, "duration", pm_cli_round_sig(pm_blend_space_duration(s, w), 7));
     char *text = cJSON_Print(o);
     if (text) {
         puts(text);
@@ -182,7 +171,7 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
     for (int d = 0; d < dims; d++) printf(" %s=%g", pm_blend_space_axis_name(s, d), (double)a->params[d]);
     if (w->outside) {
         printf(" (outside; used");
-        for (int d = 0; d < dims; d++) printf(" %g", round7(w->params[d]));
+        for (int d = 0; d < dims; d++) printf(" %g", pm_cli_round_sig(w->params[d], 7));
         printf(")");
     }
     printf("\ncell: %s %d (", cell_kind_name(w->cell_kind), w->cell);

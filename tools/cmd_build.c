@@ -44,7 +44,8 @@ static const char build_usage[] =
     "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5');\n"
     "                          within +-60000, stored at half precision (3 significant digits)\n"
     "  --quiet                 no progress on stderr (progress starts after a second)\n"
-    "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit} on stdout\n";
+    "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit, threads,\n"
+    "                          key} on stdout (threads only when built, not on a cache hit)\n";
 
 typedef struct build_args {
     char **inputs;
@@ -254,6 +255,52 @@ static int copy_file(const char *from, const char *to, pm_error *error) {
     return r == PM_OK;
 }
 
+/* A blend space: one baked clip per grid point, at the database's rate, appended to the clip
+ * and asset arrays. Returns 0 after printing an error. */
+static int add_blend_space(const char *path, const build_args *a, const pm_schema_origin *origin, pm_clip **clips,
+                           pm_asset_def **assets, int *cap, int *loaded) {
+    pm_error err;
+    pm_blend_space_file space;
+    if (pm_blend_space_load_json(&space, path, &a->bvh, &err) != PM_OK) return pm_cli_fail_error(&err), 0;
+    pm_clip *baked = NULL;
+    float *params = NULL;
+    int n = 0;
+    pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a->def.fps, &err);
+    int dims = pm_blend_space_dimensions(space.space);
+    pm_blend_space_file_free(&space);
+    if (r != PM_OK) return pm_cli_fail("%s: %s", path, err.message), 0;
+    /* The baked clips share the samples' skeleton: one check names the space's file. */
+    if (n > 0 && pm_schema_check_clip(&a->def.schema, origin, &baked[0], path, &err) != PM_OK) {
+        pm_blend_space_free_clips(baked, n);
+        free(params);
+        return pm_cli_fail_error(&err), 0;
+    }
+    int ok = reserve(clips, assets, cap, *loaded + n);
+    for (int k = 0; k < n; k++) {
+        if (ok) {
+            int i = (*loaded)++;
+            (*clips)[i] = baked[k];
+            (*assets)[i] = pm_default_asset_def(&(*clips)[i]);
+            (*assets)[i].param_count = dims;
+            for (int d = 0; d < dims && d < 3; d++) (*assets)[i].params[d] = params[(size_t)k * dims + d];
+        } else pm_clip_destroy(&baked[k]);
+    }
+    free(baked); /* the clips moved into *clips */
+    free(params);
+    if (!ok) return pm_cli_fail("build: out of memory"), 0;
+    return 1;
+}
+
+/* The --json line; a cache hit reports no build time and no thread count. */
+static void print_json(const pm_database_info *info, double read_s, double build_s, double total_s, int cache_hit,
+                       int threads) {
+    printf("{\"poses\": %d, \"assets\": %d, \"bytes\": %zu, \"read_s\": %.4f, ", info->poses, info->assets, info->bytes,
+           read_s);
+    if (cache_hit) printf("\"build_s\": 0, \"total_s\": %.4f, \"cache_hit\": true, ", total_s);
+    else printf("\"build_s\": %.4f, \"total_s\": %.4f, \"cache_hit\": false, \"threads\": %d, ", build_s, total_s, threads);
+    printf("\"key\": \"%s\"}\n", info->key);
+}
+
 int pm_cmd_build(int argc, char **argv) {
     build_args a;
     int rc = parse_args(&a, argc, argv);
@@ -310,46 +357,7 @@ int pm_cmd_build(int argc, char **argv) {
     }
     for (int i = 0; i < file_count; i++) {
         if (pm_cli_has_suffix(files[i], ".json")) {
-            /* A blend space: one baked clip per grid point, at the database's rate. */
-            pm_blend_space_file space;
-            if (pm_blend_space_load_json(&space, files[i], &a.bvh, &err) != PM_OK) {
-                pm_cli_fail_error(&err);
-                goto done;
-            }
-            pm_clip *baked = NULL;
-            float *params = NULL;
-            int n = 0;
-            pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a.def.fps, &err);
-            int dims = pm_blend_space_dimensions(space.space);
-            pm_blend_space_file_free(&space);
-            if (r != PM_OK) {
-                pm_cli_fail("%s: %s", files[i], err.message);
-                goto done;
-            }
-            /* The baked clips share the samples' skeleton: one check names the space's file. */
-            if (n > 0 && pm_schema_check_clip(&a.def.schema, origin, &baked[0], files[i], &err) != PM_OK) {
-                for (int k = 0; k < n; k++) pm_clip_destroy(&baked[k]);
-                free(baked);
-                free(params);
-                pm_cli_fail_error(&err);
-                goto done;
-            }
-            int ok = reserve(&clips, &assets, &cap, loaded + n);
-            for (int k = 0; k < n; k++) {
-                if (ok) {
-                    clips[loaded] = baked[k];
-                    assets[loaded] = pm_default_asset_def(&clips[loaded]);
-                    assets[loaded].param_count = dims;
-                    for (int d = 0; d < dims && d < 3; d++) assets[loaded].params[d] = params[(size_t)k * dims + d];
-                    loaded++;
-                } else pm_clip_destroy(&baked[k]);
-            }
-            free(baked); /* the clips moved into `clips` */
-            free(params);
-            if (!ok) {
-                pm_cli_fail("build: out of memory");
-                goto done;
-            }
+            if (!add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
             continue;
         }
         if (!reserve(&clips, &assets, &cap, loaded + 1)) {
@@ -424,10 +432,7 @@ int pm_cmd_build(int argc, char **argv) {
             pm_database_destroy(cached);
             if (!strcmp(info.key, key) && copy_file(cache_path, a.output, &err)) {
                 if (!a.quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
-                if (a.json)
-                    printf("{\"poses\": %d, \"assets\": %d, \"bytes\": %zu, \"read_s\": %.4f, \"build_s\": 0, "
-                           "\"total_s\": %.4f, \"cache_hit\": true, \"key\": \"%s\"}\n",
-                           info.poses, info.assets, info.bytes, t_read, now_s() - t0, key);
+                if (a.json) print_json(&info, t_read, 0.0, now_s() - t0, 1, a.def.threads);
                 rc = 0;
                 goto done;
             }
@@ -450,10 +455,7 @@ int pm_cmd_build(int argc, char **argv) {
     if (!a.quiet)
         fprintf(stderr, "posematch: build: %d poses, %d assets, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
                 info.bytes, a.output, now_s() - t0);
-    if (a.json)
-        printf("{\"poses\": %d, \"assets\": %d, \"bytes\": %zu, \"read_s\": %.4f, \"build_s\": %.4f, \"total_s\": %.4f, "
-               "\"cache_hit\": false, \"threads\": %d, \"key\": \"%s\"}\n",
-               info.poses, info.assets, info.bytes, t_read, t_build, now_s() - t0, a.def.threads, info.key);
+    if (a.json) print_json(&info, t_read, t_build, now_s() - t0, 0, a.def.threads);
     rc = 0;
 done:
     free(origin);

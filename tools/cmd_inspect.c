@@ -53,14 +53,6 @@ static int parse_args(inspect_args *a, int argc, char **argv) {
     return -1;
 }
 
-/* Rounds to `digits` significant digits: float fields such as 0.0333333f would otherwise print
- * as 0.0333332997560501. */
-static double round_sig(double v, int digits) {
-    char text[64];
-    snprintf(text, sizeof text, "%.*g", digits, v);
-    return strtod(text, NULL);
-}
-
 /* Rotation channels in the order listed ("ZXY"), empty when there are none. */
 static void rotation_order(char out[4], const pm_skeleton *s, int j) {
     int n = 0;
@@ -84,10 +76,10 @@ typedef struct clip_facts {
 static void compute_facts(clip_facts *f, const pm_clip *clip) {
     f->clip = clip;
     pm_clip_survey_compute(&f->survey, clip);
-    f->fps = round_sig(1.0 / clip->frame_time, 6);
-    f->duration = round_sig(pm_clip_duration(clip), 6);
+    f->fps = pm_cli_round_sig(1.0 / clip->frame_time, 6);
+    f->duration = pm_cli_round_sig(pm_clip_duration(clip), 6);
     f->units = pm_bvh_unit_name(clip->unit_scale);
-    f->unit_scale = round_sig(clip->unit_scale, 6);
+    f->unit_scale = pm_cli_round_sig(clip->unit_scale, 6);
     f->up = clip->source_up == PM_UP_Z ? 'Z' : 'Y';
 }
 
@@ -98,7 +90,7 @@ static cJSON *name_or_null(const pm_skeleton *s, int j) {
 }
 
 static cJSON *vec3_json(pm_vec3 v) {
-    double d[3] = {round_sig(v.x, 6), round_sig(v.y, 6), round_sig(v.z, 6)};
+    double d[3] = {pm_cli_round_sig(v.x, 6), pm_cli_round_sig(v.y, 6), pm_cli_round_sig(v.z, 6)};
     return cJSON_CreateDoubleArray(d, 3);
 }
 
@@ -151,7 +143,7 @@ static int print_json(const char *path, const clip_facts *f) {
     cJSON_AddStringToObject(o, "file", path);
     cJSON_AddStringToObject(o, "name", c->name ? c->name : "");
     cJSON_AddNumberToObject(o, "frames", c->frame_count);
-    cJSON_AddNumberToObject(o, "frame_time", round_sig(c->frame_time, 7));
+    cJSON_AddNumberToObject(o, "frame_time", pm_cli_round_sig(c->frame_time, 7));
     cJSON_AddNumberToObject(o, "fps", f->fps);
     cJSON_AddNumberToObject(o, "duration", f->duration);
     cJSON_AddStringToObject(o, "units", f->units);
@@ -174,8 +166,8 @@ static int print_json(const char *path, const clip_facts *f) {
     cJSON_AddItemToObject(o, "head", name_or_null(s, r->head));
     cJSON_AddItemToObject(o, "roles", roles_json(s, r));
     cJSON_AddBoolToObject(o, "first_frame_is_rest", f->survey.first_frame_is_rest);
-    cJSON_AddNumberToObject(o, "floor_height", round_sig(f->survey.floor_height, 5));
-    cJSON_AddNumberToObject(o, "hip_height", round_sig(f->survey.hip_height, 5));
+    cJSON_AddNumberToObject(o, "floor_height", pm_cli_round_sig(f->survey.floor_height, 5));
+    cJSON_AddNumberToObject(o, "hip_height", pm_cli_round_sig(f->survey.hip_height, 5));
     cJSON_AddNumberToObject(o, "joint_count", s->joint_count);
     cJSON_AddItemToObject(o, "joints", joints_json(s));
     char *text = cJSON_Print(o);
@@ -198,7 +190,7 @@ static int print_text(const char *path, const clip_facts *f) {
     const pm_skeleton *s = &c->skeleton;
     const pm_skeleton_roles *r = &f->survey.roles;
     printf("%s\n", path);
-    printf("  frames      %d at %g s (%g fps), %g s\n", c->frame_count, round_sig(c->frame_time, 7), f->fps, f->duration);
+    printf("  frames      %d at %g s (%g fps), %g s\n", c->frame_count, pm_cli_round_sig(c->frame_time, 7), f->fps, f->duration);
     printf("  units       %s (%g m per unit)\n", f->units, f->unit_scale);
     printf("  up axis     %c (converted to Y up, metres)\n", f->up);
     printf("  roots      ");

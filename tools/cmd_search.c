@@ -29,10 +29,6 @@ typedef struct search_args {
     pm_search_def def;
 } search_args;
 
-static int parse_number(const char *opt, const char *text, double lo, double hi, double *out) {
-    return pm_cli_number(out, "search", opt, text, lo, hi, 0);
-}
-
 static int parse_args(search_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->frame = -1;
@@ -59,7 +55,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
             if (!pm_cli_number(&v, "search", s, argv[++i], 0, 2147483647.0, 1)) return 2;
             a->def.continuing_pose = (int)v;
         } else if (!strcmp(s, "--continuing-addend") && more) {
-            if (!parse_number(s, argv[++i], -1e6, 1e6, &v)) return 2;
+            if (!pm_cli_number(&v, "search", s, argv[++i], -1e6, 1e6, 0)) return 2;
             a->def.continuing_cost_addend = (float)v;
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_number(&v, "search", s, argv[++i], 1, 1e6, 1)) return 2;

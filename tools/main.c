@@ -19,7 +19,7 @@ static const command commands[] = {
     {"search", pm_cmd_search, "search DB.pmdb (--queries Q.f32 | --query-clip C.bvh --frame F) [--mode M] [--json]"},
     {"export-features", pm_cmd_export_features, "export-features DB.pmdb -o PREFIX"},
     {"bench", pm_cmd_bench, "bench DB.pmdb [--queries N] [--json]"},
-    {"blend", pm_cmd_blend, "blend SPACE.json --param X[,Y] (-o OUT.bvh | --weights [--json])"},
+    {"blend", pm_cmd_blend, "blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh [--fps N] | --weights [--json])"},
     {"synth", pm_cmd_synth, "synth OUT_DIR [--clips N] [--seed S] [--fps F]"},
 };
 

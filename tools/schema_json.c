@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli_common.h"
 #include "cli_file.h"
 
 static const char *const kind_names[] = {"trajectory", "position", "velocity", "heading",
@@ -27,11 +28,7 @@ typedef struct parser {
 } parser;
 
 static pm_result bad(parser *p, const char *path, const char *what) {
-    if (p->error) {
-        p->error->code = PM_ERR_PARSE;
-        snprintf(p->error->message, sizeof p->error->message, "%s: %s: %s", p->source, path, what);
-    }
-    return PM_ERR_PARSE;
+    return pm_cli_set_error(p->error, PM_ERR_PARSE, "%s: %s: %s", p->source, path, what);
 }
 
 static pm_result get_number(parser *p, const cJSON *obj, const char *key, const char *path, float *out, float lo, float hi) {
@@ -186,16 +183,9 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
     }
     pm_schema_init(out);
     cJSON *root = cJSON_Parse(text);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        int line = 1;
-        for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';
-        if (error) {
-            error->code = PM_ERR_PARSE;
-            snprintf(error->message, sizeof error->message, "%s:%d: not valid JSON", p.source, line);
-        }
-        return PM_ERR_PARSE;
-    }
+    if (!root)
+        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: not valid JSON", p.source,
+                                pm_cli_text_line(text, cJSON_GetErrorPtr()));
     pm_result r = PM_OK;
     if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
     if (r == PM_OK) r = get_string(&p, root, "name", "(top)", out->name, sizeof out->name);
@@ -256,11 +246,9 @@ static pm_result clip_lacks(pm_error *error, const pm_schema_origin *o, int i, c
     va_start(ap, format);
     vsnprintf(what, sizeof what, format, ap);
     va_end(ap);
-    error->code = PM_ERR_NOT_FOUND;
-    if (!o) snprintf(error->message, sizeof error->message, "schema channel %d: %s", i, what);
-    else if (o->from_file) snprintf(error->message, sizeof error->message, "%s: %s.%s: %s", o->source, o->paths[i], field, what);
-    else snprintf(error->message, sizeof error->message, "%s %s: %s", o->source, o->paths[i], what);
-    return PM_ERR_NOT_FOUND;
+    if (!o) return pm_cli_set_error(error, PM_ERR_NOT_FOUND, "schema channel %d: %s", i, what);
+    if (o->from_file) return pm_cli_set_error(error, PM_ERR_NOT_FOUND, "%s: %s.%s: %s", o->source, o->paths[i], field, what);
+    return pm_cli_set_error(error, PM_ERR_NOT_FOUND, "%s %s: %s", o->source, o->paths[i], what);
 }
 
 pm_result pm_schema_check_clip(const pm_schema *s, const pm_schema_origin *o, const pm_clip *clip, const char *clip_path,
@@ -286,8 +274,7 @@ pm_result pm_schema_check_clip(const pm_schema *s, const pm_schema_origin *o, co
 char *pm_schema_to_json(const pm_schema *s) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "name", s->name);
-    cJSON *arrays[PM_MAX_CHANNELS + 1];
-    arrays[0] = cJSON_AddArrayToObject(root, "channels");
+    cJSON *channels = cJSON_AddArrayToObject(root, "channels");
     cJSON *objs[PM_MAX_CHANNELS];
     for (int i = 0; i < s->channel_count; i++) {
         const pm_channel_def *c = &s->channels[i];
@@ -316,7 +303,7 @@ char *pm_schema_to_json(const pm_schema *s) {
                 cJSON_AddItemToArray(samples, t);
             }
         }
-        cJSON *parent = c->parent >= 0 ? cJSON_GetObjectItemCaseSensitive(objs[c->parent], "channels") : arrays[0];
+        cJSON *parent = c->parent >= 0 ? cJSON_GetObjectItemCaseSensitive(objs[c->parent], "channels") : channels;
         if (!parent) parent = cJSON_AddArrayToObject(objs[c->parent], "channels");
         cJSON_AddItemToArray(parent, o);
     }

@@ -1,8 +1,9 @@
 #include "synth.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "cli_common.h"
 
 enum {
     J_HIPS, J_SPINE, J_CHEST, J_NECK, J_HEAD,
@@ -34,7 +35,6 @@ pm_synth_def pm_default_synth_def(void) {
     d.duration = 4.0f;
     d.fps = 30.0f;
     d.speed = 1.3f;
-    d.stride = 0.7f;
     d.seed = 1;
     return d;
 }
@@ -77,13 +77,8 @@ static pm_quat euler_xyz(float x, float y, float z) {
 
 pm_result pm_synth_clip(pm_clip *out, const pm_synth_def *d, const char *name, pm_error *error) {
     if (!out || !d || !(d->duration > 0.0f && d->duration < 3600.0f) || !(d->fps > 0.0f && d->fps <= 1000.0f) ||
-        !isfinite(d->speed) || !isfinite(d->turn_rate) || !isfinite(d->lateral)) {
-        if (error) {
-            error->code = PM_ERR_INVALID_ARGUMENT;
-            snprintf(error->message, sizeof error->message, "synth: duration, fps, speed or turn rate out of range");
-        }
-        return PM_ERR_INVALID_ARGUMENT;
-    }
+        !isfinite(d->speed) || !isfinite(d->turn_rate) || !isfinite(d->lateral))
+        return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "synth: duration, fps, speed or turn rate out of range");
     pm_skeleton sk;
     pm_result r = pm_synth_skeleton(&sk, error);
     if (r != PM_OK) return r;

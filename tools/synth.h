@@ -10,7 +10,6 @@ typedef struct pm_synth_def {
     float fps;
     float speed;      /* metres per second along the path; 0 = idle sway */
     float turn_rate;  /* radians per second of heading change */
-    float stride;     /* metres per step at speed 1 m/s scale; 0.7 */
     float lateral;    /* sideways speed, metres per second (side-stepping) */
     unsigned seed;    /* variations in phase, arm swing and noise */
     int looping;
@@ -25,7 +24,8 @@ pm_result pm_synth_skeleton(pm_skeleton *out, pm_error *error);
 /* A clip following the def; named `name`. */
 pm_result pm_synth_clip(pm_clip *out, const pm_synth_def *def, const char *name, pm_error *error);
 
-/* A varied set of `count` clips (walks, runs, turns, side-steps, idles) from a seed. */
+/* The def of clip `index` of a varied set (walks, runs, turns, side-steps, idles, turning runs
+ * by index % 6) from a seed: same index and seed, same def. */
 pm_synth_def pm_synth_variant(int index, unsigned seed);
 
 #endif

@@ -140,8 +140,13 @@ PM_API void pm_clip_frame_world(const pm_clip *clip, int frame, pm_transform *ou
 /* Detected source properties, for inspection. */
 typedef struct pm_clip_survey {
     pm_skeleton_roles roles;
-    float hip_height;          /* hips above the lowest foot in the rest pose, metres */
-    int first_frame_is_rest;   /* frame 0 is the rest pose and frame 1 is not (T-pose lead-in) */
+    float hip_height;          /* median over up to 256 evenly spaced frames of the hips' height above
+                                  the lowest foot (lowest joint without named feet), metres; 0
+                                  without a hips joint */
+    int first_frame_is_rest;   /* frame 0 is a rest-pose lead-in (a T-pose frame converters add):
+                                  over the joints that animate, frame 0's mean rotation from the
+                                  zero-rotation pose is under 5 degrees and under 0.35 x the clip's
+                                  median, and frame 1 is farther from it; 0 below 3 frames */
     float floor_height;        /* robust lowest foot height over the clip, metres */
 } pm_clip_survey;
 PM_API void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *clip);

@@ -53,8 +53,8 @@ typedef enum pm_components { PM_COMPONENTS_XYZ = 0, PM_COMPONENTS_XY = 1 } pm_co
 typedef struct pm_channel_def {
     pm_feature_kind kind;
     char name[PM_NAME_SIZE];  /* shown in cost breakdowns; "" = derived from kind and bone */
-    char bone[PM_NAME_SIZE];  /* joint name, or a role: @hips @left_foot @right_foot @left_toe
-                                 @right_toe @left_upleg @right_upleg @head */
+    char bone[PM_NAME_SIZE];  /* joint name, or a role: @hips @pelvis (= @hips) @left_foot
+                                 @right_foot @left_toe @right_toe @left_upleg @right_upleg @head */
     char curve[PM_NAME_SIZE]; /* Curve: the clip curve's name */
     char group[PM_NAME_SIZE]; /* normalisation group; "" = the channel's own */
     float weight;             /* multiplies the per-sample weights */

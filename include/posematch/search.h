@@ -5,9 +5,10 @@
  *
  * Modes:
  *   PM_SEARCH_EXACT       the brute-force optimum at tree speed: a best-first walk of a PCA
- *                         bound tree that stops once the lower bound (PCA-subspace distance +
- *                         residual-norm gap, scaled for dynamic weights, + the smallest cost
- *                         addend) passes the best exact cost. Default.
+ *                         bound tree that stops once the lower bound (the larger of the PCA-
+ *                         subspace distance + residual-norm gap, scaled for dynamic weights, and
+ *                         the weighted distance to the node's box of stored values; + the
+ *                         smallest cost addend) passes the best exact cost. Default.
  *   PM_SEARCH_BRUTEFORCE  every searchable pose, vectorised.
  *   PM_SEARCH_PCAKDTREE   UE-compatible: K nearest neighbours in the k-component PCA space,
  *                         re-scored exactly. Approximate.

@@ -2,14 +2,7 @@
 # posematch blend: weights (text and JSON) and a written blend on generated BVH clips, then on real
 # clips when ../shared/mocap is present; bad inputs fail with one stderr line. Exits 77 (skipped)
 # when something it needs is missing.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CLI=${PM_CLI:-}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then echo "SKIP: PM_CLI is not set to the posematch binary"; exit 77; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: python3 not found"; exit 77; fi
-mkdir -p "${PM_TMP:-/tmp}" || fail "cannot create ${PM_TMP:-/tmp}"
-TMP=$(mktemp -d "${PM_TMP:-/tmp}/blend.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/common.sh" blend || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 
 # Three small clips of one skeleton (metres): the root moves forward at 1, 2 and 3 units per second
 # over 1.0, 0.8 and 0.6 s while a leg swings.
@@ -166,7 +159,6 @@ printf '{"samples": [{"clip": "walk.bvh", "params": [1]}], "speed": 3}' > "$TMP/
 expect_fail "unknown key" "$CLI" blend "$TMP/typo.json" --param 1 --weights | grep -q "unknown key" || fail "unknown key message"
 
 # Real clips (walk and run of one actor), when present: a 2D space with a mirrored sample.
-MOCAP=${PM_MOCAP_DIR:-../shared/mocap}
 D="$MOCAP/bandai-namco/dataset-2"
 if [ -f "$D/dataset-2_walk_normal_001.bvh" ] && [ -f "$D/dataset-2_run_normal_010.bvh" ]; then
   D=$(cd "$D" && pwd)

@@ -3,14 +3,8 @@
 # cache), info, search (against export-features' raw matrix), export-features, bench, and the
 # error contract (non-zero exit, one stderr line naming the file). Exits 77 when something it
 # needs is missing.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CLI=${PM_CLI:-}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then echo "SKIP: PM_CLI is not set to the posematch binary"; exit 77; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: python3 not found"; exit 77; fi
-mkdir -p "${PM_TMP:-/tmp}" || fail "cannot create ${PM_TMP:-/tmp}"
-T=$(mktemp -d "${PM_TMP:-/tmp}/dbcli.XXXXXX") || fail mktemp
-trap 'rm -rf "$T"' EXIT
+source "$(dirname "$0")/common.sh" dbcli || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
+T=$TMP
 
 "$CLI" synth "$T/clips" --clips 8 --seed 3 || fail "synth"
 "$CLI" build "$T/clips" -o "$T/a.pmdb" --schema holden27 --mirror --threads 1 --quiet || fail "build 1 thread"

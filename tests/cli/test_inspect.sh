@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # posematch inspect: text and JSON on a generated BVH and (when present) a real one; a bad file
 # fails with one stderr line naming it. Exits 77 (skipped) when something it needs is missing.
-set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
-CLI=${PM_CLI:-}
-if [ -z "$CLI" ] || [ ! -x "$CLI" ]; then echo "SKIP: PM_CLI is not set to the posematch binary"; exit 77; fi
-if ! command -v python3 >/dev/null 2>&1; then echo "SKIP: python3 not found"; exit 77; fi
-mkdir -p "${PM_TMP:-/tmp}" || fail "cannot create ${PM_TMP:-/tmp}"
-TMP=$(mktemp -d "${PM_TMP:-/tmp}/inspect.XXXXXX") || fail "mktemp"
-trap 'rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/common.sh" inspect || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 
 # A small Z-up biped in centimetres, mixed rotation orders, a T-pose first frame.
 bvh="$TMP/walk_z.bvh"
@@ -74,9 +67,9 @@ json=$("$CLI" inspect "$bvh" --json --up y --unit-scale 1) || fail "inspect with
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["up_axis"]=="Y" and d["unit_scale"]==1, d' "$json" \
   || fail "overrides were ignored"
 
-# A real file when the shared clips are here.
-if [ -n "${PM_MOCAP_DIR:-}" ] && [ -f "$PM_MOCAP_DIR/cmu/02_01_daz.bvh" ]; then
-  json=$("$CLI" inspect --json "$PM_MOCAP_DIR/cmu/02_01_daz.bvh") || fail "inspect failed on 02_01_daz.bvh"
+# A real file when the shared clips are here (PM_MOCAP_DIR, else ../shared/mocap).
+if [ -f "$MOCAP/cmu/02_01_daz.bvh" ]; then
+  json=$("$CLI" inspect --json "$MOCAP/cmu/02_01_daz.bvh") || fail "inspect failed on 02_01_daz.bvh"
   python3 - "$json" <<'EOF' || fail "real-file JSON check failed"
 import json, sys
 d = json.loads(sys.argv[1])
@@ -88,6 +81,8 @@ assert d["first_frame_is_rest"] is True
 orders = {j["rotation_order"] for j in d["joints"]}
 assert orders == {"ZYX", "ZXY"}, orders
 EOF
+else
+  echo "note: real clips not found under $MOCAP; generated BVH only"
 fi
 
 # A bad file: non-zero exit, exactly one stderr line that names the file and the line.

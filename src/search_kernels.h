@@ -1,6 +1,6 @@
-/* Private: the exact mode's best-first walk of the bound tree, compiled twice - baseline SIMD in
- * src/search_exact.c and AVX2 in src/search_exact_avx2.c. The including file defines
- * block_keys() first:
+/* Private: the scans that read most of the database - brute force and the exact mode's
+ * best-first walk of the bound tree - compiled twice: baseline SIMD in src/search_kernels.c and
+ * AVX2 in src/search_kernels_avx2.c. The including file defines block_keys() first:
  *
  *   unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows,
  *                       float r2, const float *addend, float lim);
@@ -10,39 +10,26 @@
  * r2, plus each vector's smallest addend - into keys and returns the bit mask of keys <= lim.
  * Every build adds the same lanes in the same order, so the bounds, the candidates and the
  * work counters are the same bits on every machine. */
-#ifndef PM_SEARCH_EXACT_WALK_H
-#define PM_SEARCH_EXACT_WALK_H
+#ifndef PM_SEARCH_KERNELS_H
+#define PM_SEARCH_KERNELS_H
 
 #include "search_internal.h"
 
-/* Squared distance from the query point qz (P lanes: coordinates, residual norm, zeros) to a
- * bound-tree box. */
-static inline float box_bound(const float *box, const float *qz, int P) {
+/* Squared distance from q to a box (lo[n] then hi[n]), each lane's gap times w when w is given:
+ * a PCA box against the query's exact-mode lanes (coordinates, residual norm, zeros; w NULL), or
+ * a node's box of stored values against the normalised query weighted by the query's weights - a
+ * bound in the cost's own metric, whatever the dynamic weights, where the PCA box only bounds it
+ * through the smallest weight ratio. */
+PM_ALWAYS_INLINE static inline float box_gap2(const float *box, const float *q, const float *w, int n) {
     const pm_v4f zero = {0, 0, 0, 0};
     pm_v4f acc = zero;
-    for (int i = 0; i < P; i += 4) {
-        pm_v4f q = pm_v4_load(qz + i);
-        pm_v4f below = pm_v4_load(box + i) - q, above = q - pm_v4_load(box + P + i);
+    for (int i = 0; i < n; i += 4) {
+        pm_v4f x = pm_v4_load(q + i);
+        pm_v4f below = pm_v4_load(box + i) - x, above = x - pm_v4_load(box + n + i);
         below = (pm_v4f)((pm_v4i)below & (below > zero));
         above = (pm_v4f)((pm_v4i)above & (above > zero));
         pm_v4f d = below + above;
-        acc += d * d;
-    }
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
-}
-
-/* Squared distance from the normalised query q to a node's box of stored values, weighted by the
- * query's weights w (stride lanes): a bound in the cost's own metric, whatever the dynamic
- * weights, where the PCA box only bounds it through the smallest weight ratio. */
-static inline float value_box_bound(const float *box, const float *q, const float *w, int stride) {
-    const pm_v4f zero = {0, 0, 0, 0};
-    pm_v4f acc = zero;
-    for (int i = 0; i < stride; i += 4) {
-        pm_v4f x = pm_v4_load(q + i);
-        pm_v4f below = pm_v4_load(box + i) - x, above = x - pm_v4_load(box + stride + i);
-        below = (pm_v4f)((pm_v4i)below & (below > zero));
-        above = (pm_v4f)((pm_v4i)above & (above > zero));
-        pm_v4f d = (below + above) * pm_v4_load(w + i);
+        if (w) d *= pm_v4_load(w + i);
         acc += d * d;
     }
     return (acc[0] + acc[1]) + (acc[2] + acc[3]);
@@ -50,19 +37,43 @@ static inline float value_box_bound(const float *box, const float *q, const floa
 
 /* A child's key: its PCA-box bound, raised to its value-box bound when the first does not
  * prune it already (the value box is twice the bytes). Under dynamic weights every node takes
- * the second bound: the first one is scaled down by the smallest weight ratio and prunes little
- * (far queries with per-dimension weights: 175 -> 10 us median on the 195k-pose database).
- * Without them only leaves do: that spares a leaf scan in dense regions (noisy p99 440 -> 360
- * us, a quarter fewer exact costs), while higher up the PCA box alone is as good. */
+ * the second bound: the first one is scaled down by the smallest weight ratio and prunes little.
+ * Without them only leaves do: that spares a leaf scan in dense regions (fewer exact costs, a
+ * lower p99), while higher up the PCA box alone is as good. */
 static inline float child_key(const search_state *s, uint32_t child, const float *qz, int P, int bs, float r2) {
     const pm_database *db = s->db;
     const float *box = db->bt_boxes + (size_t)child * bs;
-    float bound = box_bound(box, qz, P) * r2, addend = box[2 * P];
+    float bound = box_gap2(box, qz, NULL, P) * r2, addend = box[2 * P];
     if (bound + addend <= limit(s) && (s->w != db->wsqrt || db->bt_nodes[child].left == 0)) {
-        float v = value_box_bound(db->bt_value_boxes + (size_t)child * 2 * db->stride, s->qn, s->w, db->stride);
+        float v = box_gap2(db->bt_value_boxes + (size_t)child * 2 * db->stride, s->qn, s->w, db->stride);
         if (v > bound) bound = v;
     }
     return bound + addend;
+}
+
+/* Brute force: every searchable row, eight at a time with the 8-row kernel. */
+static void bruteforce_scan(search_state *s) {
+    const pm_database *db = s->db;
+    uint32_t n = db->header->searchable_vectors;
+    int stride = db->stride;
+    uint32_t v = 0;
+    float c[8];
+    /* Rows this far ahead are requested before they are read: the hardware prefetcher alone
+     * leaves the loop waiting on memory. */
+    enum { AHEAD = 32 };
+    const size_t bytes8 = (size_t)8 * (size_t)stride * sizeof(float);
+    for (; v + 8 <= n; v += 8) {
+        if (v + AHEAD + 8 <= n) {
+            const char *ahead = (const char *)pm_db_row(db, v + AHEAD);
+            for (size_t o = 0; o < bytes8; o += 64) __builtin_prefetch(ahead + o);
+        }
+        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
+        const float *add = db->vec_min_addend + v;
+        for (int k = 0; k < 8; k++)
+            if (c[k] + add[k] <= s->best) consider_vector(s, v + (uint32_t)k, c[k]);
+    }
+    for (; v < n; v++) consider_vector(s, v, pm_cost_row(s->qn, pm_db_row(db, v), s->w, stride));
+    s->candidates += (int)n;
 }
 
 static void exact_walk(search_state *s, const float *qz, heap_item *heap) {

@@ -1,5 +1,5 @@
-/* The exact mode's walk, baseline build (SSE2 on x86-64, NEON on ARM): a leaf block's 8 lanes
- * are two 4-lane halves. */
+/* The database scans, baseline build (SSE2 on x86-64, NEON on ARM): a leaf block's 8 lanes are
+ * two 4-lane halves. */
 #include "search_internal.h"
 
 static inline unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows, float r2,
@@ -29,6 +29,7 @@ static inline unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, c
     return pm_v4_mask(klo <= limv) | pm_v4_mask(khi <= limv) << 4;
 }
 
-#include "search_exact_walk.h"
+#include "search_kernels.h"
 
 void pm_search_exact_baseline(search_state *s, const float *qz, heap_item *heap) { exact_walk(s, qz, heap); }
+void pm_search_bruteforce_baseline(search_state *s) { bruteforce_scan(s); }

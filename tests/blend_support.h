@@ -1,0 +1,31 @@
+/* Helpers shared by the 2D and 3D blend-space tests (test_blend_space.c, test_blend_space3d.c). */
+#ifndef PM_TESTS_BLEND_SUPPORT_H
+#define PM_TESTS_BLEND_SUPPORT_H
+
+#include "support.h"
+
+/* A skeleton of clips and the clips over it (fixture_init is each test's own: the clips differ). */
+typedef struct pm_test_blend_fixture {
+    pm_skeleton sk;
+    pm_clip clips[64];
+    int count;
+} pm_test_blend_fixture;
+
+/* A skeleton of `joints` joints named "j<k>", rest translations (0, 1, 0) for the root and
+ * (0, 0.3, 0) for the others. */
+void pm_test_blend_skeleton(pm_skeleton *sk, int joints);
+/* Destroys the fixture's `count` clips and its skeleton. */
+void pm_test_blend_fixture_free(pm_test_blend_fixture *fx);
+/* Writes the fixture's first `count` clips as "clip<i>.bvh" in the scratch directory. */
+void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count);
+
+/* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
+void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
+void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Two spaces of the same n samples (listed in different orders) give bit-identical weights and
+ * blended poses at `params`. */
+void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
+                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out);
+
+#endif
