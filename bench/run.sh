@@ -23,7 +23,7 @@ if [ -d "$mocap" ]; then
 else
   echo "bench: $mocap not found: benchmarking on generated clips instead (numbers are not comparable)" >&2
   "$pm" synth "$out/synth" --clips 400 --fps 60
-  "$pm" synth "$out/synth-far" --clips 20 --seed 7 --fps 60
+  "$pm" synth "$out/synth-far" --clips 20 --seed 7 --fps 60 --name far
   sources=("$out/synth")
   far=("$out/synth-far")
   data="generated"

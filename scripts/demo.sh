@@ -20,9 +20,9 @@ if [ -d "$mocap" ]; then
 else
   say "No ../shared/mocap here: building from 60 generated clips instead"
   "$pm" synth "$out/clips" --clips 60 --seed 1
-  "$pm" synth "$out/unseen" --clips 6 --seed 2
+  "$pm" synth "$out/unseen" --clips 6 --seed 2 --name unseen
   sources=("$out/clips")
-  queries=("$out/unseen/synth_000.bvh" "$out/unseen/synth_001.bvh")
+  queries=("$out/unseen/unseen_000.bvh" "$out/unseen/unseen_001.bvh")
   far=("$out/unseen")
 fi
 "$pm" build "${sources[@]}" -o "$out/demo.pmdb" --schema ue-locomotion --fps 30 --mirror --cache "$out/cache"

@@ -587,9 +587,9 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         o->param_count = (uint32_t)x->src->param_count;
         for (int k = 0; k < 3; k++) o->params[k] = k < x->src->param_count ? x->src->params[k] : 0.0f;
     }
-    for (int i = 0; i < def->schema.channel_count; i++) pmdb_channel_from_def(&chans[i], &def->schema.channels[i]);
+    for (int i = 0; i < def->schema.channel_count; i++) pm_pmdb_channel_from_def(&chans[i], &def->schema.channels[i]);
     pmdb_settings settings;
-    pmdb_settings_from_def(&settings, def);
+    pm_pmdb_settings_from_def(&settings, def);
     pmdb_header h;
     memset(&h, 0, sizeof h);
     pm_database_key(h.key, def, assets, asset_count);

@@ -240,8 +240,8 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
 /* The 128-bit key of a build: format version, schema, settings and every input. */
 void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int asset_count);
 /* Settings/schema <-> file records. */
-void pmdb_channel_from_def(pmdb_channel *out, const pm_channel_def *c);
-void pmdb_settings_from_def(pmdb_settings *out, const pm_database_def *def);
+void pm_pmdb_channel_from_def(pmdb_channel *out, const pm_channel_def *c);
+void pm_pmdb_settings_from_def(pmdb_settings *out, const pm_database_def *def);
 
 static inline const float *pm_db_row(const pm_database *db, uint32_t vector) {
     return db->values + (size_t)vector * (size_t)db->stride;

@@ -36,7 +36,7 @@ static void copy_name(char *dst, const char *src) {
     memcpy(dst, src, strnlen(src, PM_NAME_SIZE - 1));
 }
 
-void pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
+void pm_pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
     memset(o, 0, sizeof *o);
     o->kind = (uint32_t)c->kind;
     copy_name(o->name, c->name);
@@ -58,7 +58,7 @@ void pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
     }
 }
 
-void pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
+void pm_pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
     memset(o, 0, sizeof *o);
     copy_name(o->schema_name, d->schema.name);
     o->fps = d->fps;
@@ -88,11 +88,11 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
         pm_hasher_update(&h, version, sizeof version);
         for (int i = 0; i < def->schema.channel_count; i++) {
             pmdb_channel c;
-            pmdb_channel_from_def(&c, &def->schema.channels[i]);
+            pm_pmdb_channel_from_def(&c, &def->schema.channels[i]);
             pm_hasher_update(&h, &c, sizeof c);
         }
         pmdb_settings st;
-        pmdb_settings_from_def(&st, def);
+        pm_pmdb_settings_from_def(&st, def);
         pm_hasher_update(&h, &st, sizeof st);
         int32_t roles[3] = {def->root.hips, def->root.left_upleg, def->root.right_upleg};
         pm_hasher_update(&h, roles, sizeof roles);

@@ -10,14 +10,17 @@
 #include "synth.h"
 
 static const char synth_usage[] =
-    "usage: posematch synth OUT_DIR [--clips N] [--seed S] [--fps F]\n"
+    "usage: posematch synth OUT_DIR [--clips N] [--seed S] [--fps F] [--name PREFIX]\n"
     "Writes N procedural clips (walks, runs, turns, side-steps, idles of a 17-joint humanoid) as\n"
-    "OUT_DIR/synth_NNN.bvh, in centimetres like most capture files. Same seed, same files.\n";
+    "OUT_DIR/PREFIX_NNN.bvh (PREFIX: synth), in centimetres like most capture files. Same seed,\n"
+    "same files. Clips of another seed are new motion: give them another PREFIX, since assets\n"
+    "are named after their files.\n";
 
 int pm_cmd_synth(int argc, char **argv) {
     const char *dir = NULL;
     long clips = 12, seed = 1;
     double fps = 30.0;
+    const char *prefix = "synth";
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = i + 1 < argc;
@@ -33,6 +36,10 @@ int pm_cmd_synth(int argc, char **argv) {
             seed = (long)v;
         } else if (!strcmp(s, "--fps") && more) {
             if (!pm_cli_number(&fps, "synth", s, argv[++i], 10, 240, 0)) return 2;
+        } else if (!strcmp(s, "--name") && more) {
+            prefix = argv[++i];
+            if (!prefix[0] || strlen(prefix) > 40 || strpbrk(prefix, "/\\"))
+                return pm_cli_fail("synth: --name '%s' must be 1..40 characters without a path separator", prefix) + 1;
         } else if (s[0] == '-' && s[1]) return pm_cli_fail("synth: unknown or incomplete option '%s'", s) + 1;
         else if (!dir) dir = s;
         else return pm_cli_fail("synth: one output directory") + 1;
@@ -45,7 +52,7 @@ int pm_cmd_synth(int argc, char **argv) {
         pm_synth_def d = pm_synth_variant((int)i, (unsigned)seed);
         d.fps = (float)fps;
         char name[64], path[4096];
-        snprintf(name, sizeof name, "synth_%03ld", i);
+        snprintf(name, sizeof name, "%s_%03ld", prefix, i);
         snprintf(path, sizeof path, "%s/%s.bvh", dir, name);
         pm_clip clip;
         pm_error err;

@@ -57,8 +57,24 @@ static pm_result get_string(parser *p, const cJSON *obj, const char *key, const 
     return PM_OK;
 }
 
-static const char *const known_keys[] = {"kind",   "name",   "weight", "group",   "bone",    "offset",
-                                         "components", "axis", "curve", "size", "samples", "channels", NULL};
+static const char *const channel_keys[] = {"kind",       "name", "weight", "group", "bone",    "offset",
+                                           "components", "axis", "curve",  "size",  "samples", "channels", NULL};
+static const char *const sample_keys[] = {"offset", "weight", "flags", NULL};
+static const char *const top_keys[] = {"name", "channels", NULL};
+
+/* A misspelt field would otherwise be ignored silently and its default used. */
+static pm_result check_keys(parser *p, const cJSON *obj, const char *path, const char *const *keys) {
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        int ok = 0;
+        for (int i = 0; keys[i]; i++) ok |= !strcmp(k->string, keys[i]);
+        if (!ok) {
+            char where[340];
+            snprintf(where, sizeof where, "%s.%s", path, k->string);
+            return bad(p, where, "unknown field");
+        }
+    }
+    return PM_OK;
+}
 
 static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int parent);
 
@@ -77,15 +93,8 @@ static pm_result parse_channels(parser *p, const cJSON *arr, const char *path, i
 
 static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int parent) {
     if (!cJSON_IsObject(c)) return bad(p, path, "expected an object");
-    for (const cJSON *k = c->child; k; k = k->next) {
-        int ok = 0;
-        for (int i = 0; known_keys[i]; i++) ok |= !strcmp(k->string, known_keys[i]);
-        if (!ok) {
-            char where[300];
-            snprintf(where, sizeof where, "%s.%s", path, k->string);
-            return bad(p, where, "unknown field");
-        }
-    }
+    pm_result r = check_keys(p, c, path, channel_keys);
+    if (r != PM_OK) return r;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(c, "kind");
     char where[300];
     snprintf(where, sizeof where, "%s.kind", path);
@@ -96,7 +105,6 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     if (k < 0) return bad(p, where, "unknown kind (trajectory, position, velocity, heading, phase, curve, padding, group)");
     pm_channel_def ch = pm_default_channel_def((pm_feature_kind)k);
     ch.parent = parent;
-    pm_result r;
     if ((r = get_string(p, c, "name", path, ch.name, sizeof ch.name)) != PM_OK) return r;
     if ((r = get_string(p, c, "group", path, ch.group, sizeof ch.group)) != PM_OK) return r;
     if ((r = get_string(p, c, "bone", path, ch.bone, sizeof ch.bone)) != PM_OK) return r;
@@ -132,6 +140,7 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
             snprintf(sw, sizeof sw, "%s[%d]", where, ch.sample_count);
             if (ch.sample_count >= PM_MAX_TRAJECTORY_SAMPLES) return bad(p, sw, "too many samples (16 at most)");
             if (!cJSON_IsObject(s)) return bad(p, sw, "expected an object");
+            if ((r = check_keys(p, s, sw, sample_keys)) != PM_OK) return r;
             pm_trajectory_sample *t = &ch.samples[ch.sample_count];
             t->weight = 1.0f;
             t->offset = 0.0f;
@@ -188,6 +197,7 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
                                 pm_cli_text_line(text, cJSON_GetErrorPtr()));
     pm_result r = PM_OK;
     if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
+    if (r == PM_OK) r = check_keys(&p, root, "(top)", top_keys);
     if (r == PM_OK) r = get_string(&p, root, "name", "(top)", out->name, sizeof out->name);
     if (r == PM_OK) {
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(root, "channels");

@@ -163,6 +163,13 @@ expect_error "output is a directory" "is a directory" "$CLI" build "$T/clips" -o
 printf '{"channels": [{"kind": "group", "channels": [{"kind": "position", "bone": "LeftFot"}]}]}' > "$T/typo.json"
 expect_error "unknown joint" "typo.json: channels\[0\].channels\[0\].bone: no joint 'LeftFot' in .*synth_000.bvh" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/typo.json"
+# A misspelt field is an error wherever it is, never silently a default.
+printf '{"channels": [{"kind": "position", "bone": "LeftFoot", "wieght": 2}]}' > "$T/k1.json"
+expect_error "unknown channel field" "k1.json: channels\[0\].wieght: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k1.json"
+printf '{"channels": [{"kind": "trajectory", "samples": [{"offset": 0.5, "wieght": 2, "flags": ["Position"]}]}]}' > "$T/k2.json"
+expect_error "unknown sample field" "k2.json: channels\[0\].samples\[0\].wieght: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k2.json"
+printf '{"bogus": 1, "channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/k3.json"
+expect_error "unknown top-level field" "k3.json: (top).bogus: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k3.json"
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
 expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
@@ -202,4 +209,10 @@ expect_error "--mirror-pair without --mirror" "needs --mirror" "$CLI" build "$T/
 # A far set drawn from the database itself is flagged.
 "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench with an inside far clip"
 grep -q "is in the database" "$T/warn.txt" || fail "bench did not flag a far clip that is in the database"
+# ...and clips of another seed, named apart with --name, are not.
+"$CLI" synth "$T/far" --clips 1 --seed 9 --name far || fail "synth --name"
+[ -f "$T/far/far_000.bvh" ] || fail "synth --name did not name the file far_000.bvh"
+"$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" > /dev/null 2> "$T/warn2.txt" || fail "bench with a new far clip"
+grep -q "is in the database" "$T/warn2.txt" && fail "bench flagged a far clip that is not in the database"
+expect_error "synth --name with a slash" "without a path separator" "$CLI" synth "$T/far" --name a/b
 echo "ok"

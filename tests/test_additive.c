@@ -1,0 +1,231 @@
+/* Additive layers (BL4): delta = source * base^-1, apply target * delta^w, and why the order matters. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pose_support.h"
+
+static void extract(pm_soa_transform *delta, const pm_soa_transform *source, const pm_soa_transform *base) {
+    pm_additive_extract_job job = pm_default_additive_extract_job();
+    job.source = source;
+    job.base = base;
+    job.joint_count = J_COUNT;
+    job.output = delta;
+    PM_ASSERT_OK(pm_additive_extract_job_run(&job, NULL));
+}
+
+static void apply(pm_soa_transform *out, const pm_soa_transform *target, const pm_soa_transform *delta, float w,
+                  const float *mask) {
+    pm_additive_apply_job job = pm_default_additive_apply_job();
+    job.target = target;
+    job.delta = delta;
+    job.weight = w;
+    job.joint_weights = mask;
+    job.joint_count = J_COUNT;
+    job.output = out;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&job, NULL));
+}
+
+static void test_additive_round_trip(void **state) {
+    (void)state;
+    pm_test_rng rng = {31};
+    pm_soa_transform *source = pm_pose_alloc(J_COUNT, NULL), *base = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *delta = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    for (int trial = 0; trial < 20; trial++) {
+        random_pose(source, J_COUNT, &rng, 3.0f);
+        random_pose(base, J_COUNT, &rng, 3.0f);
+        extract(delta, source, base);
+        apply(out, base, delta, 1.0f, NULL);
+        for (int j = 0; j < J_COUNT; j++) {
+            assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(source, j), 1e-5f);
+            assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(source, j), 1e-5f);
+        }
+        /* Weight 0: the target, and the delta is not read. */
+        pm_additive_apply_job job = pm_default_additive_apply_job();
+        job.target = base;
+        job.weight = 0.0f;
+        job.joint_count = J_COUNT;
+        job.output = out;
+        PM_ASSERT_OK(pm_additive_apply_job_run(&job, NULL));
+        assert_true(poses_bitwise_equal(out, base, J_COUNT));
+    }
+    pm_pose_free(source, NULL);
+    pm_pose_free(base, NULL);
+    pm_pose_free(delta, NULL);
+    pm_pose_free(out, NULL);
+}
+
+static void test_additive_order_matters(void **state) {
+    (void)state;
+    /* Base: identity; source: a 30 degree nod about the joint's own X. Target: the joint turned
+     * 90 degrees about Y. Applied on the right (local space) the nod stays about the joint's own X;
+     * applied on the left it would be about the parent's X, which after the turn is a roll. */
+    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *source = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_quat nod = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 0.5236f);
+    pm_quat turn = pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 1.5708f);
+    pm_quat b0 = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.4f);
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_pose_set_joint(base, j, b0, pm_vec3_zero());
+        pm_pose_set_joint(source, j, pm_quat_mul(b0, nod), pm_vec3_make(0, 0.1f, 0));
+        pm_pose_set_joint(target, j, turn, pm_vec3_make(1, 2, 3));
+    }
+    extract(delta, source, base);
+    apply(out, target, delta, 1.0f, NULL);
+    pm_quat right = pm_quat_mul(turn, nod), left = pm_quat_mul(nod, turn);
+    for (int j = 0; j < J_COUNT; j++) {
+        assert_quat_near(pm_pose_rotation(delta, j), nod, 1e-5f);
+        assert_quat_near(pm_pose_rotation(out, j), right, 1e-5f);
+        assert_true(quat_angle(pm_pose_rotation(out, j), left) > 0.5f); /* the other order: a different pose */
+        assert_vec_near(pm_pose_translation(out, j), pm_vec3_make(1, 2.1f, 3), 1e-5f);
+        /* The joint's own X axis (its "nod" axis) is unmoved by the result relative to the target. */
+        pm_vec3 x_target = pm_quat_rotate(turn, pm_vec3_make(1, 0, 0));
+        pm_vec3 x_out = pm_quat_rotate(pm_pose_rotation(out, j), pm_vec3_make(1, 0, 0));
+        assert_vec_near(x_out, x_target, 1e-5f);
+    }
+    /* Reading "source * base^-1" literally while applying on the right does not give the source back. */
+    pm_quat s = pm_quat_mul(b0, nod);
+    pm_quat literal = pm_quat_mul(s, pm_quat_conjugate(b0));
+    assert_true(quat_angle(pm_quat_mul(b0, literal), s) > 0.1f);
+    assert_true(quat_angle(pm_quat_mul(b0, pm_quat_mul(pm_quat_conjugate(b0), s)), s) < 1e-5f);
+    pm_pose_free(base, NULL);
+    pm_pose_free(source, NULL);
+    pm_pose_free(target, NULL);
+    pm_pose_free(delta, NULL);
+    pm_pose_free(out, NULL);
+}
+
+static void test_additive_power(void **state) {
+    (void)state;
+    pm_test_rng rng = {41};
+    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    float worst = 0.0f;
+    for (int trial = 0; trial < 60; trial++) {
+        random_pose(target, J_COUNT, &rng, 3.0f);
+        /* Angles from tiny to nearly 360 degrees (the power takes the short arc). */
+        float max_angle = trial < 10 ? 1e-4f : (trial < 20 ? 0.05f : 6.2f);
+        random_pose(delta, J_COUNT, &rng, max_angle);
+        if (trial % 2) /* some deltas on the far hemisphere */
+            for (int j = 0; j < J_COUNT; j += 2)
+                pm_pose_set_joint(delta, j, pm_quat_neg(pm_pose_rotation(delta, j)), pm_pose_translation(delta, j));
+        float w = pm_test_rng_float(&rng);
+        apply(out, target, delta, w, NULL);
+        for (int j = 0; j < J_COUNT; j++) {
+            pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), w));
+            float err = quat_angle(pm_pose_rotation(out, j), ref);
+            if (err > worst) worst = err;
+            assert_vec_near(pm_pose_translation(out, j),
+                            pm_vec3_add(pm_pose_translation(target, j), pm_vec3_scale(pm_pose_translation(delta, j), w)),
+                            1e-5f);
+            pm_quat q = pm_pose_rotation(out, j);
+            assert_true(fabsf(pm_quat_dot(q, q) - 1.0f) < 1e-5f);
+        }
+    }
+    if (!(worst < 2e-5f)) fail_msg("quaternion power error %g rad", (double)worst);
+    /* Per-joint weights: joints with weight 0 keep the target. */
+    float mask[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) mask[j] = (j % 3) ? 0.0f : 0.5f;
+    apply(out, target, delta, 1.0f, mask);
+    for (int j = 0; j < J_COUNT; j++) {
+        if (mask[j] == 0.0f) {
+            assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(target, j), 1e-6f);
+            assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(target, j), 0.0f);
+        } else {
+            pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), 0.5f));
+            assert_quat_near(pm_pose_rotation(out, j), ref, 2e-5f);
+        }
+    }
+    /* The nlerp scaling: exact at w = 1/2 (the half angle), close for small deltas. */
+    random_pose(delta, J_COUNT, &rng, 2.5f);
+    pm_additive_apply_job nj = pm_default_additive_apply_job();
+    nj.target = target;
+    nj.delta = delta;
+    nj.joint_count = J_COUNT;
+    nj.output = out;
+    nj.scaling = PM_ADDITIVE_NLERP;
+    nj.weight = 0.5f;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), 0.5f));
+        assert_quat_near(pm_pose_rotation(out, j), ref, 2e-5f);
+    }
+    random_pose(delta, J_COUNT, &rng, 0.1f);
+    nj.weight = 0.3f;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat ref = pm_quat_mul(pm_pose_rotation(target, j), pm_quat_pow(pm_pose_rotation(delta, j), 0.3f));
+        assert_quat_near(pm_pose_rotation(out, j), ref, 1e-4f);
+    }
+    pm_error e;
+    nj.scaling = (pm_additive_scaling)7;
+    assert_int_equal(pm_additive_apply_job_run(&nj, &e), PM_ERR_INVALID_ARGUMENT);
+    pm_additive_apply_job job = pm_default_additive_apply_job();
+    job.target = target;
+    job.delta = delta;
+    job.joint_count = J_COUNT;
+    job.output = out;
+    job.weight = NAN;
+    assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_NUMERIC);
+    job.weight = 1.5f;
+    assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    job.weight = 1.0f;
+    job.delta = NULL;
+    assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    pm_pose_free(target, NULL);
+    pm_pose_free(delta, NULL);
+    pm_pose_free(out, NULL);
+}
+
+static void test_additive_clip(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    make_skeleton(&sk);
+    pm_clip source, base, delta;
+    make_clip(&source, &sk, 20, 30.0f, 0, 51);
+    make_clip(&base, &sk, 12, 30.0f, 0, 52);
+    for (int base_frame = -1; base_frame <= 3; base_frame += 4) {
+        PM_ASSERT_OK(pm_clip_extract_additive(&delta, &source, &base, base_frame, NULL));
+        PM_ASSERT_OK(pm_clip_validate(&delta, NULL));
+        pm_quat br[J_COUNT];
+        pm_vec3 bt[J_COUNT];
+        for (int f = 0; f < source.frame_count; f++) {
+            float t = base_frame >= 0 ? (float)base_frame * base.frame_time
+                                      : (float)f / (float)(source.frame_count - 1) * pm_clip_duration(&base);
+            pm_clip_sample(&base, t, br, bt);
+            for (int j = 0; j < J_COUNT; j++) {
+                size_t i = (size_t)f * J_COUNT + j;
+                assert_quat_near(pm_quat_mul(br[j], delta.rotations[i]), source.rotations[i], 1e-5f);
+                assert_vec_near(pm_vec3_add(bt[j], delta.translations[i]), source.translations[i], 1e-5f);
+            }
+        }
+        pm_clip_destroy(&delta);
+    }
+    pm_error e;
+    assert_int_equal(pm_clip_extract_additive(&delta, &source, &base, 99, &e), PM_ERR_INVALID_ARGUMENT);
+    pm_skeleton other;
+    PM_ASSERT_OK(pm_skeleton_copy(&other, &sk, NULL, NULL));
+    other.parents[J_LHAND] = J_SPINE;
+    pm_clip mism;
+    make_clip(&mism, &other, 10, 30.0f, 0, 3);
+    assert_int_equal(pm_clip_extract_additive(&delta, &source, &mism, 0, &e), PM_ERR_MISMATCH);
+    pm_clip_destroy(&mism);
+    pm_skeleton_destroy(&other);
+    pm_clip_destroy(&source);
+    pm_clip_destroy(&base);
+    pm_skeleton_destroy(&sk);
+}
+
+/* ---- local to model ---- */
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_additive_round_trip),
+        cmocka_unit_test(test_additive_order_matters),
+        cmocka_unit_test(test_additive_power),
+        cmocka_unit_test(test_additive_clip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
