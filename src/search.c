@@ -175,6 +175,12 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         if (!isfinite(query[d]))
             return pm_fail(error, PM_ERR_NUMERIC, "search: query value %d is not finite", d);
         qn[d] = (query[d] - db->offset[d]) / db->scale[d];
+        /* Far beyond any motion (wrong units or layout): its costs would overflow to infinity. */
+        if (!(fabsf(qn[d]) <= PM_SEARCH_MAX_DEVIATION))
+            return pm_fail(error, PM_ERR_NUMERIC,
+                           "search: query value %d (%g) lies %.3g scales from the database's mean (at most %g): check the "
+                           "query's units and layout",
+                           d, (double)query[d], (double)fabsf(qn[d]), (double)PM_SEARCH_MAX_DEVIATION);
     }
     for (int d = D; d < S; d++) qn[d] = 0.0f;
     s->db = db;
@@ -186,9 +192,9 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         float r2 = INFINITY;
         for (int d = 0; d < D; d++) {
             float dw = def->dynamic_weights[d];
-            if (!isfinite(dw) || dw < 0.0f)
-                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: dynamic weight %d (%g) must be finite and >= 0", d,
-                               (double)dw);
+            if (!(dw >= 0.0f && dw <= PM_SEARCH_MAX_DYNAMIC_WEIGHT))
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: dynamic weight %d (%g) is outside 0..%g", d, (double)dw,
+                               (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
             w[d] = sqrtf(dw);
             float base = db->wsqrt[d] * db->wsqrt[d];
             if (base > 0.0f) r2 = PM_MIN(r2, dw / base);
@@ -199,7 +205,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         s->r2 = isfinite(r2) ? r2 * (1.0f - 1e-6f) : 0.0f;
     }
     s->magnitude = fabsf(db->header->min_cost_addend) + fabsf(def->continuing_cost_addend);
-    s->best = isnan(def->max_cost) ? INFINITY : def->max_cost;
+    s->best = def->max_cost;
     s->best_rank = INT64_MAX;
     s->best_pose = -1;
     return PM_OK;
@@ -244,8 +250,15 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
 
 pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
                            void *scratch, size_t scratch_size, int kernel, pm_error *error) {
-    if (!out || !db || !query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: NULL argument");
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: database is NULL");
+    if (!query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: query is NULL");
     pm_search_def def = def_in ? *def_in : pm_default_search_def();
+    if (def.query_size != 0 && def.query_size != db->card)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "search: the query has %d values but the database's schema has %d (cardinality)", def.query_size,
+                       db->card);
+    if (isnan(def.max_cost)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: max_cost is not a number");
     if ((int)def.mode < 0 || def.mode > PM_SEARCH_VPTREE)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: unknown mode %d", (int)def.mode);
     if (def.continuing_pose < -1 || def.continuing_pose >= (int)db->header->pose_count)
@@ -256,9 +269,11 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
     if (def.kdtree_neighbors < 1 || def.kdtree_neighbors > 1000000)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: %d KD-tree neighbours (1..1000000)", def.kdtree_neighbors);
     scratch_layout l = layout_scratch(db, &def);
-    if (!scratch || scratch_size < l.total || ((uintptr_t)scratch & 15u))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch must be 16-byte aligned and at least %zu bytes (got %zu)",
-                       l.total, scratch_size);
+    if (!scratch) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is NULL (pm_search_scratch_size: %zu bytes)", l.total);
+    if (scratch_size < l.total)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch of %zu bytes is too small (pm_search_scratch_size: %zu)",
+                       scratch_size, l.total);
+    if ((uintptr_t)scratch & 15u) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is not 16-byte aligned");
     uint8_t *mem = (uint8_t *)scratch;
     search_state s;
     memset(&s, 0, sizeof s);
@@ -327,33 +342,38 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
 }
 
 pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_database *const *dbs,
-                              const float *const *queries, int count, const pm_search_def *def_in, void *scratch,
+                              const float *const *queries, const pm_search_def *defs, int count, void *scratch,
                               size_t scratch_size, pm_error *error) {
-    if (!out || !dbs || !queries || count < 1)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: NULL argument or no database");
-    pm_search_def def = def_in ? *def_in : pm_default_search_def();
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: out is NULL");
+    if (!dbs || !queries) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: databases or queries are NULL");
+    if (count < 1 || count > PM_SEARCH_MAX_DATABASES)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: %d databases is outside 1..%d", count,
+                       PM_SEARCH_MAX_DATABASES);
     memset(out, 0, sizeof *out);
     out->pose = out->asset = -1;
     if (out_db) *out_db = -1;
-    /* The continuing pose belongs to one database; callers search that one with it and the
-     * others without: here it is applied to the first database only. */
-    int continuing = def.continuing_pose;
-    int candidates = 0;
+    int candidates = 0, nodes = 0;
+    float best = INFINITY;
     for (int i = 0; i < count; i++) {
+        pm_search_def def = defs ? defs[i] : pm_default_search_def();
+        /* Each search starts from the best cost so far: ties stay with the earlier database. */
+        float below = nextafterf(best, -INFINITY);
+        if (best < INFINITY && def.max_cost >= below) def.max_cost = below; /* (a NaN stays, for pm_search to reject) */
         pm_search_result r;
-        def.continuing_pose = i == 0 ? continuing : -1;
         pm_result e = pm_search(&r, dbs[i], queries[i], &def, scratch, scratch_size, error);
         if (e != PM_OK) {
             pm_error_prefix(error, "database %d", i);
             return e;
         }
         candidates += r.candidates;
+        nodes += r.nodes;
         if (r.found) {
             *out = r;
+            best = r.cost;
             if (out_db) *out_db = i;
-            def.max_cost = nextafterf(r.cost, -INFINITY); /* ties stay with the earlier database */
         }
     }
     out->candidates = candidates;
+    out->nodes = nodes;
     return PM_OK;
 }

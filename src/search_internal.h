@@ -45,13 +45,15 @@ static inline void consider_pose(search_state *s, uint32_t pose, float dissim, f
     float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
     float total = dissim + addend;
     int64_t rank = continuing ? -1 : (int64_t)pose;
-    if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+    /* An infinite cost (rejected, or overflowed under extreme weights) is never a result, even
+     * when nothing else is found: every mode then agrees on "none". */
+    if (!(total < INFINITY) || total > s->best || (total == s->best && rank >= s->best_rank)) return;
     float penalty = 0.0f;
     if (s->def->penalty) {
         penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, s->best);
         if (!(penalty >= 0.0f)) penalty = penalty < 0.0f ? 0.0f : INFINITY; /* NaN rejects */
         total += penalty;
-        if (total > s->best || (total == s->best && rank >= s->best_rank)) return;
+        if (!(total < INFINITY) || total > s->best || (total == s->best && rank >= s->best_rank)) return;
     }
     s->best = total;
     s->best_rank = rank;

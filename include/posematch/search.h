@@ -40,24 +40,37 @@ PM_API int pm_search_mode_from_name(const char *name);
  * the candidate cannot win then. Must be thread-safe for concurrent searches. */
 typedef float (*pm_penalty_fn)(void *user, int pose, float cost_so_far, float best_cost);
 
+/* Limits that keep every cost finite: a normalised query value ((q - offset) / scale) beyond
+ * PM_SEARCH_MAX_DEVIATION is an error (wrong units or layout), and so is a dynamic weight beyond
+ * PM_SEARCH_MAX_DYNAMIC_WEIGHT. */
+#define PM_SEARCH_MAX_DEVIATION 1e9f
+#define PM_SEARCH_MAX_DYNAMIC_WEIGHT 1e12f
+#define PM_SEARCH_MAX_DATABASES 64
+
 typedef struct pm_search_def {
     pm_search_mode mode;
+    int query_size;                 /* floats in the query row; when not 0 it must equal the
+                                       database's cardinality (catches a query built for another
+                                       schema); 0 = trusted to be the cardinality */
     const float *dynamic_weights;   /* PS9: cardinality weights replacing the schema's effective
-                                       weights for this query (not square roots); NULL = none */
+                                       weights for this query (not square roots), each in
+                                       0..PM_SEARCH_MAX_DYNAMIC_WEIGHT; NULL = none */
     int continuing_pose;            /* PS8: the pose being played, -1 = none */
     float continuing_cost_addend;   /* added to the continuing pose's cost; negative = stay */
-    float max_cost;                 /* only results cheaper than this count (a bound from another
-                                       database, or a budget); INFINITY = none */
+    float max_cost;                 /* only results costing at most this count (a bound from
+                                       another database, or a budget); INFINITY = none; not NaN */
     int kdtree_neighbors;           /* pcakdtree: K (UE default 200) */
     pm_penalty_fn penalty;          /* optional, see above */
     void *penalty_user;
     float *out_breakdown;           /* optional: per-channel dissimilarity of the result
-                                       (pm_schema channel_count floats) */
+                                       (pm_database_info.channels floats; zeros when nothing
+                                       was found) */
 } pm_search_def;
 PM_API pm_search_def pm_default_search_def(void);
 
 typedef struct pm_search_result {
-    int found;              /* 0 when nothing beat max_cost */
+    int found;              /* 0 when no pose costs at most max_cost (an infinite cost, from a
+                               penalty that rejects or from overflow, never counts) */
     int pose;
     int asset;
     int frame;
@@ -78,11 +91,16 @@ PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def 
 PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
                            void *scratch, size_t scratch_size, pm_error *error);
 
-/* Searches several databases (each with its own query row, as their schemas may differ) and
- * returns the cheapest result; out_database receives its index. Each search starts from the
- * best cost found so far, so later databases prune harder. Scratch must fit the largest. */
+/* Searches `count` databases, each with its own query row and its own def (schemas may differ:
+ * dynamic weights, breakdown buffers and query sizes are per database; the continuing pose
+ * belongs to the database that holds it; a penalty's user data tells it which database it
+ * scores), and returns the cheapest result; out_database receives its index (-1 when none).
+ * Each search starts from the best cost found so far, so later databases prune harder; ties stay
+ * with the earlier database. defs may be NULL (defaults for all). A def's out_breakdown holds
+ * its own database's result, or zeros when it found nothing cheaper than the earlier ones.
+ * out->candidates and out->nodes sum over the databases. Scratch must fit the largest. */
 PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, const pm_database *const *dbs,
-                                     const float *const *queries, int count, const pm_search_def *def, void *scratch,
+                                     const float *const *queries, const pm_search_def *defs, int count, void *scratch,
                                      size_t scratch_size, pm_error *error);
 
 PM_EXTERN_C_END
