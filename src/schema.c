@@ -57,6 +57,8 @@ int pm_channel_size(const pm_channel_def *c) {
 }
 
 int pm_schema_cardinality(const pm_schema *s) {
+    /* -1 for what pm_schema_validate would reject as a channel count: never a read past channels. */
+    if (!s || s->channel_count < 0 || s->channel_count > PM_MAX_CHANNELS) return -1;
     int n = 0;
     for (int i = 0; i < s->channel_count; i++) n += pm_channel_size(&s->channels[i]);
     return n;

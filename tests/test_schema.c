@@ -19,6 +19,13 @@ static void test_presets(void **state) {
     assert_float_equal(s.channels[0].samples[1].weight, 2.0f, 1e-6);
     PM_ASSERT_OK(pm_schema_preset(&s, "holden27", NULL));
     assert_int_equal(pm_schema_cardinality(&s), 27);
+    /* A corrupt channel count is no read past the channels. */
+    pm_schema bad = s;
+    bad.channel_count = PM_MAX_CHANNELS + 1;
+    assert_int_equal(pm_schema_cardinality(&bad), -1);
+    bad.channel_count = -3;
+    assert_int_equal(pm_schema_cardinality(&bad), -1);
+    assert_int_equal(pm_schema_cardinality(NULL), -1);
     float past, future;
     pm_schema_time_window(&s, &past, &future);
     assert_float_equal(past, 0.0f, 1e-6);

@@ -85,6 +85,7 @@ PM_API int pm_schema_add(pm_schema *schema, const pm_channel_def *channel, pm_er
 PM_API pm_result pm_schema_validate(const pm_schema *schema, pm_error *error);
 /* Values this channel contributes (0 for groups). */
 PM_API int pm_channel_size(const pm_channel_def *channel);
+/* Sum of the channels' sizes; -1 for a NULL schema or a channel count outside 0..PM_MAX_CHANNELS. */
 PM_API int pm_schema_cardinality(const pm_schema *schema);
 /* Display name of a channel: its name, or "Trajectory", "Position @left_foot", ... */
 PM_API void pm_channel_display_name(char *out, size_t size, const pm_channel_def *channel);
