@@ -17,6 +17,16 @@ static pm_result clip_alloc_frames(pm_clip *c, int frame_count, pm_error *error)
     return PM_OK;
 }
 
+/* What the frame operations need of a source clip (pm_clip_validate checks the values too). */
+static pm_result clip_check_ready(const pm_clip *c, const char *op, pm_error *error) {
+    if (!c->rotations || !c->translations || !c->skeleton.parents || c->frame_count < 1 || c->frame_count > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip is not initialised (create it with pm_clip_create)", op);
+    if (!(c->frame_time > 0.0f) || !isfinite(c->frame_time))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: clip '%s' has frame time %g (must be positive and finite)", op,
+                       c->name ? c->name : "(unnamed)", (double)c->frame_time);
+    return PM_OK;
+}
+
 pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
                          const pm_allocator *allocator, pm_error *error) {
     if (!out || !skeleton) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_create: NULL argument");
@@ -202,15 +212,41 @@ void pm_clip_sample(const pm_clip *c, float time, pm_quat *out_rot, pm_vec3 *out
     }
 }
 
+/* Index of the last resampled frame of a non-looping clip: the last one at or before the end.
+ * Frame times are floats rounded from text ("0.0333333" is 1/30 minus 1e-6 relative; "0.008333"
+ * is 1/120 minus 4e-5), so the end of a clip whose rate divides the new one lands a hair before
+ * the new grid point it should reach, by an amount that grows with the clip's length: no fixed
+ * tolerance keeps the last source frame for both short and long clips. When the rates are in a
+ * small ratio (30 -> 60, 24 -> 60, 120 -> 30) the grids line up exactly and the count follows
+ * from the frame count alone; the snap is taken only if it moves the end by under half a new
+ * frame, so a clip whose rate is merely close to a simple ratio is never stretched. */
+static double resample_last_frame(const pm_clip *src, double duration, double new_dt) {
+    double x = duration / new_dt; /* the end in new frames */
+    double last = floor(x + 1e-3);
+    double ratio = (double)src->frame_time / new_dt; /* a source frame in new frames */
+    for (int q = 1; q <= 16; q++) {
+        double p = floor(ratio * q + 0.5);
+        if (p < 1.0 || fabs(ratio * q - p) > 1e-4 * ratio * q) continue;
+        double snapped = floor((double)(src->frame_count - 1) * p / q);
+        if (snapped > last && snapped - x < 0.5) last = snapped;
+        break;
+    }
+    return last;
+}
+
 pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
     if (!(fps > 0.0f) || !isfinite(fps) || fps > 10000.0f)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps);
     double duration = pm_clip_duration(src);
     double new_dt = 1.0 / fps;
-    /* Frames at 0, dt, 2dt, ... up to the duration (with a hair of tolerance so that 30 -> 60
-     * keeps the last source frame). A looping clip keeps its period: frames cover [0, duration). */
-    double count_d = src->looping ? floor(duration / new_dt + 0.5) : floor(duration / new_dt + 1e-6) + 1.0;
+    double count_d;
+    if (src->looping) {
+        /* A looping clip keeps its period: frames cover [0, duration). */
+        count_d = floor(duration / new_dt + 0.5);
+    } else {
+        count_d = resample_last_frame(src, duration, new_dt) + 1.0;
+    }
     if (count_d < 1.0) count_d = 1.0;
     if (count_d > PM_MAX_FRAMES)
         return pm_fail(error, PM_ERR_LIMIT, "resample: %s at %g fps would have %.0f frames (limit %d)",
@@ -251,11 +287,13 @@ fail:
 
 pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_trim: NULL argument");
-    if (first < 0 || count < 1 || first > src->frame_count - count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "trim: frames [%d, %d) are outside the clip's %d frames", first,
-                       first + count, src->frame_count);
-    pm_result r = pm_clip_create(out, &src->skeleton, count, src->frame_time, &src->allocator, error);
+    pm_result r = clip_check_ready(src, "trim", error);
     if (r != PM_OK) return r;
+    /* In 64 bits: first + count overflows an int for first > 0 and count near INT_MAX. */
+    if (first < 0 || count < 1 || (long long)first + count > src->frame_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "trim: frames [%d, %lld) are outside the clip's frames [0, %d)",
+                       first, (long long)first + count, src->frame_count);
+    if ((r = pm_clip_create(out, &src->skeleton, count, src->frame_time, &src->allocator, error)) != PM_OK) return r;
     size_t jc = (size_t)src->skeleton.joint_count;
     memcpy(out->rotations, src->rotations + first * jc, count * jc * sizeof(pm_quat));
     memcpy(out->translations, src->translations + first * jc, count * jc * sizeof(pm_vec3));
@@ -271,8 +309,11 @@ fail:
     return r;
 }
 
-void pm_clip_scale(pm_clip *c, float scale) {
-    if (!c || !c->translations || !isfinite(scale)) return;
+pm_result pm_clip_scale(pm_clip *c, float scale) {
+    /* No pm_error: the signature predates the result and callers ignore it. A zero, negative or
+     * non-finite factor would collapse, mirror or poison the clip, so it is refused untouched. */
+    if (!c || !c->translations || !c->skeleton.rest_translations || !c->skeleton.end_sites) return PM_ERR_INVALID_ARGUMENT;
+    if (!(scale > 0.0f) || !isfinite(scale)) return PM_ERR_INVALID_ARGUMENT;
     int jc = c->skeleton.joint_count;
     for (int j = 0; j < jc; j++) {
         c->skeleton.rest_translations[j] = pm_vec3_scale(c->skeleton.rest_translations[j], scale);
@@ -281,6 +322,7 @@ void pm_clip_scale(pm_clip *c, float scale) {
     size_t n = (size_t)c->frame_count * jc;
     for (size_t i = 0; i < n; i++) c->translations[i] = pm_vec3_scale(c->translations[i], scale);
     c->unit_scale *= scale;
+    return PM_OK;
 }
 
 void pm_clip_z_up_to_y_up(pm_clip *c) {
@@ -306,17 +348,23 @@ void pm_clip_z_up_to_y_up(pm_clip *c) {
     c->source_up = PM_UP_Z;
 }
 
-void pm_local_to_model(pm_transform *out, const int32_t *parents, int joint_count, const pm_quat *lr,
-                       const pm_vec3 *lt) {
-    if (!out || !parents || !lr || !lt) return;
+pm_result pm_local_to_model(pm_transform *out, const int32_t *parents, int joint_count, const pm_quat *lr,
+                            const pm_vec3 *lt) {
+    /* No pm_error: the signature predates the result (callers that ignore it still compile).
+     * The hierarchy is checked before anything is written, as the job does, so that a bad
+     * parent is an error with the output untouched rather than a joint silently made a root. */
+    if (!out || !parents || !lr || !lt) return PM_ERR_INVALID_ARGUMENT;
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS) return PM_ERR_LIMIT;
+    for (int j = 0; j < joint_count; j++)
+        if (parents[j] < -1 || parents[j] >= j) return PM_ERR_INVALID_ARGUMENT;
     for (int j = 0; j < joint_count; j++) {
         pm_transform local;
         local.rotation = lr[j];
         local.translation = lt[j];
         int p = parents[j];
-        /* Parents come first; anything else (a validated skeleton never has it) is a root. */
-        out[j] = p < 0 || p >= j ? local : pm_transform_mul(out[p], local);
+        out[j] = p < 0 ? local : pm_transform_mul(out[p], local);
     }
+    return PM_OK;
 }
 
 void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {

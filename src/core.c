@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,27 +161,116 @@ static int open_temp(char *tmp, size_t cap, const char *path) {
     return -1;
 }
 
+const char *pm_file_kind_problem(unsigned long mode) {
+    mode_t m = (mode_t)mode;
+    if (S_ISREG(m)) return NULL;
+    if (S_ISDIR(m)) return "is a directory";
+    if (S_ISFIFO(m)) return "not a regular file (a FIFO)";
+    if (S_ISCHR(m)) return "not a regular file (a character device)";
+    if (S_ISBLK(m)) return "not a regular file (a block device)";
+    if (S_ISSOCK(m)) return "not a regular file (a socket)";
+    return "not a regular file";
+}
+
+/* The target of the symbolic link at `link` (whose lstat size is `hint`) as a path usable from
+ * here: relative targets are relative to the link's directory. NULL with errno set. */
+static char *link_target(const char *link, size_t hint) {
+    size_t cap = hint >= 64 ? hint + 1 : 256; /* st_size is 0 on some file systems */
+    for (;;) {
+        char *buf = (char *)pm_alloc(NULL, cap, 1);
+        if (!buf) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        ssize_t n = readlink(link, buf, cap);
+        if (n < 0) {
+            int e = errno;
+            pm_free(NULL, buf);
+            errno = e;
+            return NULL;
+        }
+        if ((size_t)n < cap) {
+            buf[n] = '\0';
+            const char *slash = strrchr(link, '/');
+            if (buf[0] == '/' || !slash) return buf;
+            size_t dir = (size_t)(slash - link) + 1, len = (size_t)n + 1;
+            char *joined = (char *)pm_alloc(NULL, dir + len, 1);
+            if (joined) {
+                memcpy(joined, link, dir);
+                memcpy(joined + dir, buf, len);
+            } else errno = ENOMEM;
+            pm_free(NULL, buf);
+            return joined;
+        }
+        pm_free(NULL, buf); /* truncated: the link changed since lstat */
+        if (cap > ((size_t)1 << 20)) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        cap *= 2;
+    }
+}
+
+/* The file a write to `path` replaces: the file the last of a chain of symbolic links names,
+ * because renaming over the link itself would turn it into a plain file and leave the file it
+ * names unchanged. Returns a string from pm_alloc, or NULL with errno set. */
+static char *write_target(const char *path) {
+    char *cur = pm_strdup(NULL, path);
+    if (!cur) errno = ENOMEM;
+    for (int hops = 0; cur; hops++) {
+        struct stat st;
+        /* A missing name (a dangling link's target) is where the new file goes; other errors
+         * surface, with their errno, when the temporary file is created. */
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char *next = NULL;
+        if (hops >= 40) errno = ELOOP; /* the kernel's limit */
+        else next = link_target(cur, st.st_size > 0 ? (size_t)st.st_size : 0);
+        int e = errno;
+        pm_free(NULL, cur);
+        errno = e;
+        cur = next;
+    }
+    return NULL;
+}
+
 pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error) {
     if (!path || !path[0] || (!data && size))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_write_file_atomic: NULL argument");
+    char why[128];
+    char *target = write_target(path);
+    if (!target) {
+        int e = errno;
+        if (e == ENOMEM) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, e));
+    }
+    /* Checked before writing: rename would replace a FIFO or a device node with a plain file. */
+    struct stat st;
+    const char *problem = stat(target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
+    if (problem) {
+        pm_free(NULL, target);
+        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    }
     /* The temporary name on the stack unless the path is very long. */
     char local[512];
-    size_t tmp_cap = strlen(path) + 32;
+    size_t tmp_cap = strlen(target) + 32;
     char *tmp = tmp_cap <= sizeof local ? local : (char *)pm_alloc(NULL, tmp_cap, 1);
-    if (!tmp) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    char why[128];
+    if (!tmp) {
+        pm_free(NULL, target);
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    }
     pm_result r;
-    int fd = open_temp(tmp, tmp_cap, path);
+    int fd = open_temp(tmp, tmp_cap, target);
     if (fd < 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, errno));
     else {
         r = write_all(fd, (const char *)data, size, path, error);
         if (close(fd) != 0 && r == PM_OK)
             r = pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, pm_errno_text(why, sizeof why, errno));
-        if (r == PM_OK && rename(tmp, path) != 0)
+        if (r == PM_OK && rename(tmp, target) != 0)
             r = pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", path, pm_errno_text(why, sizeof why, errno));
         if (r != PM_OK) unlink(tmp);
     }
     if (tmp != local) pm_free(NULL, tmp);
+    pm_free(NULL, target);
     return r;
 }
 

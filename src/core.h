@@ -83,11 +83,18 @@ static inline int pm_sample_frame(int s, int samples, int frame_count) {
  * threads); "error <e>" when the C library has none. Returns buf. */
 const char *pm_errno_text(char *buf, size_t cap, int e);
 
+/* Why a file of this st_mode cannot be read or replaced as a regular file ("is a directory",
+ * "not a regular file (a FIFO)", ...), or NULL for a regular file. */
+const char *pm_file_kind_problem(unsigned long mode);
+
 /* Replaces the file at `path` with `size` bytes of `data` atomically: writes a new file with a
  * unique name next to it ("<path>.tmp-XXXXXXXX", created exclusively), then renames it into
  * place; on failure the temporary file is removed and `path` is left as it was. No fsync.
- * Errors name `path`: "cannot create", "write failed" (write or close), "cannot rename into
- * place" (PM_ERR_IO), or "out of memory" for a very long path. */
+ * A symbolic link at `path` (or a chain of them, dangling or not) is written through: the file
+ * the last link names is replaced and the links stay. An existing target that is not a regular
+ * file (directory, FIFO, device) is refused before anything is written.
+ * Errors name `path`: "is a directory" / "not a regular file (...)", "cannot create", "write
+ * failed" (write or close), "cannot rename into place" (PM_ERR_IO), or "out of memory". */
 pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error);
 
 /* IEEE half precision, round to nearest even. */

@@ -79,8 +79,11 @@ const float *pm_database_scales(const pm_database *db) { return db ? db->scale :
 const float *pm_database_weights_sqrt(const pm_database *db) { return db ? db->wsqrt : NULL; }
 
 pm_result pm_database_pose_features(float *out, const pm_database *db, int pose, pm_error *error) {
-    if (!out || !db || pose < 0 || (uint32_t)pose >= db->header->pose_count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose_features: pose %d out of range", pose);
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose_features: out is NULL");
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose_features: database is NULL");
+    if (pose < 0 || (uint32_t)pose >= db->header->pose_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose_features: pose %d is outside 0..%lld", pose,
+                       (long long)db->header->pose_count - 1);
     const float *row = pm_db_row(db, PM_META_VECTOR(db->meta[pose]));
     for (int d = 0; d < db->card; d++) out[d] = row[d] * db->scale[d] + db->offset[d];
     return PM_OK;

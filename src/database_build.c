@@ -55,12 +55,83 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     if (d->exact_leaf_size < PM_BT_BLOCK || d->exact_leaf_size > 4096)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size %d is outside %d..4096", d->exact_leaf_size,
                        PM_BT_BLOCK);
-    if (d->threads < 0 || d->threads > 64)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d threads is outside 1..64", d->threads);
-    if (!(d->exclude_start >= 0.0f && d->exclude_start < 1e6f) || !(d->exclude_end >= 0.0f && d->exclude_end < 1e6f))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclusion ranges must be >= 0 seconds");
+    if (d->threads < 1 || d->threads > 64)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: threads %d is outside 1..64", d->threads);
+    if (!(d->exclude_start >= 0.0f && d->exclude_start < PM_MAX_EXCLUDE_SECONDS))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_start %g is outside 0..%g seconds",
+                       (double)d->exclude_start, PM_MAX_EXCLUDE_SECONDS);
+    if (!(d->exclude_end >= 0.0f && d->exclude_end < PM_MAX_EXCLUDE_SECONDS))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_end %g is outside 0..%g seconds",
+                       (double)d->exclude_end, PM_MAX_EXCLUDE_SECONDS);
     if (d->mirror_axis < -1 || d->mirror_axis > 2)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: mirror axis %d is not -1, 0, 1 or 2", d->mirror_axis);
+    /* The asset expansion makes 1 + mirror copies of each asset. */
+    if (d->mirror != 0 && d->mirror != 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: mirror is %d (must be 0 or 1)", d->mirror);
+    if (d->trim_rest_first_frame != 0 && d->trim_rest_first_frame != 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: trim_rest_first_frame is %d (must be 0 or 1)",
+                       d->trim_rest_first_frame);
+    /* Here rather than per asset, so that the error names the field before any work (the file
+     * check would only say that the settings are not valid). */
+    if ((r = pm_root_def_validate(&d->root, error)) != PM_OK) {
+        pm_error_prefix(error, "database");
+        return r;
+    }
+    return PM_OK;
+}
+
+/* The fields of one asset; the clip itself is validated by the caller. */
+static pm_result validate_asset(const pm_asset_def *a, int i, pm_error *error) {
+    const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+    /* Poses carry their addend as a half float; beyond its largest finite value it would be Inf. */
+    if (!(fabsf(a->cost_addend) <= PM_MAX_COST_ADDEND))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): cost_addend %g is outside -%g..%g", i, name, (double)a->cost_addend,
+                       PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+    if (a->looping < -1 || a->looping > 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): looping is %d (must be -1 for the clip's flag, 0 or 1)",
+                       i, name, a->looping);
+    if (a->mirror < -1 || a->mirror > 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): mirror is %d (must be -1 for the database default, 0 or 1)", i, name, a->mirror);
+    if (a->param_count < 0 || a->param_count > 3)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): param_count %d is outside 0..3", i, name,
+                       a->param_count);
+    for (int k = 0; k < a->param_count; k++)
+        if (!isfinite(a->params[k]))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): params[%d] is %g (must be finite)", i, name, k,
+                           (double)a->params[k]);
+    /* Negative means the database default; the bound keeps seconds x fps an int. */
+    if (!isfinite(a->exclude_start) || a->exclude_start >= PM_MAX_EXCLUDE_SECONDS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): exclude_start %g is outside 0..%g seconds (< 0 = the database default)", i,
+                       name, (double)a->exclude_start, PM_MAX_EXCLUDE_SECONDS);
+    if (!isfinite(a->exclude_end) || a->exclude_end >= PM_MAX_EXCLUDE_SECONDS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): exclude_end %g is outside 0..%g seconds (< 0 = the database default)", i, name,
+                       (double)a->exclude_end, PM_MAX_EXCLUDE_SECONDS);
+    return PM_OK;
+}
+
+pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
+                                   pm_error *error) {
+    pm_result r = validate_def(def, error);
+    if (r != PM_OK) return r;
+    if (asset_count < 1) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: no assets (asset_count %d)", asset_count);
+    uint64_t total = 0;
+    for (int i = 0; i < asset_count; i++) {
+        const pm_asset_def *a = &assets[i];
+        if (!a->clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d has no clip", i);
+        if ((r = pm_clip_validate(a->clip, error)) != PM_OK) {
+            pm_error_prefix(error, "asset %d", i);
+            return r;
+        }
+        if ((r = validate_asset(a, i, error)) != PM_OK) return r;
+        total += 1u + ((a->mirror < 0 ? def->mirror : a->mirror) ? 1u : 0u);
+    }
+    if (total > PM_MAX_ASSETS)
+        return pm_fail(error, PM_ERR_LIMIT, "database: %llu assets (mirrored copies included) exceed %u",
+                       (unsigned long long)total, PM_MAX_ASSETS);
     return PM_OK;
 }
 
@@ -250,11 +321,13 @@ static int auto_exact_components(const double *eigen, int card) {
 
 pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets, int asset_count,
                             pm_error *error) {
-    if (!out || !def || (!assets && asset_count)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: NULL argument");
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: out is NULL");
     *out = NULL;
-    pm_result r = validate_def(def, error);
+    if (!def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: def is NULL");
+    if (!assets && asset_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: assets is NULL (asset_count %d)", asset_count);
+    pm_result r = pm_database_check_inputs(def, assets, asset_count, error);
     if (r != PM_OK) return r;
-    if (asset_count < 1) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: no assets");
     const pm_allocator *alloc = def->allocator;
     build_mem mem = {alloc, {0}, 0};
     builder b;
@@ -262,26 +335,13 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     b.def = def;
     b.card = pm_schema_cardinality(&def->schema);
     b.stride = (b.card + 7) / 8 * 8;
-    int threads = def->threads < 1 ? 1 : def->threads;
+    int threads = def->threads;
     pm_schema_layout layout;
     if ((r = pm_schema_layout_compute(&layout, &def->schema, error)) != PM_OK) return r;
 
     /* Expand assets (mirrored copies follow their source). */
     int total = 0;
-    for (int i = 0; i < asset_count; i++) {
-        const pm_asset_def *a = &assets[i];
-        if (!a->clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d has no clip", i);
-        if ((r = pm_clip_validate(a->clip, error)) != PM_OK) {
-            pm_error_prefix(error, "asset %d", i);
-            return r;
-        }
-        if (!isfinite(a->cost_addend) || fabsf(a->cost_addend) > 60000.0f || a->param_count < 0 || a->param_count > 3 ||
-            !isfinite(a->exclude_start) || !isfinite(a->exclude_end) || a->mirror < -1 || a->mirror > 1 ||
-            a->looping < -1 || a->looping > 1)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d: a field is out of range (cost addend, params, flags)", i);
-        total += 1 + ((a->mirror < 0 ? def->mirror : a->mirror) ? 1 : 0);
-    }
-    if ((uint32_t)total > PM_MAX_ASSETS) return pm_fail(error, PM_ERR_LIMIT, "database: %d assets exceed %u", total, PM_MAX_ASSETS);
+    for (int i = 0; i < asset_count; i++) total += 1 + ((assets[i].mirror < 0 ? def->mirror : assets[i].mirror) ? 1 : 0);
     b.assets = (build_asset *)bm_alloc(&mem, (size_t)total, sizeof(build_asset));
     if (!b.assets) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
     for (int i = 0; i < asset_count; i++) {
@@ -407,6 +467,19 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
             }
             if (pose_addend[p] != 0.0f) any_addend = 1;
         }
+    if (searchable_poses == 0) {
+        /* A database a plain search can never answer from is a mistake in the inputs, not an
+         * edge case to serve: say which of the two causes it is. */
+        float past, future;
+        pm_schema_time_window(&def->schema, &past, &future);
+        uint32_t blocked = P - excluded_poses;
+        r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                    "database: no searchable pose: all %u poses are block transitions or in excluded ranges (%u block "
+                    "transitions: clips too short for the schema's trajectory window of %g s; %u excluded: "
+                    "exclude_start/exclude_end longer than the clips)",
+                    P, blocked, (double)future, excluded_poses);
+        goto fail;
+    }
     if (!isfinite(min_addend)) min_addend = 0.0f;
     /* Searchable vectors in first-appearance order, then the others. */
     uint32_t VS = 0;

@@ -16,8 +16,10 @@
 /* Bumped whenever the builder's output for the same inputs and settings changes (automatic
  * choices such as the exact components, tree splits), so that --cache never hands back a file
  * an older builder made. Part of the key, not of the format. */
-#define PMDB_BUILDER_REVISION 3u
+#define PMDB_BUILDER_REVISION 4u /* 4: resampling keeps the last frame of 30 -> 60 fps clips */
 #define PMDB_ENDIAN_TAG 0x01020304u
+/* Exclusion ranges in seconds stay below this, so that seconds x fps (<= 1000) fits an int. */
+#define PM_MAX_EXCLUDE_SECONDS 1e6f
 #define PMDB_ALIGN 64u
 
 typedef enum pmdb_section_id {
@@ -233,6 +235,10 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
 /* Validates an image (taking ownership of `image` on success and failure) and fills db. */
 pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size, unsigned flags,
                                  const pm_allocator *allocator, pm_error *error);
+/* Everything pm_database_build checks before any work (def, every asset's fields and clip), so
+ * that pm_database_compute_key refuses exactly the inputs a build would. */
+pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
+                                   pm_error *error);
 /* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
 pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
                           const int32_t *mirror_map, int looping,

@@ -119,7 +119,13 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
 
 pm_result pm_database_compute_key(char out[33], const pm_database_def *def, const pm_asset_def *assets, int n,
                                   pm_error *error) {
-    if (!out || !def || (!assets && n)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: NULL argument");
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: out_key is NULL");
+    if (!def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: def is NULL");
+    if (!assets && n)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: assets is NULL (asset_count %d)", n);
+    /* A key for inputs no build accepts would name a cache entry that can never exist. */
+    pm_result r = pm_database_check_inputs(def, assets, n, error);
+    if (r != PM_OK) return r;
     uint64_t key[2];
     pm_database_key(key, def, assets, n);
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);

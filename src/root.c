@@ -19,6 +19,45 @@ pm_root_def pm_default_root_def(void) {
     return d;
 }
 
+static int finite3(pm_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+pm_result pm_root_def_validate(const pm_root_def *d, pm_error *error) {
+    if (!d) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_root_def_validate: def is NULL");
+    /* Enums are compared as ints: a value outside the enum is exactly what is being caught. */
+    int facing = (int)d->facing_mode, ground = (int)d->ground_mode;
+    if (facing != PM_FACING_FROM_LEGS && facing != PM_FACING_HIPS_AXIS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "root: facing_mode %d is not PM_FACING_FROM_LEGS (0) or PM_FACING_HIPS_AXIS (1)", facing);
+    if (ground != PM_GROUND_DETECT && ground != PM_GROUND_ZERO)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: ground_mode %d is not PM_GROUND_DETECT (0) or PM_GROUND_ZERO (1)",
+                       ground);
+    if (!finite3(d->hips_axis))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: hips_axis (%g, %g, %g) is not finite", (double)d->hips_axis.x,
+                       (double)d->hips_axis.y, (double)d->hips_axis.z);
+    /* The facing normalises the axis after rotating it; below this length it has no direction. */
+    if (facing == PM_FACING_HIPS_AXIS && !(pm_vec3_length(d->hips_axis) > 1e-6f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "root: hips_axis (%g, %g, %g) has zero length (facing_mode PM_FACING_HIPS_AXIS needs a direction)",
+                       (double)d->hips_axis.x, (double)d->hips_axis.y, (double)d->hips_axis.z);
+    if (!(d->position_smoothing >= 0.0f) || !isfinite(d->position_smoothing))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: position_smoothing %g must be finite and >= 0 seconds",
+                       (double)d->position_smoothing);
+    if (!(d->facing_smoothing >= 0.0f) || !isfinite(d->facing_smoothing))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: facing_smoothing %g must be finite and >= 0 seconds",
+                       (double)d->facing_smoothing);
+    const char *names[3] = {"hips", "left_upleg", "right_upleg"};
+    int joints[3] = {d->hips, d->left_upleg, d->right_upleg};
+    for (int i = 0; i < 3; i++)
+        if (joints[i] < -1 || joints[i] >= PM_MAX_JOINTS)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: %s %d is outside -1..%d (-1 = found from the joint names)",
+                           names[i], joints[i], PM_MAX_JOINTS - 1);
+    if (d->left_upleg >= 0 && d->left_upleg == d->right_upleg)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "root: left_upleg and right_upleg are both joint %d (the facing needs two different legs)",
+                       d->left_upleg);
+    return PM_OK;
+}
+
 void pm_root_track_destroy(pm_root_track *t) {
     if (!t) return;
     pm_free(&t->allocator, t->frames);
@@ -28,8 +67,9 @@ void pm_root_track_destroy(pm_root_track *t) {
 /* Gaussian smoothing of n vec3 samples (in place via tmp), clamped or wrapped at the ends. */
 static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, int wrap) {
     if (!(sigma_frames > 0.05f) || n < 3) return;
-    int radius = (int)ceilf(3.0f * sigma_frames);
-    if (radius > n) radius = n;
+    /* Clamped as a float: a long sigma at a high rate may not fit an int. */
+    float reach = ceilf(3.0f * sigma_frames);
+    int radius = reach < (float)n ? (int)reach : n;
     float inv = 1.0f / (2.0f * sigma_frames * sigma_frames);
     for (int i = 0; i < n; i++) {
         pm_vec3 acc = pm_vec3_zero();
@@ -50,25 +90,44 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, int
 pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def_in,
                                 const pm_allocator *allocator, pm_error *error) {
     if (!out || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_root_track_extract: NULL argument");
-    memset(out, 0, sizeof *out);
+    memset(out, 0, sizeof *out); /* empty, so that destroying it after a failure is safe */
     pm_root_def def = def_in ? *def_in : pm_default_root_def();
     const char *name = clip->name ? clip->name : "clip";
-    if (!(def.position_smoothing >= 0.0f) || !(def.facing_smoothing >= 0.0f))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: smoothing must be >= 0");
+    pm_result r = pm_root_def_validate(&def, error);
+    if (r != PM_OK) return r;
+    if (!clip->rotations || !clip->translations || clip->frame_count < 1 || !(clip->frame_time > 0.0f) ||
+        !isfinite(clip->frame_time))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: clip '%s' is not initialised (frames, frame time)", name);
+    /* Forward kinematics below indexes parents: an unordered hierarchy must be an error, not a
+     * read out of bounds. */
+    if ((r = pm_skeleton_validate(&clip->skeleton, error)) != PM_OK) {
+        pm_error_prefix(error, "root: clip '%s'", name);
+        return r;
+    }
     pm_skeleton_roles roles;
     pm_skeleton_find_roles(&roles, &clip->skeleton);
     int jc = clip->skeleton.joint_count;
+    const char *fields[3] = {"hips", "left_upleg", "right_upleg"};
+    int given[3] = {def.hips, def.left_upleg, def.right_upleg};
+    for (int i = 0; i < 3; i++)
+        if (given[i] >= jc)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: %s %d is outside -1..%d (the joints of clip '%s')",
+                           fields[i], given[i], jc - 1, name);
     int hips = def.hips >= 0 ? def.hips : roles.hips;
     int lu = def.left_upleg >= 0 ? def.left_upleg : roles.left_upleg;
     int ru = def.right_upleg >= 0 ? def.right_upleg : roles.right_upleg;
-    if (hips < 0 || hips >= jc) return pm_fail(error, PM_ERR_NOT_FOUND, "%s: no hips joint found (name one)", name);
-    if (lu >= jc || ru >= jc) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: upper-leg joint out of range", name);
+    if (hips < 0) return pm_fail(error, PM_ERR_NOT_FOUND, "%s: no hips joint found (name one)", name);
     pm_facing_mode mode = def.facing_mode;
     if (mode == PM_FACING_FROM_LEGS && (lu < 0 || ru < 0)) {
         return pm_fail(error, PM_ERR_NOT_FOUND,
                        "%s: facing from the legs needs left and right upper legs; none found by name (use the hips axis)",
                        name);
     }
+    /* One given, the other found from names: they can still coincide. */
+    if (mode == PM_FACING_FROM_LEGS && lu == ru)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "root: %s: left and right upper legs are both joint %d ('%s'); the facing needs two", name, lu,
+                       clip->skeleton.names[lu]);
     int n = clip->frame_count;
     out->allocator = pm_allocator_resolve(allocator ? allocator : &clip->allocator);
     out->frames = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)n, sizeof(pm_transform), 16);
@@ -143,12 +202,18 @@ static pm_vec3 mirror_vec(pm_vec3 v, int axis) {
 pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in, int axis, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_mirror: NULL argument");
     if (axis < -1 || axis > 2) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: axis %d is not -1, 0, 1 or 2", axis);
+    /* The re-parenting below indexes parents directly: an unordered hierarchy would read out of
+     * bounds. */
+    pm_result r = pm_clip_validate(src, error);
+    if (r != PM_OK) {
+        pm_error_prefix(error, "mirror");
+        return r;
+    }
     int jc = src->skeleton.joint_count;
     const pm_allocator *a = &src->allocator;
     int32_t *map = (int32_t *)pm_alloc_array(a, (size_t)jc, sizeof(int32_t), 0);
     pm_transform *rest = (pm_transform *)pm_alloc_array(a, (size_t)jc * 3, sizeof(pm_transform), 16);
     pm_quat *corr = (pm_quat *)pm_alloc_array(a, (size_t)jc, sizeof(pm_quat), 16);
-    pm_result r = PM_OK;
     if (!map || !rest || !corr) {
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "mirror: out of memory");
         goto done;

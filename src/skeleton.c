@@ -36,8 +36,12 @@ pm_result pm_skeleton_create(pm_skeleton *out, int joint_count, const pm_allocat
 }
 
 pm_result pm_skeleton_set_name(pm_skeleton *s, int joint, const char *name, pm_error *error) {
-    if (!s || !name || joint < 0 || joint >= s->joint_count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_set_name: joint %d out of range", joint);
+    if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_set_name: skeleton is NULL");
+    if (!name) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_set_name: name is NULL (joint %d)", joint);
+    if (!s->names) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_set_name: the skeleton is not initialised");
+    if (joint < 0 || joint >= s->joint_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_set_name: joint %d is outside 0..%d", joint,
+                       s->joint_count - 1);
     char *copy = pm_strdup(&s->allocator, name);
     if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "skeleton: out of memory for a joint name");
     pm_free(&s->allocator, s->names[joint]);

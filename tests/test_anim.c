@@ -1,6 +1,7 @@
 /* Animation foundation: quaternion and Euler math, forward kinematics against hand-computed
  * positions, sampling and resampling, trim, scale, Z-up conversion, mirror maps and mirroring,
- * root extraction, survey and validation. */
+ * root extraction, survey and validation, and the argument checks of each. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,7 @@ static void test_forward_kinematics_chain(void **state) {
     pm_quat rot[3] = {pm_quat_from_axis_angle(AY, 90 * DEG), pm_quat_from_axis_angle(AZ, 90 * DEG), pm_quat_identity()};
     pm_vec3 pos[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     pm_transform w[3];
-    pm_local_to_model(w, parents, 3, rot, pos);
+    PM_ASSERT_OK(pm_local_to_model(w, parents, 3, rot, pos));
     pm_test_assert_vec3_near(w[0].translation, pm_vec3_make(1, 0, 0), 1e-6f);
     pm_test_assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 1e-6f);
     pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
@@ -210,12 +211,12 @@ static void test_trim_scale_z_up(void **state) {
     assert_int_equal(pm_clip_trim(&t, &c, 8, 4, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_clip_trim(&t, &c, -1, 2, &err), PM_ERR_INVALID_ARGUMENT);
     /* Scale: translations, offsets and End Sites; the recorded unit scale multiplies. */
-    pm_clip_scale(&c, 100.0f);
+    PM_ASSERT_OK(pm_clip_scale(&c, 100.0f));
     pm_test_assert_vec3_near(c.translations[9], pm_vec3_make(100, 95, 0), 1e-4f);
     pm_test_assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(10, -5, 0), 1e-4f);
     pm_test_assert_vec3_near(c.skeleton.end_sites[8], pm_vec3_make(0, 10, 0), 1e-4f);
     assert_true(fabsf(c.unit_scale - 100.0f) < 1e-4f);
-    pm_clip_scale(&c, 0.01f);
+    PM_ASSERT_OK(pm_clip_scale(&c, 0.01f));
     /* Z-up to Y-up: (x, y, z) -> (x, z, -y) for the whole pose, so world heights come from z. */
     pm_transform before[9], after[9];
     c.rotations[(size_t)2 * 9 + 1] = pm_quat_from_axis_angle(AX, 0.5f);
@@ -386,6 +387,223 @@ static void test_root_turning_walk(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+
+/* A biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
+static void make_ramp_clip(pm_clip *c, int frames, float frame_time) {
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    PM_ASSERT_OK(pm_clip_create(c, &s, frames, frame_time, NULL, NULL));
+    pm_skeleton_destroy(&s);
+    for (int f = 0; f < frames; f++) c->translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
+}
+
+/* Frame times as files store them: the end of a clip whose rate divides the new one must stay
+ * the last frame, however long the clip. */
+static void check_resample_count(float frame_time, int frames, float fps, int expect) {
+    pm_clip c, r;
+    make_ramp_clip(&c, frames, frame_time);
+    PM_ASSERT_OK(pm_clip_resample(&r, &c, fps, NULL));
+    if (r.frame_count != expect)
+        fail_msg("%d frames of %.9g s at %g fps: %d frames, expected %d", frames, (double)frame_time, (double)fps,
+                 r.frame_count, expect);
+    /* Never past the end by half a new frame, never short of it by a whole one. */
+    double end = (double)(frames - 1) * frame_time, last = (double)(r.frame_count - 1) / fps;
+    assert_true(last < end + 0.5 / fps);
+    assert_true(last > end - 1.0 / fps);
+    pm_test_assert_vec3_near(r.translations[0], c.translations[0], 0);
+    pm_clip_destroy(&r);
+    pm_clip_destroy(&c);
+}
+
+static void test_resample_keeps_the_last_frame(void **state) {
+    (void)state;
+    /* 30 -> 60 with "Frame Time: 0.0333333": 194 source steps are 388 new ones. */
+    check_resample_count(0.0333333f, 195, 60.0f, 389);
+    check_resample_count(0.0333333f, 7001, 60.0f, 14001); /* long: the float error is 0.013 frames */
+    check_resample_count(0.033333f, 10001, 60.0f, 20001); /* 6 digits: 0.2 frames short at the end */
+    check_resample_count(1.0f / 30.0f, 4, 60.0f, 7);
+    check_resample_count(0.041667f, 97, 60.0f, 241);      /* 24 -> 60 (5/2), a little above 1/24 */
+    check_resample_count(0.041667f, 98, 60.0f, 243);      /* 97 steps = 242.5 new: the half is dropped */
+    check_resample_count(0.0083333f, 121, 30.0f, 31);     /* 120 -> 30 */
+    check_resample_count(0.0083333f, 123, 30.0f, 31);     /* 122 steps = 30.5 new */
+    check_resample_count(0.008333f, 4001, 30.0f, 1001);   /* 4e-5 short of 1/120 */
+    check_resample_count(0.00833333f, 2401, 60.0f, 1201);
+    check_resample_count(0.04f, 26, 30.0f, 31);           /* 25 -> 30 (6/5) */
+    /* A rate merely close to a simple ratio is not stretched to reach it: 30.3 fps to 60 ends
+     * on the last new frame before the end (199 x 60 / 30.3 = 394.06). */
+    check_resample_count(1.0f / 30.3f, 200, 60.0f, 395);
+
+    /* The last new frame is the source's last frame, not an interpolation short of it. */
+    pm_clip c, r;
+    make_ramp_clip(&c, 195, 0.0333333f);
+    PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
+    pm_test_assert_vec3_near(r.translations[(size_t)388 * 9], c.translations[(size_t)194 * 9], 0);
+    pm_test_assert_vec3_near(r.translations[(size_t)387 * 9], pm_vec3_make(193.5f, 0.95f, 0), 1e-3f);
+    pm_clip_destroy(&r);
+    /* Looping clips keep their period to the nearest frame, as before. */
+    c.looping = 1;
+    PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
+    assert_int_equal(r.frame_count, 390);
+    assert_int_equal(r.looping, 1);
+    pm_clip_destroy(&r);
+    pm_clip_destroy(&c);
+
+    /* The real file the fault was found with. */
+    if (pm_test_mocap_dir()) {
+        const char *path = pm_test_mocap_path("bandai-namco/dataset-1/dataset-1_walk_normal_001.bvh");
+        pm_error err;
+        if (pm_bvh_read_file(&c, path, NULL, &err) != PM_OK) fail_msg("%s", err.message);
+        assert_int_equal(c.frame_count, 195);
+        PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
+        assert_int_equal(r.frame_count, 389);
+        assert_float_equal((r.frame_count - 1) * r.frame_time, 6.4667, 1e-3);
+        int jc = c.skeleton.joint_count;
+        pm_test_assert_vec3_near(r.translations[(size_t)388 * jc], c.translations[(size_t)194 * jc], 0);
+        pm_clip_destroy(&r);
+        pm_clip_destroy(&c);
+    }
+}
+
+static void test_clip_argument_checks(void **state) {
+    (void)state;
+    pm_clip c, t;
+    make_ramp_clip(&c, 10, 0.1f);
+    pm_error err;
+    /* first + count past INT_MAX: an error, not a signed overflow. */
+    assert_int_equal(pm_clip_trim(&t, &c, 1, INT_MAX, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "2147483648"));
+    assert_int_equal(pm_clip_trim(&t, &c, INT_MAX, INT_MAX, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_clip_trim(&t, &c, 0, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_clip_trim(&t, &c, 0, 10, NULL));
+    pm_clip_destroy(&t);
+    pm_clip empty;
+    memset(&empty, 0, sizeof empty);
+    assert_int_equal(pm_clip_trim(&t, &empty, 0, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "not initialised"));
+
+    /* Scale factors that would collapse, mirror or poison the clip are refused untouched. */
+    pm_vec3 before = c.translations[9], offset = c.skeleton.rest_translations[1];
+    const float bad[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -1.0f};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(pm_clip_scale(&c, bad[i]), PM_ERR_INVALID_ARGUMENT);
+        pm_test_assert_vec3_near(c.translations[9], before, 0);
+        pm_test_assert_vec3_near(c.skeleton.rest_translations[1], offset, 0);
+        assert_true(c.unit_scale == 1.0f);
+    }
+    assert_int_equal(pm_clip_scale(NULL, 2.0f), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_clip_scale(&empty, 2.0f), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_clip_scale(&c, 2.0f));
+    pm_test_assert_vec3_near(c.translations[9], pm_vec3_scale(before, 2.0f), 0);
+
+    /* NULL arguments are named, not reported as a joint out of range. */
+    assert_int_equal(pm_skeleton_set_name(&c.skeleton, 0, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "name is NULL"));
+    assert_int_equal(pm_skeleton_set_name(NULL, 0, "a", &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "skeleton is NULL"));
+    assert_int_equal(pm_skeleton_set_name(&c.skeleton, 9, "a", &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "joint 9 is outside 0..8"));
+    pm_clip_destroy(&c);
+}
+
+/* The plain forward kinematics checks the hierarchy like the job: a bad parent is an error and
+ * nothing is written, where it used to make the joint a root silently. */
+static void test_local_to_model_checks_parents(void **state) {
+    (void)state;
+    pm_quat rot[3] = {pm_quat_identity(), pm_quat_identity(), pm_quat_identity()};
+    pm_vec3 pos[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    pm_transform w[3], sentinel[3];
+    memset(sentinel, 0x5A, sizeof sentinel);
+    const int32_t bad[][3] = {{-1, 0, 2}, {-1, 0, 5}, {-1, -2, 1}, {0, 0, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(w, sentinel, sizeof w);
+        assert_int_equal(pm_local_to_model(w, bad[i], 3, rot, pos), PM_ERR_INVALID_ARGUMENT);
+        assert_memory_equal(w, sentinel, sizeof w);
+    }
+    const int32_t good[3] = {-1, 0, -1};
+    assert_int_equal(pm_local_to_model(w, good, 0, rot, pos), PM_ERR_LIMIT);
+    assert_int_equal(pm_local_to_model(w, good, PM_MAX_JOINTS + 1, rot, pos), PM_ERR_LIMIT);
+    assert_int_equal(pm_local_to_model(NULL, good, 3, rot, pos), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_local_to_model(w, good, 3, rot, pos), PM_OK);
+    pm_test_assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 0);
+    pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(0, 0, 1), 0);
+
+    /* Mirroring a clip whose hierarchy is out of order is an error, not a read out of bounds. */
+    pm_skeleton s;
+    pm_clip c = random_biped_clip(&s, 4, 3), m;
+    c.skeleton.parents[2] = 7;
+    pm_error err;
+    assert_int_equal(pm_clip_mirror(&m, &c, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "parent"));
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* `def_ok`: the def is valid on its own and only fails against this clip. */
+static void expect_root_error(const pm_clip *c, const pm_root_def *def, pm_result code, const char *words, int def_ok) {
+    pm_root_track track;
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    pm_result r = pm_root_track_extract(&track, c, def, NULL, &err);
+    if (r != code) fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(r), err.message);
+    if (!strstr(err.message, words)) fail_msg("'%s' does not name '%s'", err.message, words);
+    assert_null(track.frames);
+    pm_root_track_destroy(&track);
+    assert_int_equal(pm_root_def_validate(def, NULL) == PM_OK, def_ok);
+}
+
+static void test_root_def_checks(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_clip c = random_biped_clip(&s, 20, 17);
+    pm_root_def d = pm_default_root_def();
+    d.hips_axis = pm_vec3_zero(); /* unused when facing from the legs */
+    PM_ASSERT_OK(pm_root_def_validate(&d, NULL));
+    d = pm_default_root_def();
+    d.facing_mode = (pm_facing_mode)7;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "facing_mode 7", 0);
+    d = pm_default_root_def();
+    d.ground_mode = (pm_ground_mode)-1;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "ground_mode -1", 0);
+    d = pm_default_root_def();
+    d.facing_mode = PM_FACING_HIPS_AXIS;
+    d.hips_axis = pm_vec3_zero();
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips_axis (0, 0, 0) has zero length", 0);
+    d.hips_axis.y = NAN;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips_axis", 0);
+    d = pm_default_root_def();
+    d.left_upleg = d.right_upleg = 1;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "left_upleg and right_upleg are both joint 1", 0);
+    d = pm_default_root_def();
+    d.position_smoothing = NAN;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "position_smoothing", 0);
+    d = pm_default_root_def();
+    d.facing_smoothing = INFINITY;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "facing_smoothing", 0);
+    d = pm_default_root_def();
+    d.hips = -3;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips -3 is outside -1..", 0);
+    /* Indices are checked against the clip's joints by the extraction. */
+    d = pm_default_root_def();
+    d.right_upleg = 9;
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "right_upleg 9 is outside -1..8 (the joints of clip", 1);
+    /* One leg given, the other found from the names, and the two the same joint. */
+    d = pm_default_root_def();
+    d.left_upleg = 4; /* RightUpLeg */
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "both joint 4 ('RightUpLeg')", 1);
+    /* A smoothing far longer than the clip is a wide average, not an int overflow (UBSan). */
+    d = pm_default_root_def();
+    d.position_smoothing = 1e30f;
+    pm_root_track track;
+    PM_ASSERT_OK(pm_root_track_extract(&track, &c, &d, NULL, NULL));
+    for (int f = 0; f < track.frame_count; f++) {
+        pm_vec3 t = track.frames[f].translation;
+        assert_true(isfinite(t.x) && isfinite(t.y) && isfinite(t.z));
+    }
+    pm_root_track_destroy(&track);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 /* ---- survey and validation ---- */
 
 static void test_survey(void **state) {
@@ -453,6 +671,10 @@ int main(void) {
         cmocka_unit_test(test_root_turning_walk),
         cmocka_unit_test(test_survey),
         cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_resample_keeps_the_last_frame),
+        cmocka_unit_test(test_clip_argument_checks),
+        cmocka_unit_test(test_local_to_model_checks_parents),
+        cmocka_unit_test(test_root_def_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
-/* Database builder and .pmdb files: counts, de-duplication, determinism, keys, round trips and
- * corrupted input. */
+/* Database builder and .pmdb files: counts, de-duplication, determinism, keys, round trips,
+ * argument and field errors, and corrupted input. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +213,229 @@ static void test_build_errors(void **state) {
     fixture_free(&f);
 }
 
+
+/* Each out-of-range asset field gets its own message naming the field, the value and the range. */
+static void expect_asset_error(const fixture *f, const pm_asset_def *a, pm_result code, const char *words) {
+    pm_database *db = NULL;
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    pm_result r = pm_database_build(&db, &f->def, a, 1, &err);
+    if (r != code) fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(r), err.message);
+    if (!strstr(err.message, words)) fail_msg("'%s' does not say '%s'", err.message, words);
+    assert_null(db);
+    /* The key refuses what the build refuses. */
+    char key[33] = "untouched";
+    assert_int_equal(pm_database_compute_key(key, &f->def, a, 1, NULL), code);
+    assert_string_equal(key, "untouched");
+}
+
+static void test_asset_field_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_asset_def a = f.assets[0];
+    a.name = "walk";
+    a.cost_addend = 70000.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend 70000 is outside -65504..65504");
+    a.cost_addend = -65505.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "cost_addend -65505 is outside");
+    a.cost_addend = NAN;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend nan");
+    a = f.assets[0];
+    a.looping = 5;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (random1): looping is 5 (must be");
+    a = f.assets[0];
+    a.mirror = -2;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "mirror is -2");
+    a = f.assets[0];
+    a.param_count = 9;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "param_count 9 is outside 0..3");
+    a.param_count = 2;
+    a.params[1] = INFINITY;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "params[1]");
+    a = f.assets[0];
+    a.exclude_end = NAN;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_end");
+    a = f.assets[0];
+    a.exclude_start = 1e30f; /* seconds x fps would not fit an int */
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_start 1e+30 is outside");
+
+    /* The extremes of the half float are accepted, and addends come back as stored. */
+    pm_asset_def two[2] = {f.assets[0], f.assets[1]};
+    two[0].cost_addend = 65504.0f;
+    two[1].cost_addend = 0.1f;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &f.def, two, 2, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_asset_info info;
+    PM_ASSERT_OK(pm_database_asset(&info, db, 0));
+    assert_true(info.cost_addend == 65504.0f);
+    PM_ASSERT_OK(pm_database_asset(&info, db, 1));
+    assert_true(info.cost_addend == 0.0999755859375f);
+    pm_pose_info p;
+    PM_ASSERT_OK(pm_database_pose(&p, db, info.first_pose));
+    assert_true(p.cost_addend == 0.0999755859375f);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+static void test_def_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_error err;
+    /* *out is NULL on every failure, including a NULL def. */
+    pm_database *db = (pm_database *)&f;
+    assert_int_equal(pm_database_build(&db, NULL, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "def is NULL"));
+    db = (pm_database *)&f;
+    assert_int_equal(pm_database_build(&db, &f.def, NULL, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "assets is NULL"));
+    /* Threads: 0 is not "all cores", it is outside the documented range. */
+    pm_database_def d = f.def;
+    d.threads = 0;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "threads 0 is outside 1..64"));
+    d.threads = 65;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    d = f.def;
+    d.mirror = 2;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "mirror is 2"));
+    /* Root settings are named before any work, not found invalid in the finished file. */
+    d = f.def;
+    d.root.facing_mode = (pm_facing_mode)5;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "facing_mode 5"));
+    assert_null(db);
+    d = f.def;
+    d.root.facing_mode = PM_FACING_HIPS_AXIS;
+    d.root.hips_axis = pm_vec3_zero();
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "hips_axis"));
+    d = f.def;
+    d.root.left_upleg = d.root.right_upleg = 2;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "left_upleg"));
+    d = f.def;
+    d.root.facing_smoothing = NAN;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "facing_smoothing"));
+    /* The key validates the def as the build does, and leaves the key alone on failure. */
+    char key[33] = "untouched";
+    d = f.def;
+    d.fps = -1.0f;
+    assert_int_equal(pm_database_compute_key(key, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "fps"));
+    assert_string_equal(key, "untouched");
+    assert_int_equal(pm_database_compute_key(key, &f.def, f.assets, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_compute_key(key, NULL, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "def is NULL"));
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, f.assets, 4, NULL));
+    assert_int_equal((int)strlen(key), 32);
+    fixture_free(&f);
+}
+
+/* A database a plain search can never answer from is refused, with the reason. */
+static void test_no_searchable_pose(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 10);
+    pm_database *db = NULL;
+    pm_error err;
+    /* Exclusions longer than the clips (10..31 frames = 0.3..1 s). */
+    pm_database_def d = f.def;
+    d.exclude_end = 2.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "no searchable pose: all 82 poses"));
+    assert_non_null(strstr(err.message, "82 excluded"));
+    d = f.def;
+    d.exclude_start = 0.5f;
+    d.exclude_end = 0.6f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    /* Clips shorter than a trajectory that looks 1.5 s ahead: every pose a block transition. */
+    d = f.def;
+    d.exclude_end = 0.0f;
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 1;
+    t.samples[0].offset = 1.5f;
+    t.samples[0].flags = PM_TRAJ_POSITION_XY;
+    t.samples[0].weight = 1.0f;
+    assert_true(pm_schema_add(&d.schema, &t, NULL) >= 0);
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "82 block transitions"));
+    assert_non_null(strstr(err.message, "trajectory window of 1.5 s"));
+    /* One pose left searchable is enough. */
+    f.assets[3].looping = 1;
+    if (pm_database_build(&db, &d, f.assets, 4, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.searchable_poses, 31);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* Clips at 30 fps as files store it ("Frame Time: 0.0333333") built at 60 fps keep their last
+ * frame: 2 (n - 1) + 1 poses each. */
+static void test_resampled_pose_counts(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 0.0333333f;
+    f.def.fps = 60.0f;
+    f.def.trim_rest_first_frame = 0;
+    pm_database *db = build(&f, 2);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    int expect = 0;
+    for (int i = 0; i < 4; i++) {
+        pm_asset_info a;
+        PM_ASSERT_OK(pm_database_asset(&a, db, i));
+        assert_int_equal(a.pose_count, 2 * (f.clips[i].frame_count - 1) + 1);
+        expect += a.pose_count;
+    }
+    assert_int_equal(in.poses, expect);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* Searchable vectors' rows come first; block-transition poses may use rows beyond what
+ * pm_database_values reports, and pm_database_pose_features reads any pose. */
+static void test_pose_vectors_and_features(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    pm_database *db = build(&f, 1);
+    int rows = 0, stride = 0;
+    assert_non_null(pm_database_values(db, &rows, &stride));
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    int beyond = 0;
+    float row[DIMS];
+    for (int p = 0; p < in.poses; p++) {
+        pm_pose_info pi;
+        PM_ASSERT_OK(pm_database_pose(&pi, db, p));
+        if (!pi.block_transition) assert_true(pi.vector < rows);
+        else if (pi.vector >= rows) beyond++;
+        PM_ASSERT_OK(pm_database_pose_features(row, db, p, NULL));
+    }
+    assert_true(beyond > 0); /* the excluded ends have vectors of their own */
+    assert_int_equal(rows + beyond, in.unique_vectors);
+    pm_error err;
+    assert_int_equal(pm_database_pose_features(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "out is NULL"));
+    assert_int_equal(pm_database_pose_features(row, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "database is NULL"));
+    assert_int_equal(pm_database_pose_features(row, db, in.poses, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "outside 0.."));
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 /* The bytes of a section of a database image. */
 static uint8_t *section_data(uint8_t *image, uint32_t id) {
     pmdb_header h;
@@ -320,6 +543,11 @@ int main(void) {
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_asset_field_errors),
+        cmocka_unit_test(test_def_errors),
+        cmocka_unit_test(test_no_searchable_pose),
+        cmocka_unit_test(test_resampled_pose_counts),
+        cmocka_unit_test(test_pose_vectors_and_features),
         cmocka_unit_test(test_corrupt_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

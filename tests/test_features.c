@@ -175,12 +175,56 @@ static void test_curve_and_errors(void **state) {
     pm_clip_destroy(&c);
 }
 
+
+/* The root def reaches the extraction through pm_features_extract: a bad one is named there
+ * rather than turned into a wrong trajectory (facing_mode 2 used to act as the hips axis). */
+static void test_root_def_errors(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 30, 30.0f, 1.0f, 0.0f, 0);
+    pm_schema s;
+    PM_ASSERT_OK(pm_schema_preset(&s, "ue-locomotion", NULL));
+    int card = pm_schema_cardinality(&s);
+    float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+    pm_error err;
+    pm_root_def root = exact_root();
+    root.facing_mode = (pm_facing_mode)2;
+    assert_int_equal(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "facing_mode 2"));
+    root = exact_root();
+    root.facing_mode = PM_FACING_HIPS_AXIS;
+    root.hips_axis = pm_vec3_zero();
+    assert_int_equal(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "hips_axis"));
+    root = exact_root();
+    root.left_upleg = root.right_upleg = LUP;
+    assert_int_equal(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "left_upleg and right_upleg"));
+    root = exact_root();
+    root.hips_axis.x = NAN; /* unused when facing from the legs, but still part of the def */
+    assert_int_equal(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "hips_axis"));
+    /* Given joints are checked against the clip. */
+    root = exact_root();
+    root.hips = JOINTS;
+    assert_int_equal(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "hips 5 is outside -1..4"));
+    /* Facing from the hips axis with explicit legs that are unused: fine. */
+    root = exact_root();
+    root.facing_mode = PM_FACING_HIPS_AXIS;
+    root.hips_axis = pm_vec3_make(0, 0, 1);
+    PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, NULL));
+    free(rows);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
         cmocka_unit_test(test_loop_extrapolates),
         cmocka_unit_test(test_turning),
         cmocka_unit_test(test_curve_and_errors),
+        cmocka_unit_test(test_root_def_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

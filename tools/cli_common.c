@@ -41,13 +41,22 @@ double pm_cli_round_sig(double v, int digits) {
     return strtod(text, NULL);
 }
 
+/* A range bound as written: whole numbers in full (2147483647, not %g's 2.14748e+09). */
+static const char *bound_text(char *buf, size_t cap, double v) {
+    if (v == floor(v) && fabs(v) < 1e15) snprintf(buf, cap, "%.0f", v);
+    else snprintf(buf, cap, "%g", v);
+    return buf;
+}
+
 int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
                   int integer) {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     if (end == text || *end || errno || !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
-        pm_cli_fail("%s: %s '%s' must be %s in %g..%g", command, option, text, integer ? "an integer" : "a number", lo, hi);
+        char lo_text[32], hi_text[32];
+        pm_cli_fail("%s: %s '%s' must be %s in %s..%s", command, option, text, integer ? "an integer" : "a number",
+                    bound_text(lo_text, sizeof lo_text, lo), bound_text(hi_text, sizeof hi_text, hi));
         return 0;
     }
     *out = v;

@@ -377,8 +377,13 @@ int pm_cmd_bench(int argc, char **argv) {
     noisy->rows = malloc((size_t)nq * card * sizeof(float));
     noisy->source_pose = malloc((size_t)nq * sizeof(int));
     const float *scale = pm_database_scales(db);
-    if (!b.scratch || !noisy->rows || !noisy->source_pose || info.searchable_poses < 1) {
-        rc = pm_cli_fail("bench: out of memory or no searchable pose");
+    if (info.searchable_poses < 1) {
+        rc = pm_cli_fail("%s: no searchable pose to draw queries from (all %d poses are block-transition or excluded)",
+                         a.path, info.poses);
+        goto done;
+    }
+    if (!b.scratch || !noisy->rows || !noisy->source_pose) {
+        rc = pm_cli_fail("bench: out of memory");
         goto done;
     }
     for (int i = 0; i < nq; i++) {

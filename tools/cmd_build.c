@@ -154,6 +154,9 @@ static int parse_args(build_args *a, int argc, char **argv) {
             const char *spec = argv[++i], *eq = strchr(spec, '=');
             if (!eq || eq == spec || !eq[1] || strchr(eq + 1, '='))
                 return pm_cli_fail("build: --mirror-pair '%s' must be JOINT=JOINT", spec) + 1;
+            if (strlen(eq + 1) == (size_t)(eq - spec) && !strncmp(spec, eq + 1, (size_t)(eq - spec)))
+                return pm_cli_fail("build: --mirror-pair '%s' pairs a joint with itself (a joint without a partner "
+                                   "needs no pair)", spec) + 1;
             a->pair_spec[a->pair_count++] = spec;
         } else if (!strcmp(s, "--addend") && more) {
             const char *spec = argv[++i], *eq = strrchr(spec, '=');
@@ -291,6 +294,43 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
     return 1;
 }
 
+typedef struct input_id {
+    dev_t dev;
+    ino_t ino;
+    int index;
+} input_id;
+
+static int cmp_input_id(const void *a, const void *b) {
+    const input_id *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino) return x->ino < y->ino ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The same file twice (by any path: a directory and a file in it, a symbolic link) would add
+ * its assets twice: double weight in every search and copies that hide the real next-best
+ * match. Files are the same when device and inode are. Returns 0 after printing an error;
+ * files that cannot be stat'ed are left to the reader's error. */
+static int check_distinct(char **files, int count) {
+    input_id *ids = calloc((size_t)count, sizeof *ids);
+    if (!ids) return pm_cli_fail("build: out of memory"), 0;
+    int n = 0, ok = 1;
+    for (int i = 0; i < count; i++) {
+        struct stat st;
+        if (stat(files[i], &st) == 0) ids[n++] = (input_id){st.st_dev, st.st_ino, i};
+    }
+    if (n > 1) qsort(ids, (size_t)n, sizeof *ids, cmp_input_id);
+    for (int i = 1; i < n && ok; i++)
+        if (ids[i - 1].dev == ids[i].dev && ids[i - 1].ino == ids[i].ino) {
+            const char *a = files[ids[i - 1].index], *b = files[ids[i].index];
+            if (!strcmp(a, b)) pm_cli_fail("%s: input given twice", a);
+            else pm_cli_fail("%s: input given twice (also as %s)", a, b);
+            ok = 0;
+        }
+    free(ids);
+    return ok;
+}
+
 /* The --json line; a cache hit reports no build time and no thread count. */
 static void print_json(const pm_database_info *info, double read_s, double build_s, double total_s, int cache_hit,
                        int threads) {
@@ -355,6 +395,7 @@ int pm_cmd_build(int argc, char **argv) {
         pm_cli_fail("build: no .bvh or blend-space .json files found in the inputs");
         goto done;
     }
+    if (!check_distinct(files, file_count)) goto done;
     for (int i = 0; i < file_count; i++) {
         if (pm_cli_has_suffix(files[i], ".json")) {
             if (!add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;

@@ -35,7 +35,19 @@ int pm_cmd_export_features(int argc, char **argv) {
         else return pm_cli_fail("export-features: one database at a time") + 1;
     }
     if (!path || !prefix) return pm_cli_fail("export-features: usage: posematch export-features DB.pmdb -o PREFIX") + 1;
+    /* PREFIX.f32 of "out/" would be a hidden file in out, not what was meant. */
+    const char *base = strrchr(prefix, '/');
+    base = base ? base + 1 : prefix;
+    if (!base[0] || !strcmp(base, ".") || !strcmp(base, ".."))
+        return pm_cli_fail("export-features: -o PREFIX '%s' names no file (it must end with a file name, e.g. out/features)",
+                           prefix) + 1;
+    char f32_file[4096], json_file[4096];
+    if ((size_t)snprintf(f32_file, sizeof f32_file, "%s.f32", prefix) >= sizeof f32_file ||
+        (size_t)snprintf(json_file, sizeof json_file, "%s.json", prefix) >= sizeof json_file)
+        return pm_cli_fail("export-features: -o PREFIX is too long") + 1;
     pm_error err;
+    if (pm_cli_check_output(f32_file, &err) != PM_OK || pm_cli_check_output(json_file, &err) != PM_OK)
+        return pm_cli_fail_error(&err);
     pm_database *db = NULL;
     if (pm_database_load(&db, path, NULL, &err) != PM_OK) return pm_cli_fail_error(&err);
     pm_database_info info;
@@ -45,17 +57,11 @@ int pm_cmd_export_features(int argc, char **argv) {
     float *matrix = malloc((size_t)P * card * sizeof(float));
     cJSON *o = cJSON_CreateObject();
     char *text = NULL;
-    char file[4096];
     if (!matrix || !o) {
         pm_cli_fail("export-features: out of memory");
         goto done;
     }
     for (int p = 0; p < P; p++) pm_database_pose_features(matrix + (size_t)p * card, db, p, NULL);
-    snprintf(file, sizeof file, "%s.f32", prefix);
-    if (pm_cli_write_file(file, matrix, (size_t)P * card * sizeof(float), &err) != PM_OK) {
-        pm_cli_fail_error(&err);
-        goto done;
-    }
     cJSON_AddNumberToObject(o, "poses", P);
     cJSON_AddNumberToObject(o, "cardinality", card);
     cJSON_AddNumberToObject(o, "fps", info.fps);
@@ -109,10 +115,16 @@ int pm_cmd_export_features(int argc, char **argv) {
         cJSON_AddItemToArray(ca, cJSON_CreateNumber(pi.cost_addend));
     }
     text = cJSON_PrintUnformatted(o);
-    snprintf(file, sizeof file, "%s.json", prefix);
-    if (!text || pm_cli_write_file(file, text, strlen(text), &err) != PM_OK) {
-        if (text) pm_cli_fail_error(&err);
-        else pm_cli_fail("export-features: out of memory");
+    if (!text) {
+        pm_cli_fail("export-features: out of memory");
+        goto done;
+    }
+    /* Both files or neither: a matrix without its description (or an old one) misleads. */
+    const char *files[2] = {f32_file, json_file};
+    const void *data[2] = {matrix, text};
+    size_t sizes[2] = {(size_t)P * card * sizeof(float), strlen(text)};
+    if (pm_cli_write_files(2, files, data, sizes, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
         goto done;
     }
     rc = 0;

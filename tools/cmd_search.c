@@ -20,7 +20,8 @@ static const char search_usage[] =
     "  --continuing-addend A added to the continuing pose's cost (negative = stay); 0\n"
     "  --weights W.f32       dynamic weights (cardinality float32 values) for every query\n"
     "  --neighbors K         pcakdtree neighbours; 200\n"
-    "  --json                JSON on stdout: {\"results\": [{query, pose, asset, time, cost, ...}]}\n";
+    "  --json                JSON on stdout: {\"results\": [{query, found, pose, asset, time, cost, ...}]};\n"
+    "                        without a result found is false, pose -1 and asset, time and cost null\n";
 
 typedef struct search_args {
     const char *db, *queries, *clip, *weights;
@@ -67,12 +68,14 @@ static int parse_args(search_args *a, int argc, char **argv) {
     }
     if (!a->db) return pm_cli_fail("search: no database given") + 1;
     if (!!a->queries == !!a->clip) return pm_cli_fail("search: give either --queries Q.f32 or --query-clip C.bvh --frame F") + 1;
+    if (a->queries && a->frame >= 0) return pm_cli_fail("search: --frame goes with --query-clip, not with --queries") + 1;
     if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
     return -1;
 }
 
-/* A float32 file of whole rows: returns the row count, or -1 after printing an error. */
-static long read_rows(float **out, const char *path, int card) {
+/* A float32 file of whole rows (`what` names it in messages: "query", "weights"): returns the
+ * row count, or -1 after printing an error. */
+static long read_rows(float **out, const char *path, const char *what, int card) {
     pm_error err;
     size_t size;
     char *data = pm_cli_read_text(path, &size, &err);
@@ -80,12 +83,18 @@ static long read_rows(float **out, const char *path, int card) {
     size_t row = (size_t)card * sizeof(float);
     if (size == 0 || size % row) {
         free(data);
-        if (size == 0) pm_cli_fail("%s: the query file is empty (expected rows of %d float32 values)", path, card);
+        if (size == 0) pm_cli_fail("%s: the %s file is empty (expected rows of %d float32 values)", path, what, card);
         else pm_cli_fail("%s: %zu bytes is not a whole number of rows of %d float32 values", path, size, card);
         return -1;
     }
     *out = (float *)data; /* malloc'd, suitably aligned for float */
     return (long)(size / row);
+}
+
+/* A number of a result, or null when there is no result. */
+static void add_measure(cJSON *o, const char *key, int found, float v) {
+    if (found) cJSON_AddNumberToObject(o, key, v);
+    else cJSON_AddNullToObject(o, key);
 }
 
 int pm_cmd_search(int argc, char **argv) {
@@ -106,7 +115,7 @@ int pm_cmd_search(int argc, char **argv) {
     pm_database_get_info(&info, db);
     const int card = info.cardinality;
     if (a.queries) {
-        if ((count = read_rows(&rows, a.queries, card)) < 0) goto done;
+        if ((count = read_rows(&rows, a.queries, "query", card)) < 0) goto done;
     } else {
         pm_clip clip;
         if (pm_bvh_read_file(&clip, a.clip, NULL, &err) != PM_OK) {
@@ -115,8 +124,13 @@ int pm_cmd_search(int argc, char **argv) {
         }
         float *all = NULL;
         int n = 0;
+        /* The query rows start after a rest-pose lead-in frame the database drops, as its
+         * assets do (pm_database_clip_queries trims the same way). */
+        pm_clip_survey survey;
+        pm_clip_survey_compute(&survey, &clip);
+        int trimmed = pm_database_settings(db)->trim_rest_first_frame && survey.first_frame_is_rest;
         /* --frame counts the file's frames; the database samples at its own rate. */
-        double t = (double)a.frame * clip.frame_time;
+        double t = (double)(a.frame - trimmed) * clip.frame_time;
         long source_frames = clip.frame_count;
         pm_result r = pm_database_clip_queries(&all, &n, db, &clip, &err);
         pm_clip_destroy(&clip);
@@ -124,9 +138,12 @@ int pm_cmd_search(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
-        if (a.frame >= source_frames) {
+        if (a.frame >= source_frames || (trimmed && a.frame == 0)) {
             pm_free_buffer(all, NULL);
-            pm_cli_fail("%s: --frame %ld is past the clip's last frame %ld", a.clip, a.frame, source_frames - 1);
+            if (trimmed && a.frame == 0)
+                pm_cli_fail("%s: --frame 0 is a rest-pose lead-in frame the database drops (build --keep-rest-frame keeps "
+                            "it); the motion starts at frame 1", a.clip);
+            else pm_cli_fail("%s: --frame %ld is past the clip's last frame %ld", a.clip, a.frame, source_frames - 1);
             goto done;
         }
         long row = lround(t * info.fps);
@@ -141,12 +158,21 @@ int pm_cmd_search(int argc, char **argv) {
         count = 1;
     }
     if (a.weights) {
-        long wn = read_rows(&weights, a.weights, card);
+        long wn = read_rows(&weights, a.weights, "weights", card);
         if (wn < 0) goto done;
         if (wn != 1) {
             pm_cli_fail("%s: dynamic weights must be one row of %d float32 values", a.weights, card);
             goto done;
         }
+        /* Checked here so that the message names this file, not the query the search fails on. */
+        for (int d = 0; d < card; d++)
+            if (!(weights[d] >= 0.0f && weights[d] <= PM_SEARCH_MAX_DYNAMIC_WEIGHT)) {
+                char name[128];
+                pm_database_channel_name(name, sizeof name, db, pm_database_dim_channel(db, d));
+                pm_cli_fail("%s: dimension %d (channel %s): weight %g is outside 0..%g", a.weights, d, name,
+                            (double)weights[d], (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
+                goto done;
+            }
         a.def.dynamic_weights = weights;
     }
     const pm_schema *schema = pm_database_schema(db);
@@ -173,29 +199,35 @@ int pm_cmd_search(int argc, char **argv) {
         memset(&asset, 0, sizeof asset);
         if (res.found) pm_database_asset(&asset, db, res.asset);
         if (root) {
+            /* Without a result the pose fields are -1 and the measures null: a cost of 0 would
+             * read as a perfect match. */
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "query", (double)q);
             cJSON_AddBoolToObject(o, "found", res.found);
-            cJSON_AddNumberToObject(o, "pose", res.pose);
+            cJSON_AddNumberToObject(o, "pose", res.found ? res.pose : -1);
             if (res.found) cJSON_AddStringToObject(o, "asset", asset.name);
             else cJSON_AddNullToObject(o, "asset");
-            cJSON_AddNumberToObject(o, "asset_index", res.asset);
-            cJSON_AddNumberToObject(o, "frame", res.frame);
-            cJSON_AddNumberToObject(o, "time", res.time);
-            cJSON_AddNumberToObject(o, "cost", res.found ? res.cost : 0.0);
-            cJSON_AddNumberToObject(o, "dissimilarity", res.dissimilarity);
-            cJSON_AddNumberToObject(o, "cost_addend", res.cost_addend);
+            cJSON_AddNumberToObject(o, "asset_index", res.found ? res.asset : -1);
+            cJSON_AddNumberToObject(o, "frame", res.found ? res.frame : -1);
+            add_measure(o, "time", res.found, res.time);
+            add_measure(o, "cost", res.found, res.cost);
+            add_measure(o, "dissimilarity", res.found, res.dissimilarity);
+            add_measure(o, "cost_addend", res.found, res.cost_addend);
             cJSON_AddBoolToObject(o, "continuing", res.continuing);
-            cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
-            for (int c = 0; c < schema->channel_count; c++) {
-                char name[128];
-                pm_database_channel_name(name, sizeof name, db, c);
-                /* Groups have no values of their own and two channels may share a name. */
-                if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
-                char key[160];
-                snprintf(key, sizeof key, "%s", name);
-                for (int k = 2; cJSON_GetObjectItemCaseSensitive(bd, key); k++) snprintf(key, sizeof key, "%s #%d", name, k);
-                cJSON_AddNumberToObject(bd, key, breakdown[c]);
+            if (!res.found) cJSON_AddNullToObject(o, "breakdown");
+            else {
+                cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
+                for (int c = 0; c < schema->channel_count; c++) {
+                    char name[128];
+                    pm_database_channel_name(name, sizeof name, db, c);
+                    /* Groups have no values of their own and two channels may share a name. */
+                    if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
+                    char key[160];
+                    snprintf(key, sizeof key, "%s", name);
+                    for (int k = 2; cJSON_GetObjectItemCaseSensitive(bd, key); k++)
+                        snprintf(key, sizeof key, "%s #%d", name, k);
+                    cJSON_AddNumberToObject(bd, key, breakdown[c]);
+                }
             }
             cJSON_AddItemToArray(results, o);
         } else if (res.found) {
@@ -210,7 +242,7 @@ int pm_cmd_search(int argc, char **argv) {
             }
             if (res.cost_addend != 0.0f) printf(" addend=%.4g", (double)res.cost_addend);
             printf("\n");
-        } else printf("query %ld: no pose found\n", q);
+        } else printf("query %ld: no pose found (no cost: every pose is excluded from search or costs infinity)\n", q);
     }
     if (root) {
         char *text = cJSON_Print(root);

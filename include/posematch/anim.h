@@ -113,28 +113,42 @@ PM_API float pm_clip_duration(const pm_clip *clip);
  * lerp translations between the two nearest frames. out arrays hold joint_count entries. */
 PM_API void pm_clip_sample(const pm_clip *clip, float time, pm_quat *out_rotations, pm_vec3 *out_translations);
 
-/* Resamples to `fps` frames per second; the first and last frames keep their times. */
+/* Resamples to `fps` (0 < fps <= 10000) frames per second. Frame 0 keeps its time. A
+ * non-looping clip ends on the last new frame at or before its end: exactly its last frame when
+ * the two rates are in a small ratio (30 -> 60, 24 -> 60, 120 -> 30), even with frame times
+ * rounded in files ("0.0333333"); otherwise up to one new frame before it. A looping clip keeps
+ * its period to the nearest new frame. */
 PM_API pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error);
-/* Keeps frames [first, first + count). */
+/* Keeps frames [first, first + count), which must lie within the clip; the result does not loop. */
 PM_API pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error);
-/* Multiplies every translation and offset by `scale` (e.g. 0.01 for centimetres). */
-PM_API void pm_clip_scale(pm_clip *clip, float scale);
+/* Multiplies every translation, offset and End Site by `scale` (e.g. 0.01 for centimetres) and
+ * the recorded unit_scale with it. `scale` must be positive and finite (mirror with
+ * pm_clip_mirror): otherwise, or for a NULL or uninitialised clip, returns
+ * PM_ERR_INVALID_ARGUMENT and leaves the clip untouched (there is no pm_error to name the
+ * problem). Values that overflow become Inf; pm_clip_validate reports them. */
+PM_API pm_result pm_clip_scale(pm_clip *clip, float scale);
 /* Rotates a Z-up clip into Y-up (x, y, z) -> (x, z, -y). */
 PM_API void pm_clip_z_up_to_y_up(pm_clip *clip);
 
 /* Mirrors the motion across the world plane normal to `axis` (0 = X, 1 = Y, 2 = Z; -1 = the
  * axis that best separates left from right in the rest pose) and swaps left/right joints with
  * `mirror_map` (NULL = pm_skeleton_find_mirror_map). Joint frames need not be symmetric: each
- * rotation is corrected by the mirrored rest pose, as engines' mirror tables do. */
+ * rotation is corrected by the mirrored rest pose, as engines' mirror tables do. src must pass
+ * pm_clip_validate. */
 PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *mirror_map, int axis,
                                 pm_error *error);
 
 /* ---- kinematics ---- */
 
-/* Model-space (world) transforms from local ones: world[j] = world[parent[j]] * local[j]. */
-PM_API void pm_local_to_model(pm_transform *out_model, const int32_t *parents, int joint_count,
-                              const pm_quat *local_rotations, const pm_vec3 *local_translations);
-/* World transforms of every joint of one frame. */
+/* Model-space (world) transforms from local ones: world[j] = world[parent[j]] * local[j].
+ * parents[j] must be -1 (a root) or below j, and joint_count within 1..PM_MAX_JOINTS. Checked
+ * before anything is written: a bad parent or a NULL array returns PM_ERR_INVALID_ARGUMENT, a
+ * bad count PM_ERR_LIMIT, with out_model untouched. There is no pm_error; for a message naming
+ * the joint use pm_skeleton_validate or pm_local_to_model_job_validate (blend.h). */
+PM_API pm_result pm_local_to_model(pm_transform *out_model, const int32_t *parents, int joint_count,
+                                   const pm_quat *local_rotations, const pm_vec3 *local_translations);
+/* World transforms of every joint of one frame (clamped to the clip's frames). out_world is left
+ * untouched when the skeleton's parents are not ordered (see pm_local_to_model). */
 PM_API void pm_clip_frame_world(const pm_clip *clip, int frame, pm_transform *out_world);
 
 /* Detected source properties, for inspection. */
@@ -165,14 +179,19 @@ typedef enum pm_ground_mode {
 
 typedef struct pm_root_def {
     pm_facing_mode facing_mode;
-    pm_vec3 hips_axis;          /* PM_FACING_HIPS_AXIS: local axis of the hips that points forward */
+    pm_vec3 hips_axis;          /* PM_FACING_HIPS_AXIS: local axis of the hips that points forward
+                                   (finite always; of non-zero length in that mode) */
     pm_ground_mode ground_mode;
     float position_smoothing;   /* Gaussian sigma in seconds applied to the ground position, 0 = none */
     float facing_smoothing;     /* Gaussian sigma in seconds applied to the facing direction */
-    int hips;                   /* -1: from names */
-    int left_upleg, right_upleg;/* -1: from names */
+    int hips;                   /* joint index, -1: from names */
+    int left_upleg, right_upleg;/* joint indices, -1: from names; two different joints */
 } pm_root_def;
 PM_API pm_root_def pm_default_root_def(void);
+/* Checks a def on its own: the enums, finite values and smoothing >= 0, a usable hips_axis,
+ * joint indices >= -1 and distinct upper legs. pm_root_track_extract also checks the indices
+ * against the clip's joints. */
+PM_API pm_result pm_root_def_validate(const pm_root_def *def, pm_error *error);
 
 /* Per-frame root transform: position on the ground under the hips, rotation = yaw only. */
 typedef struct pm_root_track {
@@ -180,6 +199,7 @@ typedef struct pm_root_track {
     pm_transform *frames;
     pm_allocator allocator;
 } pm_root_track;
+/* `def` NULL = pm_default_root_def(). On failure *out is empty (safe to destroy). */
 PM_API pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def,
                                        const pm_allocator *allocator, pm_error *error);
 PM_API void pm_root_track_destroy(pm_root_track *track);

@@ -18,6 +18,7 @@ PM_EXTERN_C_BEGIN
 #define PM_MAX_POSE_VALUES (1u << 27) /* feature values (vectors x cardinality), PS4 */
 #define PM_MAX_ASSETS (1u << 20)
 #define PM_MAX_PCA_COMPONENTS 64
+#define PM_MAX_COST_ADDEND 65504.0f /* largest finite half float: how poses store their addend */
 
 typedef struct pm_database pm_database;
 
@@ -30,11 +31,13 @@ typedef struct pm_asset_def {
     const int32_t *mirror_map; /* the mirrored copy's left/right swap: joint -> its mirror joint, one
                                   entry per joint of the clip, an involution; NULL = found from the
                                   joint names (pm_skeleton_find_mirror_map). Read during the build. */
-    float cost_addend;       /* added to the cost of every pose (negative = preferred) */
-    float exclude_start;     /* seconds at the start a plain search may not return; < 0 = default */
-    float exclude_end;       /* seconds at the end (non-looping clips); < 0 = default */
-    int param_count;         /* blend-space assets: the parameters this clip was sampled at */
-    float params[3];
+    float cost_addend;       /* added to the cost of every pose (negative = preferred); stored as a
+                                half float: rounded to ~3 significant digits (0.1 comes back as
+                                0.0999756), |addend| <= 65504 (PM_MAX_COST_ADDEND) */
+    float exclude_start;     /* seconds at the start a plain search may not return, < 1e6; < 0 = default */
+    float exclude_end;       /* seconds at the end (non-looping clips), < 1e6; < 0 = default */
+    int param_count;         /* blend-space assets: the parameters this clip was sampled at, 0..3 */
+    float params[3];         /* the first param_count are finite */
 } pm_asset_def;
 PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 
@@ -43,29 +46,35 @@ typedef void (*pm_progress_fn)(void *user, const char *stage, float fraction);
 typedef struct pm_database_def {
     pm_schema schema;
     float fps;                  /* poses per second of every asset (clips are resampled); 30 */
-    int mirror;                 /* add a mirrored copy of every asset; 0 */
+    int mirror;                 /* add a mirrored copy of every asset, 0 or 1; 0 */
     int pca_components;         /* PCA components of the KD-tree (PS6), 1..64; 4 */
     int kdtree_leaf_size;       /* 16 */
     int exact_components;       /* components the exact bound tree splits on; 0 = automatic */
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8; 128 */
-    int threads;                /* builder threads (results never depend on it); 1 */
-    int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame; 1 */
-    float exclude_start;        /* default per-asset exclusion at the start, seconds; 0 */
-    float exclude_end;          /* default per-asset exclusion at the end of non-looping clips; 0.3 */
+    int threads;                /* builder threads, 1..64 (results never depend on it); 1 */
+    int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
+    float exclude_start;        /* default per-asset exclusion at the start, 0..1e6 seconds; 0 */
+    float exclude_end;          /* default per-asset exclusion at the end of non-looping clips,
+                                   0..1e6 seconds; 0.3 */
     int mirror_axis;            /* -1 = from the rest pose (see pm_clip_mirror) */
-    pm_root_def root;
+    pm_root_def root;           /* checked with pm_root_def_validate */
     const pm_allocator *allocator;
     pm_progress_fn progress;    /* optional; called from the building thread */
     void *progress_user;
 } pm_database_def;
 PM_API pm_database_def pm_default_database_def(void);
 
-/* Builds a database. Every asset is validated (clip, skeleton, schema bones) first; any error
- * names the asset and leaves *out NULL. */
+/* Builds a database. The def and every asset are validated (fields, clip, skeleton, schema
+ * bones) first; any error names the field or asset. *out is set to NULL on entry and stays NULL
+ * on failure. At least one pose must be searchable: a build whose poses are all block
+ * transitions (clips shorter than the schema's trajectory window) or excluded fails with
+ * PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
                                    int asset_count, pm_error *error);
 
-/* The key a build with these inputs and settings will record: 32 hex digits + NUL. */
+/* The key a build with these inputs and settings will record: 32 hex digits + NUL. Inputs are
+ * validated as pm_database_build validates them (not the searchable-pose count, which needs
+ * the features), and out_key is left untouched on failure. */
 PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def *def, const pm_asset_def *assets,
                                          int asset_count, pm_error *error);
 
@@ -74,6 +83,7 @@ PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def
 PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error);
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
 enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */
+/* Copies `data` (the caller may free it on return); the database owns its copy. */
 PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, size_t size, unsigned flags,
                                          const pm_allocator *allocator, pm_error *error);
 /* The serialised bytes (what pm_database_save writes). */
@@ -128,7 +138,10 @@ typedef struct pm_pose_info {
     float time;             /* seconds within the asset */
     int block_transition;   /* 1: a plain search never returns it (block transition or excluded) */
     float cost_addend;
-    int vector;             /* row of the de-duplicated value matrix */
+    int vector;             /* row of the de-duplicated value matrix. Searchable vectors come first,
+                               so for searchable poses it is < the row count pm_database_values
+                               reports; block-transition poses' rows may lie beyond it (use
+                               pm_database_pose_features to read any pose) */
 } pm_pose_info;
 PM_API int pm_database_pose_count(const pm_database *db);
 PM_API pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose);
@@ -138,15 +151,18 @@ PM_API pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int 
 PM_API const float *pm_database_offsets(const pm_database *db);
 PM_API const float *pm_database_scales(const pm_database *db);
 PM_API const float *pm_database_weights_sqrt(const pm_database *db);
-/* Raw (unnormalised) feature row of a pose into out (cardinality floats). */
+/* Raw (unnormalised) feature row of any pose, searchable or not, into out (cardinality floats). */
 PM_API pm_result pm_database_pose_features(float *out, const pm_database *db, int pose, pm_error *error);
 /* The normalised value rows of the searchable vectors (what brute force reads):
- * out_rows x out_stride floats, 64-byte aligned. */
+ * out_rows x out_stride floats, 64-byte aligned. Rows of vectors only block-transition or
+ * excluded poses use are stored after these and not counted in out_rows. */
 PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int *out_stride);
 
 /* Query rows for every frame of `clip`, prepared the way the database prepared its assets
  * (rest-frame trimming, resampling to its fps, its root extraction and schema). *out_rows is
- * allocated with the database's allocator (free with pm_free_buffer); row f holds frame f. */
+ * allocated with the database's allocator: free it with pm_free_buffer (declared in bvh.h),
+ * passing that allocator (the one given to pm_database_build in its def or to pm_database_load;
+ * NULL if none was). Row f holds frame f. */
 PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,
                                           pm_error *error);
 

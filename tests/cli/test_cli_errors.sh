@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The CLI's file contract: outputs replace regular files only (FIFOs and directories are refused
+# before any work, symbolic links are written through), inputs must be regular files (a
+# directory is named as one, never an allocation of its "size"), PREFIX outputs are written
+# together or not at all, and option mistakes are one stderr line naming the file or option.
+# Exits 77 when something it needs is missing.
+source "$(dirname "$0")/common.sh" clierr || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
+T=$TMP
+# A FIFO opened for writing waits for a reader: a regression must fail, not hang.
+if command -v timeout >/dev/null 2>&1; then TO="timeout 120"; else TO=""; fi
+
+# Errors: exit status non-zero and exactly one stderr line containing the needle.
+expect_error() { # name needle command...
+  local name=$1 needle=$2; shift 2
+  $TO "$@" > /dev/null 2> "$T/err.txt" && fail "$name: succeeded"
+  [ "$(wc -l < "$T/err.txt")" -eq 1 ] || fail "$name: stderr has $(wc -l < "$T/err.txt") lines: $(cat "$T/err.txt")"
+  grep -q -- "$needle" "$T/err.txt" || fail "$name: '$(cat "$T/err.txt")' does not say $needle"
+}
+
+"$CLI" synth "$T/clips" --clips 3 --seed 3 > /dev/null || fail "synth"
+"$CLI" build "$T/clips" -o "$T/a.pmdb" --fps 30 --quiet || fail "build"
+"$CLI" export-features "$T/a.pmdb" -o "$T/x" || fail "export-features"
+D=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['cardinality'])" "$T/x.json") || fail "cardinality"
+head -c $((D * 4)) "$T/x.f32" > "$T/q.f32"
+mkdir "$T/empty" "$T/dir"
+mkfifo "$T/fifo" "$T/fifo.f32" "$T/sq_noisy.f32" "$T/fifo.bvh" || fail "mkfifo"
+cat > "$T/space.json" <<JSON
+{"name": "s", "axes": [{"name": "speed", "min": 0, "max": 4}],
+ "samples": [{"name": "a", "clip": "clips/synth_000.bvh", "params": [1.0]},
+             {"name": "b", "clip": "clips/synth_001.bvh", "params": [3.0]}]}
+JSON
+
+# 1. Outputs that exist and are not regular files are refused before the work and left alone.
+expect_error "build -o FIFO" "fifo: not a regular file (a FIFO)" "$CLI" build "$T/clips" -o "$T/fifo" --quiet
+[ -p "$T/fifo" ] || fail "build -o FIFO replaced the FIFO"
+expect_error "build -o DIR" "dir: is a directory" "$CLI" build "$T/clips" -o "$T/dir" --quiet
+expect_error "export-features -o PREFIX with a FIFO" "fifo.f32: not a regular file" "$CLI" export-features "$T/a.pmdb" -o "$T/fifo"
+[ -e "$T/fifo.json" ] && fail "export-features wrote PREFIX.json although PREFIX.f32 could not be written"
+[ -p "$T/fifo.f32" ] || fail "export-features replaced the FIFO"
+expect_error "bench --save-queries over a FIFO" "sq_noisy.f32: not a regular file" \
+  "$CLI" bench "$T/a.pmdb" --queries 5 --save-queries "$T/sq"
+expect_error "blend -o FIFO" "fifo.bvh: not a regular file" "$CLI" blend "$T/space.json" --param 2 -o "$T/fifo.bvh"
+[ -p "$T/fifo.bvh" ] || fail "blend -o FIFO replaced the FIFO"
+# PREFIX.f32 and PREFIX.json together or not at all: an old PREFIX.f32 stays when PREFIX.json
+# cannot be written.
+printf 'old' > "$T/pair.f32"
+mkdir "$T/pair.json"
+expect_error "export-features with PREFIX.json a directory" "pair.json: is a directory" \
+  "$CLI" export-features "$T/a.pmdb" -o "$T/pair"
+[ "$(cat "$T/pair.f32")" = old ] || fail "export-features replaced PREFIX.f32 although PREFIX.json failed"
+mkdir "$T/pair2.f32"
+expect_error "export-features with PREFIX.f32 a directory" "pair2.f32: is a directory" \
+  "$CLI" export-features "$T/a.pmdb" -o "$T/pair2"
+[ -e "$T/pair2.json" ] && fail "export-features wrote PREFIX.json although PREFIX.f32 failed"
+expect_error "bench --save-queries over a directory" "sqd_noisy.f32: is a directory" \
+  sh -c 'mkdir "$1/sqd_noisy.f32" && exec "$2" bench "$1/a.pmdb" --queries 5 --save-queries "$1/sqd"' sh "$T" "$CLI"
+if [ "$(id -u)" != 0 ]; then # root writes anywhere
+  mkdir "$T/ro" && chmod 555 "$T/ro"
+  expect_error "bench --save-queries into a read-only directory" "sq_noisy.f32: cannot create: Permission denied" \
+    "$CLI" bench "$T/a.pmdb" --queries 5 --save-queries "$T/ro/sq"
+  chmod 755 "$T/ro"
+fi
+ls "$T" "$T"/* | grep -q '\.tmp-' && fail "a failed write left a temporary file"
+
+# Symbolic links are written through: the file they name is replaced, the link stays a link.
+printf 'old' > "$T/real.pmdb"
+ln -s real.pmdb "$T/link.pmdb"
+"$CLI" build "$T/clips" -o "$T/link.pmdb" --fps 30 --quiet || fail "build -o SYMLINK"
+[ -L "$T/link.pmdb" ] || fail "build -o SYMLINK replaced the link"
+cmp -s "$T/a.pmdb" "$T/real.pmdb" || fail "build -o SYMLINK did not write the file the link names"
+mkdir "$T/sub"
+ln -s sub/new.pmdb "$T/dangling.pmdb"
+ln -s ../dangling.pmdb "$T/sub/chain.pmdb"
+"$CLI" build "$T/clips" -o "$T/sub/chain.pmdb" --fps 30 --quiet || fail "build -o a chain ending in a dangling link"
+[ -L "$T/sub/chain.pmdb" ] && [ -L "$T/dangling.pmdb" ] || fail "build -o a chain of links replaced a link"
+cmp -s "$T/a.pmdb" "$T/sub/new.pmdb" || fail "build -o a dangling link did not create the file it names"
+printf 'old' > "$T/real.f32"
+ln -s real.f32 "$T/lx.f32"
+"$CLI" export-features "$T/a.pmdb" -o "$T/lx" || fail "export-features -o PREFIX through a link"
+[ -L "$T/lx.f32" ] && cmp -s "$T/x.f32" "$T/real.f32" || fail "export-features did not write through the link"
+ln -s real.bvh "$T/lb.bvh"
+"$CLI" blend "$T/space.json" --param 2 -o "$T/lb.bvh" > /dev/null || fail "blend -o SYMLINK"
+[ -L "$T/lb.bvh" ] && [ -s "$T/real.bvh" ] || fail "blend -o SYMLINK did not write through the link"
+ln -s dir "$T/dirlink.pmdb"
+expect_error "build -o a link to a directory" "dirlink.pmdb: is a directory" "$CLI" build "$T/clips" -o "$T/dirlink.pmdb"
+
+# 2. Inputs that are directories or other non-regular files are named as such.
+expect_error "info DIR" "empty: is a directory" "$CLI" info "$T/empty"
+expect_error "info FIFO" "fifo: not a regular file (a FIFO)" "$CLI" info "$T/fifo"
+expect_error "search DIR" "empty: is a directory" "$CLI" search "$T/empty" --queries "$T/q.f32"
+expect_error "export-features DIR" "empty: is a directory" "$CLI" export-features "$T/empty" -o "$T/e"
+expect_error "bench DIR" "empty: is a directory" "$CLI" bench "$T/empty"
+expect_error "search --queries DIR" "empty: is a directory" "$CLI" search "$T/a.pmdb" --queries "$T/empty"
+expect_error "search --weights DIR" "empty: is a directory" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/empty"
+expect_error "build --schema DIR/" "empty/: is a directory" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/empty/"
+expect_error "blend DIR" "empty: is a directory" "$CLI" blend "$T/empty" --param 1 --weights
+expect_error "search missing queries" "nothere.f32: cannot open: No such file" "$CLI" search "$T/a.pmdb" --queries "$T/nothere.f32"
+# Query rows through a pipe are fine.
+"$CLI" search "$T/a.pmdb" --queries <(cat "$T/q.f32") > /dev/null || fail "search --queries from a pipe"
+
+# 3. A directory without .bvh files (qsort of nothing was undefined behaviour).
+expect_error "build EMPTYDIR" "empty: no .bvh files found" "$CLI" build "$T/empty" -o "$T/e.pmdb"
+expect_error "bench --far EMPTYDIR" "empty: no .bvh files found" "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/empty"
+[ -e "$T/e.pmdb" ] && fail "a failed build left a file"
+
+# 5. A PREFIX that names no file.
+expect_error "export-features -o ''" "names no file" "$CLI" export-features "$T/a.pmdb" -o ""
+expect_error "export-features -o DIR/" "names no file" "$CLI" export-features "$T/a.pmdb" -o "$T/dir/"
+
+# 6. Bad dynamic weights name the weights file and the dimension, not the query file.
+python3 - "$T" "$D" <<'PY' || fail "weights file"
+import array, sys
+w = array.array("f", [1.0] * int(sys.argv[2])); w[3] = -1.0
+open(sys.argv[1] + "/w.f32", "wb").write(w.tobytes())
+PY
+expect_error "negative weight" "w.f32: dimension 3 .*weight -1 is outside" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w.f32"
+: > "$T/w0.f32"
+expect_error "empty weights file" "w0.f32: the weights file is empty" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w0.f32"
+
+# 9. Option mistakes.
+expect_error "--frame with --queries" "--frame goes with --query-clip" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --frame 3
+expect_error "--mirror-pair A=A" "pairs a joint with itself" "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair LeftFoot=LeftFoot
+expect_error "a clip given twice" "synth_001.bvh: input given twice" \
+  "$CLI" build "$T/clips/synth_001.bvh" "$T/clips/./synth_001.bvh" -o "$T/e.pmdb"
+expect_error "a clip given alone and in its directory" "synth_000.bvh: input given twice" \
+  "$CLI" build "$T/clips" "$T/clips/synth_000.bvh" -o "$T/e.pmdb"
+expect_error "integer range printed plainly" "in 0..2147483647" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --continuing 1e10
+"$CLI" --help > "$T/help.txt" || fail "--help"
+grep -q "posematch build CLIP.bvh|SPACE.json|DIR\.\.\." "$T/help.txt" || fail "--help: build does not show directories"
+grep -q "posematch bench .*--far" "$T/help.txt" || fail "--help: bench does not show --far"
+
+# --query-clip on a clip with a rest-pose lead-in frame (CMU 01_01, 120 fps): frame 0 is not in
+# the database and says so; frame F is the database's frame F - 1 (mapped without the lead-in,
+# it was the pose one frame later).
+CMU=$MOCAP/cmu/01_01.bvh
+if [ -f "$CMU" ]; then
+  "$CLI" build "$CMU" -o "$T/cmu.pmdb" --fps 120 --quiet || fail "build CMU 01_01"
+  expect_error "--frame of a dropped lead-in" "rest-pose lead-in" "$CLI" search "$T/cmu.pmdb" --query-clip "$CMU" --frame 0
+  "$CLI" search "$T/cmu.pmdb" --query-clip "$CMU" --frame 40 --json > "$T/cmu.json" || fail "search CMU --frame 40"
+  python3 - "$T/cmu.json" <<'PY' || fail "--query-clip frame after a lead-in"
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["found"] and r["frame"] == 39 and r["cost"] < 1e-3, r
+PY
+  "$CLI" build "$CMU" -o "$T/cmu_keep.pmdb" --fps 120 --keep-rest-frame --quiet || fail "build CMU --keep-rest-frame"
+  "$CLI" search "$T/cmu_keep.pmdb" --query-clip "$CMU" --frame 0 > /dev/null || fail "--frame 0 with the lead-in kept"
+else
+  echo "note: $CMU not found, --query-clip lead-in check skipped"
+fi
+echo "ok"
