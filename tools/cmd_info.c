@@ -9,18 +9,21 @@
 #include "commands.h"
 
 static const char info_usage[] =
-    "usage: posematch info DB.pmdb [--json]\n"
+    "usage: posematch info DB.pmdb [--json] [--assets]\n"
     "Poses, assets, cardinality, unique vectors (full and PCA space), PCA components and explained\n"
-    "variance, block-transition poses, bytes, memory per pose and the build key.\n";
+    "variance, block-transition poses, bytes, memory per pose and the build key. --assets also\n"
+    "lists every asset (name, poses, looping, mirrored, cost addend, blend-space parameters); the\n"
+    "JSON output always has them as asset_list.\n";
 
 int pm_cmd_info(int argc, char **argv) {
     const char *path = NULL;
-    int json = 0;
+    int json = 0, assets = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(info_usage, stdout);
             return 0;
         } else if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--assets")) assets = 1;
         else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("info: unknown option '%s'", argv[i]) + 1;
         else if (!path) path = argv[i];
         else return pm_cli_fail("info: one database at a time") + 1;
@@ -62,6 +65,22 @@ int pm_cmd_info(int argc, char **argv) {
             pm_database_channel_name(name, sizeof name, db, c);
             cJSON_AddItemToArray(ch, cJSON_CreateString(name));
         }
+        cJSON *list = cJSON_AddArrayToObject(o, "asset_list");
+        for (int a = 0; a < in.assets; a++) {
+            pm_asset_info ai;
+            if (pm_database_asset(&ai, db, a) != PM_OK) continue;
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "name", ai.name);
+            cJSON_AddNumberToObject(x, "first_pose", ai.first_pose);
+            cJSON_AddNumberToObject(x, "poses", ai.pose_count);
+            cJSON_AddBoolToObject(x, "looping", ai.looping);
+            cJSON_AddBoolToObject(x, "mirrored", ai.mirrored);
+            if (ai.source_asset >= 0) cJSON_AddNumberToObject(x, "mirror_of", ai.source_asset);
+            cJSON_AddNumberToObject(x, "cost_addend", ai.cost_addend);
+            cJSON *params = cJSON_AddArrayToObject(x, "params");
+            for (int k = 0; k < ai.param_count; k++) cJSON_AddItemToArray(params, cJSON_CreateNumber(ai.params[k]));
+            cJSON_AddItemToArray(list, x);
+        }
         char *text = cJSON_Print(o);
         puts(text);
         free(text);
@@ -88,6 +107,15 @@ int pm_cmd_info(int argc, char **argv) {
             printf(" [%s]", name);
         }
         printf("\n");
+        for (int a = 0; assets && a < in.assets; a++) {
+            pm_asset_info ai;
+            if (pm_database_asset(&ai, db, a) != PM_OK) continue;
+            printf("asset %-5d %s: poses %d..%d%s%s", a, ai.name, ai.first_pose, ai.first_pose + ai.pose_count - 1,
+                   ai.looping ? ", looping" : "", ai.mirrored ? ", mirrored" : "");
+            if (ai.cost_addend != 0.0f) printf(", cost addend %g", (double)ai.cost_addend);
+            for (int k = 0; k < ai.param_count; k++) printf(k ? ",%g" : ", params %g", (double)ai.params[k]);
+            printf("\n");
+        }
     }
     pm_database_destroy(db);
     return 0;

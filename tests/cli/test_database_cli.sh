@@ -186,6 +186,16 @@ cmp -s "$T/hips.pmdb" "$T/legs.pmdb" && fail "root options changed nothing"
 # Per-asset cost addends from the command line (mirrored copies share them).
 "$CLI" build "$T/clips" -o "$T/add.pmdb" --mirror --addend 'synth_00[12]=0.5' --addend 'synth_002=-0.25' --quiet || fail "build --addend"
 "$CLI" export-features "$T/add.pmdb" -o "$T/addx" || fail "export --addend database"
+"$CLI" info "$T/add.pmdb" --json > "$T/addinfo.json" || fail "info --json (assets)"
+"$CLI" info "$T/add.pmdb" --assets | grep -q "synth_002.mirror: poses .*mirrored, cost addend -0.25" || fail "info --assets"
+python3 - "$T" <<'PY' || fail "info asset_list"
+import json, sys
+i = json.load(open(sys.argv[1] + "/addinfo.json"))
+names = [a["name"] for a in i["asset_list"]]
+assert len(names) == i["assets"] and "synth_001.mirror" in names, names
+m = next(a for a in i["asset_list"] if a["name"] == "synth_001.mirror")
+assert m["mirrored"] and m["cost_addend"] == 0.5 and names[m["mirror_of"]] == "synth_001", m
+PY
 python3 - "$T" <<'PY' || fail "--addend values"
 import json, sys
 x = json.load(open(sys.argv[1] + "/addx.json"))
