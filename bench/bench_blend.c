@@ -347,7 +347,8 @@ static crowd_result run_crowd(pm_clip *clips, int frames_to_run) {
     pm_blend_space *space;
     if (pm_blend_space_create(&space, &def, &e) != PM_OK) die("blend space", &e);
     int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    const int scratch_groups = pm_blend_space_scratch_count(space);
+    pm_soa_transform *scratch = pm_pose_alloc(scratch_groups * 4, NULL); /* groups of 4 joints */
     pm_soa_transform *local = pm_pose_alloc(JOINTS, NULL);
     pm_transform *model = (pm_transform *)malloc(sizeof(pm_transform) * JOINTS * CHARACTERS);
     float *param = (float *)malloc(sizeof(float) * CHARACTERS), *phase = (float *)malloc(sizeof(float) * CHARACTERS);
@@ -367,7 +368,7 @@ static crowd_result run_crowd(pm_clip *clips, int frames_to_run) {
             job.params = &param[i];
             job.phase = phase[i];
             job.scratch = scratch;
-            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+            job.scratch_count = scratch_groups;
             job.output = local;
             job.output_count = soa;
             if (pm_blend_space_job_run(&job, &e) != PM_OK) die("blend space job", &e);

@@ -50,7 +50,8 @@ pm_additive_apply_job pm_default_additive_apply_job(void) {
     return j;
 }
 
-pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_error *error) {
+/* Everything but the mask's values: run checks those as it goes (or first, in place). */
+static pm_result check_apply(const pm_additive_apply_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: NULL job");
     pm_result r = pm_check_joint_count(job->joint_count, "additive apply job", error);
     if (r != PM_OK) return r;
@@ -66,6 +67,17 @@ pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_er
     if (!pm_pose_aligned(job->target) || !pm_pose_aligned(job->output) || (job->weight > 0.0f && !pm_pose_aligned(job->delta)))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: a pose%s", PM_ALIGN_HINT);
     return PM_OK;
+}
+
+static pm_result check_apply_mask(const pm_additive_apply_job *job, pm_error *error) {
+    return pm_check_joint_weights(job->joint_weights, job->joint_count, "additive apply job: the weight of joint", error);
+}
+
+pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_error *error) {
+    pm_result r = check_apply(job, error);
+    /* A zero-weight job reads neither the delta nor the mask. */
+    if (r == PM_OK && job->weight > 0.0f && job->joint_weights) r = check_apply_mask(job, error);
+    return r;
 }
 
 /* delta^w for a fractional weight without asin, sin, cos, square root or division. With c = |q.w|
@@ -230,7 +242,7 @@ static void apply_masked(const pm_additive_apply_job *job, int groups, soa_weigh
 }
 
 pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *error) {
-    pm_result r = pm_additive_apply_job_validate(job, error);
+    pm_result r = check_apply(job, error);
     if (r != PM_OK) return r;
     int groups = pm_soa_count(job->joint_count);
     if (job->weight == 0.0f) {
@@ -243,11 +255,14 @@ pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *
         else apply_uniform(job, groups);
         return PM_OK;
     }
+    /* A bad mask is normally caught by the running check after the blend, which only spoils the
+     * output; writing over the target or the delta, it must be caught before anything is written. */
+    int in_place = pm_poses_overlap(job->output, job->target, groups) || pm_poses_overlap(job->output, job->delta, groups);
+    if (in_place && (r = check_apply_mask(job, error)) != PM_OK) return r;
     soa_weight_check check;
     soa_weight_check_init(&check);
     apply_masked(job, groups, &check);
-    if (!soa_weight_check_ok(&check))
-        return pm_check_joint_weights(job->joint_weights, job->joint_count, "additive apply job: the weight of joint", error);
+    if (!soa_weight_check_ok(&check)) return check_apply_mask(job, error);
     return PM_OK;
 }
 

@@ -1,5 +1,6 @@
 /* Layered blend per bone (SPEC BL2) and the branch filters that make its per-joint weights. */
 #include <math.h>
+#include <stdio.h>
 
 #include "core.h"
 #include "pose_kernels.h"
@@ -66,7 +67,8 @@ pm_layered_blend_job pm_default_layered_blend_job(void) {
     return j;
 }
 
-pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_error *error) {
+/* Everything but the masks' values: run checks those as it blends (or first, in place). */
+static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error) {
     if (!job) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: NULL job");
     pm_result r = pm_check_joint_count(job->joint_count, "layered blend job", error);
     if (r != PM_OK) return r;
@@ -95,6 +97,24 @@ pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_erro
     return PM_OK;
 }
 
+/* The mask of every layer that is read (weight > 0): one pass over each. */
+static pm_result check_layer_masks(const pm_layered_blend_job *job, pm_error *error) {
+    for (int i = 0; i < job->layer_count; i++) {
+        const pm_blend_layer *l = &job->layers[i];
+        if (!(l->weight > 0.0f) || !l->joint_weights) continue;
+        char what[64];
+        snprintf(what, sizeof what, "layered blend job: layer %d's weight for joint", i);
+        pm_result r = pm_check_joint_weights(l->joint_weights, job->joint_count, what, error);
+        if (r != PM_OK) return r;
+    }
+    return PM_OK;
+}
+
+pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_error *error) {
+    pm_result r = check_layered(job, error);
+    return r == PM_OK ? check_layer_masks(job, error) : r;
+}
+
 typedef struct active_layer {
     const pm_soa_transform *pose;
     const float *joint_weights;
@@ -110,7 +130,8 @@ PM_SIMD_INLINE pm_f4 layer_weights(const active_layer *l, int g, int joint_count
 }
 
 /* Finishes a joint group: lanes no layer touched (total 0) keep the base bit for bit because
- * their normalisation factor is exactly 1 and their sums are base * 1 + 0. */
+ * their normalisation factor is exactly 1 and their sums are base * 1 + layer * 0, which is 0 for
+ * a finite layer (the header asks for finite layers rather than pay a select per lane). */
 PM_SIMD_INLINE void store_layered(pm_soa_transform *o, soa_quat q, soa_vec3 t, pm_f4 total) {
     pm_f4 len = f4_sqrt(soa_quat_dot(q, q));
     pm_f4 inv = f4_select(f4_eq(total, f4_zero()), f4_set1(1.0f), f4_div(f4_set1(1.0f), len));
@@ -187,34 +208,32 @@ static void layered_n(const pm_layered_blend_job *job, const active_layer *layer
 }
 
 pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *error) {
-    pm_result r = pm_layered_blend_job_validate(job, error);
+    pm_result r = check_layered(job, error);
     if (r != PM_OK) return r;
+    const int groups = pm_soa_count(job->joint_count);
     active_layer layers[PM_BLEND_MAX_INPUTS];
-    int n = 0;
+    int n = 0, in_place = pm_poses_overlap(job->output, job->base, groups), masked = 0;
     for (int i = 0; i < job->layer_count; i++)
         if (job->layers[i].weight > 0.0f) {
             layers[n].pose = job->layers[i].pose;
             layers[n].joint_weights = job->layers[i].joint_weights;
             layers[n].weight = job->layers[i].weight;
+            in_place |= pm_poses_overlap(job->output, layers[n].pose, groups);
+            masked |= layers[n].joint_weights != NULL;
             n++;
         }
+    /* A bad mask is normally caught by the running check after blending, which only spoils the
+     * output; writing over an input, it must be caught before anything is written. */
+    if (in_place && masked && (r = check_layer_masks(job, error)) != PM_OK) return r;
     /* Read before blending: the output may be the base. */
     pm_vec3 root_translation = job->root_joint >= 0 ? pm_pose_translation(job->base, job->root_joint) : pm_vec3_zero();
     soa_weight_check check;
     soa_weight_check_init(&check);
     if (n == 0) {
-        if (job->output != job->base)
-            memmove(job->output, job->base, (size_t)pm_soa_count(job->joint_count) * sizeof(pm_soa_transform));
+        if (job->output != job->base) memmove(job->output, job->base, (size_t)groups * sizeof(pm_soa_transform));
     } else if (n == 1) layered_one(job, &layers[0], &check);
     else layered_n(job, layers, n, &check);
-    if (!soa_weight_check_ok(&check)) {
-        for (int i = 0; i < n; i++) {
-            if (!layers[i].joint_weights) continue;
-            r = pm_check_joint_weights(layers[i].joint_weights, job->joint_count, "layered blend job: a layer's weight for joint",
-                                       error);
-            if (r != PM_OK) return r;
-        }
-    }
+    if (!soa_weight_check_ok(&check) && (r = check_layer_masks(job, error)) != PM_OK) return r;
     if (job->root_joint >= 0 && !job->blend_root_motion) {
         /* Root motion is the base's alone: two layers' root velocities averaged give a speed
          * neither animation has. */

@@ -154,7 +154,8 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
         }
         for (int d = 0; d < def->dimensions; d++)
             if (!isfinite(sd->params[d]))
-                return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': sample %d has a non-finite coordinate", name, i);
+                return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': sample %d params[%d] is %g (must be finite)", name, i,
+                               d, (double)sd->params[d]);
         if (i > 0 && !pm_skeleton_same_topology(&first->skeleton, &sd->clip->skeleton)) {
             const pm_skeleton *a = &first->skeleton, *b = &sd->clip->skeleton;
             int j = 0;
@@ -197,12 +198,8 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
     s->dimensions = dims;
     s->sync = def->sync;
     s->sample_count = n;
-    const pm_clip *first = def->samples[0].clip;
-    s->joint_count = first->skeleton.joint_count;
+    s->joint_count = def->samples[0].clip->skeleton.joint_count;
     s->soa_count = pm_soa_count(s->joint_count);
-    s->unit_scale = first->unit_scale > 0.0f ? first->unit_scale : 1.0f;
-    s->source_up = first->source_up;
-    s->frame_time = first->frame_time;
     s->name = dup_or(a, def->name, "blendspace");
     s->names = (char **)pm_alloc_array(a, (size_t)n, sizeof(char *), 0);
     s->params = (float *)pm_alloc_array(a, (size_t)n * PM_BLEND_SPACE_MAX_DIMENSIONS, sizeof(float), 0);
@@ -234,7 +231,6 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         s->axis_min[d] = lo;
         s->axis_max[d] = hi;
     }
-    if ((r = pm_skeleton_copy(&s->skeleton, &first->skeleton, a, error)) != PM_OK) goto fail;
 
     for (int i = 0; i < n; i++) {
         const pm_blend_sample_def *sd = &def->samples[i];
@@ -262,6 +258,12 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         if (r != PM_OK) goto fail;
     }
     if ((r = pm_blend_space_build_cells(s, def->collinear, def->coplanar, error)) != PM_OK) goto fail;
+    /* The skeleton (rest offsets) and file metadata of baked clips come from the first sample in
+     * the canonical order, not the first listed: reordering the samples changes no output byte. */
+    const pm_clip *canonical = def->samples[s->order[0]].clip;
+    s->unit_scale = canonical->unit_scale > 0.0f ? canonical->unit_scale : 1.0f;
+    s->source_up = canonical->source_up;
+    if ((r = pm_skeleton_copy(&s->skeleton, &canonical->skeleton, a, error)) != PM_OK) goto fail;
     *out = s;
     return PM_OK;
 fail:
@@ -287,6 +289,8 @@ int pm_blend_space_max_weights(const pm_blend_space *s) {
     }
     return PM_BLEND_SPACE_MAX_WEIGHTS;
 }
+
+int pm_blend_space_scratch_count(const pm_blend_space *s) { return s ? pm_blend_space_max_weights(s) * s->soa_count : 0; }
 
 const pm_skeleton *pm_blend_space_skeleton(const pm_blend_space *s) { return s ? &s->skeleton : NULL; }
 

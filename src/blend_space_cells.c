@@ -321,9 +321,22 @@ pm_result pm_blend_space_build_cells(pm_blend_space *s, pm_blend_collinear colli
         char pi[96], pj[96];
         format_params(pi, sizeof pi, s, i);
         format_params(pj, sizeof pj, s, j);
+        int same = 1;
+        for (int d = 0; d < s->dimensions; d++)
+            same &= s->params[i * PM_BLEND_SPACE_MAX_DIMENSIONS + d] == s->params[j * PM_BLEND_SPACE_MAX_DIMENSIONS + d];
+        if (same)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "blend space '%s': samples '%s' (%s) and '%s' (%s) are at the same coordinates; remove one or move it",
+                           s->name, s->names[i], pi, s->names[j], pj);
+        /* Distinct, but on the same node of the grid the predicates run on: say so, with its step. */
+        char res[160] = "";
+        for (int d = 0, at = 0; d < s->dimensions && at < (int)sizeof res; d++)
+            at += snprintf(res + at, sizeof res - (size_t)at, "%s%s %g", d ? ", " : "", s->axis_names[d],
+                           (s->axis_max[d] - s->axis_min[d]) / (double)PM_DT_COORD_MAX);
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "blend space '%s': samples '%s' (%s) and '%s' (%s) are at the same coordinates; remove one or move it",
-                       s->name, s->names[i], pi, s->names[j], pj);
+                       "blend space '%s': samples '%s' (%s) and '%s' (%s) are closer than the space's resolution (the axis "
+                       "range / 2^%d: %s); move them apart or narrow the axis ranges",
+                       s->name, s->names[i], pi, s->names[j], pj, PM_DT_COORD_BITS, res);
     }
     if (n == 1) {
         s->mode = SPACE_POINT;

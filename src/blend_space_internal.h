@@ -30,10 +30,9 @@ struct pm_blend_space {
     pm_blend_sync sync;
     int sample_count;
     int joint_count, soa_count;
-    pm_skeleton skeleton;       /* the first sample's */
-    float unit_scale;           /* the first sample's clip metadata, for baked clips */
+    pm_skeleton skeleton;       /* of the first sample in canonical order (order[0]) */
+    float unit_scale;           /* that sample's clip metadata, for baked clips */
     pm_up_axis source_up;
-    float frame_time;
     /* Per sample, in the order of the def. */
     char **names;
     float *params;              /* PM_BLEND_SPACE_MAX_DIMENSIONS per sample */

@@ -29,7 +29,7 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
                        job->output ? job->output_count : 0, s->joint_count, s->soa_count);
     /* Scratch for as many poses as one query can blend: a 2D space keeps needing three, whatever
      * PM_BLEND_SPACE_MAX_WEIGHTS has grown to. */
-    int needed = pm_blend_space_max_weights(s) * s->soa_count;
+    int needed = pm_blend_space_scratch_count(s);
     if (!job->scratch || job->scratch_count < needed)
         return pm_fail(error, PM_ERR_MISMATCH, "blend space job: scratch holds %d groups, %d are needed",
                        job->scratch ? job->scratch_count : 0, needed);
@@ -45,28 +45,44 @@ static float sample_time(const pm_blend_space *s, int i, float phase, float blen
     return phase * blended_duration;
 }
 
+/* Pose of sample `i` at a normalised phase. The end of a looping sample's cycle (phase 1, where
+ * its time reaches its duration) is its end key, frame 0 moved on by the cycle's displacement,
+ * not frame 0 itself: a baked blend of looping and one-shot samples runs to phase 1, and there
+ * the looping one's root must carry on rather than snap back to where it started. */
+static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float blended_duration, pm_rotation_blend rot,
+                             pm_soa_transform *out, pm_error *error) {
+    const pm_animation *a = &s->animations[i];
+    float time = sample_time(s, i, phase, blended_duration);
+    if (a->looping && phase > 0.0f && phase <= 1.0f) {
+        /* Within a thousandth of a frame of the end: the sampling job would wrap to key 0. */
+        double x = (double)time / (double)a->frame_time, n = (double)a->frame_count;
+        if (x >= n && x < n + 1e-3) {
+            memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count,
+                   (size_t)a->soa_count * sizeof(pm_soa_transform));
+            return PM_OK;
+        }
+    }
+    pm_sampling_job sj = pm_default_sampling_job();
+    sj.animation = a;
+    sj.time = time;
+    sj.rotation = rot;
+    sj.output = out;
+    sj.output_count = s->soa_count;
+    return pm_sampling_job_run(&sj, error);
+}
+
 /* The evaluation proper, on validated arguments. */
 static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights *w, float phase, pm_rotation_blend rot,
                           pm_soa_transform *scratch, pm_soa_transform *output, pm_error *error) {
     float duration = pm_blend_space_duration(s, w);
-    pm_sampling_job sj = pm_default_sampling_job();
-    sj.rotation = rot;
-    sj.output_count = s->soa_count;
-    if (w->count == 1) {
-        /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
-        sj.animation = &s->animations[w->samples[0]];
-        sj.time = sample_time(s, w->samples[0], phase, duration);
-        sj.output = output;
-        return pm_sampling_job_run(&sj, error);
-    }
+    /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
+    if (w->count == 1) return sample_pose(s, w->samples[0], phase, duration, rot, output, error);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
     for (int i = 0; i < w->count; i++) {
-        sj.animation = &s->animations[w->samples[i]];
-        sj.time = sample_time(s, w->samples[i], phase, duration);
-        sj.output = scratch + (size_t)i * s->soa_count;
-        pm_result r = pm_sampling_job_run(&sj, error);
+        pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
+        pm_result r = sample_pose(s, w->samples[i], phase, duration, rot, pose, error);
         if (r != PM_OK) return r;
-        inputs[i].pose = sj.output;
+        inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];
     }
     pm_blend_job bj = pm_default_blend_job();
@@ -91,13 +107,19 @@ pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error)
 pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float *params, float fps, pm_error *error) {
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_bake: NULL argument");
     memset(out, 0, sizeof *out);
-    if (fps == 0.0f) fps = 1.0f / s->frame_time;
-    if (!isfinite(fps) || !(fps > 0.0f) || fps > 10000.0f)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside (0, 10000]", s->name,
-                       (double)fps);
+    if (fps != 0.0f && (!isfinite(fps) || !(fps > 0.0f) || fps > 10000.0f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside (0, 10000] (0 = default)",
+                       s->name, (double)fps);
     pm_blend_space_weights w;
     pm_result r = pm_blend_space_weights_at(&w, s, params, error);
     if (r != PM_OK) return r;
+    if (fps == 0.0f) {
+        /* The highest rate among the contributing samples: independent of the order samples were
+         * listed in, loses no sample's detail, and on a sample its own rate (its frames as they are). */
+        float frame_time = s->animations[w.samples[0]].frame_time;
+        for (int i = 1; i < w.count; i++) frame_time = PM_MIN(frame_time, s->animations[w.samples[i]].frame_time);
+        fps = 1.0f / frame_time;
+    }
     double duration = pm_blend_space_duration(s, &w);
     int looping = 1;
     for (int i = 0; i < w.count; i++) looping &= s->animations[w.samples[i]].looping;

@@ -374,6 +374,8 @@ pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_
         at.kind = PM_BLEND_CELL_POINT;
         at.cell = -1;
         at.count = 1;
+        /* The hull is the sample itself: any other point is projected onto it. */
+        at.outside = q.x != s->points[0].x || q.y != s->points[0].y || q.z != s->points[0].z;
         rw.count = 1;
         rw.w[0] = 1.0;
         break;

@@ -24,7 +24,7 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
     if (!job->inputs || job->input_count < 1 || job->input_count > PM_BLEND_MAX_INPUTS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: %d inputs is outside 1..%d", job->inputs ? job->input_count : 0,
                        PM_BLEND_MAX_INPUTS);
-    float sum = 0.0f;
+    float sum = 0.0f, largest = 0.0f;
     int n = 0;
     for (int i = 0; i < job->input_count; i++) {
         float w = job->inputs[i].weight;
@@ -38,9 +38,19 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
         weights[n] = w;
         n++;
         sum += w;
+        largest = PM_MAX(largest, w);
     }
     if (n == 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: every weight is zero (nothing to blend)");
-    if (!isfinite(sum)) return pm_fail(error, PM_ERR_NUMERIC, "blend job: the weights sum to infinity");
+    if (!(sum >= 1e-30f) || !isfinite(sum)) {
+        /* Weights so small that 1 / sum overflows (or so large that the sum does): only their
+         * ratios matter, so they are taken relative to the largest, which makes the sum 1..64.
+         * Ordinary weights skip this and keep their bits. */
+        sum = 0.0f;
+        for (int i = 0; i < n; i++) {
+            weights[i] /= largest;
+            sum += weights[i];
+        }
+    }
     /* Weights stay raw here; each kernel scales them (normalised for translations, relative to
      * the first input's for rotations) with two independent divisions. */
     *total = sum;

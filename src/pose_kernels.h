@@ -40,6 +40,13 @@ PM_SIMD_INLINE void soa_store(pm_soa_transform *g, soa_quat q, soa_vec3 t) {
     f4_store_a(g->qw, q.w);
 }
 
+/* Whether two poses of `groups` groups share memory (an in-place job). Compared as integers:
+ * relational operators on pointers into different objects are undefined. */
+static inline int pm_poses_overlap(const pm_soa_transform *a, const pm_soa_transform *b, int groups) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, size = (uintptr_t)groups * sizeof(pm_soa_transform);
+    return x < y + size && y < x + size;
+}
+
 /* Pose arrays must be 16-byte aligned (pm_soa_transform's own alignment; pm_pose_alloc). */
 static inline int pm_pose_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 #define PM_ALIGN_HINT " is not 16-byte aligned (allocate poses with pm_pose_alloc or as pm_soa_transform arrays)"

@@ -16,6 +16,33 @@ void pm_test_blend_skeleton(pm_skeleton *sk, int joints) {
     }
 }
 
+/* A looping clip of `frames` frames whose joint 1 swings as sin(2 pi phase) * amplitude about X, the
+ * others carry an id so blends can be told apart. */
+void pm_test_blend_swing_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float amplitude, float id) {
+    PM_ASSERT_OK(pm_clip_create(clip, sk, frames, 1.0f / 30.0f, NULL, NULL));
+    clip->looping = 1;
+    for (int f = 0; f < frames; f++) {
+        float phase = (float)f / (float)frames;
+        for (int j = 0; j < sk->joint_count; j++) {
+            pm_quat q = pm_quat_identity();
+            if (j == 1) q = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), amplitude * sinf(6.2831853f * phase));
+            else if (j > 1) q = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.1f * id + 0.05f * (float)j);
+            clip->rotations[f * sk->joint_count + j] = q;
+            pm_vec3 t = sk->rest_translations[j];
+            if (j == 0) t = pm_vec3_make(id, 1.0f, 2.0f * phase);
+            clip->translations[f * sk->joint_count + j] = t;
+        }
+    }
+}
+
+void pm_test_blend_fixture_swing(pm_test_blend_fixture *fx, int joints, int count) {
+    memset(fx, 0, sizeof *fx);
+    pm_test_blend_skeleton(&fx->sk, joints);
+    fx->count = count;
+    for (int i = 0; i < count; i++)
+        pm_test_blend_swing_clip(&fx->clips[i], &fx->sk, 20 + 3 * i, 0.5f + 0.1f * (float)i, (float)i);
+}
+
 void pm_test_blend_fixture_free(pm_test_blend_fixture *fx) {
     for (int i = 0; i < fx->count; i++) pm_clip_destroy(&fx->clips[i]);
     pm_skeleton_destroy(&fx->sk);

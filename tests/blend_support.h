@@ -1,4 +1,4 @@
-/* Helpers shared by the 2D and 3D blend-space tests (test_blend_space.c, test_blend_space3d.c). */
+/* Helpers shared by the blend-space tests (test_blend_space*.c). */
 #ifndef PM_TESTS_BLEND_SUPPORT_H
 #define PM_TESTS_BLEND_SUPPORT_H
 
@@ -14,6 +14,11 @@ typedef struct pm_test_blend_fixture {
 /* A skeleton of `joints` joints named "j<k>", rest translations (0, 1, 0) for the root and
  * (0, 0.3, 0) for the others. */
 void pm_test_blend_skeleton(pm_skeleton *sk, int joints);
+/* A looping clip of `frames` frames whose joint 1 swings as sin(2 pi phase) * amplitude about X; the
+ * others carry an id so blends can be told apart. */
+void pm_test_blend_swing_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float amplitude, float id);
+/* `count` swing clips of 20 + 3i frames and amplitude 0.5 + 0.1i over a `joints`-joint skeleton. */
+void pm_test_blend_fixture_swing(pm_test_blend_fixture *fx, int joints, int count);
 /* Destroys the fixture's `count` clips and its skeleton. */
 void pm_test_blend_fixture_free(pm_test_blend_fixture *fx);
 /* Writes the fixture's first `count` clips as "clip<i>.bvh" in the scratch directory. */

@@ -179,6 +179,65 @@ static void test_additive_power(void **state) {
     pm_pose_free(out, NULL);
 }
 
+/* A bad mask writing in place: validate reports it, and run reports it before touching the
+ * target (or the delta) that is also the output. */
+static void test_additive_bad_mask_in_place(void **state) {
+    (void)state;
+    pm_test_rng rng = {43};
+    const size_t bytes = sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT);
+    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *keep_target = pm_pose_alloc(J_COUNT, NULL), *keep_delta = pm_pose_alloc(J_COUNT, NULL);
+    random_pose(target, J_COUNT, &rng, 2.0f);
+    random_pose(delta, J_COUNT, &rng, 1.0f);
+    memcpy(keep_target, target, bytes);
+    memcpy(keep_delta, delta, bytes);
+    float mask[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) mask[j] = 0.5f;
+    static const float bad_values[] = {NAN, 1.5f, -0.25f};
+    for (size_t v = 0; v < sizeof bad_values / sizeof bad_values[0]; v++) {
+        mask[5] = bad_values[v];
+        for (int scaling = 0; scaling < 2; scaling++)
+            for (int target_out = 0; target_out < 2; target_out++) {
+                pm_additive_apply_job job = pm_default_additive_apply_job();
+                job.target = target;
+                job.delta = delta;
+                job.weight = 0.8f;
+                job.scaling = scaling ? PM_ADDITIVE_NLERP : PM_ADDITIVE_POWER;
+                job.joint_weights = mask;
+                job.joint_count = J_COUNT;
+                job.output = target_out ? target : delta;
+                pm_error e;
+                pm_result expect = isfinite(bad_values[v]) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC;
+                assert_int_equal(pm_additive_apply_job_validate(&job, &e), expect);
+                assert_non_null(strstr(e.message, "joint 5"));
+                assert_int_equal(pm_additive_apply_job_run(&job, &e), expect);
+                assert_memory_equal(target, keep_target, bytes);
+                assert_memory_equal(delta, keep_delta, bytes);
+                /* Weight 0 reads neither the delta nor the mask. */
+                job.weight = 0.0f;
+                PM_ASSERT_OK(pm_additive_apply_job_validate(&job, NULL));
+            }
+    }
+    /* A separate output: reported after the blend, the inputs intact. */
+    mask[5] = NAN;
+    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_additive_apply_job job = pm_default_additive_apply_job();
+    job.target = target;
+    job.delta = delta;
+    job.weight = 1.0f;
+    job.joint_weights = mask;
+    job.joint_count = J_COUNT;
+    job.output = out;
+    assert_int_equal(pm_additive_apply_job_run(&job, NULL), PM_ERR_NUMERIC);
+    assert_memory_equal(target, keep_target, bytes);
+    assert_memory_equal(delta, keep_delta, bytes);
+    pm_pose_free(out, NULL);
+    pm_pose_free(target, NULL);
+    pm_pose_free(delta, NULL);
+    pm_pose_free(keep_target, NULL);
+    pm_pose_free(keep_delta, NULL);
+}
+
 static void test_additive_clip(void **state) {
     (void)state;
     pm_skeleton sk;
@@ -225,6 +284,7 @@ int main(void) {
         cmocka_unit_test(test_additive_round_trip),
         cmocka_unit_test(test_additive_order_matters),
         cmocka_unit_test(test_additive_power),
+        cmocka_unit_test(test_additive_bad_mask_in_place),
         cmocka_unit_test(test_additive_clip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,6 +234,53 @@ static void test_blend_zero_weight_is_not_read(void **state) {
     pm_pose_free(ref, NULL);
 }
 
+/* Weights so small that 1 / sum overflows, or so large that the sum does: only their ratios
+ * matter, so the blend is the one of the normalised weights, finite. */
+static int pose_finite(const pm_soa_transform *p, int joints) {
+    for (int j = 0; j < joints; j++) {
+        pm_quat q = pm_pose_rotation(p, j);
+        pm_vec3 t = pm_pose_translation(p, j);
+        if (!isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(q.w) || !isfinite(t.x) || !isfinite(t.y) ||
+            !isfinite(t.z))
+            return 0;
+    }
+    return 1;
+}
+
+static void test_blend_extreme_weights(void **state) {
+    (void)state;
+    pm_test_rng rng = {13};
+    pm_soa_transform *p[4], *out = pm_pose_alloc(J_COUNT, NULL), *ref = pm_pose_alloc(J_COUNT, NULL);
+    for (int i = 0; i < 4; i++) {
+        p[i] = pm_pose_alloc(J_COUNT, NULL);
+        random_pose(p[i], J_COUNT, &rng, 2.0f);
+    }
+    static const float equal[] = {1e-45f, 1e-40f, 1e-38f, 3e38f};
+    for (int n = 2; n <= 4; n++) {
+        pm_blend_input in[4];
+        for (int i = 0; i < n; i++) in[i] = (pm_blend_input){p[i], 1.0f};
+        run_blend(ref, in, n);
+        for (size_t k = 0; k < sizeof equal / sizeof equal[0]; k++) {
+            for (int i = 0; i < n; i++) in[i].weight = equal[k];
+            run_blend(out, in, n);
+            if (!poses_bitwise_equal(out, ref, J_COUNT)) fail_msg("%d inputs of weight %g", n, (double)equal[k]);
+        }
+        /* Unequal tiny weights: finite, and close to the same ratios at ordinary scale. */
+        for (int i = 0; i < n; i++) in[i].weight = (float)(i + 1) * 1e-40f;
+        run_blend(out, in, n);
+        assert_true(pose_finite(out, J_COUNT));
+        for (int i = 0; i < n; i++) in[i].weight = (float)(i + 1);
+        run_blend(ref, in, n);
+        for (int j = 0; j < J_COUNT; j++) {
+            assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(ref, j), 1e-3f);
+            assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(ref, j), 1e-3f);
+        }
+    }
+    for (int i = 0; i < 4; i++) pm_pose_free(p[i], NULL);
+    pm_pose_free(out, NULL);
+    pm_pose_free(ref, NULL);
+}
+
 static void test_blend_hemisphere(void **state) {
     (void)state;
     pm_test_rng rng = {9};
@@ -464,6 +511,67 @@ static void test_layered_errors(void **state) {
     pm_pose_free(out, NULL);
 }
 
+/* A bad mask writing in place: validate reports it, and run reports it before touching the base
+ * (or the layer) that is also the output. */
+static void test_layered_bad_mask_in_place(void **state) {
+    (void)state;
+    pm_test_rng rng = {29};
+    const size_t bytes = sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT);
+    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *keep_base = pm_pose_alloc(J_COUNT, NULL), *keep_layer = pm_pose_alloc(J_COUNT, NULL);
+    random_pose(base, J_COUNT, &rng, 2.0f);
+    random_pose(layer, J_COUNT, &rng, 2.0f);
+    memcpy(keep_base, base, bytes);
+    memcpy(keep_layer, layer, bytes);
+    float mask[J_COUNT], ok_mask[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) mask[j] = ok_mask[j] = 0.5f;
+    static const float bad_values[] = {NAN, 1.5f, -0.25f, INFINITY};
+    for (size_t v = 0; v < sizeof bad_values / sizeof bad_values[0]; v++) {
+        mask[J_COUNT - 1] = bad_values[v];
+        for (int layers = 1; layers <= 2; layers++)
+            for (int target = 0; target < 2; target++) {
+                pm_blend_layer l[2] = {{layer, 0.7f, ok_mask}, {layer, 0.6f, mask}};
+                pm_layered_blend_job job = pm_default_layered_blend_job();
+                job.base = base;
+                job.layers = layers == 1 ? &l[1] : l;
+                job.layer_count = layers;
+                job.joint_count = J_COUNT;
+                job.output = target ? layer : base;
+                pm_error e;
+                pm_result expect = isfinite(bad_values[v]) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC;
+                assert_int_equal(pm_layered_blend_job_validate(&job, &e), expect);
+                const char *expect_text = layers == 1 ? "layer 0's weight for joint 12" : "layer 1's weight for joint 12";
+                assert_non_null(strstr(e.message, expect_text));
+                assert_int_equal(pm_layered_blend_job_run(&job, &e), expect);
+                assert_memory_equal(base, keep_base, bytes);
+                assert_memory_equal(layer, keep_layer, bytes);
+            }
+    }
+    /* A separate output: the running check reports it after the blend; the inputs stay intact. */
+    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_blend_layer l = {layer, 1.0f, mask};
+    pm_layered_blend_job job = pm_default_layered_blend_job();
+    job.base = base;
+    job.layers = &l;
+    job.layer_count = 1;
+    job.joint_count = J_COUNT;
+    job.output = out;
+    assert_int_equal(pm_layered_blend_job_run(&job, NULL), PM_ERR_NUMERIC);
+    assert_memory_equal(base, keep_base, bytes);
+    assert_memory_equal(layer, keep_layer, bytes);
+    /* A zero-weight layer's mask is not read. */
+    l.weight = 0.0f;
+    PM_ASSERT_OK(pm_layered_blend_job_validate(&job, NULL));
+    job.output = base;
+    PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
+    assert_memory_equal(base, keep_base, bytes);
+    pm_pose_free(out, NULL);
+    pm_pose_free(base, NULL);
+    pm_pose_free(layer, NULL);
+    pm_pose_free(keep_base, NULL);
+    pm_pose_free(keep_layer, NULL);
+}
+
 static void test_local_to_model(void **state) {
     (void)state;
     pm_skeleton sk;
@@ -521,12 +629,14 @@ int main(void) {
         cmocka_unit_test(test_sampling_errors),
         cmocka_unit_test(test_blend_matches_reference),
         cmocka_unit_test(test_blend_zero_weight_is_not_read),
+        cmocka_unit_test(test_blend_extreme_weights),
         cmocka_unit_test(test_blend_hemisphere),
         cmocka_unit_test(test_blend_errors),
         cmocka_unit_test(test_branch_filters),
         cmocka_unit_test(test_layered_spine_mask_keeps_legs),
         cmocka_unit_test(test_layered_is_per_joint_lerp),
         cmocka_unit_test(test_layered_errors),
+        cmocka_unit_test(test_layered_bad_mask_in_place),
         cmocka_unit_test(test_local_to_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,6 +92,46 @@ static void test_walk_run_root_speed(void **state) {
     pm_clip_destroy(&run);
 }
 
+/* The audit's case on real clips: a looping walk blended with a one-shot run. The blend does not
+ * loop and is baked to phase 1, where the walk is at its cycle's end: the hips move on at their
+ * pace on the last frame instead of jumping back by the walk's whole displacement. */
+static void test_mixed_looping_root(void **state) {
+    (void)state;
+    pm_clip full, walk, run;
+    read_clip(&full, WALK);
+    read_clip(&run, RUN);
+    /* About one gait cycle, as a looping sample is usually trimmed. */
+    PM_ASSERT_OK(pm_clip_trim(&walk, &full, 30, 36, NULL));
+    pm_clip_destroy(&full);
+    walk.looping = 1;
+    pm_blend_space *space = walk_run_space(&walk, &run);
+    float p = 2.0f;
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &p, 30.0f, NULL));
+    assert_false(baked.looping);
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &baked.skeleton);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)baked.skeleton.joint_count);
+    int n = baked.frame_count;
+    float prev[2] = {0, 0}, steps[3];
+    for (int k = 0; k < 4; k++) {
+        pm_clip_frame_world(&baked, n - 4 + k, w);
+        pm_vec3 h = w[roles.hips].translation;
+        if (k > 0) steps[k - 1] = hypotf(h.x - prev[0], h.z - prev[1]);
+        prev[0] = h.x;
+        prev[1] = h.z;
+    }
+    free(w);
+    printf("hips steps over the last frames: %.4f %.4f %.4f m\n", (double)steps[0], (double)steps[1], (double)steps[2]);
+    /* About 2 m/s at 30 fps: steps of a few centimetres, the last like the ones before. */
+    assert_true(steps[0] > 0.02f && steps[0] < 0.15f);
+    assert_true(steps[2] < 2.0f * steps[0] + 0.01f && steps[2] > 0.5f * steps[0]);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(space);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&run);
+}
+
 static void test_mirrored_sample(void **state) {
     (void)state;
     pm_clip walk, mirrored, run;
@@ -160,6 +200,7 @@ int main(void) {
     pm_test_require_mocap("test_blend_mocap");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk_run_root_speed),
+        cmocka_unit_test(test_mixed_looping_root),
         cmocka_unit_test(test_mirrored_sample),
         cmocka_unit_test(test_json_with_real_clips),
     };

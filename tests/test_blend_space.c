@@ -1,5 +1,5 @@
 /* Blend spaces (BL1, PS12): Delaunay triangulation, weights, exactness, order independence, sync,
- * baking, grids and bad inputs. */
+ * baking and grids (bad spaces and the JSON format: test_blend_space_json.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,33 +13,10 @@
 
 static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
 
-/* A looping clip of `frames` frames whose joint 1 swings as sin(2 pi phase) * amplitude about X, the
- * others carry an id so blends can be told apart. */
-static void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float amplitude, float id) {
-    PM_ASSERT_OK(pm_clip_create(clip, sk, frames, 1.0f / 30.0f, NULL, NULL));
-    clip->looping = 1;
-    for (int f = 0; f < frames; f++) {
-        float phase = (float)f / (float)frames;
-        for (int j = 0; j < sk->joint_count; j++) {
-            pm_quat q = pm_quat_identity();
-            if (j == 1) q = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), amplitude * sinf(6.2831853f * phase));
-            else if (j > 1) q = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.1f * id + 0.05f * (float)j);
-            clip->rotations[f * sk->joint_count + j] = q;
-            pm_vec3 t = sk->rest_translations[j];
-            if (j == 0) t = pm_vec3_make(id, 1.0f, 2.0f * phase);
-            clip->translations[f * sk->joint_count + j] = t;
-        }
-    }
-}
-
 typedef pm_test_blend_fixture fixture;
 
-static void fixture_init(fixture *fx, int count) {
-    memset(fx, 0, sizeof *fx);
-    pm_test_blend_skeleton(&fx->sk, JOINTS);
-    fx->count = count;
-    for (int i = 0; i < count; i++) make_clip(&fx->clips[i], &fx->sk, 20 + 3 * i, 0.5f + 0.1f * (float)i, (float)i);
-}
+/* Clips of 20 + 3i frames swinging 0.5 + 0.1i rad, over a JOINTS-joint skeleton. */
+static void fixture_init(fixture *fx, int count) { pm_test_blend_fixture_swing(fx, JOINTS, count); }
 
 /* A space over clips[order[i]] at points[order[i]]. */
 static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const float (*points)[2], const int *order, int n,
@@ -459,7 +436,7 @@ static void test_many_samples_location(void **state) {
     memset(&fx, 0, sizeof fx);
     pm_test_blend_skeleton(&fx.sk, 2);
     pm_clip clip;
-    make_clip(&clip, &fx.sk, 4, 0.3f, 0.0f);
+    pm_test_blend_swing_clip(&clip, &fx.sk, 4, 0.3f, 0.0f);
     enum { N = 600 };
     pm_blend_sample_def *samples = calloc(N, sizeof *samples);
     pm_test_rng rng = {123};
@@ -535,8 +512,8 @@ static void test_phase_sync(void **state) {
     pm_test_blend_skeleton(&fx.sk, JOINTS);
     fx.count = 2;
     /* A 30-frame and an 18-frame cycle: a slow and a fast gait with the same step pattern. */
-    make_clip(&fx.clips[0], &fx.sk, 30, 0.6f, 0.0f);
-    make_clip(&fx.clips[1], &fx.sk, 18, 0.9f, 1.0f);
+    pm_test_blend_swing_clip(&fx.clips[0], &fx.sk, 30, 0.6f, 0.0f);
+    pm_test_blend_swing_clip(&fx.clips[1], &fx.sk, 18, 0.9f, 1.0f);
     float pts[2][2] = {{0, 0}, {1, 0}};
     pm_blend_space *s;
     PM_ASSERT_OK(make_space(&s, &fx, 1, pts, NULL, 2, NULL));
@@ -634,159 +611,186 @@ static void test_grid(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
-/* ---- bad inputs ---- */
-
-static void test_bad_spaces(void **state) {
+/* A looping and a one-shot sample: the bake runs to phase 1, where the looping sample is at its
+ * cycle's end (its end key), so the root carries on instead of snapping back on the last frame. */
+static void test_bake_mixed_looping(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 3);
-    pm_blend_sample_def samples[3];
-    for (int i = 0; i < 3; i++) {
+    fx.clips[2].looping = 0;
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    float mid[2] = {0.3f, 0.3f};
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 30.0f, NULL));
+    assert_false(baked.looping);
+    int n = baked.frame_count;
+    assert_true(n > 10);
+    /* Root z advances by about the same step every frame, the last one included. */
+    float first = baked.translations[JOINTS].z - baked.translations[0].z;
+    assert_true(first > 0.0f);
+    for (int f = 1; f < n; f++) {
+        float step = baked.translations[(size_t)f * JOINTS].z - baked.translations[(size_t)(f - 1) * JOINTS].z;
+        if (!(step > 0.5f * first && step < 1.5f * first))
+            fail_msg("root step %g at frame %d of %d (first step %g)", (double)step, f, n, (double)first);
+    }
+    pm_clip_destroy(&baked);
+    /* The job at phase 1 on a looping sample: its end key, the cycle's full displacement (the
+     * root's z runs 0 .. 2 per cycle), not frame 0. */
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    job.params = pts[1];
+    job.phase = 1.0f;
+    job.scratch = scratch;
+    job.scratch_count = pm_blend_space_scratch_count(s);
+    job.output = out;
+    job.output_count = soa;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    assert_true(fabsf(pm_pose_translation(out, 0).z - 2.0f) < 1e-5f);
+    job.phase = 1.25f; /* beyond the end it wraps */
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    assert_true(fabsf(pm_pose_translation(out, 0).z - 0.5f) < 0.05f);
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
+}
+
+/* One sample: every other point is projected onto it, and says so. */
+static void test_single_sample_outside(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 1);
+    float pts[1][2] = {{0.5f, 0.5f}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 1, NULL));
+    pm_blend_space_weights w;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, pts[0], NULL));
+    assert_int_equal(w.cell_kind, PM_BLEND_CELL_POINT);
+    assert_false(w.outside);
+    float other[2] = {0.6f, 0.5f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, other, NULL));
+    assert_true(w.outside);
+    assert_true(w.params[0] == 0.5f && w.params[1] == 0.5f);
+    /* So of a 5 x 5 grid over the axes [-1, 2] only the point on the sample is inside. */
+    pm_blend_grid_def g = pm_default_blend_grid_def();
+    int n = 0;
+    float out[50];
+    PM_ASSERT_OK(pm_blend_space_grid(out, 25, &n, s, &g, NULL));
+    assert_int_equal(n, 1);
+    assert_true(out[0] == 0.5f && out[1] == 0.5f);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
+}
+
+/* Samples closer than the snapped grid's step (range / 2^24) are told apart from duplicates. */
+static void test_resolution_message(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 2);
+    pm_blend_sample_def samples[2];
+    for (int i = 0; i < 2; i++) {
         samples[i] = pm_default_blend_sample_def();
         samples[i].clip = &fx.clips[i];
         samples[i].params[0] = (float)i;
-        samples[i].params[1] = (float)(i * i);
     }
     pm_blend_space_def def = pm_default_blend_space_def();
     def.dimensions = 2;
     def.samples = samples;
-    def.sample_count = 0;
+    def.sample_count = 2;
     def.align = PM_BLEND_ALIGN_NONE;
+    def.axis_min[0] = def.axis_min[1] = 0.0f;
+    def.axis_max[0] = def.axis_max[1] = 1e30f;
     pm_blend_space *s;
     pm_error e;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(e.message, "no samples"));
-    assert_null(s);
-    def.sample_count = 3;
-    def.dimensions = PM_BLEND_SPACE_MAX_DIMENSIONS + 1;
+    if (!strstr(e.message, "closer than the space's resolution") || !strstr(e.message, "5.96046e+22") ||
+        strstr(e.message, "same coordinates"))
+        fail_msg("%s", e.message);
+    samples[1].params[0] = 0.0f;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(e.message, "dimensions"));
-    def.dimensions = 2;
-    /* Duplicate coordinates: both samples named. */
-    samples[2].params[0] = 1.0f;
-    samples[2].params[1] = 1.0f;
-    samples[1].name = "walk";
-    samples[2].name = "walk_copy";
-    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(e.message, "walk"));
-    assert_non_null(strstr(e.message, "walk_copy"));
-    samples[2].params[0] = 2.0f;
-    samples[2].params[1] = 4.0f;
-    /* NaN coordinates. */
-    samples[0].params[1] = NAN;
-    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NUMERIC);
-    samples[0].params[1] = 0.0f;
-    /* Mismatched skeletons. */
-    pm_skeleton other;
-    pm_test_blend_skeleton(&other, JOINTS + 1);
-    pm_clip odd;
-    make_clip(&odd, &other, 10, 0.5f, 9.0f);
-    samples[1].clip = &odd;
-    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
-    assert_non_null(strstr(e.message, "different skeleton"));
-    samples[1].clip = &fx.clips[1];
-    /* A sample outside the given range. */
-    def.axis_min[0] = 0.0f;
-    def.axis_max[0] = 1.5f;
-    def.axis_min[1] = 0.0f;
-    def.axis_max[1] = 5.0f;
-    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(e.message, "outside the axis range"));
-    def.axis_max[0] = 2.0f;
-    def.align = PM_BLEND_ALIGN_POSITION_FACING; /* these skeletons have no legs to take a facing from */
-    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NOT_FOUND);
-    assert_non_null(strstr(e.message, "position"));
-    def.align = PM_BLEND_ALIGN_POSITION;
-    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
-    /* Bad queries and jobs. */
-    pm_blend_space_weights w;
-    float bad[2] = {0.5f, NAN};
-    assert_int_equal(pm_blend_space_weights_at(&w, s, bad, &e), PM_ERR_NUMERIC);
-    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
-    pm_blend_space_job job = pm_default_blend_space_job();
-    job.space = s;
-    float p[2] = {0.5f, 0.5f};
-    job.params = p;
-    job.output = out;
-    job.output_count = pm_soa_count(JOINTS);
-    job.scratch = out;
-    job.scratch_count = 1;
-    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
-    assert_non_null(strstr(e.message, "scratch"));
-    pm_pose_free(out, NULL);
-    pm_blend_space_destroy(s);
-    pm_clip_destroy(&odd);
-    pm_skeleton_destroy(&other);
+    assert_non_null(strstr(e.message, "same coordinates"));
     pm_test_blend_fixture_free(&fx);
 }
 
-
-/* ---- JSON ---- */
-
-static pm_result load_json_text(pm_blend_space_file *f, const char *json, pm_error *e) {
-    return pm_blend_space_from_json(f, json, "space.json", pm_test_tmp_dir(), NULL, e);
+/* The scratch the job needs: max_weights poses, each rounded up to whole groups. With 5 joints
+ * pm_pose_alloc(5 * 3) holds 4 groups where 6 are needed. */
+static void test_scratch_count(void **state) {
+    (void)state;
+    fixture fx;
+    memset(&fx, 0, sizeof fx);
+    pm_test_blend_skeleton(&fx.sk, 5);
+    fx.count = 3;
+    for (int i = 0; i < 3; i++) pm_test_blend_swing_clip(&fx.clips[i], &fx.sk, 20, 0.5f, (float)i);
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    assert_int_equal(pm_blend_space_scratch_count(s), 3 * pm_soa_count(5));
+    assert_int_equal(pm_blend_space_scratch_count(NULL), 0);
+    assert_true(pm_soa_count(5 * pm_blend_space_max_weights(s)) < pm_blend_space_scratch_count(s));
+    int need = pm_blend_space_scratch_count(s);
+    pm_soa_transform *scratch = malloc(sizeof(pm_soa_transform) * (size_t)need), *out = pm_pose_alloc(5, NULL);
+    assert_non_null(scratch);
+    float p[2] = {0.25f, 0.25f};
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    job.params = p;
+    job.scratch = scratch;
+    job.scratch_count = need - 1;
+    job.output = out;
+    job.output_count = pm_soa_count(5);
+    pm_error e;
+    assert_int_equal(pm_blend_space_job_validate(&job, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "scratch holds 5 groups, 6 are needed"));
+    job.scratch_count = need;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    free(scratch);
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
 }
 
-static void test_json(void **state) {
+/* Listing the samples in another order changes nothing baked: skeleton (rest offsets), default
+ * rate and frames, even when the samples' rates and offsets differ. */
+static void test_bake_order_independent(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 3);
-    pm_test_blend_write_clips(&fx, 3);
-    pm_blend_space_file f;
-    pm_error e;
-    const char *good =
-        "{\"name\": \"dir\", \"axes\": [{\"name\": \"x\", \"min\": -1, \"max\": 2}, {\"name\": \"y\"}],"
-        " \"sync\": \"none\", \"align\": \"none\", \"grid\": [4, 3], \"fps\": 24,"
-        " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]},"
-        "             {\"name\": \"b\", \"clip\": \"clip1.bvh\", \"params\": [1, 0], \"loop\": true},"
-        "             {\"name\": \"c\", \"clip\": \"clip2.bvh\", \"params\": [0, 1], \"start\": 0.1, \"end\": 0.4}]}";
-    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
-    assert_int_equal(pm_blend_space_dimensions(f.space), 2);
-    assert_string_equal(pm_blend_space_sample_name(f.space, 0), "clip0");
-    assert_string_equal(pm_blend_space_axis_name(f.space, 1), "y");
-    assert_true(pm_blend_space_sample_animation(f.space, 1)->looping);
-    assert_true(fabsf(pm_blend_space_sample_animation(f.space, 2)->duration - 0.3f) < 1e-3f);
-    assert_true(f.fps == 24.0f && f.grid.counts[0] == 4 && f.grid.counts[1] == 3);
-    float lo, hi;
-    pm_blend_space_axis_range(f.space, 1, &lo, &hi);
-    assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
-    pm_clip *clips;
-    int count;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, NULL));
-    assert_int_equal(count, 4); /* (0,0) (1,0) (0,0.5) (0,1) lie in the triangle */
-    assert_true(fabsf(1.0f / clips[0].frame_time - 24.0f) < 1.0f);
-    pm_blend_space_free_clips(clips, count);
-    pm_blend_space_file_free(&f);
-
-    static const struct {
-        const char *json, *expect;
-    } bad[] = {
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"colour\": 1}", "unknown key \"colour\""},
-        {"{\"samples\": []}", "non-empty"},
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2, 3]}]}", "samples[0].params"},
-        {"{\"axes\": [{\"name\": \"x\"}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1]}]}", "samples[0]"},
-        {"{\"samples\": [{\"clip\": \"missing.bvh\", \"params\": [0]}]}", "missing.bvh"},
-        {"{\"sync\": \"bars\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"phase\""},
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}, {\"clip\": \"clip1.bvh\", \"params\": [0]}],"
-         " \"align\": \"none\"}",
-         "same coordinates"},
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": 5}]}", "start"},
-        {"{\"samples\": [ {\"clip\": ", "malformed"},
-        {"{\"axes\": [{\"min\": 3, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "below max"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        memset(&e, 0, sizeof e);
-        pm_result r = load_json_text(&f, bad[i].json, &e);
-        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
-        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
-            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
-        assert_null(f.space);
+    fx.clips[1].frame_time = 1.0f / 60.0f;
+    fx.clips[2].skeleton.rest_translations[1].y = 0.45f;
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    static const int orders[2][3] = {{0, 1, 2}, {2, 1, 0}};
+    pm_clip baked[2];
+    float mid[2] = {0.3f, 0.3f};
+    for (int o = 0; o < 2; o++) {
+        pm_blend_space *s;
+        PM_ASSERT_OK(make_space(&s, &fx, 2, pts, orders[o], 3, NULL));
+        PM_ASSERT_OK(pm_blend_space_bake(&baked[o], s, mid, 0.0f, NULL));
+        /* The default rate: the highest among the blended samples (60 fps). */
+        assert_true(fabsf(1.0f / baked[o].frame_time - 60.0f) < 1.0f);
+        /* On a sample: that sample's own rate. */
+        pm_clip one;
+        PM_ASSERT_OK(pm_blend_space_bake(&one, s, pts[0], 0.0f, NULL));
+        assert_true(one.frame_time == fx.clips[0].frame_time && one.frame_count == fx.clips[0].frame_count);
+        pm_clip_destroy(&one);
+        pm_blend_space_destroy(s);
     }
-    pm_blend_space_file nf;
-    assert_int_not_equal(pm_blend_space_load_json(&nf, pm_test_tmp_path("nope.json"), NULL, &e), PM_OK);
-    assert_non_null(strstr(e.message, "nope.json"));
+    assert_int_equal(baked[0].frame_count, baked[1].frame_count);
+    assert_true(baked[0].frame_time == baked[1].frame_time);
+    size_t values = (size_t)baked[0].frame_count * JOINTS;
+    assert_memory_equal(baked[0].rotations, baked[1].rotations, values * sizeof(pm_quat));
+    assert_memory_equal(baked[0].translations, baked[1].translations, values * sizeof(pm_vec3));
+    assert_memory_equal(baked[0].skeleton.rest_translations, baked[1].skeleton.rest_translations, JOINTS * sizeof(pm_vec3));
+    /* The sample with the smallest coordinates (0, 0) gives the skeleton. */
+    assert_true(baked[0].skeleton.rest_translations[1].y == fx.clips[0].skeleton.rest_translations[1].y);
+    for (int o = 0; o < 2; o++) pm_clip_destroy(&baked[o]);
     pm_test_blend_fixture_free(&fx);
 }
+
+/* ---- bad inputs ---- */
 
 int main(void) {
     const struct CMUnitTest tests[] = {
@@ -801,8 +805,11 @@ int main(void) {
         cmocka_unit_test(test_phase_sync),
         cmocka_unit_test(test_bake),
         cmocka_unit_test(test_grid),
-        cmocka_unit_test(test_bad_spaces),
-        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_bake_mixed_looping),
+        cmocka_unit_test(test_single_sample_outside),
+        cmocka_unit_test(test_resolution_message),
+        cmocka_unit_test(test_scratch_count),
+        cmocka_unit_test(test_bake_order_independent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

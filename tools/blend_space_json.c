@@ -1,6 +1,7 @@
 /* Blend-space JSON files: parse, load the clips (trim, loop, mirror), create the space. */
 #include "blend_space_json.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,8 +31,12 @@ static pm_result bad(const loader *l, pm_result code, const char *where, const c
     return pm_cli_set_error(l->error, code, "%s: %s: %s", l->source, where, msg);
 }
 
+/* Unknown and repeated keys: cJSON keeps both copies of a repeated key and lookups see the first,
+ * so the second would be silently ignored. */
 static pm_result check_keys(const loader *l, const cJSON *obj, const char *where, const char *const *keys) {
     for (const cJSON *k = obj->child; k; k = k->next) {
+        for (const cJSON *e = obj->child; e != k; e = e->next)
+            if (!strcmp(e->string, k->string)) return bad(l, PM_ERR_PARSE, where, "key \"%s\" appears twice", k->string);
         int ok = 0;
         for (int i = 0; keys[i]; i++) ok |= !strcmp(k->string, keys[i]);
         if (!ok) {
@@ -66,9 +71,25 @@ static pm_result get_bool(const loader *l, const cJSON *obj, const char *key, co
     return PM_OK;
 }
 
-static const char *get_string(const cJSON *obj, const char *key) {
+/* Optional string: *out stays NULL when absent; any other type is an error. */
+static pm_result get_string(const loader *l, const cJSON *obj, const char *key, const char *where, const char **out) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    *out = NULL;
+    if (!v) return PM_OK;
+    if (!cJSON_IsString(v)) return bad(l, PM_ERR_PARSE, where, "\"%s\" must be a string", key);
+    *out = v->valuestring;
+    return PM_OK;
+}
+
+/* A JSON number as a float: converting a double beyond the float range is undefined, and an
+ * infinity would only be caught later without the field's name. */
+static pm_result to_float(const loader *l, const cJSON *v, const char *where, float *out) {
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(l, PM_ERR_PARSE, where, "expected a finite number");
+    if (fabs(v->valuedouble) > FLT_MAX)
+        return bad(l, PM_ERR_PARSE, where, "%g is beyond the single-precision range (magnitude at most %g)", v->valuedouble,
+                   (double)FLT_MAX);
+    *out = (float)v->valuedouble;
+    return PM_OK;
 }
 
 /* One of `names` (index), or an error listing them. */
@@ -102,11 +123,12 @@ static char *join_path(const char *dir, const char *file) {
 /* Reads, trims, loops and mirrors one sample's clip. */
 static pm_result load_sample_clip(const loader *l, pm_clip *out, const cJSON *s, const char *where, const char *base_dir,
                                   const pm_bvh_def *bvh) {
-    const char *file = get_string(s, "clip");
+    const char *file;
+    pm_result r = get_string(l, s, "clip", where, &file);
+    if (r != PM_OK) return r;
     if (!file || !file[0]) return bad(l, PM_ERR_PARSE, where, "\"clip\" (a BVH path) is required");
     double start = 0.0, end = 0.0;
     int has_start = 0, has_end = 0, loop = 0, mirror = 0;
-    pm_result r;
     if ((r = get_number(l, s, "start", where, &start, &has_start)) != PM_OK) return r;
     if ((r = get_number(l, s, "end", where, &end, &has_end)) != PM_OK) return r;
     if ((r = get_bool(l, s, "loop", where, &loop)) != PM_OK) return r;
@@ -183,7 +205,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         goto done;
     }
     if ((r = check_keys(&l, root, "top level", top_keys)) != PM_OK) goto done;
-    def.name = get_string(root, "name");
+    if ((r = get_string(&l, root, "name", "top level", &def.name)) != PM_OK) goto done;
     int sync = 0, align = 0, collinear = 0, coplanar = 0, up = -1;
     if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "align", "top level", align_names, &align)) != PM_OK) goto done;
@@ -199,16 +221,17 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     int present = 0;
     if ((r = get_number(&l, root, "unit_scale", "top level", &v, &present)) != PM_OK) goto done;
     if (present) {
-        if (!(v > 0.0)) {
-            r = bad(&l, PM_ERR_PARSE, "unit_scale", "must be positive (metres per file unit)");
+        /* Checked as the float it becomes: 1e-300 would turn into 0, "detect". */
+        if (!(v > 0.0) || v > FLT_MAX || !((float)v > 0.0f)) {
+            r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g must be a positive single-precision number (metres per file unit)", v);
             goto done;
         }
         bvh.unit_scale = (float)v;
     }
     if ((r = get_number(&l, root, "fps", "top level", &v, &present)) != PM_OK) goto done;
     if (present) {
-        if (!(v > 0.0) || v > 10000.0) {
-            r = bad(&l, PM_ERR_PARSE, "fps", "%g is outside (0, 10000]", v);
+        if (!(v >= PM_BLEND_FPS_MIN && v <= PM_BLEND_FPS_MAX)) {
+            r = bad(&l, PM_ERR_PARSE, "fps", "%g is outside %g..%g", v, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX);
             goto done;
         }
         out->fps = (float)v;
@@ -236,25 +259,32 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
                 goto done;
             }
             if ((r = check_keys(&l, a, where, axis_keys)) != PM_OK) goto done;
-            const char *nm = get_string(a, "name");
+            const char *nm;
+            if ((r = get_string(&l, a, "name", where, &nm)) != PM_OK) goto done;
             if (nm) {
                 snprintf(names_storage[d], sizeof names_storage[d], "%s", nm);
                 def.axis_names[d] = names_storage[d];
             }
-            double lo = 0.0, hi = 0.0;
-            int has_lo = 0, has_hi = 0;
-            if ((r = get_number(&l, a, "min", where, &lo, &has_lo)) != PM_OK) goto done;
-            if ((r = get_number(&l, a, "max", where, &hi, &has_hi)) != PM_OK) goto done;
-            if (has_lo != has_hi) {
+            const cJSON *jlo = cJSON_GetObjectItemCaseSensitive(a, "min"), *jhi = cJSON_GetObjectItemCaseSensitive(a, "max");
+            if (!jlo != !jhi) {
                 r = bad(&l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");
                 goto done;
             }
-            if (has_lo && !(lo < hi)) {
-                r = bad(&l, PM_ERR_PARSE, where, "min %g must be below max %g", lo, hi);
-                goto done;
+            if (jlo) {
+                char wlo[48], whi[48];
+                snprintf(wlo, sizeof wlo, "%s.min", where);
+                snprintf(whi, sizeof whi, "%s.max", where);
+                float lo, hi;
+                if ((r = to_float(&l, jlo, wlo, &lo)) != PM_OK || (r = to_float(&l, jhi, whi, &hi)) != PM_OK) goto done;
+                /* Compared as floats: min == max would mean "the samples' extent". */
+                if (!(lo < hi)) {
+                    r = bad(&l, PM_ERR_PARSE, where, "min %.9g must be below max %.9g (in single precision)", (double)lo,
+                            (double)hi);
+                    goto done;
+                }
+                def.axis_min[d] = lo;
+                def.axis_max[d] = hi;
             }
-            def.axis_min[d] = (float)lo;
-            def.axis_max[d] = (float)hi;
         }
     } else {
         const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(jsamples, 0), "params");
@@ -266,18 +296,14 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     }
     const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
     if (grid) {
-        int ok = 1;
-        if (cJSON_IsNumber(grid)) {
-            for (int d = 0; d < def.dimensions; d++) out->grid.counts[d] = (int)grid->valuedouble;
-            ok = grid->valuedouble == floor(grid->valuedouble);
-        } else if (cJSON_IsArray(grid) && cJSON_GetArraySize(grid) == def.dimensions) {
-            for (int d = 0; d < def.dimensions; d++) {
-                const cJSON *g = cJSON_GetArrayItem(grid, d);
-                ok &= cJSON_IsNumber(g) && g->valuedouble == floor(g->valuedouble);
-                if (ok) out->grid.counts[d] = (int)g->valuedouble;
-            }
-        } else ok = 0;
-        for (int d = 0; d < def.dimensions && ok; d++) ok = out->grid.counts[d] >= 1 && out->grid.counts[d] <= 100000;
+        int ok = cJSON_IsNumber(grid) || (cJSON_IsArray(grid) && cJSON_GetArraySize(grid) == def.dimensions);
+        for (int d = 0; d < def.dimensions && ok; d++) {
+            const cJSON *g = cJSON_IsNumber(grid) ? grid : cJSON_GetArrayItem(grid, d);
+            /* The range before the conversion: casting 3e10 (or NaN) to int is undefined. */
+            double c = cJSON_IsNumber(g) ? g->valuedouble : 0.0;
+            ok = c >= 1.0 && c <= 100000.0 && c == floor(c);
+            if (ok) out->grid.counts[d] = (int)c;
+        }
         if (!ok) {
             r = bad(&l, PM_ERR_PARSE, "grid", "expected %d whole number(s) of points per axis, each 1..100000", def.dimensions);
             goto done;
@@ -305,21 +331,25 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         }
         if ((r = check_keys(&l, s, where, sample_keys)) != PM_OK) goto done;
         samples[i] = pm_default_blend_sample_def();
-        samples[i].name = get_string(s, "name");
+        if ((r = get_string(&l, s, "name", where, &samples[i].name)) != PM_OK) goto done;
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "params");
-        if (cJSON_IsNumber(p) && def.dimensions == 1) samples[i].params[0] = (float)p->valuedouble;
-        else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == def.dimensions) {
+        char pwhere[64];
+        snprintf(pwhere, sizeof pwhere, "%s.params", where);
+        if (cJSON_IsNumber(p) && def.dimensions == 1) {
+            if ((r = to_float(&l, p, pwhere, &samples[i].params[0])) != PM_OK) goto done;
+        } else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == def.dimensions) {
             for (int d = 0; d < def.dimensions; d++) {
-                const cJSON *x = cJSON_GetArrayItem(p, d);
-                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) {
-                    r = bad(&l, PM_ERR_PARSE, where, "\"params\"[%d] must be a finite number", d);
-                    goto done;
-                }
-                samples[i].params[d] = (float)x->valuedouble;
+                char xwhere[80];
+                snprintf(xwhere, sizeof xwhere, "%s[%d]", pwhere, d);
+                if ((r = to_float(&l, cJSON_GetArrayItem(p, d), xwhere, &samples[i].params[d])) != PM_OK) goto done;
             }
+        } else if (cJSON_IsArray(p)) {
+            r = bad(&l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis; got %d", def.dimensions,
+                    cJSON_GetArraySize(p));
+            goto done;
         } else {
-            r = bad(&l, PM_ERR_PARSE, where, "\"params\" must hold %d number(s) (the space has %d axis/axes)", def.dimensions,
-                    def.dimensions);
+            r = bad(&l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis%s%s", def.dimensions,
+                    def.dimensions == 1 ? " (or one number)" : "", p ? "" : "; it is missing");
             goto done;
         }
         if ((r = load_sample_clip(&l, &clips[i], s, where, base_dir, &bvh)) != PM_OK) goto done;
@@ -377,6 +407,20 @@ void pm_blend_space_free_clips(pm_clip *clips, int count) {
     free(clips);
 }
 
+/* What a baked clip depends on: the contributing samples and their weights (unused slots 0). */
+typedef struct blend_key {
+    int count;
+    int samples[PM_BLEND_SPACE_MAX_WEIGHTS];
+    float weights[PM_BLEND_SPACE_MAX_WEIGHTS];
+} blend_key;
+
+static size_t blend_key_hash(const blend_key *k) {
+    const unsigned char *b = (const unsigned char *)k;
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < sizeof *k; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
 pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
                                         const pm_blend_space_file *f, float fps, pm_error *error) {
     if (!out_clips || !out_count || !f || !f->space)
@@ -388,18 +432,57 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, flo
     pm_result r = pm_blend_space_grid(NULL, 0, &count, f->space, &f->grid, error);
     if (r != PM_OK) return r;
     int dims = pm_blend_space_dimensions(f->space);
-    float *points = malloc(sizeof(float) * (size_t)(count ? count : 1) * (size_t)dims);
-    pm_clip *clips = calloc((size_t)(count ? count : 1), sizeof *clips);
-    if (!points || !clips) {
-        free(points);
-        free(clips);
-        return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
-    }
-    if ((r = pm_blend_space_grid(points, count, &count, f->space, &f->grid, error)) != PM_OK) goto fail;
-    float rate = fps > 0.0f ? fps : f->fps;
+    size_t room = (size_t)(count ? count : 1), slots = 2;
+    while (slots < 2 * room) slots *= 2;
+    float *points = malloc(sizeof(float) * room * (size_t)dims);
+    pm_clip *clips = calloc(room, sizeof *clips);
+    /* The same samples with the same weights bake the same clip, as every point projected onto one
+     * hull point does: distinct blends go in a hash set (open addressing; a slot holds the index + 1
+     * of the point that represents the blend, `slot_of` each point's slot). */
+    blend_key *keys = malloc(sizeof *keys * room);
+    int *table = calloc(slots, sizeof *table), *slot_of = malloc(sizeof *slot_of * room);
+    unsigned char *outside = malloc(room);
     int made = 0;
-    for (; made < count; made++)
-        if ((r = pm_blend_space_bake(&clips[made], f->space, points + (size_t)made * dims, rate, error)) != PM_OK) break;
+    if (!points || !clips || !keys || !table || !slot_of || !outside) {
+        r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
+        goto done;
+    }
+    if ((r = pm_blend_space_grid(points, count, &count, f->space, &f->grid, error)) != PM_OK) goto done;
+    for (int k = 0; k < count; k++) {
+        pm_blend_space_weights w;
+        if ((r = pm_blend_space_weights_at(&w, f->space, points + (size_t)k * dims, error)) != PM_OK) goto done;
+        blend_key *key = &keys[k];
+        memset(key, 0, sizeof *key);
+        key->count = w.count;
+        memcpy(key->samples, w.samples, sizeof(int) * (size_t)w.count);
+        memcpy(key->weights, w.weights, sizeof(float) * (size_t)w.count);
+        outside[k] = w.outside != 0;
+        size_t at = blend_key_hash(key) & (slots - 1);
+        while (table[at] && memcmp(&keys[table[at] - 1], key, sizeof *key)) at = (at + 1) & (slots - 1);
+        /* The blend is represented by its first point inside the hull, else its first point: the
+         * asset's parameters are then those its motion has, whenever some point has them. */
+        if (!table[at] || (outside[table[at] - 1] && !outside[k])) table[at] = k + 1;
+        slot_of[k] = (int)at;
+    }
+    float rate = fps > 0.0f ? fps : f->fps;
+    for (int k = 0; k < count; k++) {
+        if (table[slot_of[k]] != k + 1) continue;
+        const float *p = points + (size_t)k * dims;
+        if ((r = pm_blend_space_bake(&clips[made], f->space, p, rate, error)) != PM_OK) goto done;
+        /* Kept points move down in place: the list stays in grid order. */
+        memmove(points + (size_t)made * dims, p, sizeof(float) * (size_t)dims);
+        made++;
+    }
+    if (made == 0)
+        r = pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT,
+                             "blend space '%s': no point of its grid lies inside the samples' hull (change \"grid\" or set "
+                             "\"grid_include_outside\")",
+                             pm_blend_space_name(f->space));
+done:
+    free(keys);
+    free(table);
+    free(slot_of);
+    free(outside);
     if (r != PM_OK) {
         pm_blend_space_free_clips(clips, made);
         free(points);
@@ -408,10 +491,6 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, flo
     if (out_params) *out_params = points;
     else free(points);
     *out_clips = clips;
-    *out_count = count;
+    *out_count = made;
     return PM_OK;
-fail:
-    free(points);
-    free(clips);
-    return r;
 }

@@ -1,4 +1,6 @@
 /* posematch blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh | --weights [--json]): evaluate a blend space. */
+#include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +18,10 @@ static const char blend_usage[] =
     "  --param X[,Y[,Z]] the point (one number per axis); clamped to the axes, projected onto the\n"
     "                    samples' hull when outside it\n"
     "  -o OUT.bvh        writes one time-synchronised cycle of the blended motion (root motion\n"
-    "                    included) in the first sample's units and channel layout\n"
-    "  --fps N           frame rate of OUT.bvh (default: the file's \"fps\", else the first clip's)\n"
+    "                    included) on the space's skeleton (that of the sample with the smallest\n"
+    "                    coordinates: the output does not depend on the order samples are listed)\n"
+    "  --fps N           frame rate of OUT.bvh, 0.001..10000 (default: the file's \"fps\", else the\n"
+    "                    highest rate among the samples blended at the point)\n"
     "  --weights         prints each sample's weight and the cell used\n"
     "  --json            with --weights: one JSON object {\"weights\": [{\"sample\", \"index\", \"weight\"}],\n"
     "                    \"cell\": {...}, ...} on stdout\n"
@@ -32,16 +36,38 @@ typedef struct blend_args {
     float fps;
     int weights, json;
     pm_bvh_def bvh;
+    const char *param_text, *fps_text; /* as given, for the repeated-option error */
 } blend_args;
+
+/* End of a plain decimal number at p ([+-]digits[.digits][e[+-]digits]), or NULL: strtod would
+ * also take hexadecimal, "inf", "nan" and leading spaces. */
+static const char *scan_decimal(const char *p) {
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    for (; isdigit((unsigned char)*p); p++) digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) digits++;
+    if (!digits) return NULL;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return p;
+}
 
 static int parse_params(blend_args *a, const char *text) {
     const char *p = text;
     a->param_count = 0;
     while (*p) {
         if (a->param_count == PM_BLEND_SPACE_MAX_DIMENSIONS) return 0;
+        const char *stop = scan_decimal(p);
+        if (!stop) return 0;
         char *end;
         double v = strtod(p, &end);
-        if (end == p || !isfinite(v)) return 0;
+        /* Within the float range: converting anything larger is undefined. */
+        if (end != stop || !isfinite(v) || fabs(v) > FLT_MAX) return 0;
         a->params[a->param_count++] = (float)v;
         p = end;
         if (*p == ',') {
@@ -52,28 +78,47 @@ static int parse_params(blend_args *a, const char *text) {
     return a->param_count > 0;
 }
 
+/* The earlier value of an option that takes one and was already given, else NULL. */
+static const char *given_before(const blend_args *a, const char *option) {
+    if (!strcmp(option, "--param")) return a->param_text;
+    if (!strcmp(option, "-o")) return a->output;
+    if (!strcmp(option, "--fps")) return a->fps_text;
+    return NULL;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(blend_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->bvh = pm_default_bvh_def();
     int have_param = 0;
     for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
+        const char *s = argv[i], *previous;
         int bvh_opt;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(blend_usage, stdout);
             return 0;
+        } else if (i + 1 < argc && (previous = given_before(a, s)) != NULL) {
+            /* Given twice: taking the last silently would hide a mistake in a script. */
+            pm_cli_fail("blend: %s given twice ('%s' and '%s')", s, previous, argv[i + 1]);
+            return 2;
         } else if (!strcmp(s, "--param") && i + 1 < argc) {
             if (!parse_params(a, argv[++i])) {
-                pm_cli_fail("blend: --param '%s' must be one to three numbers separated by commas", argv[i]);
+                pm_cli_fail("blend: --param '%s' must be one to three decimal numbers separated by commas", argv[i]);
                 return 2;
             }
+            a->param_text = argv[i];
             have_param = 1;
         } else if (!strcmp(s, "-o") && i + 1 < argc) a->output = argv[++i];
         else if (!strcmp(s, "--fps") && i + 1 < argc) {
             double v;
-            if (!pm_cli_number(&v, "blend", s, argv[++i], 0.001, 10000.0, 0)) return 2;
+            const char *t = argv[++i], *stop = scan_decimal(t);
+            if (!stop || *stop) {
+                pm_cli_fail("blend: --fps '%s' must be a decimal number in %g..%g", t, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX);
+                return 2;
+            }
+            if (!pm_cli_number(&v, "blend", s, t, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX, 0)) return 2;
             a->fps = (float)v;
+            a->fps_text = t;
         } else if (!strcmp(s, "--weights")) a->weights = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
         else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "blend", argc, argv, &i)) != 0) {

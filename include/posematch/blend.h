@@ -130,7 +130,9 @@ typedef struct pm_blend_input {
 
 /* output = normalised weighted sum of the inputs: translations averaged, rotations nlerp'd on the
  * hemisphere of the first input with a non-zero weight. Exactly one non-zero weight copies that
- * input bit for bit. Weights must not all be zero. */
+ * input bit for bit. Weights must not all be zero; only their ratios matter, so any positive
+ * finite weights (denormals, or values whose sum would overflow, included) give a finite blend of
+ * finite poses. */
 typedef struct pm_blend_job {
     const pm_blend_input *inputs;
     int input_count;              /* 1..PM_BLEND_MAX_INPUTS */
@@ -162,16 +164,25 @@ PM_API pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton 
                                           const pm_branch_filter *filters, int filter_count, pm_error *error);
 
 typedef struct pm_blend_layer {
-    const pm_soa_transform *pose; /* never read when weight is 0 */
+    const pm_soa_transform *pose; /* never read when weight is 0; else read on every joint */
     float weight;                 /* layer weight, [0, 1] */
     const float *joint_weights;   /* joint_count weights in [0, 1] (a mask); NULL = 1 on every joint */
 } pm_blend_layer;
 
 /* Per joint i: layer k contributes w_k(i) = weight_k * joint_weights_k[i]; when the sum exceeds 1
  * the layers are normalised to sum 1 and the base gets 0, else the base gets 1 - sum. Rotations are
- * nlerp'd on the base's hemisphere; a joint no layer touches is the base's, bit for bit. With one
- * layer this is lerp(base, layer, w(i)) per joint. The root joint's translation (root motion) is the
- * base's unless blend_root_motion is set. */
+ * nlerp'd on the base's hemisphere. With one layer this is lerp(base, layer, w(i)) per joint. The
+ * root joint's translation (root motion) is the base's unless blend_root_motion is set.
+ *
+ * A layer of weight > 0 is read on every joint, those its mask sets to 0 included (a select per
+ * joint to skip them would slow every blend), and multiplied by that 0: its pose must be finite on
+ * every joint (a NaN or infinity anywhere in it spoils the output there). With finite layers, a
+ * joint no layer touches (every w_k(i) = 0) is the base's, bit for bit.
+ *
+ * Errors: validate checks everything, the masks' values included (one pass over each mask). run
+ * checks the masks while it blends and reports a bad one afterwards: the inputs are untouched but
+ * a separate output buffer may then hold garbage. When the output is the base or a layer's pose,
+ * run checks the masks before writing, so a failed run leaves every input as it was. */
 typedef struct pm_layered_blend_job {
     const pm_soa_transform *base;
     const pm_blend_layer *layers;
@@ -216,12 +227,17 @@ typedef enum pm_additive_scaling {
                             * and for small deltas, a few degrees off for large ones; ~15 % faster */
 } pm_additive_scaling;
 
+/* Errors: validate checks everything, the mask's values included (one pass over the mask). run
+ * checks the mask while it applies and reports a bad one afterwards: target and delta are untouched
+ * but a separate output buffer may then hold garbage. When the output is the target (or the delta),
+ * run checks the mask before writing, so a failed run leaves the inputs as they were. */
 typedef struct pm_additive_apply_job {
     const pm_soa_transform *target;
     const pm_soa_transform *delta; /* never read when weight is 0 */
     float weight;                  /* [0, 1] */
     pm_additive_scaling scaling;   /* used when a joint's weight is not 1 */
-    const float *joint_weights;    /* joint_count weights in [0, 1]; NULL = 1 on every joint */
+    const float *joint_weights;    /* joint_count weights in [0, 1]; NULL = 1 on every joint; not read
+                                    * when weight is 0 */
     int joint_count;
     pm_soa_transform *output;      /* may be the target */
 } pm_additive_apply_job;

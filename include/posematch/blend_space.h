@@ -97,7 +97,9 @@ PM_API void pm_blend_space_sample_params(const pm_blend_space *space, int sample
 PM_API const pm_animation *pm_blend_space_sample_animation(const pm_blend_space *space, int sample);
 PM_API const char *pm_blend_space_axis_name(const pm_blend_space *space, int axis);
 PM_API void pm_blend_space_axis_range(const pm_blend_space *space, int axis, float *out_min, float *out_max);
-/* Skeleton of the space (the first sample's). */
+/* Skeleton of the space and of its baked clips: the topology every sample shares, with the rest
+ * offsets of the first sample in canonical order (the smallest coordinates, axis 0 first), so that
+ * it does not depend on the order samples were listed in. */
 PM_API const pm_skeleton *pm_blend_space_skeleton(const pm_blend_space *space);
 /* 1 when 2D or 3D samples were all collinear and the space works along their line. */
 PM_API int pm_blend_space_is_collinear(const pm_blend_space *space);
@@ -106,6 +108,13 @@ PM_API int pm_blend_space_is_coplanar(const pm_blend_space *space);
 /* Most samples one query of this space can blend: 1 (one sample), 2 (segments), 3 (triangles) or
  * 4 (tetrahedra). A job's scratch needs this many poses. */
 PM_API int pm_blend_space_max_weights(const pm_blend_space *space);
+/* Size of a pm_blend_space_job's scratch, in pm_soa_transform groups: max_weights poses of
+ * pm_soa_count(joints) groups each (0 for NULL). Allocate that many groups, e.g. an array of
+ * pm_soa_transform (malloc and aligned_alloc give the 16-byte alignment), and pass the same number
+ * as scratch_count. pm_pose_alloc(joint_count * max_weights) is NOT enough when joint_count is not
+ * a multiple of 4 (it rounds the product up, not each pose); and since the job can only trust
+ * scratch_count, a count larger than the buffer lets it write past the end. */
+PM_API int pm_blend_space_scratch_count(const pm_blend_space *space);
 /* Cells: tetrahedra in 3D, triangles in 2D (or in the plane of coplanar 3D samples), segments in 1D
  * (or along the line of collinear samples), 0 with one sample. pm_blend_space_cell writes the
  * cell's sample indices (4, 3 or 2) and returns how many. */
@@ -132,7 +141,8 @@ typedef struct pm_blend_space_weights {
     int cell_sample_count;      /* 4 for a tetrahedron, 3 for a triangle or hull face, 2 for a segment or
                                  * hull edge, 1 for a point */
     int cell_samples[PM_BLEND_SPACE_MAX_WEIGHTS];
-    int outside;                /* 1 when the point was clamped to the axes or projected onto the hull */
+    int outside;                /* 1 when the point was clamped to the axes or projected onto the hull (for
+                                 * a space of one sample: any point but the sample's own) */
     float params[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* the point actually used */
 } pm_blend_space_weights;
 
@@ -147,16 +157,18 @@ PM_API float pm_blend_space_duration(const pm_blend_space *space, const pm_blend
 /* ---- runtime job ---- */
 
 /* Local pose of the space at `params` and normalised `phase` (0 = start of the cycle, 1 = end;
- * wrapped for looping samples, clamped otherwise). Runs the sampling jobs of the contributing
- * samples into `scratch` and blends them; allocation-free. */
+ * wrapped for looping samples, clamped otherwise). Phase 1 is the end of the cycle: a looping
+ * sample reads its end key there (its first frame moved on by the cycle's root displacement), not
+ * its first frame, so root motion runs on to the cycle's end; beyond 1 it wraps. Runs the sampling
+ * jobs of the contributing samples into `scratch` and blends them; allocation-free. */
 typedef struct pm_blend_space_job {
     const pm_blend_space *space;
     const float *params;        /* dimensions floats */
     float phase;
     pm_rotation_blend rotation; /* interpolation between keys */
-    pm_soa_transform *scratch;  /* scratch_count >= pm_blend_space_max_weights(space) * pm_soa_count(joints);
-                                 * PM_BLEND_SPACE_MAX_WEIGHTS * ... fits every space */
-    int scratch_count;
+    pm_soa_transform *scratch;  /* pm_blend_space_scratch_count(space) groups (PM_BLEND_SPACE_MAX_WEIGHTS *
+                                 * pm_soa_count(joints) fits every space) */
+    int scratch_count;          /* groups the scratch really holds: trusted, and checked against the need */
     pm_soa_transform *output;   /* output_count >= pm_soa_count(joints) */
     int output_count;
     pm_blend_space_weights *out_weights; /* optional: the weights used */
@@ -168,16 +180,21 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
 /* ---- database assets (PS12) ---- */
 
 /* An ordinary clip of the blend at `params`: one time-synchronised cycle (phase 0..1 over the
- * weight-averaged duration) at `fps` frames per second (0 = the first sample's rate), root motion
- * included, on the space's skeleton. Looping when every contributing sample loops. Named
- * "<space>@<p0>[,<p1>[,<p2>]]". Free it with pm_clip_destroy. */
+ * weight-averaged duration) at about `fps` frames per second (the frame time is the cycle divided
+ * into whole frames), root motion included, on the space's skeleton (pm_blend_space_skeleton).
+ * fps is in (0, 10000], or 0 for the highest frame rate among the contributing samples (on a
+ * sample: its own rate). Looping when every contributing sample loops; otherwise the last frame is
+ * phase 1, where looping samples are at their cycle's end (see the job). Named
+ * "<space>@<p0>[,<p1>[,<p2>]]". Nothing depends on the order samples were listed in. Free it with
+ * pm_clip_destroy. */
 PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,
                                      pm_error *error);
 
 typedef struct pm_blend_grid_def {
     int counts[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* points per axis, >= 1 (1 = the axis midpoint) */
     int include_outside;        /* 0 (default): skip points outside the samples' hull (they would
-                                 * only repeat hull motion); 1: keep every point */
+                                 * only repeat hull motion); 1: keep every point (outside points are
+                                 * projected, so several may give the same blend) */
 } pm_blend_grid_def;
 PM_API pm_blend_grid_def pm_default_blend_grid_def(void);
 

@@ -6,23 +6,23 @@ source "$(dirname "$0")/common.sh" blend || { echo "FAIL: cannot source common.s
 
 # Three small clips of one skeleton (metres): the root moves forward at 1, 2 and 3 units per second
 # over 1.0, 0.8 and 0.6 s while a leg swings.
-make_clip() { # name speed frames
-  local name=$1 speed=$2 frames=$3
+make_clip() { # name speed frames [frame_time [hips_height]]
+  local name=$1 speed=$2 frames=$3 dt=${4:-0.0333333} height=${5:-1}
   {
-    printf 'HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 1 0\n'
+    printf 'HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 %s 0\n' "$height"
     printf '\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n'
     printf '\tJOINT LeftUpLeg\n\t{\n\t\tOFFSET 0.1 -0.1 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n'
     printf '\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 -0.8 0\n\t\t}\n\t}\n'
     printf '\tJOINT RightUpLeg\n\t{\n\t\tOFFSET -0.1 -0.1 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n'
     printf '\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 -0.8 0\n\t\t}\n\t}\n}\n'
-    printf 'MOTION\nFrames: %d\nFrame Time: 0.0333333\n' "$frames"
-    python3 - "$speed" "$frames" <<'EOF'
+    printf 'MOTION\nFrames: %d\nFrame Time: %s\n' "$frames" "$dt"
+    python3 - "$speed" "$frames" "$dt" "$height" <<'EOF'
 import math, sys
-speed, frames = float(sys.argv[1]), int(sys.argv[2])
+speed, frames, dt, height = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 for f in range(frames):
-    t = f / 30.0
+    t = f * dt
     a = 30 * math.sin(2 * math.pi * f / (frames - 1))
-    print(f"0 1 {speed * t:.6f} 0 0 0 0 {a:.4f} 0 0 {-a:.4f} 0")
+    print(f"0 {height} {speed * t:.6f} 0 0 0 0 {a:.4f} 0 0 {-a:.4f} 0")
 EOF
   } > "$TMP/$name.bvh"
 }
@@ -131,6 +131,64 @@ done
 "$CLI" blend "$TMP/space3d.json" --param 1.5,-0.4,-0.4 -o "$TMP/out3d.bvh" >/dev/null || fail "3D blend -o exited $?"
 grep -q "^MOTION" "$TMP/out3d.bvh" || fail "out3d.bvh has no MOTION"
 
+# A looping and a one-shot sample blended: the last baked frame is the looping sample's cycle end,
+# so the root keeps its pace there instead of jumping back.
+sed -e 's/"params": \[1\]}/"params": [1], "loop": true}/' "$TMP/space.json" > "$TMP/mixed.json"
+grep -q '"loop": true' "$TMP/mixed.json" || fail "mixed.json has no looping sample"
+"$CLI" blend "$TMP/mixed.json" --param 1.5 -o "$TMP/mixed.bvh" >/dev/null || fail "blend -o of a mixed space exited $?"
+python3 - "$TMP/mixed.bvh" <<'EOF' || fail "root jump on the last frame of a mixed looping / one-shot blend"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("MOTION")
+z = [float(l.split()[2]) for l in lines[i + 3:] if l.strip()]
+steps = [b - a for a, b in zip(z, z[1:])]
+assert all(0.5 * steps[0] < s < 1.5 * steps[0] for s in steps), steps[-4:]
+EOF
+
+# -o does not depend on the order samples are listed in, even with different rates and offsets:
+# the skeleton is that of the sample with the smallest coordinates, the default rate the highest
+# among the blended samples (60 fps here).
+make_clip fast60 2 49 0.0166667 1.1
+cat > "$TMP/order_a.json" <<'EOF'
+{"name": "o", "axes": [{"name": "speed", "min": 0, "max": 4}], "align": "position",
+ "samples": [{"name": "walk", "clip": "walk.bvh", "params": [1]}, {"name": "fast", "clip": "fast60.bvh", "params": [2]}]}
+EOF
+cat > "$TMP/order_b.json" <<'EOF'
+{"name": "o", "axes": [{"name": "speed", "min": 0, "max": 4}], "align": "position",
+ "samples": [{"name": "fast", "clip": "fast60.bvh", "params": [2]}, {"name": "walk", "clip": "walk.bvh", "params": [1]}]}
+EOF
+"$CLI" blend "$TMP/order_a.json" --param 1.4 -o "$TMP/order_a.bvh" >/dev/null || fail "blend order_a exited $?"
+"$CLI" blend "$TMP/order_b.json" --param 1.4 -o "$TMP/order_b.bvh" >/dev/null || fail "blend order_b exited $?"
+cmp -s "$TMP/order_a.bvh" "$TMP/order_b.bvh" || fail "blend -o output depends on the order of the samples"
+python3 - "$TMP/order_a.bvh" <<'EOF' || fail "default rate of a 30 + 60 fps blend"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+dt = float(lines[lines.index("MOTION") + 2].split()[2])
+assert abs(1 / dt - 60) < 1, 1 / dt
+assert "OFFSET 0 1 0" in lines[3], lines[3]   # walk's (the smaller speed), not fast60's 1.1
+EOF
+
+# The 3D example of docs/BLEND_SPACE.md: its point lies in the tetrahedron, as the text says.
+cp "$TMP/walk.bvh" "$TMP/walk_left.bvh"; cp "$TMP/walk.bvh" "$TMP/walk_up.bvh"
+cat > "$TMP/terrain.json" <<'EOF'
+{
+  "name": "terrain",
+  "axes": [ { "name": "speed", "min": 0, "max": 4 }, { "name": "turn", "min": -1, "max": 1 },
+            { "name": "slope", "min": -1, "max": 1 } ],
+  "align": "position",
+  "grid": [9, 5, 5],
+  "samples": [
+    { "name": "walk", "clip": "walk.bvh", "params": [1, 0, 0], "loop": true },
+    { "name": "run", "clip": "run.bvh", "params": [3.5, 0, 0], "loop": true },
+    { "name": "walk_left", "clip": "walk_left.bvh", "params": [1, -1, 0], "loop": true },
+    { "name": "walk_uphill", "clip": "walk_up.bvh", "params": [1, 0, 1], "loop": true }
+  ]
+}
+EOF
+out=$("$CLI" blend "$TMP/terrain.json" --param 1.5,-0.2,0.2 --weights) || fail "terrain example exited $?"
+grep -q "^cell: tetrahedron 0 " <<<"$out" || fail "terrain example:"$'\n'"$out"
+grep -q "outside" <<<"$out" && fail "terrain example point is outside:"$'\n'"$out"
+
 # Bad inputs: one line on stderr, non-zero exit.
 expect_fail() { # description, then the command
   local what=$1; shift
@@ -149,6 +207,18 @@ sed -e 's/"params": \[1, -0.5, 0.5\]/"params": [2, 0, -0.5]/' -e 's/"params": \[
 expect_fail "coplanar samples with \"coplanar\": \"error\"" "$CLI" blend "$TMP/flat3d.json" --param 1,0,0 --weights \
   | grep -q "one plane" || fail "coplanar message"
 expect_fail "not a number" "$CLI" blend "$TMP/space.json" --param fast --weights >/dev/null
+expect_fail "hexadecimal --param" "$CLI" blend "$TMP/space.json" --param 0x10 --weights | grep -q "decimal" || fail "hex message"
+expect_fail "--param beyond float" "$CLI" blend "$TMP/space.json" --param 1e39 --weights >/dev/null
+expect_fail "--param with a space" "$CLI" blend "$TMP/space.json" --param " 1" --weights >/dev/null
+expect_fail "repeated --param" "$CLI" blend "$TMP/space.json" --param 1 --param 2 --weights | grep -q "given twice" \
+  || fail "repeated --param message"
+expect_fail "repeated -o" "$CLI" blend "$TMP/space.json" --param 1 -o "$TMP/a.bvh" -o "$TMP/b.bvh" | grep -q "given twice" \
+  || fail "repeated -o message"
+expect_fail "hexadecimal --fps" "$CLI" blend "$TMP/space.json" --param 1 -o "$TMP/a.bvh" --fps 0x10 >/dev/null
+expect_fail "--fps out of range" "$CLI" blend "$TMP/space.json" --param 1 -o "$TMP/a.bvh" --fps 0.0001 >/dev/null
+sed -e 's/"fps": 30/"fps": 1e-300/' "$TMP/space.json" > "$TMP/fps.json"
+expect_fail "JSON fps out of range" "$CLI" blend "$TMP/fps.json" --param 1 --weights | grep -q "0.001..10000" \
+  || fail "JSON fps message"
 expect_fail "nothing to do" "$CLI" blend "$TMP/space.json" --param 1 >/dev/null
 expect_fail "missing file" "$CLI" blend "$TMP/none.json" --param 1 --weights | grep -q "none.json" || fail "missing file message"
 printf '{"samples": [{"clip": "walk.bvh", "params": [1]}, {"clip": "jog.bvh", "params": [1]}], "align": "none"}' > "$TMP/dup.json"

@@ -1,0 +1,245 @@
+/* Blend spaces from bad input (degenerate, mismatched, non-finite) and the JSON format of
+ * `posematch blend` / `posematch build SPACE.json` (tools/blend_space_json.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blend_space_json.h"
+#include "blend_support.h"
+
+#define JOINTS 4
+
+typedef pm_test_blend_fixture fixture;
+
+static void fixture_init(fixture *fx, int count) { pm_test_blend_fixture_swing(fx, JOINTS, count); }
+
+static void test_bad_spaces(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    pm_blend_sample_def samples[3];
+    for (int i = 0; i < 3; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx.clips[i];
+        samples[i].params[0] = (float)i;
+        samples[i].params[1] = (float)(i * i);
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = 0;
+    def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *s;
+    pm_error e;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "no samples"));
+    assert_null(s);
+    def.sample_count = 3;
+    def.dimensions = PM_BLEND_SPACE_MAX_DIMENSIONS + 1;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "dimensions"));
+    def.dimensions = 2;
+    /* Duplicate coordinates: both samples named. */
+    samples[2].params[0] = 1.0f;
+    samples[2].params[1] = 1.0f;
+    samples[1].name = "walk";
+    samples[2].name = "walk_copy";
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "walk"));
+    assert_non_null(strstr(e.message, "walk_copy"));
+    samples[2].params[0] = 2.0f;
+    samples[2].params[1] = 4.0f;
+    /* NaN coordinates. */
+    samples[0].params[1] = NAN;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NUMERIC);
+    samples[0].params[1] = 0.0f;
+    /* Mismatched skeletons. */
+    pm_skeleton other;
+    pm_test_blend_skeleton(&other, JOINTS + 1);
+    pm_clip odd;
+    pm_test_blend_swing_clip(&odd, &other, 10, 0.5f, 9.0f);
+    samples[1].clip = &odd;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "different skeleton"));
+    samples[1].clip = &fx.clips[1];
+    /* A sample outside the given range. */
+    def.axis_min[0] = 0.0f;
+    def.axis_max[0] = 1.5f;
+    def.axis_min[1] = 0.0f;
+    def.axis_max[1] = 5.0f;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "outside the axis range"));
+    def.axis_max[0] = 2.0f;
+    def.align = PM_BLEND_ALIGN_POSITION_FACING; /* these skeletons have no legs to take a facing from */
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.message, "position"));
+    def.align = PM_BLEND_ALIGN_POSITION;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    /* Bad queries and jobs. */
+    pm_blend_space_weights w;
+    float bad[2] = {0.5f, NAN};
+    assert_int_equal(pm_blend_space_weights_at(&w, s, bad, &e), PM_ERR_NUMERIC);
+    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    float p[2] = {0.5f, 0.5f};
+    job.params = p;
+    job.output = out;
+    job.output_count = pm_soa_count(JOINTS);
+    job.scratch = out;
+    job.scratch_count = 1;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "scratch"));
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&odd);
+    pm_skeleton_destroy(&other);
+    pm_test_blend_fixture_free(&fx);
+}
+
+
+/* ---- JSON ---- */
+
+static pm_result load_json_text(pm_blend_space_file *f, const char *json, pm_error *e) {
+    return pm_blend_space_from_json(f, json, "space.json", pm_test_tmp_dir(), NULL, e);
+}
+
+static void test_json(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    pm_test_blend_write_clips(&fx, 3);
+    pm_blend_space_file f;
+    pm_error e;
+    const char *good =
+        "{\"name\": \"dir\", \"axes\": [{\"name\": \"x\", \"min\": -1, \"max\": 2}, {\"name\": \"y\"}],"
+        " \"sync\": \"none\", \"align\": \"none\", \"grid\": [4, 3], \"fps\": 24,"
+        " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]},"
+        "             {\"name\": \"b\", \"clip\": \"clip1.bvh\", \"params\": [1, 0], \"loop\": true},"
+        "             {\"name\": \"c\", \"clip\": \"clip2.bvh\", \"params\": [0, 1], \"start\": 0.1, \"end\": 0.4}]}";
+    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
+    assert_int_equal(pm_blend_space_dimensions(f.space), 2);
+    assert_string_equal(pm_blend_space_sample_name(f.space, 0), "clip0");
+    assert_string_equal(pm_blend_space_axis_name(f.space, 1), "y");
+    assert_true(pm_blend_space_sample_animation(f.space, 1)->looping);
+    assert_true(fabsf(pm_blend_space_sample_animation(f.space, 2)->duration - 0.3f) < 1e-3f);
+    assert_true(f.fps == 24.0f && f.grid.counts[0] == 4 && f.grid.counts[1] == 3);
+    float lo, hi;
+    pm_blend_space_axis_range(f.space, 1, &lo, &hi);
+    assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
+    pm_clip *clips;
+    int count;
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, NULL));
+    assert_int_equal(count, 4); /* (0,0) (1,0) (0,0.5) (0,1) lie in the triangle */
+    assert_true(fabsf(1.0f / clips[0].frame_time - 24.0f) < 1.0f);
+    pm_blend_space_free_clips(clips, count);
+    pm_blend_space_file_free(&f);
+
+    static const struct {
+        const char *json, *expect;
+    } bad[] = {
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"colour\": 1}", "unknown key \"colour\""},
+        {"{\"samples\": []}", "non-empty"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2, 3]}]}", "samples[0].params"},
+        {"{\"axes\": [{\"name\": \"x\"}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1]}]}", "samples[0]"},
+        {"{\"samples\": [{\"clip\": \"missing.bvh\", \"params\": [0]}]}", "missing.bvh"},
+        {"{\"sync\": \"bars\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"phase\""},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}, {\"clip\": \"clip1.bvh\", \"params\": [0]}],"
+         " \"align\": \"none\"}",
+         "same coordinates"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": 5}]}", "start"},
+        {"{\"samples\": [ {\"clip\": ", "malformed"},
+        {"{\"axes\": [{\"min\": 3, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "below max"},
+        /* Conversions checked before they happen (casting 3e10 to int, or 1e39 to float, is undefined). */
+        {"{\"grid\": [3e10], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},
+        {"{\"grid\": -1e300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}, {\"clip\": \"clip1.bvh\", \"params\": [1]},"
+         " {\"clip\": \"clip2.bvh\", \"params\": [1e39]}]}",
+         "samples[2].params[0]: 1e+39 is beyond the single-precision range"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": 1e39}]}", "samples[0].params: 1e+39"},
+        {"{\"axes\": [{\"min\": -1e39, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "axes[0].min: -1e+39"},
+        {"{\"axes\": [{\"min\": 1, \"max\": 1.00000001}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [1]}]}",
+         "below max"},
+        {"{\"unit_scale\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "unit_scale: 1e-300"},
+        /* fps: the same range as --fps, nothing silently turned into "default". */
+        {"{\"fps\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 1e-300 is outside 0.001..10000"},
+        {"{\"fps\": 20000, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 20000 is outside"},
+        /* Strict types and keys. */
+        {"{\"name\": 5, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "top level: \"name\" must be a string"},
+        {"{\"samples\": [{\"name\": [\"w\"], \"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "samples[0]: \"name\" must be a string"},
+        {"{\"axes\": [{\"name\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "axes[0]: \"name\" must be a string"},
+        {"{\"samples\": [{\"clip\": 7, \"params\": [0]}]}", "\"clip\" must be a string"},
+        {"{\"name\": \"a\", \"name\": \"b\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "top level: key \"name\" appears twice"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"params\": [1]}]}",
+         "samples[0]: key \"params\" appears twice"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": \"1\"}]}", "samples[0].params: expected an array of 1 number(s)"},
+        {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "samples[0].params: expected an array of 2"},
+        {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\"}]}", "it is missing"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&e, 0, sizeof e);
+        pm_result r = load_json_text(&f, bad[i].json, &e);
+        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
+        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
+            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
+        assert_null(f.space);
+    }
+    /* Grid assets: one per distinct blend. A single sample is one asset, not 25 copies of it; the
+     * points projected onto the hull are baked once per hull point. */
+    const char *one = "{\"name\": \"one\", \"align\": \"none\", \"axes\": [{}, {}],"
+                      " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]}]}";
+    if (load_json_text(&f, one, &e) != PM_OK) fail_msg("%s", e.message);
+    for (int outside = 0; outside < 2; outside++) {
+        f.grid.include_outside = outside;
+        float *params;
+        PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, &f, 0.0f, NULL));
+        assert_int_equal(count, 1);
+        assert_true(params[0] == 0.0f && params[1] == 0.0f);
+        pm_blend_space_free_clips(clips, count);
+        free(params);
+    }
+    f.grid.include_outside = 0;
+    f.grid.counts[0] = 4; /* no point on the sample */
+    assert_int_equal(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "no point of its grid"));
+    assert_null(clips);
+    pm_blend_space_file_free(&f);
+    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
+    f.grid.include_outside = 1;
+    float *params;
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, &f, 0.0f, NULL));
+    assert_true(count > 4 && count < 12);
+    for (int i = 0; i < count; i++) {
+        pm_blend_space_weights wi, wk;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&wi, f.space, params + 2 * i, NULL));
+        for (int k = 0; k < i; k++) {
+            PM_ASSERT_OK(pm_blend_space_weights_at(&wk, f.space, params + 2 * k, NULL));
+            assert_false(wi.count == wk.count && !memcmp(wi.samples, wk.samples, sizeof(int) * (size_t)wi.count) &&
+                         !memcmp(wi.weights, wk.weights, sizeof(float) * (size_t)wi.count));
+        }
+        /* Kept in grid order (axis 0 fastest). */
+        if (i > 0) assert_true(params[2 * i + 1] > params[2 * i - 1] || params[2 * i] > params[2 * i - 2]);
+    }
+    pm_blend_space_free_clips(clips, count);
+    free(params);
+    pm_blend_space_file_free(&f);
+
+    pm_blend_space_file nf;
+    assert_int_not_equal(pm_blend_space_load_json(&nf, pm_test_tmp_path("nope.json"), NULL, &e), PM_OK);
+    assert_non_null(strstr(e.message, "nope.json"));
+    pm_test_blend_fixture_free(&fx);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_spaces),
+        cmocka_unit_test(test_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
