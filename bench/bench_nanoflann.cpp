@@ -90,7 +90,10 @@ int main(int argc, char **argv) {
     const size_t nq = queries.size() / (size_t)D;
     for (int p = 0; p < info.poses; p++) {
         pm_pose_info pi;
-        pm_database_pose(&pi, db, p);
+        if (pm_database_pose(&pi, db, p, &err) != PM_OK) {
+            std::fprintf(stderr, "bench_nanoflann: %s\n", err.message);
+            return 1;
+        }
         if (pi.cost_addend != 0.0f) {
             std::fprintf(stderr, "bench_nanoflann: the database has cost addends; nanoflann cannot take them\n");
             return 1;
@@ -152,7 +155,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nq; i++) {
         // Same optimum: the same value row, or a tie within float rounding of the two sums.
         pm_pose_info pi;
-        pm_database_pose(&pi, db, bf[i].pose);
+        if (pm_database_pose(&pi, db, bf[i].pose, &err) != PM_OK) {
+            std::fprintf(stderr, "bench_nanoflann: query %zu: %s\n", i, err.message);
+            return 1;
+        }
         bool same = (uint32_t)pi.vector == nano_idx[i] || std::fabs(nano_dist[i] - bf[i].cost) <= 1e-5f * (1.0f + bf[i].cost);
         agree += same;
         excess += bf[i].cost > 0 ? std::max(0.0, (double)nano_dist[i] / bf[i].cost - 1.0) : 0.0;

@@ -48,12 +48,13 @@ int main(int argc, char **argv) {
     size_t size = pm_search_scratch_size(db, &def);
     void *scratch = aligned_alloc(64, (size + 63) / 64 * 64);
     pm_search_result r;
-    if (scratch && pm_search(&r, db, rows + (size_t)frame * cardinality, &def, scratch, size, &err) == PM_OK && r.found) {
-        pm_asset_info asset;
-        pm_database_asset(&asset, db, r.asset);
-        printf("frame %ld -> %s at %.3f s (pose %d), cost %.4f\n", frame, asset.name, (double)r.time, r.pose,
-               (double)r.cost);
-    } else if (scratch) fprintf(stderr, "no result: %s\n", err.message);
+    pm_asset_info asset;
+    if (!scratch) fprintf(stderr, "out of memory for %zu bytes of scratch\n", size);
+    else if (pm_search(&r, db, rows + (size_t)frame * cardinality, &def, scratch, size, &err) != PM_OK ||
+             (r.found && pm_database_asset(&asset, db, r.asset, &err) != PM_OK))
+        fprintf(stderr, "%s\n", err.message);
+    else if (!r.found) fprintf(stderr, "no pose found\n");
+    else printf("frame %ld -> %s at %.3f s (pose %d), cost %.4f\n", frame, asset.name, (double)r.time, r.pose, (double)r.cost);
     free(scratch);
     pm_free_buffer(rows, NULL);
     pm_clip_destroy(&clip);

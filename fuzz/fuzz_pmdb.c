@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     for (int a = 0; a < info.assets; a++) {
         pm_asset_info ai;
-        pm_database_asset(&ai, db, a);
+        pm_database_asset(&ai, db, a, &err);
     }
     free(scratch);
     free(q);

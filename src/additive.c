@@ -294,11 +294,12 @@ pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm
     if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
     float sdur = pm_clip_duration(source), bdur = pm_clip_duration(base);
     /* A fixed base frame is sampled once. */
-    if (base_frame >= 0) pm_clip_sample(base, (float)base_frame * base->frame_time, brot, btr);
+    if (base_frame >= 0 && (r = pm_clip_sample(brot, btr, base, (float)base_frame * base->frame_time, error)) != PM_OK)
+        goto done;
     for (int f = 0; f < source->frame_count; f++) {
         if (base_frame < 0) {
             float phase = sdur > 0.0f ? (float)f * source->frame_time / sdur : 0.0f;
-            pm_clip_sample(base, phase * bdur, brot, btr);
+            if ((r = pm_clip_sample(brot, btr, base, phase * bdur, error)) != PM_OK) goto done;
         }
         size_t at = (size_t)f * jc;
         for (int j = 0; j < jc; j++) {

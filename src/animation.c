@@ -7,19 +7,29 @@
 
 /* ---- poses ---- */
 
+/* pm_pose_set_identity without the checks, for poses the library allocated or checked. */
+static void pose_identity(pm_soa_transform *pose, int joint_count) {
+    for (int g = 0; g < pm_soa_count(joint_count); g++) pm_soa_identity(&pose[g]);
+}
+
 pm_soa_transform *pm_pose_alloc(int joint_count, const pm_allocator *allocator) {
     if (joint_count < 1 || joint_count > PM_MAX_JOINTS) return NULL;
     pm_soa_transform *p =
         (pm_soa_transform *)pm_alloc_array(allocator, (size_t)pm_soa_count(joint_count), sizeof(pm_soa_transform), 16);
-    if (p) pm_pose_set_identity(p, joint_count);
+    if (p) pose_identity(p, joint_count);
     return p;
 }
 
 void pm_pose_free(pm_soa_transform *pose, const pm_allocator *allocator) { pm_free(allocator, pose); }
 
-void pm_pose_set_identity(pm_soa_transform *pose, int joint_count) {
-    if (!pose) return;
-    for (int g = 0; g < pm_soa_count(joint_count); g++) pm_soa_identity(&pose[g]);
+pm_result pm_pose_set_identity(pm_soa_transform *pose, int joint_count, pm_error *error) {
+    if (!pose) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_set_identity: pose is NULL");
+    if (!pm_pose_aligned(pose))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_set_identity: pose%s", PM_ALIGN_HINT);
+    pm_result r = pm_check_joint_count(joint_count, "pm_pose_set_identity", error);
+    if (r != PM_OK) return r;
+    pose_identity(pose, joint_count);
+    return PM_OK;
 }
 
 pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat *rotations,
@@ -27,7 +37,7 @@ pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat
     if (!out || !rotations || !translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_aos: NULL argument");
     if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
         return pm_fail(error, PM_ERR_LIMIT, "pm_pose_from_aos: %d joints is outside 1..%d", joint_count, PM_MAX_JOINTS);
-    pm_pose_set_identity(out, joint_count);
+    pose_identity(out, joint_count);
     for (int j = 0; j < joint_count; j++) pm_pose_set_joint(out, j, rotations[j], translations[j]);
     return PM_OK;
 }
@@ -86,7 +96,7 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
         pm_soa_transform *dst = out->keys + (size_t)k * soa;
         const pm_quat *rot = clip->rotations + (size_t)f * jc;
         const pm_vec3 *tr = clip->translations + (size_t)f * jc;
-        pm_pose_set_identity(dst, jc);
+        pose_identity(dst, jc);
         for (int j = 0; j < jc; j++) {
             pm_quat q = pm_quat_normalize(rot[j]);
             /* Keep each joint's track on one hemisphere so that interpolation between neighbours

@@ -91,7 +91,13 @@ static pm_result align_clip(pm_clip *clip, pm_blend_align align, const char *sam
         pm_free(&clip->allocator, flags);
         return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
     }
-    pm_clip_frame_world(clip, 0, world);
+    pm_result r = pm_clip_frame_world(world, clip, 0, error);
+    if (r != PM_OK) {
+        pm_free(&clip->allocator, world);
+        pm_free(&clip->allocator, flags);
+        pm_error_prefix(error, "blend space sample '%s'", sample);
+        return r;
+    }
     r0.translation = world[hips].translation;
     /* Heights stay as recorded: only the ground-plane placement and heading are normalised. */
     r0.translation.y = 0.0f;
@@ -298,9 +304,15 @@ const char *pm_blend_space_sample_name(const pm_blend_space *s, int i) {
     return s && i >= 0 && i < s->sample_count ? s->names[i] : NULL;
 }
 
-void pm_blend_space_sample_params(const pm_blend_space *s, int i, float *out) {
-    if (!s || !out || i < 0 || i >= s->sample_count) return;
+pm_result pm_blend_space_sample_params(float *out, const pm_blend_space *s, int i, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_sample_params: out_params is NULL");
+    if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_sample_params: space is NULL");
+    if (i < 0 || i >= s->sample_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_blend_space_sample_params: sample %d is outside 0..%d (blend space '%s')", i,
+                       s->sample_count - 1, s->name);
     for (int d = 0; d < s->dimensions; d++) out[d] = s->params[i * PM_BLEND_SPACE_MAX_DIMENSIONS + d];
+    return PM_OK;
 }
 
 const pm_animation *pm_blend_space_sample_animation(const pm_blend_space *s, int i) {
@@ -311,10 +323,18 @@ const char *pm_blend_space_axis_name(const pm_blend_space *s, int axis) {
     return s && axis >= 0 && axis < s->dimensions ? s->axis_names[axis] : NULL;
 }
 
-void pm_blend_space_axis_range(const pm_blend_space *s, int axis, float *out_min, float *out_max) {
-    if (!s || axis < 0 || axis >= s->dimensions) return;
+pm_result pm_blend_space_axis_range(float *out_min, float *out_max, const pm_blend_space *s, int axis,
+                                    pm_error *error) {
+    if (!out_min && !out_max)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_axis_range: out_min and out_max are both NULL");
+    if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_axis_range: space is NULL");
+    if (axis < 0 || axis >= s->dimensions)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_blend_space_axis_range: axis %d is outside 0..%d (blend space '%s')", axis, s->dimensions - 1,
+                       s->name);
     if (out_min) *out_min = (float)s->axis_min[axis];
     if (out_max) *out_max = (float)s->axis_max[axis];
+    return PM_OK;
 }
 
 int pm_blend_space_cell_count(const pm_blend_space *s) {

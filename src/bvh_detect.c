@@ -42,11 +42,13 @@ const char *pm_bvh_unit_name(float unit_scale) {
 /* Metres per file unit for a Y-up clip still in file units: the known unit that puts the
  * median hip height above the lowest foot closest to 0.9 m (in log terms); 1 when the clip
  * gives no usable height. */
-static float detect_unit_scale(const pm_clip *clip) {
+static pm_result detect_unit_scale(float *out, const pm_clip *clip, pm_error *error) {
     pm_clip_survey survey;
-    pm_clip_survey_compute(&survey, clip);
+    pm_result r = pm_clip_survey_compute(&survey, clip, error);
+    if (r != PM_OK) return r;
+    *out = 1.0f;
     double hip = survey.hip_height;
-    if (!(hip > 0.0) || !isfinite(hip)) return 1.0f;
+    if (!(hip > 0.0) || !isfinite(hip)) return PM_OK;
     const double target = 0.9; /* metres of hips above the feet for an adult */
     int best = 0;
     double best_err = INFINITY;
@@ -57,24 +59,29 @@ static float detect_unit_scale(const pm_clip *clip) {
             best = i;
         }
     }
-    return known_units[best].metres;
+    *out = known_units[best].metres;
+    return PM_OK;
 }
 
 /* Up axis of a clip still in file axes: the direction from the feet to the head (or hips) over
  * the animated frames, so rigs whose rest pose is lying down (Maya-style bones) still work. */
-static pm_up_axis detect_up_axis(const pm_clip *clip) {
+static pm_result detect_up_axis(pm_up_axis *out, const pm_clip *clip, pm_error *error) {
     pm_skeleton_roles roles;
     pm_skeleton_find_roles(&roles, &clip->skeleton);
     int jc = clip->skeleton.joint_count;
     int feet[4] = {roles.left_foot, roles.right_foot, roles.left_toe, roles.right_toe};
     int top = roles.head >= 0 ? roles.head : roles.hips;
     pm_transform *world = (pm_transform *)pm_alloc_array(&clip->allocator, (size_t)jc, sizeof(pm_transform), 16);
-    if (!world) return PM_UP_Y;
+    if (!world) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "bvh: out of memory for %d joints", jc);
     int samples = PM_MIN(clip->frame_count, 64);
     double up[3] = {0.0, 0.0, 0.0};
     double extent[3] = {0.0, 0.0, 0.0};
     for (int s = 0; s < samples; s++) {
-        pm_clip_frame_world(clip, pm_sample_frame(s, samples, clip->frame_count), world);
+        pm_result r = pm_clip_frame_world(world, clip, pm_sample_frame(s, samples, clip->frame_count), error);
+        if (r != PM_OK) {
+            pm_free(&clip->allocator, world);
+            return r;
+        }
         pm_vec3 foot = pm_vec3_zero();
         int nfeet = 0;
         for (int i = 0; i < 4; i++)
@@ -101,7 +108,8 @@ static pm_up_axis detect_up_axis(const pm_clip *clip) {
     }
     pm_free(&clip->allocator, world);
     const double *score = (fabs(up[1]) + fabs(up[2]) > 0.0 && isfinite(up[1]) && isfinite(up[2])) ? up : extent;
-    return fabs(score[2]) > fabs(score[1]) ? PM_UP_Z : PM_UP_Y;
+    *out = fabs(score[2]) > fabs(score[1]) ? PM_UP_Z : PM_UP_Y;
+    return PM_OK;
 }
 
 /* ---- entry points ---- */
@@ -136,17 +144,24 @@ pm_result pm_bvh_check_units(float unit_scale, int up_axis, const char *prefix, 
 
 /* Converts a freshly parsed clip (file units and axes) to Y-up metres. */
 static pm_result finish_clip(pm_clip *clip, const pm_bvh_def *def, const char *source, pm_error *error) {
-    pm_up_axis up = def->up_axis >= 0 ? (pm_up_axis)def->up_axis : detect_up_axis(clip);
-    if (up == PM_UP_Z) pm_clip_z_up_to_y_up(clip);
-    float scale = def->unit_scale > 0.0f ? def->unit_scale : detect_unit_scale(clip);
+    const char *where = source ? source : "(memory)";
+    pm_result r = PM_OK;
+    pm_up_axis up = def->up_axis >= 0 ? (pm_up_axis)def->up_axis : PM_UP_Y;
+    if (def->up_axis < 0) r = detect_up_axis(&up, clip, error);
+    if (r == PM_OK && up == PM_UP_Z) r = pm_clip_z_up_to_y_up(clip, error);
+    float scale = def->unit_scale;
+    if (r == PM_OK && !(scale > 0.0f)) r = detect_unit_scale(&scale, clip, error);
     clip->unit_scale = 1.0f;
-    pm_clip_scale(clip, scale);
+    if (r == PM_OK) r = pm_clip_scale(clip, scale, error);
+    if (r != PM_OK) {
+        pm_error_prefix(error, "%s", where);
+        return r;
+    }
     char name[256];
     base_name(name, sizeof name, source ? source : "clip");
-    pm_result r = pm_clip_set_name(clip, name, error);
-    if (r != PM_OK) return r;
+    if ((r = pm_clip_set_name(clip, name, error)) != PM_OK) return r;
     /* Huge but finite file values can still overflow once scaled. */
-    if ((r = pm_clip_validate(clip, error)) != PM_OK) pm_error_prefix(error, "%s", source ? source : "(memory)");
+    if ((r = pm_clip_validate(clip, error)) != PM_OK) pm_error_prefix(error, "%s", where);
     return r;
 }
 

@@ -198,8 +198,15 @@ static void clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, floa
     *t = (float)(x - i);
 }
 
-void pm_clip_sample(const pm_clip *c, float time, pm_quat *out_rot, pm_vec3 *out_trans) {
-    if (!c || !out_rot || !out_trans || !c->rotations || c->frame_count < 1) return;
+pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, float time, pm_error *error) {
+    if (!out_rot) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_rotations is NULL");
+    if (!out_trans) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_translations is NULL");
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: clip is NULL");
+    pm_result r = clip_check_ready(c, "pm_clip_sample", error);
+    if (r != PM_OK) return r;
+    if (!isfinite(time))
+        return pm_fail(error, PM_ERR_NUMERIC, "pm_clip_sample: time %g is not finite (clip '%s')", (double)time,
+                       c->name ? c->name : "(unnamed)");
     int f0, f1;
     float t;
     clip_frame_pair(c, time, &f0, &f1, &t);
@@ -210,6 +217,7 @@ void pm_clip_sample(const pm_clip *c, float time, pm_quat *out_rot, pm_vec3 *out
         out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], r1[j], t);
         out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], p1[j], t);
     }
+    return PM_OK;
 }
 
 /* Index of the last resampled frame of a non-looping clip: the last one at or before the end.
@@ -238,6 +246,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
     if (!(fps > 0.0f) || !isfinite(fps) || fps > 10000.0f)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps);
+    pm_result r = clip_check_ready(src, "resample", error);
+    if (r != PM_OK) return r;
     double duration = pm_clip_duration(src);
     double new_dt = 1.0 / fps;
     double count_d;
@@ -252,7 +262,7 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
         return pm_fail(error, PM_ERR_LIMIT, "resample: %s at %g fps would have %.0f frames (limit %d)",
                        src->name ? src->name : "clip", (double)fps, count_d, PM_MAX_FRAMES);
     int count = (int)count_d;
-    pm_result r = pm_clip_create(out, &src->skeleton, count, (float)new_dt, &src->allocator, error);
+    r = pm_clip_create(out, &src->skeleton, count, (float)new_dt, &src->allocator, error);
     if (r != PM_OK) return r;
     out->looping = src->looping;
     out->unit_scale = src->unit_scale;
@@ -261,7 +271,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     int jc = src->skeleton.joint_count;
     for (int f = 0; f < count; f++) {
         float t = (float)(f * new_dt);
-        pm_clip_sample(src, t, out->rotations + (size_t)f * jc, out->translations + (size_t)f * jc);
+        r = pm_clip_sample(out->rotations + (size_t)f * jc, out->translations + (size_t)f * jc, src, t, error);
+        if (r != PM_OK) goto fail;
     }
     for (int i = 0; i < src->curve_count; i++) {
         float *vals = (float *)pm_alloc_array(&src->allocator, (size_t)count, sizeof(float), 0);
@@ -309,24 +320,33 @@ fail:
     return r;
 }
 
-pm_result pm_clip_scale(pm_clip *c, float scale) {
-    /* No pm_error: the signature predates the result and callers ignore it. A zero, negative or
-     * non-finite factor would collapse, mirror or poison the clip, so it is refused untouched. */
-    if (!c || !c->translations || !c->skeleton.rest_translations || !c->skeleton.end_sites) return PM_ERR_INVALID_ARGUMENT;
-    if (!(scale > 0.0f) || !isfinite(scale)) return PM_ERR_INVALID_ARGUMENT;
+pm_result pm_clip_scale(pm_clip *c, float factor, pm_error *error) {
+    /* A zero, negative or non-finite factor would collapse, mirror or poison the clip, so it is
+     * refused with the clip untouched. */
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_scale: clip is NULL");
+    if (!c->translations || !c->skeleton.rest_translations || !c->skeleton.end_sites || c->frame_count < 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_clip_scale: the clip is not initialised (create it with pm_clip_create)");
+    if (!(factor > 0.0f) || !isfinite(factor))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_scale: factor %g must be finite and > 0", (double)factor);
     int jc = c->skeleton.joint_count;
     for (int j = 0; j < jc; j++) {
-        c->skeleton.rest_translations[j] = pm_vec3_scale(c->skeleton.rest_translations[j], scale);
-        c->skeleton.end_sites[j] = pm_vec3_scale(c->skeleton.end_sites[j], scale);
+        c->skeleton.rest_translations[j] = pm_vec3_scale(c->skeleton.rest_translations[j], factor);
+        c->skeleton.end_sites[j] = pm_vec3_scale(c->skeleton.end_sites[j], factor);
     }
     size_t n = (size_t)c->frame_count * jc;
-    for (size_t i = 0; i < n; i++) c->translations[i] = pm_vec3_scale(c->translations[i], scale);
-    c->unit_scale *= scale;
+    for (size_t i = 0; i < n; i++) c->translations[i] = pm_vec3_scale(c->translations[i], factor);
+    c->unit_scale *= factor;
     return PM_OK;
 }
 
-void pm_clip_z_up_to_y_up(pm_clip *c) {
-    if (!c || !c->translations || !c->rotations) return;
+pm_result pm_clip_z_up_to_y_up(pm_clip *c, pm_error *error) {
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_z_up_to_y_up: clip is NULL");
+    pm_result ready = clip_check_ready(c, "pm_clip_z_up_to_y_up", error);
+    if (ready != PM_OK) return ready;
+    if (!c->skeleton.rest_translations || !c->skeleton.rest_rotations)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_clip_z_up_to_y_up: the clip is not initialised (create it with pm_clip_create)");
     /* A rotation of -90 degrees about X maps +Z to +Y. Only roots change: everything below
      * them is relative to their frame. */
     pm_quat q = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), -0.5f * PM_PI);
@@ -346,17 +366,25 @@ void pm_clip_z_up_to_y_up(pm_clip *c) {
         }
     }
     c->source_up = PM_UP_Z;
+    return PM_OK;
 }
 
 pm_result pm_local_to_model(pm_transform *out, const int32_t *parents, int joint_count, const pm_quat *lr,
-                            const pm_vec3 *lt) {
-    /* No pm_error: the signature predates the result (callers that ignore it still compile).
-     * The hierarchy is checked before anything is written, as the job does, so that a bad
+                            const pm_vec3 *lt, pm_error *error) {
+    /* The hierarchy is checked before anything is written, as the job does, so that a bad
      * parent is an error with the output untouched rather than a joint silently made a root. */
-    if (!out || !parents || !lr || !lt) return PM_ERR_INVALID_ARGUMENT;
-    if (joint_count < 1 || joint_count > PM_MAX_JOINTS) return PM_ERR_LIMIT;
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_local_to_model: out_model is NULL");
+    if (!parents) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_local_to_model: parents is NULL");
+    if (!lr) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_local_to_model: local_rotations is NULL");
+    if (!lt) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_local_to_model: local_translations is NULL");
+    if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_LIMIT, "pm_local_to_model: joint_count %d is outside 1..%d", joint_count,
+                       PM_MAX_JOINTS);
     for (int j = 0; j < joint_count; j++)
-        if (parents[j] < -1 || parents[j] >= j) return PM_ERR_INVALID_ARGUMENT;
+        if (parents[j] < -1 || parents[j] >= j)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "pm_local_to_model: joint %d has parent %d (must be -1 or a joint before it, 0..%d)", j,
+                           (int)parents[j], j - 1);
     for (int j = 0; j < joint_count; j++) {
         pm_transform local;
         local.rotation = lr[j];
@@ -367,12 +395,19 @@ pm_result pm_local_to_model(pm_transform *out, const int32_t *parents, int joint
     return PM_OK;
 }
 
-void pm_clip_frame_world(const pm_clip *c, int frame, pm_transform *out) {
-    if (!c || !out || !c->rotations || c->frame_count < 1) return;
-    if (frame < 0) frame = 0;
-    if (frame >= c->frame_count) frame = c->frame_count - 1;
+pm_result pm_clip_frame_world(pm_transform *out, const pm_clip *c, int frame, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: out_world is NULL");
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: clip is NULL");
+    pm_result r = clip_check_ready(c, "pm_clip_frame_world", error);
+    if (r != PM_OK) return r;
+    if (frame < 0 || frame >= c->frame_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: frame %d is outside 0..%d (clip '%s')", frame,
+                       c->frame_count - 1, c->name ? c->name : "(unnamed)");
     size_t jc = (size_t)c->skeleton.joint_count;
-    pm_local_to_model(out, c->skeleton.parents, (int)jc, c->rotations + frame * jc, c->translations + frame * jc);
+    r = pm_local_to_model(out, c->skeleton.parents, (int)jc, c->rotations + frame * jc, c->translations + frame * jc,
+                          error);
+    if (r != PM_OK) pm_error_prefix(error, "pm_clip_frame_world: clip '%s'", c->name ? c->name : "(unnamed)");
+    return r;
 }
 
 /* ---- survey ---- */
@@ -419,20 +454,29 @@ static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, in
     return m0 < 5.0f && m0 < 0.35f * typical && m1 > m0;
 }
 
-void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
-    if (!out) return;
+pm_result pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_survey_compute: out is NULL");
     memset(out, 0, sizeof *out);
-    if (!c || !c->rotations || c->frame_count < 1) return;
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_survey_compute: clip is NULL");
+    pm_result r = clip_check_ready(c, "pm_clip_survey_compute", error);
+    if (r != PM_OK) return r;
     pm_skeleton_find_roles(&out->roles, &c->skeleton);
     int jc = c->skeleton.joint_count;
     pm_transform *w = (pm_transform *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(pm_transform), 16);
     int samples = PM_MIN(c->frame_count, 256);
     float *lows = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
     float *hips = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
-    if (!w || !lows || !hips) goto done;
+    int *joints = samples > 2 ? (int *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(int), 16) : NULL;
+    if (!w || !lows || !hips || (samples > 2 && !joints)) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "pm_clip_survey_compute: out of memory for %d joints", jc);
+        goto done;
+    }
     int feet[4] = {out->roles.left_foot, out->roles.right_foot, out->roles.left_toe, out->roles.right_toe};
     for (int s = 0; s < samples; s++) {
-        pm_clip_frame_world(c, pm_sample_frame(s, samples, c->frame_count), w);
+        if ((r = pm_clip_frame_world(w, c, pm_sample_frame(s, samples, c->frame_count), error)) != PM_OK) {
+            pm_error_prefix(error, "pm_clip_survey_compute");
+            goto done;
+        }
         float low = INFINITY;
         for (int i = 0; i < 4; i++)
             if (feet[i] >= 0 && w[feet[i]].translation.y < low) low = w[feet[i]].translation.y;
@@ -447,13 +491,12 @@ void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c) {
     qsort(hips, (size_t)samples, sizeof(float), pm_cmp_float);
     out->floor_height = lows[samples / 20]; /* 5th percentile: ignores a few glitches below the floor */
     out->hip_height = hips[samples / 2];
-    if (samples > 2) {
-        int *joints = (int *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(int), 16);
-        if (joints) out->first_frame_is_rest = detect_rest_lead_in(c, joints, lows, samples);
-        pm_free(&c->allocator, joints);
-    }
+    if (samples > 2) out->first_frame_is_rest = detect_rest_lead_in(c, joints, lows, samples);
 done:
     pm_free(&c->allocator, w);
     pm_free(&c->allocator, lows);
     pm_free(&c->allocator, hips);
+    pm_free(&c->allocator, joints);
+    if (r != PM_OK) memset(out, 0, sizeof *out);
+    return r;
 }

@@ -43,9 +43,12 @@ const pm_database_def *pm_database_settings(const pm_database *db) { return db ?
 
 int pm_database_asset_count(const pm_database *db) { return db ? (int)db->header->asset_count : 0; }
 
-pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset) {
-    if (!out || !db || asset < 0 || (uint32_t)asset >= db->header->asset_count)
-        return pm_fail(NULL, PM_ERR_INVALID_ARGUMENT, "asset out of range");
+pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset: out is NULL");
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset: database is NULL");
+    if (asset < 0 || (uint32_t)asset >= db->header->asset_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset: asset %d is outside 0..%lld", asset,
+                       (long long)db->header->asset_count - 1);
     const pmdb_asset *a = &db->assets[asset];
     out->name = db->strings + a->name;
     out->first_pose = (int)a->first_pose;
@@ -61,9 +64,12 @@ pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset
 
 int pm_database_pose_count(const pm_database *db) { return db ? (int)db->header->pose_count : 0; }
 
-pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose) {
-    if (!out || !db || pose < 0 || (uint32_t)pose >= db->header->pose_count)
-        return pm_fail(NULL, PM_ERR_INVALID_ARGUMENT, "pose out of range");
+pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose: out is NULL");
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose: database is NULL");
+    if (pose < 0 || (uint32_t)pose >= db->header->pose_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_pose: pose %d is outside 0..%lld", pose,
+                       (long long)db->header->pose_count - 1);
     uint64_t m = db->meta[pose];
     out->asset = (int)PM_META_ASSET(m);
     out->frame = pose - (int)db->assets[out->asset].first_pose;
@@ -94,12 +100,16 @@ int pm_database_dim_channel(const pm_database *db, int dim) {
     return db->layout.dim_channel[dim];
 }
 
-void pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel) {
-    if (!db || channel < 0 || channel >= db->channel_count) {
-        if (size) out[0] = '\0';
-        return;
-    }
+pm_result pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_channel_name: out is NULL");
+    if (size == 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_channel_name: size is 0");
+    out[0] = '\0';
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_channel_name: database is NULL");
+    if (channel < 0 || channel >= db->channel_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_channel_name: channel %d is outside 0..%d", channel,
+                       db->channel_count - 1);
     pm_channel_display_name(out, size, &db->settings.schema.channels[channel]);
+    return PM_OK;
 }
 
 const float *pm_database_values(const pm_database *db, int *rows, int *stride) {

@@ -170,7 +170,7 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
     int first = 0;
     if (def->trim_rest_first_frame && src->frame_count > 2) {
         pm_clip_survey sv;
-        pm_clip_survey_compute(&sv, src);
+        if ((r = pm_clip_survey_compute(&sv, src, e)) != PM_OK) return r;
         first = sv.first_frame_is_rest;
     }
     if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
@@ -470,8 +470,8 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     if (searchable_poses == 0) {
         /* A database a plain search can never answer from is a mistake in the inputs, not an
          * edge case to serve: say which of the two causes it is. */
-        float past, future;
-        pm_schema_time_window(&def->schema, &past, &future);
+        float past = 0.0f, future = 0.0f;
+        (void)pm_schema_time_window(&past, &future, &def->schema, NULL); /* validated before the build */
         uint32_t blocked = P - excluded_poses;
         r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                     "database: no searchable pose: all %u poses are block transitions or in excluded ranges (%u block "

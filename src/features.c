@@ -218,7 +218,7 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     pm_result r = pm_root_track_extract(&x->root, clip, root_def, a, error);
     if (r != PM_OK) return r;
     /* Loop cycle: where frame 0 would be after one period, continuing the last frame's step. */
-    pm_schema_time_window(schema, &x->past, &x->future);
+    if ((r = pm_schema_time_window(&x->past, &x->future, schema, error)) != PM_OK) return r;
     double period = (double)x->n * x->dt;
     x->kmax = x->loop ? (int)ceil(PM_MAX(x->past, x->future) / period) + 2 : 1;
     x->cycle_pow = (pm_transform *)pm_alloc_array(a, (size_t)(2 * x->kmax + 1), sizeof(pm_transform), 16);
@@ -300,7 +300,11 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
         }
     }
     for (int f = 0; f < x->n; f++) {
-        pm_clip_frame_world(clip, f, world);
+        if ((r = pm_clip_frame_world(world, clip, f, error)) != PM_OK) {
+            pm_free(a, world);
+            pm_free(a, scratch);
+            return r;
+        }
         for (int b = 0; b < x->bone_count; b++) {
             x->bones[b].pos[f] = world[x->bones[b].joint].translation;
             x->bones[b].rot[f] = world[x->bones[b].joint].rotation;

@@ -143,13 +143,13 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     float ground = 0.0f;
     if (def.ground_mode == PM_GROUND_DETECT) {
         pm_clip_survey survey;
-        pm_clip_survey_compute(&survey, clip);
+        if ((r = pm_clip_survey_compute(&survey, clip, error)) != PM_OK) goto fail;
         ground = survey.floor_height;
     }
     pm_vec3 up = pm_vec3_make(0.0f, 1.0f, 0.0f);
     pm_vec3 last = pm_vec3_make(0.0f, 0.0f, 1.0f);
     for (int f = 0; f < n; f++) {
-        pm_clip_frame_world(clip, f, world);
+        if ((r = pm_clip_frame_world(world, clip, f, error)) != PM_OK) goto fail;
         pm_vec3 h = world[hips].translation;
         pos[f] = pm_vec3_make(h.x, ground, h.z);
         pm_vec3 d;
@@ -178,6 +178,12 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     pm_free(&out->allocator, pos);
     pm_free(&out->allocator, world);
     return PM_OK;
+fail:
+    pm_error_prefix(error, "root: clip '%s'", name);
+    pm_free(&out->allocator, pos);
+    pm_free(&out->allocator, world);
+    pm_root_track_destroy(out);
+    return r;
 }
 
 /* ---- mirroring ---- */
@@ -230,7 +236,9 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
     } else pm_skeleton_find_mirror_map(map, &src->skeleton);
 
     pm_transform *world = rest + jc, *mworld = rest + 2 * jc;
-    pm_local_to_model(rest, src->skeleton.parents, jc, src->skeleton.rest_rotations, src->skeleton.rest_translations);
+    /* src passed pm_clip_validate (ordered parents), so forward kinematics cannot fail. */
+    (void)pm_local_to_model(rest, src->skeleton.parents, jc, src->skeleton.rest_rotations,
+                            src->skeleton.rest_translations, NULL);
     if (axis < 0) {
         /* The plane the rest pose is symmetric about separates paired joints the most. */
         float spread[3] = {0, 0, 0};
@@ -252,7 +260,7 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
     if ((r = pm_clip_copy(out, src, NULL, error)) != PM_OK) goto done;
     for (int f = 0; f < src->frame_count; f++) {
         size_t base = (size_t)f * jc;
-        pm_local_to_model(world, src->skeleton.parents, jc, src->rotations + base, src->translations + base);
+        (void)pm_local_to_model(world, src->skeleton.parents, jc, src->rotations + base, src->translations + base, NULL);
         for (int j = 0; j < jc; j++) {
             const pm_transform *w = &world[map[j]];
             mworld[j].rotation = pm_quat_normalize(pm_quat_mul(mirror_quat(w->rotation, axis), corr[j]));

@@ -174,22 +174,40 @@ int pm_schema_add(pm_schema *s, const pm_channel_def *c, pm_error *error) {
     return s->channel_count++;
 }
 
-void pm_schema_time_window(const pm_schema *s, float *past, float *future) {
+pm_result pm_schema_time_window(float *past, float *future, const pm_schema *s, pm_error *error) {
+    if (!past) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_time_window: out_past is NULL");
+    if (!future) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_time_window: out_future is NULL");
+    if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_time_window: schema is NULL");
+    if (s->channel_count < 0 || s->channel_count > PM_MAX_CHANNELS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_time_window: %d channels is outside 0..%d",
+                       s->channel_count, PM_MAX_CHANNELS);
     float p = 0.0f, f = 0.0f;
     for (int i = 0; i < s->channel_count; i++) {
         const pm_channel_def *c = &s->channels[i];
         if (c->kind == PM_FEATURE_TRAJECTORY) {
+            if (c->sample_count < 0 || c->sample_count > PM_MAX_TRAJECTORY_SAMPLES)
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                               "pm_schema_time_window: schema channel %d: %d trajectory samples is outside 0..%d", i,
+                               c->sample_count, PM_MAX_TRAJECTORY_SAMPLES);
             for (int k = 0; k < c->sample_count; k++) {
+                if (!isfinite(c->samples[k].offset))
+                    return pm_fail(error, PM_ERR_NUMERIC,
+                                   "pm_schema_time_window: schema channel %d sample %d: offset %g is not finite", i, k,
+                                   (double)c->samples[k].offset);
                 p = PM_MAX(p, -c->samples[k].offset);
                 f = PM_MAX(f, c->samples[k].offset);
             }
         } else if (c->kind != PM_FEATURE_PADDING && c->kind != PM_FEATURE_GROUP) {
+            if (!isfinite(c->offset))
+                return pm_fail(error, PM_ERR_NUMERIC, "pm_schema_time_window: schema channel %d: offset %g is not finite",
+                               i, (double)c->offset);
             p = PM_MAX(p, -c->offset);
             f = PM_MAX(f, c->offset);
         }
     }
     *past = p;
     *future = f;
+    return PM_OK;
 }
 
 /* ---- presets ---- */

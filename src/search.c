@@ -219,7 +219,7 @@ static void fill_result(pm_search_result *out, const search_state *s) {
     out->asset = -1;
     if (s->best_pose < 0) return;
     pm_pose_info pose;
-    pm_database_pose(&pose, s->db, s->best_pose);
+    pm_database_pose(&pose, s->db, s->best_pose, NULL);
     out->found = 1;
     out->pose = s->best_pose;
     out->asset = pose.asset;

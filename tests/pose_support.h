@@ -29,7 +29,7 @@ static inline pm_quat random_quat(pm_test_rng *rng, float max_angle) {
 }
 
 static inline void random_pose(pm_soa_transform *pose, int joints, pm_test_rng *rng, float max_angle) {
-    pm_pose_set_identity(pose, joints);
+    PM_ASSERT_OK(pm_pose_set_identity(pose, joints, NULL));
     for (int j = 0; j < joints; j++)
         pm_pose_set_joint(pose, j, random_quat(rng, max_angle),
                           pm_vec3_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng)));

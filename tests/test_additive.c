@@ -253,7 +253,7 @@ static void test_additive_clip(void **state) {
         for (int f = 0; f < source.frame_count; f++) {
             float t = base_frame >= 0 ? (float)base_frame * base.frame_time
                                       : (float)f / (float)(source.frame_count - 1) * pm_clip_duration(&base);
-            pm_clip_sample(&base, t, br, bt);
+            PM_ASSERT_OK(pm_clip_sample(br, bt, &base, t, NULL));
             for (int j = 0; j < J_COUNT; j++) {
                 size_t i = (size_t)f * J_COUNT + j;
                 assert_quat_near(pm_quat_mul(br[j], delta.rotations[i]), source.rotations[i], 1e-5f);

@@ -148,7 +148,7 @@ static void test_forward_kinematics_chain(void **state) {
     pm_quat rot[3] = {pm_quat_from_axis_angle(AY, 90 * DEG), pm_quat_from_axis_angle(AZ, 90 * DEG), pm_quat_identity()};
     pm_vec3 pos[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     pm_transform w[3];
-    PM_ASSERT_OK(pm_local_to_model(w, parents, 3, rot, pos));
+    PM_ASSERT_OK(pm_local_to_model(w, parents, 3, rot, pos, NULL));
     pm_test_assert_vec3_near(w[0].translation, pm_vec3_make(1, 0, 0), 1e-6f);
     pm_test_assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 1e-6f);
     pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
@@ -168,13 +168,13 @@ static void test_sample_and_resample(void **state) {
     }
     pm_quat rot[9];
     pm_vec3 pos[9];
-    pm_clip_sample(&c, 0.5f / 30.0f, rot, pos);
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 0.5f / 30.0f, NULL));
     assert_true(pm_test_quat_same(rot[1], pm_quat_from_axis_angle(AX, 10 * DEG), 1e-6f)); /* slerp midpoint */
     pm_test_assert_vec3_near(pos[0], pm_vec3_make(0.5f, 0.95f, 0), 1e-6f);
-    pm_clip_sample(&c, 10.0f, rot, pos); /* clamped to the last frame */
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 10.0f, NULL)); /* clamped to the last frame */
     pm_test_assert_vec3_near(pos[0], pm_vec3_make(3, 0.95f, 0), 1e-6f);
     c.looping = 1;
-    pm_clip_sample(&c, 3.5f / 30.0f, rot, pos); /* wraps from the last frame to the first */
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 3.5f / 30.0f, NULL)); /* wraps from the last frame to the first */
     pm_test_assert_vec3_near(pos[0], pm_vec3_make(1.5f, 0.95f, 0), 1e-5f);
     c.looping = 0;
     /* 30 -> 60 fps keeps every source frame and puts slerp midpoints between. */
@@ -211,19 +211,19 @@ static void test_trim_scale_z_up(void **state) {
     assert_int_equal(pm_clip_trim(&t, &c, 8, 4, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_clip_trim(&t, &c, -1, 2, &err), PM_ERR_INVALID_ARGUMENT);
     /* Scale: translations, offsets and End Sites; the recorded unit scale multiplies. */
-    PM_ASSERT_OK(pm_clip_scale(&c, 100.0f));
+    PM_ASSERT_OK(pm_clip_scale(&c, 100.0f, NULL));
     pm_test_assert_vec3_near(c.translations[9], pm_vec3_make(100, 95, 0), 1e-4f);
     pm_test_assert_vec3_near(c.skeleton.rest_translations[1], pm_vec3_make(10, -5, 0), 1e-4f);
     pm_test_assert_vec3_near(c.skeleton.end_sites[8], pm_vec3_make(0, 10, 0), 1e-4f);
     assert_true(fabsf(c.unit_scale - 100.0f) < 1e-4f);
-    PM_ASSERT_OK(pm_clip_scale(&c, 0.01f));
+    PM_ASSERT_OK(pm_clip_scale(&c, 0.01f, NULL));
     /* Z-up to Y-up: (x, y, z) -> (x, z, -y) for the whole pose, so world heights come from z. */
     pm_transform before[9], after[9];
     c.rotations[(size_t)2 * 9 + 1] = pm_quat_from_axis_angle(AX, 0.5f);
-    pm_clip_frame_world(&c, 2, before);
-    pm_clip_z_up_to_y_up(&c);
+    PM_ASSERT_OK(pm_clip_frame_world(before, &c, 2, NULL));
+    PM_ASSERT_OK(pm_clip_z_up_to_y_up(&c, NULL));
     assert_int_equal(c.source_up, PM_UP_Z);
-    pm_clip_frame_world(&c, 2, after);
+    PM_ASSERT_OK(pm_clip_frame_world(after, &c, 2, NULL));
     for (int j = 0; j < 9; j++) {
         pm_vec3 b = before[j].translation;
         pm_test_assert_vec3_near(after[j].translation, pm_vec3_make(b.x, b.z, -b.y), 1e-5f);
@@ -299,9 +299,9 @@ static void test_mirror_reflects_and_is_an_involution(void **state) {
     assert_int_equal(map[8], 8);
     pm_transform wc[9], wm[9], wmm[9];
     for (int f = 0; f < c.frame_count; f++) {
-        pm_clip_frame_world(&c, f, wc);
-        pm_clip_frame_world(&m, f, wm);
-        pm_clip_frame_world(&mm, f, wmm);
+        PM_ASSERT_OK(pm_clip_frame_world(wc, &c, f, NULL));
+        PM_ASSERT_OK(pm_clip_frame_world(wm, &m, f, NULL));
+        PM_ASSERT_OK(pm_clip_frame_world(wmm, &mm, f, NULL));
         for (int j = 0; j < 9; j++) {
             pm_vec3 o = wc[map[j]].translation;
             pm_test_assert_vec3_near(wm[j].translation, pm_vec3_make(-o.x, o.y, o.z), 1e-4f);
@@ -339,7 +339,7 @@ static void test_root_straight_walk(void **state) {
     PM_ASSERT_OK(pm_root_track_extract(&track, &c, NULL, NULL, NULL));
     assert_int_equal(track.frame_count, 60);
     pm_clip_survey survey;
-    pm_clip_survey_compute(&survey, &c);
+    PM_ASSERT_OK(pm_clip_survey_compute(&survey, &c, NULL));
     for (int f = 5; f < 55; f++) {
         pm_transform r = track.frames[f];
         assert_true(fabsf(r.translation.y - survey.floor_height) < 1e-5f);
@@ -485,14 +485,21 @@ static void test_clip_argument_checks(void **state) {
     pm_vec3 before = c.translations[9], offset = c.skeleton.rest_translations[1];
     const float bad[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, -1.0f};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(pm_clip_scale(&c, bad[i]), PM_ERR_INVALID_ARGUMENT);
+        assert_int_equal(pm_clip_scale(&c, bad[i], NULL), PM_ERR_INVALID_ARGUMENT);
         pm_test_assert_vec3_near(c.translations[9], before, 0);
         pm_test_assert_vec3_near(c.skeleton.rest_translations[1], offset, 0);
         assert_true(c.unit_scale == 1.0f);
     }
-    assert_int_equal(pm_clip_scale(NULL, 2.0f), PM_ERR_INVALID_ARGUMENT);
-    assert_int_equal(pm_clip_scale(&empty, 2.0f), PM_ERR_INVALID_ARGUMENT);
-    PM_ASSERT_OK(pm_clip_scale(&c, 2.0f));
+    assert_int_equal(pm_clip_scale(&c, NAN, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_scale: factor nan must be finite and > 0");
+    assert_int_equal(pm_clip_scale(&c, -1.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_scale: factor -1 must be finite and > 0");
+    assert_int_equal(pm_clip_scale(NULL, 2.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_scale: clip is NULL");
+    assert_int_equal(pm_clip_scale(&empty, 2.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pm_clip_scale: the clip is not initialised"));
+    assert_true(c.unit_scale == 1.0f);
+    PM_ASSERT_OK(pm_clip_scale(&c, 2.0f, &err));
     pm_test_assert_vec3_near(c.translations[9], pm_vec3_scale(before, 2.0f), 0);
 
     /* NULL arguments are named, not reported as a joint out of range. */
@@ -516,14 +523,34 @@ static void test_local_to_model_checks_parents(void **state) {
     const int32_t bad[][3] = {{-1, 0, 2}, {-1, 0, 5}, {-1, -2, 1}, {0, 0, 1}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memcpy(w, sentinel, sizeof w);
-        assert_int_equal(pm_local_to_model(w, bad[i], 3, rot, pos), PM_ERR_INVALID_ARGUMENT);
+        assert_int_equal(pm_local_to_model(w, bad[i], 3, rot, pos, NULL), PM_ERR_INVALID_ARGUMENT);
         assert_memory_equal(w, sentinel, sizeof w);
     }
     const int32_t good[3] = {-1, 0, -1};
-    assert_int_equal(pm_local_to_model(w, good, 0, rot, pos), PM_ERR_LIMIT);
-    assert_int_equal(pm_local_to_model(w, good, PM_MAX_JOINTS + 1, rot, pos), PM_ERR_LIMIT);
-    assert_int_equal(pm_local_to_model(NULL, good, 3, rot, pos), PM_ERR_INVALID_ARGUMENT);
-    assert_int_equal(pm_local_to_model(w, good, 3, rot, pos), PM_OK);
+    assert_int_equal(pm_local_to_model(w, good, 0, rot, pos, NULL), PM_ERR_LIMIT);
+    assert_int_equal(pm_local_to_model(w, good, PM_MAX_JOINTS + 1, rot, pos, NULL), PM_ERR_LIMIT);
+    assert_int_equal(pm_local_to_model(NULL, good, 3, rot, pos, NULL), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_local_to_model(w, good, 3, rot, pos, NULL), PM_OK);
+    /* The messages name the joint and its parent, or the argument. */
+    pm_error lerr;
+    const int32_t late[3] = {-1, 2, 1};
+    memcpy(w, sentinel, sizeof w);
+    assert_int_equal(pm_local_to_model(w, late, 3, rot, pos, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "pm_local_to_model: joint 1 has parent 2"));
+    assert_memory_equal(w, sentinel, sizeof w);
+    assert_int_equal(pm_local_to_model(w, bad[2], 3, rot, pos, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "joint 1 has parent -2"));
+    assert_int_equal(pm_local_to_model(w, good, 0, rot, pos, &lerr), PM_ERR_LIMIT);
+    assert_non_null(strstr(lerr.message, "joint_count 0 is outside 1..4096"));
+    assert_int_equal(pm_local_to_model(NULL, good, 3, rot, pos, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "out_model is NULL"));
+    assert_int_equal(pm_local_to_model(w, NULL, 3, rot, pos, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "parents is NULL"));
+    assert_int_equal(pm_local_to_model(w, good, 3, NULL, pos, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "local_rotations is NULL"));
+    assert_int_equal(pm_local_to_model(w, good, 3, rot, NULL, &lerr), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(lerr.message, "local_translations is NULL"));
+    assert_int_equal(pm_local_to_model(w, good, 3, rot, pos, NULL), PM_OK);
     pm_test_assert_vec3_near(w[1].translation, pm_vec3_make(1, 1, 0), 0);
     pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(0, 0, 1), 0);
 
@@ -611,14 +638,14 @@ static void test_survey(void **state) {
     pm_skeleton s;
     pm_clip c = random_biped_clip(&s, 40, 5);
     pm_clip_survey sv;
-    pm_clip_survey_compute(&sv, &c);
+    PM_ASSERT_OK(pm_clip_survey_compute(&sv, &c, NULL));
     assert_int_equal(sv.roles.hips, 0);
     assert_int_equal(sv.roles.left_foot, 3);
     assert_int_equal(sv.roles.right_upleg, 4);
     assert_int_equal(sv.roles.head, 8);
     assert_false(sv.first_frame_is_rest);
     for (int j = 1; j < 9; j++) c.rotations[j] = pm_quat_identity(); /* a T-pose lead-in */
-    pm_clip_survey_compute(&sv, &c);
+    PM_ASSERT_OK(pm_clip_survey_compute(&sv, &c, NULL));
     assert_true(sv.first_frame_is_rest);
     pm_clip_destroy(&c);
     pm_skeleton_destroy(&s);
@@ -656,6 +683,105 @@ static void test_validation(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+/* Sampling, forward kinematics of a frame, the survey and the Z-up conversion say what is wrong:
+ * NULL arguments by name, an uninitialised clip, a time that is not finite, a frame outside the
+ * clip (no longer clamped), a bad parent naming the joint; the outputs are left untouched. */
+static void test_clip_functions_report_errors(void **state) {
+    (void)state;
+    pm_clip c, empty;
+    make_ramp_clip(&c, 10, 0.1f);
+    PM_ASSERT_OK(pm_clip_set_name(&c, "ramp", NULL));
+    memset(&empty, 0, sizeof empty);
+    pm_error err;
+
+    /* pm_clip_sample */
+    pm_quat rot[9], rot_sentinel[9];
+    pm_vec3 pos[9];
+    memset(rot_sentinel, 0x5A, sizeof rot_sentinel);
+    memcpy(rot, rot_sentinel, sizeof rot);
+    assert_int_equal(pm_clip_sample(NULL, pos, &c, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_sample: out_rotations is NULL");
+    assert_int_equal(pm_clip_sample(rot, NULL, &c, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_sample: out_translations is NULL");
+    assert_int_equal(pm_clip_sample(rot, pos, NULL, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_sample: clip is NULL");
+    assert_int_equal(pm_clip_sample(rot, pos, &empty, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pm_clip_sample: the clip is not initialised"));
+    const float bad_times[] = {NAN, INFINITY, -INFINITY};
+    for (int looping = 0; looping < 2; looping++) {
+        c.looping = looping; /* a looping clip used to wrap infinity into a NaN frame index */
+        for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; i++) {
+            assert_int_equal(pm_clip_sample(rot, pos, &c, bad_times[i], &err), PM_ERR_NUMERIC);
+            assert_non_null(strstr(err.message, "is not finite (clip 'ramp')"));
+            assert_memory_equal(rot, rot_sentinel, sizeof rot);
+        }
+    }
+    c.looping = 0;
+    assert_int_equal(pm_clip_sample(rot, pos, &c, NAN, NULL), PM_ERR_NUMERIC); /* no pm_error needed */
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, -5.0f, &err)); /* finite times still clamp */
+    pm_test_assert_vec3_near(pos[0], pm_vec3_make(0, 0.95f, 0), 0);
+
+    /* pm_clip_frame_world: frames are not clamped any more. */
+    pm_transform w[9], w_sentinel[9];
+    memset(w_sentinel, 0x5A, sizeof w_sentinel);
+    memcpy(w, w_sentinel, sizeof w);
+    assert_int_equal(pm_clip_frame_world(NULL, &c, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_frame_world: out_world is NULL");
+    assert_int_equal(pm_clip_frame_world(w, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_frame_world: clip is NULL");
+    assert_int_equal(pm_clip_frame_world(w, &empty, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pm_clip_frame_world: the clip is not initialised"));
+    const int bad_frames[] = {-1, 10, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < sizeof bad_frames / sizeof bad_frames[0]; i++) {
+        assert_int_equal(pm_clip_frame_world(w, &c, bad_frames[i], &err), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(err.message, "is outside 0..9 (clip 'ramp')"));
+        assert_memory_equal(w, w_sentinel, sizeof w);
+    }
+    assert_int_equal(pm_clip_frame_world(w, &c, 10, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_frame_world: frame 10 is outside 0..9 (clip 'ramp')");
+    c.skeleton.parents[2] = 7;
+    assert_int_equal(pm_clip_frame_world(w, &c, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "clip 'ramp'"));
+    assert_non_null(strstr(err.message, "joint 2 has parent 7"));
+    assert_memory_equal(w, w_sentinel, sizeof w);
+
+    /* pm_clip_survey_compute: *out is zeroed on failure. */
+    pm_clip_survey sv, zero;
+    memset(&zero, 0, sizeof zero);
+    memset(&sv, 0x5A, sizeof sv);
+    assert_int_equal(pm_clip_survey_compute(&sv, &c, &err), PM_ERR_INVALID_ARGUMENT); /* parents[2] is still 7 */
+    assert_non_null(strstr(err.message, "joint 2 has parent 7"));
+    assert_memory_equal(&sv, &zero, sizeof sv);
+    c.skeleton.parents[2] = 1;
+    assert_int_equal(pm_clip_survey_compute(NULL, &c, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_survey_compute: out is NULL");
+    memset(&sv, 0x5A, sizeof sv);
+    assert_int_equal(pm_clip_survey_compute(&sv, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_survey_compute: clip is NULL");
+    assert_memory_equal(&sv, &zero, sizeof sv);
+    assert_int_equal(pm_clip_survey_compute(&sv, &empty, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pm_clip_survey_compute: the clip is not initialised"));
+    PM_ASSERT_OK(pm_clip_survey_compute(&sv, &c, &err));
+    assert_int_equal(sv.roles.hips, 0);
+    PM_ASSERT_OK(pm_clip_frame_world(w, &c, 9, &err));
+    pm_test_assert_vec3_near(w[0].translation, pm_vec3_make(9, 0.95f, 0), 0);
+
+    /* pm_clip_z_up_to_y_up */
+    assert_int_equal(pm_clip_z_up_to_y_up(NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_clip_z_up_to_y_up: clip is NULL");
+    assert_int_equal(pm_clip_z_up_to_y_up(&empty, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pm_clip_z_up_to_y_up: the clip is not initialised"));
+    assert_int_equal(empty.source_up, PM_UP_Y);
+    c.frame_time = 0.0f;
+    assert_int_equal(pm_clip_z_up_to_y_up(&c, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "frame time 0"));
+    assert_int_equal(c.source_up, PM_UP_Y);
+    c.frame_time = 0.1f;
+    PM_ASSERT_OK(pm_clip_z_up_to_y_up(&c, &err));
+    assert_int_equal(c.source_up, PM_UP_Z);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quaternion_basics),
@@ -674,6 +800,7 @@ int main(void) {
         cmocka_unit_test(test_resample_keeps_the_last_frame),
         cmocka_unit_test(test_clip_argument_checks),
         cmocka_unit_test(test_local_to_model_checks_parents),
+        cmocka_unit_test(test_clip_functions_report_errors),
         cmocka_unit_test(test_root_def_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,29 @@ static void test_pose_conversions(void **state) {
     }
     pm_error e;
     assert_int_equal(pm_pose_from_aos(pose, 0, rot, tr, &e), PM_ERR_LIMIT);
+    /* pm_pose_set_identity: every lane to identity, or an error naming the problem with nothing
+     * written. */
+    PM_ASSERT_OK(pm_pose_set_identity(pose, J_COUNT, &e));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat q = pm_pose_rotation(pose, j);
+        pm_vec3 t = pm_pose_translation(pose, j);
+        assert_true(q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f);
+        assert_true(t.x == 0.0f && t.y == 0.0f && t.z == 0.0f);
+    }
+    assert_int_equal(pm_pose_set_identity(NULL, J_COUNT, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_pose_set_identity: pose is NULL");
+    PM_ASSERT_OK(pm_pose_from_aos(pose, J_COUNT, rot, tr, NULL));
+    assert_int_equal(pm_pose_set_identity(pose, 0, &e), PM_ERR_LIMIT);
+    assert_string_equal(e.message, "pm_pose_set_identity: joint_count 0 is outside 1..4096");
+    assert_int_equal(pm_pose_set_identity(pose, PM_MAX_JOINTS + 1, &e), PM_ERR_LIMIT);
+    assert_non_null(strstr(e.message, "joint_count 4097 is outside 1..4096"));
+    assert_int_equal(pm_pose_set_identity(pose, -5, NULL), PM_ERR_LIMIT);
+    pm_soa_transform *misaligned = (pm_soa_transform *)(void *)((char *)pose + 4);
+    assert_int_equal(pm_pose_set_identity(misaligned, 1, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "pm_pose_set_identity: pose is not 16-byte aligned"));
+    PM_ASSERT_OK(pm_pose_to_aos(rot2, tr2, J_COUNT, pose, NULL)); /* untouched by the failures */
+    assert_memory_equal(rot, rot2, sizeof rot);
+    assert_memory_equal(tr, tr2, sizeof tr);
     pm_pose_free(pose, NULL);
 }
 
@@ -57,7 +80,7 @@ static void test_sampling_matches_clip(void **state) {
             job.time = t;
             job.output = pose;
             job.output_count = pm_soa_count(J_COUNT);
-            pm_clip_sample(&clip, t, ref_r, ref_t);
+            PM_ASSERT_OK(pm_clip_sample(ref_r, ref_t, &clip, t, NULL));
             for (int mode = 0; mode < 2; mode++) {
                 job.rotation = mode ? PM_ROTATION_SLERP : PM_ROTATION_NLERP;
                 PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
@@ -595,7 +618,7 @@ static void test_local_to_model(void **state) {
         if (trial % 2) job.root = &root;
         PM_ASSERT_OK(pm_local_to_model_job_validate(&job, NULL));
         PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
-        pm_local_to_model(ref, sk.parents, J_COUNT, lr, lt);
+        PM_ASSERT_OK(pm_local_to_model(ref, sk.parents, J_COUNT, lr, lt, NULL));
         for (int j = 0; j < J_COUNT; j++) {
             pm_transform r = trial % 2 ? pm_transform_mul(root, ref[j]) : ref[j];
             assert_quat_near(out[j].rotation, r.rotation, 1e-5f);

@@ -23,9 +23,9 @@ static float hips_speed(const pm_clip *clip) {
     pm_skeleton_find_roles(&roles, &clip->skeleton);
     assert_true(roles.hips >= 0);
     pm_transform *w = malloc(sizeof(pm_transform) * (size_t)clip->skeleton.joint_count);
-    pm_clip_frame_world(clip, 0, w);
+    PM_ASSERT_OK(pm_clip_frame_world(w, clip, 0, NULL));
     pm_vec3 a = w[roles.hips].translation;
-    pm_clip_frame_world(clip, clip->frame_count - 1, w);
+    PM_ASSERT_OK(pm_clip_frame_world(w, clip, clip->frame_count - 1, NULL));
     pm_vec3 b = w[roles.hips].translation;
     free(w);
     float d = hypotf(b.x - a.x, b.z - a.z);
@@ -71,7 +71,7 @@ static void test_walk_run_root_speed(void **state) {
         pm_skeleton_roles roles;
         pm_skeleton_find_roles(&roles, &baked.skeleton);
         pm_transform *w = malloc(sizeof(pm_transform) * (size_t)baked.skeleton.joint_count);
-        pm_clip_frame_world(&baked, 0, w);
+        PM_ASSERT_OK(pm_clip_frame_world(w, &baked, 0, NULL));
         assert_true(hypotf(w[roles.hips].translation.x, w[roles.hips].translation.z) < 0.15f);
         free(w);
         pm_clip_destroy(&baked);
@@ -115,7 +115,7 @@ static void test_mixed_looping_root(void **state) {
     int n = baked.frame_count;
     float prev[2] = {0, 0}, steps[3];
     for (int k = 0; k < 4; k++) {
-        pm_clip_frame_world(&baked, n - 4 + k, w);
+        PM_ASSERT_OK(pm_clip_frame_world(w, &baked, n - 4 + k, NULL));
         pm_vec3 h = w[roles.hips].translation;
         if (k > 0) steps[k - 1] = hypotf(h.x - prev[0], h.z - prev[1]);
         prev[0] = h.x;

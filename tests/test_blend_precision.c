@@ -238,7 +238,7 @@ static void test_local_to_model_shapes(void **state) {
                 PM_ASSERT_OK(pm_local_to_model_job_validate(&job, NULL));
                 memset(out, 0xff, sizeof(pm_transform) * (size_t)n); /* NaN: every joint must be written */
                 PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
-                pm_local_to_model(ref, parents, n, lr, lt);
+                PM_ASSERT_OK(pm_local_to_model(ref, parents, n, lr, lt, NULL));
                 /* Rounding grows with depth: the bounds are ~10x the worst error seen (chains of 300). */
                 for (int j = 0; j < n; j++) {
                     pm_transform r = job.root ? pm_transform_mul(root, ref[j]) : ref[j];
@@ -341,7 +341,7 @@ static void test_local_to_model_matrices(void **state) {
                 pm_transform root = pm_transform_identity();
                 root.rotation = pm_quat_normalize(pm_quat_make(-0.3f, 0.5f, 0.1f, 0.8f));
                 root.translation = pm_vec3_make(-2.0f, 0.5f, 1.5f);
-                pm_local_to_model(ref, parents, n, lr, lt);
+                PM_ASSERT_OK(pm_local_to_model(ref, parents, n, lr, lt, NULL));
 
                 pm_local_to_model_job job = pm_default_local_to_model_job();
                 assert_null(job.output_matrices);

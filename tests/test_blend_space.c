@@ -184,8 +184,8 @@ static void test_weights_continuity(void **state) {
         assert_int_equal(pm_blend_space_cell(s, c, v), 3);
         for (int e = 0; e < 3; e++) {
             float a[2], b[2];
-            pm_blend_space_sample_params(s, v[e], a);
-            pm_blend_space_sample_params(s, v[(e + 1) % 3], b);
+            PM_ASSERT_OK(pm_blend_space_sample_params(a, s, v[e], NULL));
+            PM_ASSERT_OK(pm_blend_space_sample_params(b, s, v[(e + 1) % 3], NULL));
             float t = 0.2f + 0.6f * pm_test_rng_float(&rng);
             float m[2] = {a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])};
             float nrm[2] = {-(b[1] - a[1]), b[0] - a[0]};
@@ -753,6 +753,49 @@ static void test_scratch_count(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* The inspection functions say what is wrong: NULL arguments, a sample or axis outside the
+ * space's; nothing is written on failure. */
+static void test_inspection_errors(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    pm_error e;
+    float params[2] = {-7.0f, -7.0f};
+    assert_int_equal(pm_blend_space_sample_params(params, s, 3, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_sample_params: sample 3 is outside 0..2 (blend space 'test')");
+    assert_int_equal(pm_blend_space_sample_params(params, s, -1, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "sample -1 is outside 0..2"));
+    assert_true(params[0] == -7.0f && params[1] == -7.0f);
+    assert_int_equal(pm_blend_space_sample_params(NULL, s, 0, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_sample_params: out_params is NULL");
+    assert_int_equal(pm_blend_space_sample_params(params, NULL, 0, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_sample_params: space is NULL");
+    assert_int_equal(pm_blend_space_sample_params(params, s, 5, NULL), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_blend_space_sample_params(params, s, 1, &e));
+    assert_true(params[0] == 1.0f && params[1] == 0.0f);
+
+    float lo = -7.0f, hi = -7.0f;
+    assert_int_equal(pm_blend_space_axis_range(&lo, &hi, s, 2, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_axis_range: axis 2 is outside 0..1 (blend space 'test')");
+    assert_int_equal(pm_blend_space_axis_range(&lo, &hi, s, -1, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "axis -1 is outside 0..1"));
+    assert_int_equal(pm_blend_space_axis_range(&lo, &hi, NULL, 0, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_axis_range: space is NULL");
+    assert_int_equal(pm_blend_space_axis_range(NULL, NULL, s, 0, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_blend_space_axis_range: out_min and out_max are both NULL");
+    assert_true(lo == -7.0f && hi == -7.0f);
+    /* Either output alone is fine. */
+    PM_ASSERT_OK(pm_blend_space_axis_range(&lo, NULL, s, 0, &e));
+    assert_true(lo == -1.0f && hi == -7.0f);
+    PM_ASSERT_OK(pm_blend_space_axis_range(NULL, &hi, s, 1, &e));
+    assert_true(hi == 2.0f);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
+}
+
 /* Listing the samples in another order changes nothing baked: skeleton (rest offsets), default
  * rate and frames, even when the samples' rates and offsets differ. */
 static void test_bake_order_independent(void **state) {
@@ -809,6 +852,7 @@ int main(void) {
         cmocka_unit_test(test_single_sample_outside),
         cmocka_unit_test(test_resolution_message),
         cmocka_unit_test(test_scratch_count),
+        cmocka_unit_test(test_inspection_errors),
         cmocka_unit_test(test_bake_order_independent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,7 +126,7 @@ static void test_json(void **state) {
     assert_true(fabsf(pm_blend_space_sample_animation(f.space, 2)->duration - 0.3f) < 1e-3f);
     assert_true(f.fps == 24.0f && f.grid.counts[0] == 4 && f.grid.counts[1] == 3);
     float lo, hi;
-    pm_blend_space_axis_range(f.space, 1, &lo, &hi);
+    PM_ASSERT_OK(pm_blend_space_axis_range(&lo, &hi, f.space, 1, NULL));
     assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
     pm_clip *clips;
     int count;

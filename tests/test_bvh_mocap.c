@@ -222,7 +222,7 @@ static void test_all_files(void **state) {
         if (pm_bvh_read_file(&c, pm_test_mocap_path(rel), NULL, &err) != PM_OK) fail_msg("%s: %s", rel, err.message);
         PM_ASSERT_OK(pm_clip_validate(&c, NULL));
         pm_clip_survey s;
-        pm_clip_survey_compute(&s, &c);
+        PM_ASSERT_OK(pm_clip_survey_compute(&s, &c, NULL));
         const manifest_row *row = find_row(rows, rows_n, rel);
         if (row) {
             check_against_manifest(&c, &s, row);
@@ -255,12 +255,12 @@ static void test_forward_kinematics_plausible(void **state) {
     pm_clip c;
     PM_ASSERT_OK(pm_bvh_read_file(&c, pm_test_mocap_path("lafan1/walk1_subject1_trim.bvh"), NULL, NULL));
     pm_clip_survey s;
-    pm_clip_survey_compute(&s, &c);
+    PM_ASSERT_OK(pm_clip_survey_compute(&s, &c, NULL));
     int jc = c.skeleton.joint_count;
     pm_transform *w = malloc(sizeof(pm_transform) * (size_t)jc);
     float *low = malloc(sizeof(float) * (size_t)c.frame_count);
     for (int f = 0; f < c.frame_count; f++) {
-        pm_clip_frame_world(&c, f, w);
+        PM_ASSERT_OK(pm_clip_frame_world(w, &c, f, NULL));
         float l = w[s.roles.left_foot].translation.y, r = w[s.roles.right_foot].translation.y;
         low[f] = l < r ? l : r;
         float hips = w[s.roles.hips].translation.y;
@@ -282,7 +282,7 @@ static void test_salsa_true_scale(void **state) {
     pm_clip c;
     PM_ASSERT_OK(pm_bvh_read_file(&c, pm_test_mocap_path("two-person/cmu-60_12-61_12-salsa/60_12_scaled.bvh"), &def, NULL));
     pm_clip_survey s;
-    pm_clip_survey_compute(&s, &c);
+    PM_ASSERT_OK(pm_clip_survey_compute(&s, &c, NULL));
     assert_true(s.hip_height > 0.65f && s.hip_height < 0.85f);
     assert_true(c.unit_scale == 1.28f);
     assert_string_equal(pm_bvh_unit_name(c.unit_scale), "custom");
@@ -318,8 +318,8 @@ static void test_round_trip_real_files(void **state) {
         pm_transform *wa = malloc(sizeof(pm_transform) * (size_t)jc * 2), *wb = wa + jc;
         float worst = 0.0f;
         for (int f = 0; f < n; f++) {
-            pm_clip_frame_world(&c, f, wa);
-            pm_clip_frame_world(&back, f, wb);
+            PM_ASSERT_OK(pm_clip_frame_world(wa, &c, f, NULL));
+            PM_ASSERT_OK(pm_clip_frame_world(wb, &back, f, NULL));
             for (int j = 0; j < jc; j++) {
                 float d = pm_vec3_length(pm_vec3_sub(wa[j].translation, wb[j].translation));
                 if (d > worst) worst = d;

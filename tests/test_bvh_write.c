@@ -23,8 +23,8 @@ static void assert_same_poses(const pm_clip *a, const pm_clip *b, float pos_tol)
     }
     pm_transform *wa = malloc(sizeof(pm_transform) * (size_t)jc * 2), *wb = wa + jc;
     for (int f = 0; f < a->frame_count; f++) {
-        pm_clip_frame_world(a, f, wa);
-        pm_clip_frame_world(b, f, wb);
+        PM_ASSERT_OK(pm_clip_frame_world(wa, a, f, NULL));
+        PM_ASSERT_OK(pm_clip_frame_world(wb, b, f, NULL));
         for (int j = 0; j < jc; j++) {
             pm_vec3 d = pm_vec3_sub(wa[j].translation, wb[map[j]].translation);
             if (pm_vec3_length(d) > pos_tol)

@@ -1,6 +1,7 @@
 /* Database builder and .pmdb files: counts, de-duplication, determinism, keys, round trips,
  * argument and field errors, and corrupted input. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,17 +65,17 @@ static void test_counts_and_round_trip(void **state) {
     assert_true(in.pca_explained_variance > 0.0f && in.pca_explained_variance <= 1.0f);
     assert_float_equal(pm_database_explained_variance(db, DIMS), 1.0f, 1e-5);
     pm_asset_info a;
-    PM_ASSERT_OK(pm_database_asset(&a, db, 1));
+    PM_ASSERT_OK(pm_database_asset(&a, db, 1, NULL));
     assert_int_equal(a.first_pose, 120);
     assert_int_equal(a.pose_count, 127);
     assert_float_equal(a.cost_addend, -0.25f, 1e-6);
     pm_pose_info p;
-    PM_ASSERT_OK(pm_database_pose(&p, db, 130));
+    PM_ASSERT_OK(pm_database_pose(&p, db, 130, NULL));
     assert_int_equal(p.asset, 1);
     assert_int_equal(p.frame, 10);
     assert_float_equal(p.cost_addend, -0.25f, 1e-6);
     assert_int_equal(p.block_transition, 0);
-    PM_ASSERT_OK(pm_database_pose(&p, db, 119));
+    PM_ASSERT_OK(pm_database_pose(&p, db, 119, NULL));
     assert_int_equal(p.block_transition, 1);
     /* Raw features survive normalisation. */
     float row[DIMS];
@@ -88,6 +89,75 @@ static void test_counts_and_round_trip(void **state) {
     PM_ASSERT_OK(pm_database_load(&back, path, NULL, NULL));
     pm_test_assert_same_database(db, back);
     pm_database_destroy(back);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* The accessors name what is wrong: NULL arguments, an index outside the database's; outputs
+ * untouched (the channel name emptied). */
+static void test_accessor_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database *db = build(&f, 1);
+    pm_error err;
+    pm_asset_info a, a_sentinel;
+    memset(&a_sentinel, 0x5A, sizeof a_sentinel);
+    a = a_sentinel;
+    const int bad_assets[] = {-1, 4, 12};
+    for (size_t i = 0; i < sizeof bad_assets / sizeof bad_assets[0]; i++) {
+        assert_int_equal(pm_database_asset(&a, db, bad_assets[i], &err), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(err.message, "is outside 0..3"));
+        assert_memory_equal(&a, &a_sentinel, sizeof a);
+    }
+    assert_int_equal(pm_database_asset(&a, db, 12, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: asset 12 is outside 0..3");
+    assert_int_equal(pm_database_asset(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: out is NULL");
+    assert_int_equal(pm_database_asset(&a, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: database is NULL");
+    assert_int_equal(pm_database_asset(&a, db, -1, NULL), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_database_asset(&a, db, 3, &err));
+
+    int poses = pm_database_pose_count(db);
+    pm_pose_info p, p_sentinel;
+    memset(&p_sentinel, 0x5A, sizeof p_sentinel);
+    p = p_sentinel;
+    assert_int_equal(pm_database_pose(&p, db, poses, &err), PM_ERR_INVALID_ARGUMENT);
+    char expect[128];
+    snprintf(expect, sizeof expect, "pm_database_pose: pose %d is outside 0..%d", poses, poses - 1);
+    assert_string_equal(err.message, expect);
+    assert_memory_equal(&p, &p_sentinel, sizeof p);
+    assert_int_equal(pm_database_pose(&p, db, -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pose -1 is outside"));
+    assert_int_equal(pm_database_pose(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_pose: out is NULL");
+    assert_int_equal(pm_database_pose(&p, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_pose: database is NULL");
+    PM_ASSERT_OK(pm_database_pose(&p, db, poses - 1, &err));
+    assert_int_equal(p.asset, 3);
+
+    char name[64];
+    PM_ASSERT_OK(pm_database_channel_name(name, sizeof name, db, 5, &err));
+    assert_string_equal(name, "Curve c5");
+    assert_int_equal(pm_database_channel_name(name, sizeof name, db, 9, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: channel 9 is outside 0..5");
+    assert_string_equal(name, "");
+    assert_int_equal(pm_database_channel_name(name, sizeof name, db, -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "channel -1 is outside 0..5"));
+    assert_int_equal(pm_database_channel_name(NULL, sizeof name, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: out is NULL");
+    name[0] = 'x';
+    assert_int_equal(pm_database_channel_name(name, 0, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: size is 0");
+    assert_int_equal(name[0], 'x'); /* size 0: not a byte written */
+    assert_int_equal(pm_database_channel_name(name, sizeof name, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: database is NULL");
+    assert_string_equal(name, "");
+    /* A short buffer is cut, not an error. */
+    char small[4];
+    PM_ASSERT_OK(pm_database_channel_name(small, sizeof small, db, 0, NULL));
+    assert_string_equal(small, "Cur");
     pm_database_destroy(db);
     fixture_free(&f);
 }
@@ -153,8 +223,8 @@ static void test_dedup(void **state) {
     assert_int_equal(in.unique_vectors, in.poses - 10);
     pm_pose_info p0, p1;
     for (int k = 0; k < 10; k++) {
-        PM_ASSERT_OK(pm_database_pose(&p0, db, k));
-        PM_ASSERT_OK(pm_database_pose(&p1, db, 30 + k));
+        PM_ASSERT_OK(pm_database_pose(&p0, db, k, NULL));
+        PM_ASSERT_OK(pm_database_pose(&p1, db, 30 + k, NULL));
         assert_int_equal(p0.vector, p1.vector);
     }
     pm_database_destroy(db);
@@ -268,12 +338,12 @@ static void test_asset_field_errors(void **state) {
     pm_error err;
     if (pm_database_build(&db, &f.def, two, 2, &err) != PM_OK) fail_msg("%s", err.message);
     pm_asset_info info;
-    PM_ASSERT_OK(pm_database_asset(&info, db, 0));
+    PM_ASSERT_OK(pm_database_asset(&info, db, 0, NULL));
     assert_true(info.cost_addend == 65504.0f);
-    PM_ASSERT_OK(pm_database_asset(&info, db, 1));
+    PM_ASSERT_OK(pm_database_asset(&info, db, 1, NULL));
     assert_true(info.cost_addend == 0.0999755859375f);
     pm_pose_info p;
-    PM_ASSERT_OK(pm_database_pose(&p, db, info.first_pose));
+    PM_ASSERT_OK(pm_database_pose(&p, db, info.first_pose, NULL));
     assert_true(p.cost_addend == 0.0999755859375f);
     pm_database_destroy(db);
     fixture_free(&f);
@@ -394,7 +464,7 @@ static void test_resampled_pose_counts(void **state) {
     int expect = 0;
     for (int i = 0; i < 4; i++) {
         pm_asset_info a;
-        PM_ASSERT_OK(pm_database_asset(&a, db, i));
+        PM_ASSERT_OK(pm_database_asset(&a, db, i, NULL));
         assert_int_equal(a.pose_count, 2 * (f.clips[i].frame_count - 1) + 1);
         expect += a.pose_count;
     }
@@ -418,7 +488,7 @@ static void test_pose_vectors_and_features(void **state) {
     float row[DIMS];
     for (int p = 0; p < in.poses; p++) {
         pm_pose_info pi;
-        PM_ASSERT_OK(pm_database_pose(&pi, db, p));
+        PM_ASSERT_OK(pm_database_pose(&pi, db, p, NULL));
         if (!pi.block_transition) assert_true(pi.vector < rows);
         else if (pi.vector >= rows) beyond++;
         PM_ASSERT_OK(pm_database_pose_features(row, db, p, NULL));
@@ -540,6 +610,7 @@ static void test_corrupt_files(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
+        cmocka_unit_test(test_accessor_errors),
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_build_errors),

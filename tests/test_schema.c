@@ -27,7 +27,7 @@ static void test_presets(void **state) {
     assert_int_equal(pm_schema_cardinality(&bad), -1);
     assert_int_equal(pm_schema_cardinality(NULL), -1);
     float past, future;
-    pm_schema_time_window(&s, &past, &future);
+    PM_ASSERT_OK(pm_schema_time_window(&past, &future, &s, NULL));
     assert_float_equal(past, 0.0f, 1e-6);
     assert_float_equal(future, 1.0f, 1e-6);
     pm_error err;
@@ -159,9 +159,50 @@ static void test_json(void **state) {
     }
 }
 
+/* The time window checks what it reads: NULL arguments by name, the channel count, trajectory
+ * sample counts and offsets that are not finite, naming the channel; the outputs stay untouched. */
+static void test_time_window_errors(void **state) {
+    (void)state;
+    pm_schema s;
+    PM_ASSERT_OK(pm_schema_preset(&s, "ue-locomotion", NULL));
+    float past = -7.0f, future = -7.0f;
+    pm_error err;
+    assert_int_equal(pm_schema_time_window(NULL, &future, &s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_schema_time_window: out_past is NULL");
+    assert_int_equal(pm_schema_time_window(&past, NULL, &s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_schema_time_window: out_future is NULL");
+    assert_int_equal(pm_schema_time_window(&past, &future, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_schema_time_window: schema is NULL");
+    pm_schema bad = s;
+    bad.channel_count = PM_MAX_CHANNELS + 1;
+    assert_int_equal(pm_schema_time_window(&past, &future, &bad, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "129 channels is outside 0..128"));
+    bad = s;
+    bad.channels[0].sample_count = PM_MAX_TRAJECTORY_SAMPLES + 1; /* would read past samples[] */
+    assert_int_equal(pm_schema_time_window(&past, &future, &bad, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "schema channel 0: 17 trajectory samples is outside 0..16"));
+    bad = s;
+    bad.channels[0].samples[2].offset = NAN;
+    assert_int_equal(pm_schema_time_window(&past, &future, &bad, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "schema channel 0 sample 2: offset nan is not finite"));
+    bad = s;
+    bad.channels[1].offset = INFINITY;
+    assert_int_equal(pm_schema_time_window(&past, &future, &bad, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "schema channel 1: offset inf is not finite"));
+    assert_int_equal(pm_schema_time_window(&past, &future, &bad, NULL), PM_ERR_NUMERIC);
+    assert_true(past == -7.0f && future == -7.0f);
+    /* An empty schema reads nothing. */
+    pm_schema_init(&bad);
+    PM_ASSERT_OK(pm_schema_time_window(&past, &future, &bad, &err));
+    assert_true(past == 0.0f && future == 0.0f);
+    PM_ASSERT_OK(pm_schema_time_window(&past, &future, &s, &err));
+    assert_float_equal(past, 0.4f, 1e-6);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_time_window_errors),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_layout_groups),
         cmocka_unit_test(test_json),

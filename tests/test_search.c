@@ -112,7 +112,7 @@ static void test_modes_match_bruteforce(void **state) {
         assert_same(run(q, vp), rb, "vptree", i);
         assert_same(run(q, kd), rb, "pcakdtree(all)", i);
         pm_pose_info pi;
-        PM_ASSERT_OK(pm_database_pose(&pi, F.db, rb.pose));
+        PM_ASSERT_OK(pm_database_pose(&pi, F.db, rb.pose, NULL));
         assert_int_equal(pi.block_transition, 0);
         assert_float_equal(rb.cost, rb.dissimilarity + rb.cost_addend, 1e-5);
     }
@@ -226,7 +226,7 @@ static void test_continuing_pose(void **state) {
     int blocked = -1;
     for (int p = 0; p < F.poses && blocked < 0; p++) {
         pm_pose_info pi;
-        pm_database_pose(&pi, F.db, p);
+        PM_ASSERT_OK(pm_database_pose(&pi, F.db, p, NULL));
         if (pi.block_transition) blocked = p;
     }
     assert_true(blocked >= 0);

@@ -217,12 +217,20 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
         /* Far queries measure clips the database has not seen: one it holds makes them easy. */
         for (int a = 0; a < info.assets && clip.name; a++) {
             pm_asset_info ai;
-            if (pm_database_asset(&ai, db, a) == PM_OK && ai.name && !strcmp(ai.name, clip.name)) {
+            if (pm_database_asset(&ai, db, a, &err) != PM_OK) {
+                rc = pm_cli_fail_error(&err);
+                break;
+            }
+            if (ai.name && !strcmp(ai.name, clip.name)) {
                 fprintf(stderr, "posematch: bench: warning: far clip %s is in the database (asset %d '%s'): far queries "
                                 "should come from clips left out of it\n",
                         files[i], a, ai.name);
                 break;
             }
+        }
+        if (rc) {
+            pm_clip_destroy(&clip);
+            break;
         }
         float *rows = NULL;
         int n = 0;
@@ -391,7 +399,10 @@ int pm_cmd_bench(int argc, char **argv) {
         int p;
         do {
             p = (int)(rng_u32(&r) % (uint32_t)info.poses);
-            pm_database_pose(&pi, db, p);
+            if (pm_database_pose(&pi, db, p, &err) != PM_OK) {
+                rc = pm_cli_fail_error(&err);
+                goto done;
+            }
         } while (pi.block_transition);
         noisy->source_pose[i] = p;
         float *q = noisy->rows + (size_t)i * card;

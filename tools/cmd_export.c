@@ -74,7 +74,10 @@ int pm_cmd_export_features(int argc, char **argv) {
     cJSON *channels = cJSON_AddArrayToObject(o, "channels");
     for (int c = 0; c < schema->channel_count; c++) {
         char name[128];
-        pm_database_channel_name(name, sizeof name, db, c);
+        if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
         int first = -1, size = 0;
         for (int d = 0; d < card; d++)
             if (pm_database_dim_channel(db, d) == c) {
@@ -93,7 +96,10 @@ int pm_cmd_export_features(int argc, char **argv) {
     cJSON *assets = cJSON_AddArrayToObject(o, "assets");
     for (int i = 0; i < info.assets; i++) {
         pm_asset_info a;
-        pm_database_asset(&a, db, i);
+        if (pm_database_asset(&a, db, i, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "name", a.name);
         cJSON_AddNumberToObject(x, "first_pose", a.first_pose);
@@ -108,7 +114,10 @@ int pm_cmd_export_features(int argc, char **argv) {
     cJSON *ca = cJSON_AddArrayToObject(o, "cost_addend");
     for (int p = 0; p < P; p++) {
         pm_pose_info pi;
-        pm_database_pose(&pi, db, p);
+        if (pm_database_pose(&pi, db, p, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            goto done;
+        }
         cJSON_AddItemToArray(pa, cJSON_CreateNumber(pi.asset));
         cJSON_AddItemToArray(pf, cJSON_CreateNumber(pi.frame));
         cJSON_AddItemToArray(bt, cJSON_CreateNumber(pi.block_transition));

@@ -62,13 +62,21 @@ int pm_cmd_info(int argc, char **argv) {
         cJSON *ch = cJSON_AddArrayToObject(o, "channels_list");
         for (int c = 0; c < schema->channel_count; c++) {
             char name[128];
-            pm_database_channel_name(name, sizeof name, db, c);
+            if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+                cJSON_Delete(o);
+                pm_database_destroy(db);
+                return pm_cli_fail_error(&err);
+            }
             cJSON_AddItemToArray(ch, cJSON_CreateString(name));
         }
         cJSON *list = cJSON_AddArrayToObject(o, "asset_list");
         for (int a = 0; a < in.assets; a++) {
             pm_asset_info ai;
-            if (pm_database_asset(&ai, db, a) != PM_OK) continue;
+            if (pm_database_asset(&ai, db, a, &err) != PM_OK) {
+                cJSON_Delete(o);
+                pm_database_destroy(db);
+                return pm_cli_fail_error(&err);
+            }
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "name", ai.name);
             cJSON_AddNumberToObject(x, "first_pose", ai.first_pose);
@@ -103,13 +111,20 @@ int pm_cmd_info(int argc, char **argv) {
         printf("channels       ");
         for (int c = 0; c < schema->channel_count; c++) {
             char name[128];
-            pm_database_channel_name(name, sizeof name, db, c);
+            if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+                printf("\n");
+                pm_database_destroy(db);
+                return pm_cli_fail_error(&err);
+            }
             printf(" [%s]", name);
         }
         printf("\n");
         for (int a = 0; assets && a < in.assets; a++) {
             pm_asset_info ai;
-            if (pm_database_asset(&ai, db, a) != PM_OK) continue;
+            if (pm_database_asset(&ai, db, a, &err) != PM_OK) {
+                pm_database_destroy(db);
+                return pm_cli_fail_error(&err);
+            }
             printf("asset %-5d %s: poses %d..%d%s%s", a, ai.name, ai.first_pose, ai.first_pose + ai.pose_count - 1,
                    ai.looping ? ", looping" : "", ai.mirrored ? ", mirrored" : "");
             if (ai.cost_addend != 0.0f) printf(", cost addend %g", (double)ai.cost_addend);

@@ -73,14 +73,16 @@ typedef struct clip_facts {
     char up;
 } clip_facts;
 
-static void compute_facts(clip_facts *f, const pm_clip *clip) {
+static pm_result compute_facts(clip_facts *f, const pm_clip *clip, pm_error *error) {
     f->clip = clip;
-    pm_clip_survey_compute(&f->survey, clip);
+    pm_result r = pm_clip_survey_compute(&f->survey, clip, error);
+    if (r != PM_OK) return r;
     f->fps = pm_cli_round_sig(1.0 / clip->frame_time, 6);
     f->duration = pm_cli_round_sig(pm_clip_duration(clip), 6);
     f->units = pm_bvh_unit_name(clip->unit_scale);
     f->unit_scale = pm_cli_round_sig(clip->unit_scale, 6);
     f->up = clip->source_up == PM_UP_Z ? 'Z' : 'Y';
+    return PM_OK;
 }
 
 /* ---- JSON ---- */
@@ -224,7 +226,11 @@ int pm_cmd_inspect(int argc, char **argv) {
     pm_error err = {PM_OK, {0}};
     if (pm_bvh_read_file(&clip, a.path, &a.def, &err) != PM_OK) return pm_cli_fail_error(&err);
     clip_facts facts;
-    compute_facts(&facts, &clip);
+    if (compute_facts(&facts, &clip, &err) != PM_OK) {
+        code = pm_cli_fail_error(&err);
+        pm_clip_destroy(&clip);
+        return code;
+    }
     code = a.json ? print_json(a.path, &facts) : print_text(a.path, &facts);
     pm_clip_destroy(&clip);
     if (code == 0 && (fflush(stdout) != 0 || ferror(stdout))) code = pm_cli_fail("inspect: cannot write to stdout");

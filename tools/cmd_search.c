@@ -127,7 +127,11 @@ int pm_cmd_search(int argc, char **argv) {
         /* The query rows start after a rest-pose lead-in frame the database drops, as its
          * assets do (pm_database_clip_queries trims the same way). */
         pm_clip_survey survey;
-        pm_clip_survey_compute(&survey, &clip);
+        if (pm_clip_survey_compute(&survey, &clip, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            pm_clip_destroy(&clip);
+            goto done;
+        }
         int trimmed = pm_database_settings(db)->trim_rest_first_frame && survey.first_frame_is_rest;
         /* --frame counts the file's frames; the database samples at its own rate. */
         double t = (double)(a.frame - trimmed) * clip.frame_time;
@@ -168,7 +172,10 @@ int pm_cmd_search(int argc, char **argv) {
         for (int d = 0; d < card; d++)
             if (!(weights[d] >= 0.0f && weights[d] <= PM_SEARCH_MAX_DYNAMIC_WEIGHT)) {
                 char name[128];
-                pm_database_channel_name(name, sizeof name, db, pm_database_dim_channel(db, d));
+                if (pm_database_channel_name(name, sizeof name, db, pm_database_dim_channel(db, d), &err) != PM_OK) {
+                    pm_cli_fail_error(&err);
+                    goto done;
+                }
                 pm_cli_fail("%s: dimension %d (channel %s): weight %g is outside 0..%g", a.weights, d, name,
                             (double)weights[d], (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
                 goto done;
@@ -197,7 +204,11 @@ int pm_cmd_search(int argc, char **argv) {
         }
         pm_asset_info asset;
         memset(&asset, 0, sizeof asset);
-        if (res.found) pm_database_asset(&asset, db, res.asset);
+        if (res.found && pm_database_asset(&asset, db, res.asset, &err) != PM_OK) {
+            pm_cli_fail_error(&err);
+            cJSON_Delete(root);
+            goto done;
+        }
         if (root) {
             /* Without a result the pose fields are -1 and the measures null: a cost of 0 would
              * read as a perfect match. */
@@ -219,7 +230,11 @@ int pm_cmd_search(int argc, char **argv) {
                 cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
                 for (int c = 0; c < schema->channel_count; c++) {
                     char name[128];
-                    pm_database_channel_name(name, sizeof name, db, c);
+                    if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+                        pm_cli_fail_error(&err);
+                        cJSON_Delete(root);
+                        goto done;
+                    }
                     /* Groups have no values of their own and two channels may share a name. */
                     if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
                     char key[160];
@@ -237,7 +252,11 @@ int pm_cmd_search(int argc, char **argv) {
             for (int c = 0; c < schema->channel_count; c++) {
                 if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
                 char name[128];
-                pm_database_channel_name(name, sizeof name, db, c);
+                if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+                    printf("\n");
+                    pm_cli_fail_error(&err);
+                    goto done;
+                }
                 printf(" %s=%.4g", name, (double)breakdown[c]);
             }
             if (res.cost_addend != 0.0f) printf(" addend=%.4g", (double)res.cost_addend);

@@ -110,8 +110,12 @@ PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
 PM_API float pm_clip_duration(const pm_clip *clip);
 
 /* Local pose at `time` seconds (clamped, or wrapped for looping clips): slerp rotations,
- * lerp translations between the two nearest frames. out arrays hold joint_count entries. */
-PM_API void pm_clip_sample(const pm_clip *clip, float time, pm_quat *out_rotations, pm_vec3 *out_translations);
+ * lerp translations between the two nearest frames. out arrays hold joint_count entries.
+ * Errors (the outputs untouched): a NULL argument, a clip that is not initialised (no frames,
+ * NULL arrays, a frame time that is not positive and finite) - PM_ERR_INVALID_ARGUMENT; a time
+ * that is not finite - PM_ERR_NUMERIC. */
+PM_API pm_result pm_clip_sample(pm_quat *out_rotations, pm_vec3 *out_translations, const pm_clip *clip, float time,
+                                pm_error *error);
 
 /* Resamples to `fps` (0 < fps <= 10000) frames per second. Frame 0 keeps its time. A
  * non-looping clip ends on the last new frame at or before its end: exactly its last frame when
@@ -121,14 +125,15 @@ PM_API void pm_clip_sample(const pm_clip *clip, float time, pm_quat *out_rotatio
 PM_API pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error);
 /* Keeps frames [first, first + count), which must lie within the clip; the result does not loop. */
 PM_API pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error);
-/* Multiplies every translation, offset and End Site by `scale` (e.g. 0.01 for centimetres) and
- * the recorded unit_scale with it. `scale` must be positive and finite (mirror with
+/* Multiplies every translation, offset and End Site by `factor` (e.g. 0.01 for centimetres) and
+ * the recorded unit_scale with it. `factor` must be positive and finite (mirror with
  * pm_clip_mirror): otherwise, or for a NULL or uninitialised clip, returns
- * PM_ERR_INVALID_ARGUMENT and leaves the clip untouched (there is no pm_error to name the
- * problem). Values that overflow become Inf; pm_clip_validate reports them. */
-PM_API pm_result pm_clip_scale(pm_clip *clip, float scale);
-/* Rotates a Z-up clip into Y-up (x, y, z) -> (x, z, -y). */
-PM_API void pm_clip_z_up_to_y_up(pm_clip *clip);
+ * PM_ERR_INVALID_ARGUMENT ("pm_clip_scale: factor nan must be finite and > 0") and leaves the
+ * clip untouched. Values that overflow become Inf; pm_clip_validate reports them. */
+PM_API pm_result pm_clip_scale(pm_clip *clip, float factor, pm_error *error);
+/* Rotates a Z-up clip into Y-up (x, y, z) -> (x, z, -y) and records source_up = PM_UP_Z. A NULL
+ * or uninitialised clip is PM_ERR_INVALID_ARGUMENT, the clip untouched. */
+PM_API pm_result pm_clip_z_up_to_y_up(pm_clip *clip, pm_error *error);
 
 /* Mirrors the motion across the world plane normal to `axis` (0 = X, 1 = Y, 2 = Z; -1 = the
  * axis that best separates left from right in the rest pose) and swaps left/right joints with
@@ -142,14 +147,17 @@ PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t 
 
 /* Model-space (world) transforms from local ones: world[j] = world[parent[j]] * local[j].
  * parents[j] must be -1 (a root) or below j, and joint_count within 1..PM_MAX_JOINTS. Checked
- * before anything is written: a bad parent or a NULL array returns PM_ERR_INVALID_ARGUMENT, a
- * bad count PM_ERR_LIMIT, with out_model untouched. There is no pm_error; for a message naming
- * the joint use pm_skeleton_validate or pm_local_to_model_job_validate (blend.h). */
+ * before anything is written: a bad parent ("pm_local_to_model: joint 3 has parent 7 ...") or a
+ * NULL array returns PM_ERR_INVALID_ARGUMENT, a bad count PM_ERR_LIMIT, with out_model
+ * untouched. */
 PM_API pm_result pm_local_to_model(pm_transform *out_model, const int32_t *parents, int joint_count,
-                                   const pm_quat *local_rotations, const pm_vec3 *local_translations);
-/* World transforms of every joint of one frame (clamped to the clip's frames). out_world is left
- * untouched when the skeleton's parents are not ordered (see pm_local_to_model). */
-PM_API void pm_clip_frame_world(const pm_clip *clip, int frame, pm_transform *out_world);
+                                   const pm_quat *local_rotations, const pm_vec3 *local_translations,
+                                   pm_error *error);
+/* World transforms of every joint of frame `frame`, which must lie in 0..frame_count-1 (it is
+ * not clamped). Errors, with out_world untouched: a NULL argument, an uninitialised clip or a
+ * frame outside the clip (PM_ERR_INVALID_ARGUMENT), and the skeleton's parents not ordered (see
+ * pm_local_to_model). */
+PM_API pm_result pm_clip_frame_world(pm_transform *out_world, const pm_clip *clip, int frame, pm_error *error);
 
 /* Detected source properties, for inspection. */
 typedef struct pm_clip_survey {
@@ -163,7 +171,10 @@ typedef struct pm_clip_survey {
                                   median, and frame 1 is farther from it; 0 below 3 frames */
     float floor_height;        /* robust lowest foot height over the clip, metres */
 } pm_clip_survey;
-PM_API void pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *clip);
+/* Errors: a NULL argument or an uninitialised clip (PM_ERR_INVALID_ARGUMENT), parents that are
+ * not ordered (see pm_local_to_model), PM_ERR_OUT_OF_MEMORY. *out (when not NULL) is zeroed
+ * first, so it is all zeros on failure. */
+PM_API pm_result pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *clip, pm_error *error);
 
 /* ---- root ("simulation bone") ---- */
 

@@ -45,8 +45,10 @@ static inline int pm_soa_count(int joint_count) { return joint_count > 0 ? (join
  * with pm_pose_free and the same allocator. NULL when out of memory or joint_count < 1. */
 PM_API pm_soa_transform *pm_pose_alloc(int joint_count, const pm_allocator *allocator);
 PM_API void pm_pose_free(pm_soa_transform *pose, const pm_allocator *allocator);
-/* Every lane (padding included) to the identity transform. */
-PM_API void pm_pose_set_identity(pm_soa_transform *pose, int joint_count);
+/* Every lane (padding included) of pm_soa_count(joint_count) groups to the identity transform.
+ * Errors, nothing written: a NULL or not 16-byte aligned pose (PM_ERR_INVALID_ARGUMENT), a
+ * joint_count outside 1..PM_MAX_JOINTS (PM_ERR_LIMIT). */
+PM_API pm_result pm_pose_set_identity(pm_soa_transform *pose, int joint_count, pm_error *error);
 /* From / to per-joint arrays (joint_count entries each). */
 PM_API pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat *rotations,
                                   const pm_vec3 *translations, pm_error *error);

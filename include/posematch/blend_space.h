@@ -92,11 +92,17 @@ PM_API const char *pm_blend_space_name(const pm_blend_space *space);
 PM_API int pm_blend_space_dimensions(const pm_blend_space *space);
 PM_API int pm_blend_space_sample_count(const pm_blend_space *space);
 PM_API const char *pm_blend_space_sample_name(const pm_blend_space *space, int sample);
-/* Writes the sample's coordinates (dimensions floats). */
-PM_API void pm_blend_space_sample_params(const pm_blend_space *space, int sample, float *out_params);
+/* Writes the sample's coordinates (dimensions floats). Errors (PM_ERR_INVALID_ARGUMENT, nothing
+ * written): a NULL argument, a sample outside 0..sample_count-1. */
+PM_API pm_result pm_blend_space_sample_params(float *out_params, const pm_blend_space *space, int sample,
+                                              pm_error *error);
 PM_API const pm_animation *pm_blend_space_sample_animation(const pm_blend_space *space, int sample);
 PM_API const char *pm_blend_space_axis_name(const pm_blend_space *space, int axis);
-PM_API void pm_blend_space_axis_range(const pm_blend_space *space, int axis, float *out_min, float *out_max);
+/* The range of an axis (after defaulting to the samples' extent). Either output may be NULL, not
+ * both. Errors (PM_ERR_INVALID_ARGUMENT, nothing written): NULL space, both outputs NULL, an axis
+ * outside 0..dimensions-1. */
+PM_API pm_result pm_blend_space_axis_range(float *out_min, float *out_max, const pm_blend_space *space, int axis,
+                                           pm_error *error);
 /* Skeleton of the space and of its baked clips: the topology every sample shares, with the rest
  * offsets of the first sample in canonical order (the smallest coordinates, axis 0 first), so that
  * it does not depend on the order samples were listed in. */

@@ -130,7 +130,9 @@ typedef struct pm_asset_info {
     float params[3];
 } pm_asset_info;
 PM_API int pm_database_asset_count(const pm_database *db);
-PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset);
+/* Errors, with *out untouched: a NULL argument, an asset outside 0..asset_count-1
+ * ("pm_database_asset: asset 12 is outside 0..5"), PM_ERR_INVALID_ARGUMENT. */
+PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset, pm_error *error);
 
 typedef struct pm_pose_info {
     int asset;
@@ -144,7 +146,8 @@ typedef struct pm_pose_info {
                                pm_database_pose_features to read any pose) */
 } pm_pose_info;
 PM_API int pm_database_pose_count(const pm_database *db);
-PM_API pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose);
+/* Errors as pm_database_asset's: a NULL argument, a pose outside 0..pose_count-1. */
+PM_API pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose, pm_error *error);
 
 /* Per-dimension normalisation: normalised = (raw - offset) / scale; cost adds
  * ((q - x) / scale * weight_sqrt)^2 per dimension. Arrays of cardinality floats. */
@@ -171,9 +174,12 @@ PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, cons
 PM_API pm_result pm_database_structure_stats(double *out_build_ms, size_t *out_bytes, const pm_database *db, int mode,
                                              pm_error *error);
 
-/* Channel of a dimension, and a channel's display name. */
+/* Channel of a dimension (-1 outside 0..cardinality-1). */
 PM_API int pm_database_dim_channel(const pm_database *db, int dim);
-PM_API void pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel);
+/* A channel's display name (pm_channel_display_name), cut to fit `size` bytes. Errors
+ * (PM_ERR_INVALID_ARGUMENT): a NULL argument, size 0, a channel outside 0..channels-1
+ * ("pm_database_channel_name: channel 9 is outside 0..5"); out is then "" when it has room. */
+PM_API pm_result pm_database_channel_name(char *out, size_t size, const pm_database *db, int channel, pm_error *error);
 
 PM_EXTERN_C_END
 

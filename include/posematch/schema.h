@@ -97,8 +97,12 @@ PM_API pm_result pm_schema_preset(pm_schema *out, const char *name, pm_error *er
 /* NULL-terminated list of preset names. */
 PM_API const char *const *pm_schema_preset_names(void);
 
-/* Longest future and past sample offsets (seconds, >= 0) any channel reads. */
-PM_API void pm_schema_time_window(const pm_schema *schema, float *out_past, float *out_future);
+/* Longest past and future sample offsets (seconds, >= 0) any channel reads. Errors, with the
+ * outputs untouched: a NULL argument, a channel count outside 0..PM_MAX_CHANNELS, a trajectory
+ * sample count outside 0..PM_MAX_TRAJECTORY_SAMPLES (PM_ERR_INVALID_ARGUMENT) and an offset that
+ * is not finite (PM_ERR_NUMERIC); each names the channel. The rest of the schema is not checked
+ * (pm_schema_validate does). */
+PM_API pm_result pm_schema_time_window(float *out_past, float *out_future, const pm_schema *schema, pm_error *error);
 
 PM_EXTERN_C_END
 
