@@ -356,6 +356,16 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     const int nq = a.queries;
     pm_error err;
+    /* The query files (one per set; far only with --far) are checked before any work. */
+    char save_path[2][4096];
+    const char *set_names[2] = {"noisy", "far"};
+    for (int s = 0; a.save && s < (a.far_count ? 2 : 1); s++) {
+        snprintf(save_path[s], sizeof save_path[s], "%s_%s.f32", a.save, set_names[s]);
+        if (pm_cli_check_output(save_path[s], &err) != PM_OK) {
+            free(a.far);
+            return pm_cli_fail_error(&err);
+        }
+    }
     pm_database *db = NULL;
     if (pm_database_load(&db, a.path, NULL, &err) != PM_OK) {
         free(a.far);
@@ -413,10 +423,17 @@ int pm_cmd_bench(int argc, char **argv) {
         if ((rc = load_far(&sets[set_count], db, a.far, a.far_count, nq)) != 0) goto done;
         set_count++;
     }
-    for (int s = 0; s < set_count && a.save; s++) {
-        char file[4096];
-        snprintf(file, sizeof file, "%s_%s.f32", a.save, sets[s].name);
-        if (pm_cli_write_file(file, sets[s].rows, (size_t)sets[s].count * card * sizeof(float), &err) != PM_OK) {
+    if (a.save) {
+        /* Both sets or neither: a half pair would pass for a whole one. */
+        const char *paths[2];
+        const void *data[2];
+        size_t sizes[2];
+        for (int s = 0; s < set_count; s++) {
+            paths[s] = save_path[s];
+            data[s] = sets[s].rows;
+            sizes[s] = (size_t)sets[s].count * card * sizeof(float);
+        }
+        if (pm_cli_write_files(set_count, paths, data, sizes, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             goto done;
         }

@@ -38,8 +38,10 @@ int pm_cmd_synth(int argc, char **argv) {
             if (!pm_cli_number(&fps, "synth", s, argv[++i], 10, 240, 0)) return 2;
         } else if (!strcmp(s, "--name") && more) {
             prefix = argv[++i];
-            if (!prefix[0] || strlen(prefix) > 40 || strpbrk(prefix, "/\\"))
-                return pm_cli_fail("synth: --name '%s' must be 1..40 characters without a path separator", prefix) + 1;
+            /* A leading dot would hide the files from directory scans (build DIR, bench --far DIR). */
+            if (!prefix[0] || strlen(prefix) > 40 || strpbrk(prefix, "/\\") || prefix[0] == '.')
+                return pm_cli_fail("synth: --name '%s' must be 1..40 characters, no path separator, not starting with '.'",
+                                   prefix) + 1;
         } else if (s[0] == '-' && s[1]) return pm_cli_fail("synth: unknown or incomplete option '%s'", s) + 1;
         else if (!dir) dir = s;
         else return pm_cli_fail("synth: one output directory") + 1;

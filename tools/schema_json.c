@@ -65,6 +65,12 @@ static const char *const top_keys[] = {"name", "channels", NULL};
 /* A misspelt field would otherwise be ignored silently and its default used. */
 static pm_result check_keys(parser *p, const cJSON *obj, const char *path, const char *const *keys) {
     for (const cJSON *k = obj->child; k; k = k->next) {
+        for (const cJSON *e = obj->child; e != k; e = e->next)
+            if (!strcmp(e->string, k->string)) {
+                char where[340];
+                snprintf(where, sizeof where, "%s.%s", path, k->string);
+                return bad(p, where, "appears twice");
+            }
         int ok = 0;
         for (int i = 0; keys[i]; i++) ok |= !strcmp(k->string, keys[i]);
         if (!ok) {

@@ -168,6 +168,8 @@ printf '{"channels": [{"kind": "position", "bone": "LeftFoot", "wieght": 2}]}' >
 expect_error "unknown channel field" "k1.json: channels\[0\].wieght: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k1.json"
 printf '{"channels": [{"kind": "trajectory", "samples": [{"offset": 0.5, "wieght": 2, "flags": ["Position"]}]}]}' > "$T/k2.json"
 expect_error "unknown sample field" "k2.json: channels\[0\].samples\[0\].wieght: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k2.json"
+printf '{"channels": [{"kind": "position", "bone": "LeftFoot", "weight": 1, "weight": 5}]}' > "$T/k4.json"
+expect_error "repeated schema field" "k4.json: channels\[0\].weight: appears twice" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k4.json"
 printf '{"bogus": 1, "channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/k3.json"
 expect_error "unknown top-level field" "k3.json: (top).bogus: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k3.json"
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
@@ -224,5 +226,12 @@ grep -q "is in the database" "$T/warn.txt" || fail "bench did not flag a far cli
 [ -f "$T/far/far_000.bvh" ] || fail "synth --name did not name the file far_000.bvh"
 "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" > /dev/null 2> "$T/warn2.txt" || fail "bench with a new far clip"
 grep -q "is in the database" "$T/warn2.txt" && fail "bench flagged a far clip that is not in the database"
-expect_error "synth --name with a slash" "without a path separator" "$CLI" synth "$T/far" --name a/b
+expect_error "synth --name with a slash" "no path separator" "$CLI" synth "$T/far" --name a/b
+expect_error "synth --name with a leading dot" "not starting with" "$CLI" synth "$T/far" --name .hidden
+# --save-queries writes both sets or neither, and checks its paths before the work.
+mkdir -p "$T/sq_far.f32"
+expect_error "--save-queries into a directory" "sq_far.f32" "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" --save-queries "$T/sq"
+[ -e "$T/sq_noisy.f32" ] && fail "--save-queries left half a pair"
+"$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" --save-queries "$T/sq2" > /dev/null 2>&1 || fail "--save-queries"
+[ -s "$T/sq2_noisy.f32" ] && [ -s "$T/sq2_far.f32" ] || fail "--save-queries did not write both sets"
 echo "ok"
