@@ -119,6 +119,10 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
         float frame_time = s->animations[w.samples[0]].frame_time;
         for (int i = 1; i < w.count; i++) frame_time = PM_MIN(frame_time, s->animations[w.samples[i]].frame_time);
         fps = 1.0f / frame_time;
+        if (!(fps > 0.0f && fps <= 10000.0f))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "blend space '%s': the samples' highest rate, %g fps, is outside (0, 10000]: give a bake rate",
+                           s->name, (double)fps);
     }
     double duration = pm_blend_space_duration(s, &w);
     int looping = 1;
@@ -126,7 +130,7 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     /* One cycle: a looping blend ends one frame before it starts again; a one-shot includes both ends. */
     double frames_d = looping ? floor(duration * fps + 0.5) : floor(duration * fps + 0.5) + 1.0;
     if (frames_d < 1.0) frames_d = 1.0;
-    if (frames_d > PM_MAX_FRAMES)
+    if (!(frames_d <= PM_MAX_FRAMES)) /* (a NaN duration fails here too) */
         return pm_fail(error, PM_ERR_LIMIT, "blend space '%s': %.0f frames at %g fps exceeds the limit of %d", s->name,
                        frames_d, (double)fps, PM_MAX_FRAMES);
     int frames = (int)frames_d;

@@ -220,26 +220,25 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
     return PM_OK;
 }
 
-/* Index of the last resampled frame of a non-looping clip: the last one at or before the end.
+/* The grid a non-looping clip is resampled on: *count new frames, `step` source seconds apart.
  * Frame times are floats rounded from text ("0.0333333" is 1/30 minus 1e-6 relative; "0.008333"
- * is 1/120 minus 4e-5), so the end of a clip whose rate divides the new one lands a hair before
- * the new grid point it should reach, by an amount that grows with the clip's length: no fixed
- * tolerance keeps the last source frame for both short and long clips. When the rates are in a
- * small ratio (30 -> 60, 24 -> 60, 120 -> 30) the grids line up exactly and the count follows
- * from the frame count alone; the snap is taken only if it moves the end by under half a new
- * frame, so a clip whose rate is merely close to a simple ratio is never stretched. */
-static double resample_last_frame(const pm_clip *src, double duration, double new_dt) {
-    double x = duration / new_dt; /* the end in new frames */
-    double last = floor(x + 1e-3);
+ * is 1/120 minus 4e-5), so on the plain grid of the new rate the clip's end lands a hair before
+ * the new frame it should reach, and every frame drifts off the source frames by an amount that
+ * grows with the clip's length: no tolerance fixes both short and long clips. When the rates are
+ * in a small ratio (30 -> 60, 24 -> 60, 120 -> 30, within 1e-4) the clip is taken at that exact
+ * ratio instead: the new frames fall on source frames and fixed fractions of them, and the last
+ * source frame is kept whenever the grid reaches it. The clip's timing is stretched by at most
+ * 1e-4 for it. Other rates: the new rate's own grid, up to the last frame at or before the end. */
+static double resample_grid(const pm_clip *src, double new_dt, double *step) {
     double ratio = (double)src->frame_time / new_dt; /* a source frame in new frames */
     for (int q = 1; q <= 16; q++) {
         double p = floor(ratio * q + 0.5);
         if (p < 1.0 || fabs(ratio * q - p) > 1e-4 * ratio * q) continue;
-        double snapped = floor((double)(src->frame_count - 1) * p / q);
-        if (snapped > last && snapped - x < 0.5) last = snapped;
-        break;
+        *step = (double)src->frame_time * q / p;
+        return (double)(((long long)(src->frame_count - 1) * (long long)p) / q) + 1.0; /* exact, in integers */
     }
-    return last;
+    *step = new_dt;
+    return floor(pm_clip_duration(src) / new_dt + 1e-3) + 1.0;
 }
 
 pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
@@ -249,13 +248,13 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     pm_result r = clip_check_ready(src, "resample", error);
     if (r != PM_OK) return r;
     double duration = pm_clip_duration(src);
-    double new_dt = 1.0 / fps;
+    double new_dt = 1.0 / fps, step = new_dt; /* step: source seconds between new frames */
     double count_d;
     if (src->looping) {
         /* A looping clip keeps its period: frames cover [0, duration). */
         count_d = floor(duration / new_dt + 0.5);
     } else {
-        count_d = resample_last_frame(src, duration, new_dt) + 1.0;
+        count_d = resample_grid(src, new_dt, &step);
     }
     if (count_d < 1.0) count_d = 1.0;
     if (count_d > PM_MAX_FRAMES)
@@ -270,7 +269,7 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
     int jc = src->skeleton.joint_count;
     for (int f = 0; f < count; f++) {
-        float t = (float)(f * new_dt);
+        float t = (float)PM_MIN(f * step, duration);
         r = pm_clip_sample(out->rotations + (size_t)f * jc, out->translations + (size_t)f * jc, src, t, error);
         if (r != PM_OK) goto fail;
     }
@@ -283,7 +282,7 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
         for (int f = 0; f < count; f++) {
             int f0, f1;
             float t;
-            clip_frame_pair(src, (float)(f * new_dt), &f0, &f1, &t);
+            clip_frame_pair(src, (float)PM_MIN(f * step, duration), &f0, &f1, &t);
             vals[f] = src->curves[i].values[f0] + (src->curves[i].values[f1] - src->curves[i].values[f0]) * t;
         }
         r = pm_clip_add_curve(out, src->curves[i].name, vals, error);

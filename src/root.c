@@ -34,10 +34,12 @@ pm_result pm_root_def_validate(const pm_root_def *d, pm_error *error) {
     if (!finite3(d->hips_axis))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: hips_axis (%g, %g, %g) is not finite", (double)d->hips_axis.x,
                        (double)d->hips_axis.y, (double)d->hips_axis.z);
-    /* The facing normalises the axis after rotating it; below this length it has no direction. */
-    if (facing == PM_FACING_HIPS_AXIS && !(pm_vec3_length(d->hips_axis) > 1e-6f))
+    /* The facing normalises the axis after rotating it: below this length it has no direction, and
+     * above the other bound its squared length overflows (and the facing would fall back to +Z). */
+    if (facing == PM_FACING_HIPS_AXIS && !(pm_vec3_length(d->hips_axis) > 1e-6f && pm_vec3_length(d->hips_axis) < 1e6f))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "root: hips_axis (%g, %g, %g) has zero length (facing_mode PM_FACING_HIPS_AXIS needs a direction)",
+                       "root: hips_axis (%g, %g, %g) must have a length in 1e-6..1e6 (facing_mode PM_FACING_HIPS_AXIS needs "
+                       "a direction)",
                        (double)d->hips_axis.x, (double)d->hips_axis.y, (double)d->hips_axis.z);
     if (!(d->position_smoothing >= 0.0f) || !isfinite(d->position_smoothing))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "root: position_smoothing %g must be finite and >= 0 seconds",

@@ -440,6 +440,20 @@ static void test_resample_keeps_the_last_frame(void **state) {
     pm_test_assert_vec3_near(r.translations[(size_t)388 * 9], c.translations[(size_t)194 * 9], 0);
     pm_test_assert_vec3_near(r.translations[(size_t)387 * 9], pm_vec3_make(193.5f, 0.95f, 0), 1e-3f);
     pm_clip_destroy(&r);
+    pm_clip_destroy(&c);
+    /* On the exact ratio's grid frames do not drift: 3001 frames of "0.03333" (1e-4 short of 1/30)
+     * at 30 fps are the source frames themselves, steps of one frame up to the last one (the plain
+     * 30 fps grid drifts by 0.3 frames over the clip and would shorten the last step). */
+    make_ramp_clip(&c, 3001, 0.03333f);
+    PM_ASSERT_OK(pm_clip_resample(&r, &c, 30.0f, NULL));
+    assert_int_equal(r.frame_count, 3001);
+    for (int f = 0; f < 3001; f += 250)
+        pm_test_assert_vec3_near(r.translations[(size_t)f * 9], c.translations[(size_t)f * 9], 1e-3f);
+    pm_test_assert_vec3_near(r.translations[(size_t)3000 * 9], c.translations[(size_t)3000 * 9], 1e-3f);
+    assert_float_equal(r.translations[(size_t)3000 * 9].x - r.translations[(size_t)2999 * 9].x, 1.0, 1e-3);
+    pm_clip_destroy(&r);
+    pm_clip_destroy(&c);
+    make_ramp_clip(&c, 195, 0.0333333f);
     /* Looping clips keep their period to the nearest frame, as before. */
     c.looping = 1;
     PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
@@ -594,7 +608,10 @@ static void test_root_def_checks(void **state) {
     d = pm_default_root_def();
     d.facing_mode = PM_FACING_HIPS_AXIS;
     d.hips_axis = pm_vec3_zero();
-    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips_axis (0, 0, 0) has zero length", 0);
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips_axis (0, 0, 0) must have a length in 1e-6..1e6", 0);
+    d.hips_axis = pm_vec3_make(1e30f, 0.0f, 0.0f); /* its square overflows */
+    expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "must have a length in", 0);
+    d.hips_axis = pm_vec3_zero();
     d.hips_axis.y = NAN;
     expect_root_error(&c, &d, PM_ERR_INVALID_ARGUMENT, "hips_axis", 0);
     d = pm_default_root_def();

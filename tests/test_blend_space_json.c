@@ -236,10 +236,47 @@ static void test_json(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* The default bake rate is the samples' highest one: a clip whose frame time is absurdly small
+ * gives an error asking for a rate, never a NaN frame count. */
+static void test_bake_rate_of_absurd_clips(void **state) {
+    (void)state;
+    static const float frame_times[2] = {1e-6f, 1e-40f};
+    for (int k = 0; k < 2; k++) {
+        pm_skeleton sk;
+        pm_test_blend_skeleton(&sk, JOINTS);
+        pm_clip clip;
+        PM_ASSERT_OK(pm_clip_create(&clip, &sk, k ? 1 : 3, frame_times[k], NULL, NULL));
+        for (int i = 0; i < clip.frame_count * JOINTS; i++) {
+            clip.rotations[i] = pm_quat_identity();
+            clip.translations[i] = pm_vec3_make(0.0f, 1.0f, 0.0f);
+        }
+        pm_blend_sample_def sample = pm_default_blend_sample_def();
+        sample.clip = &clip;
+        pm_blend_space_def def = pm_default_blend_space_def();
+        def.dimensions = 1;
+        def.samples = &sample;
+        def.sample_count = 1;
+        def.align = PM_BLEND_ALIGN_NONE;
+        pm_blend_space *s = NULL;
+        pm_error e;
+        PM_ASSERT_OK(pm_blend_space_create(&s, &def, &e));
+        pm_clip out;
+        float p = 0.0f;
+        assert_int_equal(pm_blend_space_bake(&out, s, &p, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(e.message, "give a bake rate"));
+        PM_ASSERT_OK(pm_blend_space_bake(&out, s, &p, 60.0f, &e)); /* an explicit rate works */
+        pm_clip_destroy(&out);
+        pm_blend_space_destroy(s);
+        pm_clip_destroy(&clip);
+        pm_skeleton_destroy(&sk);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_spaces),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_bake_rate_of_absurd_clips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,10 +118,12 @@ PM_API pm_result pm_clip_sample(pm_quat *out_rotations, pm_vec3 *out_translation
                                 pm_error *error);
 
 /* Resamples to `fps` (0 < fps <= 10000) frames per second. Frame 0 keeps its time. A
- * non-looping clip ends on the last new frame at or before its end: exactly its last frame when
- * the two rates are in a small ratio (30 -> 60, 24 -> 60, 120 -> 30), even with frame times
- * rounded in files ("0.0333333"); otherwise up to one new frame before it. A looping clip keeps
- * its period to the nearest new frame. */
+ * non-looping clip whose rate is in a small ratio to the new one (30 -> 60, 24 -> 60, 120 -> 30,
+ * within 1e-4, so that frame times rounded in files such as "0.0333333" count) is taken at that
+ * exact ratio: new frames fall on source frames and fixed fractions of them, and the last source
+ * frame is kept whenever the new grid reaches it (the timing stretches by at most 1e-4 for it).
+ * At other rates it ends on the last new frame at or before its end. A looping clip keeps its
+ * period to the nearest new frame. */
 PM_API pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error);
 /* Keeps frames [first, first + count), which must lie within the clip; the result does not loop. */
 PM_API pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error);
