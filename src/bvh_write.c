@@ -427,7 +427,7 @@ pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_
         pm_error_prefix(error, "%s", path);
         return r;
     }
-    r = pm_write_file_atomic(path, data, size, error);
+    r = pm_file_write(path, data, size, error);
     pm_free_buffer(data, &clip->allocator);
     return r;
 }

@@ -1,13 +1,8 @@
 #include "core.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
     if (error) {
@@ -114,164 +109,12 @@ int pm_cmp_float(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* ---- files ---- */
+/* ---- errno text ---- */
 
 /* The XSI strerror_r (_POSIX_C_SOURCE, no _GNU_SOURCE). */
 const char *pm_errno_text(char *buf, size_t cap, int e) {
     if (strerror_r(e, buf, cap) != 0) snprintf(buf, cap, "error %d", e);
     return buf;
-}
-
-static pm_result write_all(int fd, const char *data, size_t size, const char *path, pm_error *error) {
-    while (size > 0) {
-        ssize_t n = write(fd, data, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            char why[128];
-            return pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path,
-                           pm_errno_text(why, sizeof why, n < 0 ? errno : EIO));
-        }
-        data += n;
-        size -= (size_t)n;
-    }
-    return PM_OK;
-}
-
-/* Opens "<path>.tmp-XXXXXXXX" exclusively, with a name unlikely to collide with other writers. */
-static int open_temp(char *tmp, size_t cap, const char *path) {
-    struct {
-        long pid;
-        long t;
-        long c;
-        const void *where;
-        int attempt;
-    } seed;
-    memset(&seed, 0, sizeof seed);
-    seed.pid = (long)getpid();
-    seed.t = (long)time(NULL);
-    seed.c = (long)clock();
-    seed.where = (const void *)&seed;
-    for (int attempt = 0; attempt < 16; attempt++) {
-        seed.attempt = attempt;
-        uint64_t h = pm_hash64(&seed, sizeof seed, 0x6276685F746D70ull);
-        snprintf(tmp, cap, "%s.tmp-%08x", path, (unsigned)(h & 0xffffffffu));
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1;
-}
-
-const char *pm_file_kind_problem(unsigned long mode) {
-    mode_t m = (mode_t)mode;
-    if (S_ISREG(m)) return NULL;
-    if (S_ISDIR(m)) return "is a directory";
-    if (S_ISFIFO(m)) return "not a regular file (a FIFO)";
-    if (S_ISCHR(m)) return "not a regular file (a character device)";
-    if (S_ISBLK(m)) return "not a regular file (a block device)";
-    if (S_ISSOCK(m)) return "not a regular file (a socket)";
-    return "not a regular file";
-}
-
-/* The target of the symbolic link at `link` (whose lstat size is `hint`) as a path usable from
- * here: relative targets are relative to the link's directory. NULL with errno set. */
-static char *link_target(const char *link, size_t hint) {
-    size_t cap = hint >= 64 ? hint + 1 : 256; /* st_size is 0 on some file systems */
-    for (;;) {
-        char *buf = (char *)pm_alloc(NULL, cap, 1);
-        if (!buf) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        ssize_t n = readlink(link, buf, cap);
-        if (n < 0) {
-            int e = errno;
-            pm_free(NULL, buf);
-            errno = e;
-            return NULL;
-        }
-        if ((size_t)n < cap) {
-            buf[n] = '\0';
-            const char *slash = strrchr(link, '/');
-            if (buf[0] == '/' || !slash) return buf;
-            size_t dir = (size_t)(slash - link) + 1, len = (size_t)n + 1;
-            char *joined = (char *)pm_alloc(NULL, dir + len, 1);
-            if (joined) {
-                memcpy(joined, link, dir);
-                memcpy(joined + dir, buf, len);
-            } else errno = ENOMEM;
-            pm_free(NULL, buf);
-            return joined;
-        }
-        pm_free(NULL, buf); /* truncated: the link changed since lstat */
-        if (cap > ((size_t)1 << 20)) {
-            errno = ENAMETOOLONG;
-            return NULL;
-        }
-        cap *= 2;
-    }
-}
-
-/* The file a write to `path` replaces: the file the last of a chain of symbolic links names,
- * because renaming over the link itself would turn it into a plain file and leave the file it
- * names unchanged. Returns a string from pm_alloc, or NULL with errno set. */
-static char *write_target(const char *path) {
-    char *cur = pm_strdup(NULL, path);
-    if (!cur) errno = ENOMEM;
-    for (int hops = 0; cur; hops++) {
-        struct stat st;
-        /* A missing name (a dangling link's target) is where the new file goes; other errors
-         * surface, with their errno, when the temporary file is created. */
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
-        char *next = NULL;
-        if (hops >= 40) errno = ELOOP; /* the kernel's limit */
-        else next = link_target(cur, st.st_size > 0 ? (size_t)st.st_size : 0);
-        int e = errno;
-        pm_free(NULL, cur);
-        errno = e;
-        cur = next;
-    }
-    return NULL;
-}
-
-pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error) {
-    if (!path || !path[0] || (!data && size))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_write_file_atomic: NULL argument");
-    char why[128];
-    char *target = write_target(path);
-    if (!target) {
-        int e = errno;
-        if (e == ENOMEM) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, e));
-    }
-    /* Checked before writing: rename would replace a FIFO or a device node with a plain file. */
-    struct stat st;
-    const char *problem = stat(target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
-    if (problem) {
-        pm_free(NULL, target);
-        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
-    }
-    /* The temporary name on the stack unless the path is very long. */
-    char local[512];
-    size_t tmp_cap = strlen(target) + 32;
-    char *tmp = tmp_cap <= sizeof local ? local : (char *)pm_alloc(NULL, tmp_cap, 1);
-    if (!tmp) {
-        pm_free(NULL, target);
-        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    pm_result r;
-    int fd = open_temp(tmp, tmp_cap, target);
-    if (fd < 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, errno));
-    else {
-        r = write_all(fd, (const char *)data, size, path, error);
-        if (close(fd) != 0 && r == PM_OK)
-            r = pm_fail(error, PM_ERR_IO, "%s: write failed: %s", path, pm_errno_text(why, sizeof why, errno));
-        if (r == PM_OK && rename(tmp, target) != 0)
-            r = pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", path, pm_errno_text(why, sizeof why, errno));
-        if (r != PM_OK) unlink(tmp);
-    }
-    if (tmp != local) pm_free(NULL, tmp);
-    pm_free(NULL, target);
-    return r;
 }
 
 /* ---- hashing ---- */

@@ -1,4 +1,4 @@
-/* Private helpers shared by the library: errors, allocation, hashing. */
+/* Private helpers shared by the library: errors, allocation, hashing, file kinds. */
 #ifndef PM_CORE_H
 #define PM_CORE_H
 
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "posematch/base.h"
+#include "posematch/file.h" /* pm_file_write for the library's savers */
 
 #if defined(__GNUC__)
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -84,18 +85,9 @@ static inline int pm_sample_frame(int s, int samples, int frame_count) {
 const char *pm_errno_text(char *buf, size_t cap, int e);
 
 /* Why a file of this st_mode cannot be read or replaced as a regular file ("is a directory",
- * "not a regular file (a FIFO)", ...), or NULL for a regular file. */
+ * "not a regular file (a FIFO)", ...), or NULL for a regular file. In file_io.c, which writes
+ * files (posematch/file.h); loaders use it too. */
 const char *pm_file_kind_problem(unsigned long mode);
-
-/* Replaces the file at `path` with `size` bytes of `data` atomically: writes a new file with a
- * unique name next to it ("<path>.tmp-XXXXXXXX", created exclusively), then renames it into
- * place; on failure the temporary file is removed and `path` is left as it was. No fsync.
- * A symbolic link at `path` (or a chain of them, dangling or not) is written through: the file
- * the last link names is replaced and the links stay. An existing target that is not a regular
- * file (directory, FIFO, device) is refused before anything is written.
- * Errors name `path`: "is a directory" / "not a regular file (...)", "cannot create", "write
- * failed" (write or close), "cannot rename into place" (PM_ERR_IO), or "out of memory". */
-pm_result pm_write_file_atomic(const char *path, const void *data, size_t size, pm_error *error);
 
 /* IEEE half precision, round to nearest even. */
 uint16_t pm_float_to_half(float f);

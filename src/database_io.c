@@ -553,7 +553,7 @@ pm_result pm_database_load(pm_database **out, const char *path, const pm_allocat
 
 pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error) {
     if (!db || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_save: NULL argument");
-    return pm_write_file_atomic(path, db->image, db->size, error);
+    return pm_file_write(path, db->image, db->size, error);
 }
 
 const void *pm_database_bytes(const pm_database *db, size_t *size) {

@@ -2,18 +2,18 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli_common.h"
 
-const char *pm_cli_file_kind_problem(unsigned long mode) {
+/* Why a file of this st_mode cannot be read as a regular file, or NULL for a regular file (the
+ * library's version is private). */
+static const char *file_kind_problem(unsigned long mode) {
     mode_t m = (mode_t)mode;
     if (S_ISREG(m)) return NULL;
     if (S_ISDIR(m)) return "is a directory";
@@ -35,7 +35,7 @@ char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     struct stat st;
     const char *problem = NULL;
     if (fstat(fileno(f), &st) != 0) problem = strerror(errno);
-    else if (!S_ISFIFO(st.st_mode)) problem = pm_cli_file_kind_problem(st.st_mode);
+    else if (!S_ISFIFO(st.st_mode)) problem = file_kind_problem(st.st_mode);
     if (problem) {
         pm_cli_set_error(error, PM_ERR_IO, "%s: %s", path, problem);
         fclose(f);
@@ -70,164 +70,6 @@ char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     buf[n] = '\0';
     if (size) *size = n;
     return buf;
-}
-
-/* The file a write to `path` replaces: the file the last of a chain of symbolic links names
- * (dangling or not), because renaming over the link itself would turn it into a plain file and
- * leave the file it names unchanged. Returns a malloc'd path, or NULL with errno set. */
-static char *write_target(const char *path) {
-    char *cur = strdup(path);
-    for (int hops = 0; cur; hops++) {
-        struct stat st;
-        /* A missing name (a dangling link's target) is where the new file goes; other errors
-         * surface, with their errno, when the temporary file is created. */
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
-        if (hops >= 40) { /* the kernel's limit */
-            free(cur);
-            errno = ELOOP;
-            return NULL;
-        }
-        char target[4096];
-        ssize_t n = readlink(cur, target, sizeof target);
-        if (n < 0 || (size_t)n >= sizeof target) {
-            int e = n < 0 ? errno : ENAMETOOLONG;
-            free(cur);
-            errno = e;
-            return NULL;
-        }
-        target[n] = '\0';
-        /* A relative target is relative to the link's directory. */
-        const char *slash = strrchr(cur, '/');
-        size_t dir = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
-        char *next = malloc(dir + (size_t)n + 1);
-        if (next) {
-            memcpy(next, cur, dir);
-            memcpy(next + dir, target, (size_t)n + 1);
-        } else errno = ENOMEM;
-        free(cur);
-        cur = next;
-    }
-    return NULL;
-}
-
-/* A file written under a temporary name next to its target, not yet renamed into place. */
-typedef struct pending_file {
-    const char *path; /* as given, for messages */
-    char *target, *tmp;
-} pending_file;
-
-static void pending_discard(pending_file *p) {
-    if (p->tmp) unlink(p->tmp);
-    free(p->tmp);
-    free(p->target);
-    p->tmp = p->target = NULL;
-}
-
-static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, pm_error *error) {
-    memset(p, 0, sizeof *p);
-    p->path = path;
-    if (!path[0]) return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "output path is empty");
-    p->target = write_target(path);
-    if (!p->target) {
-        if (errno == ENOMEM) return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
-    /* Checked before writing: rename would replace a FIFO or a device node with a plain file. */
-    struct stat st;
-    const char *problem = stat(p->target, &st) == 0 ? pm_cli_file_kind_problem(st.st_mode) : NULL;
-    if (problem) {
-        pending_discard(p);
-        return pm_cli_set_error(error, PM_ERR_IO, "%s: %s", path, problem);
-    }
-    size_t cap = strlen(p->target) + 48;
-    p->tmp = malloc(cap);
-    if (!p->tmp) {
-        pending_discard(p);
-        return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-    }
-    /* The process id keeps concurrent runs apart, the counter the files of one run. */
-    static unsigned serial;
-    int fd = -1;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        snprintf(p->tmp, cap, "%s.tmp-%ld-%u", p->target, (long)getpid(), serial++);
-        fd = open(p->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        int e = errno;
-        free(p->tmp); /* not ours to unlink */
-        p->tmp = NULL;
-        pending_discard(p);
-        return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(e));
-    }
-    const char *c = data;
-    int e = 0;
-    while (size > 0 && !e) {
-        ssize_t n = write(fd, c, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) e = n < 0 ? errno : EIO;
-        else {
-            c += n;
-            size -= (size_t)n;
-        }
-    }
-    if (close(fd) != 0 && !e) e = errno;
-    if (e) {
-        pending_discard(p);
-        return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot write: %s", path, strerror(e));
-    }
-    return PM_OK;
-}
-
-pm_result pm_cli_write_files(int count, const char *const *paths, const void *const *data, const size_t *sizes,
-                             pm_error *error) {
-    pending_file *p = calloc((size_t)(count > 0 ? count : 1), sizeof *p);
-    if (!p) return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", count > 0 ? paths[0] : "output");
-    pm_result r = PM_OK;
-    int written = 0;
-    for (; written < count && r == PM_OK; written++) r = pending_write(&p[written], paths[written], data[written], sizes[written], error);
-    /* Nothing is renamed until every file is written, so a failure leaves every target as it was. */
-    for (int i = 0; i < count && r == PM_OK; i++) {
-        if (rename(p[i].tmp, p[i].target) != 0)
-            r = pm_cli_set_error(error, PM_ERR_IO, "%s: cannot rename into place: %s", p[i].path, strerror(errno));
-        else {
-            free(p[i].tmp);
-            p[i].tmp = NULL;
-        }
-    }
-    for (int i = 0; i < written; i++) pending_discard(&p[i]);
-    free(p);
-    return r;
-}
-
-pm_result pm_cli_write_file(const char *path, const void *data, size_t size, pm_error *error) {
-    return pm_cli_write_files(1, &path, &data, &size, error);
-}
-
-pm_result pm_cli_check_output(const char *path, pm_error *error) {
-    const char *slash = strrchr(path, '/');
-    if (!path[0] || (slash && !slash[1])) return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: not a file name", path);
-    char *target = write_target(path);
-    if (!target) {
-        if (errno == ENOMEM) return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    }
-    /* Through a link, the directory that must take the new file is the target's. */
-    char dir[4096];
-    slash = strrchr(target, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == target) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
-    struct stat st;
-    const char *problem = stat(target, &st) == 0 ? pm_cli_file_kind_problem(st.st_mode) : NULL;
-    free(target);
-    if (problem) return pm_cli_set_error(error, PM_ERR_IO, "%s: %s", path, problem);
-    const char *why = NULL;
-    if (stat(dir, &st) != 0) why = "its directory does not exist";
-    else if (!S_ISDIR(st.st_mode)) why = "its directory is not a directory";
-    else if (access(dir, W_OK) != 0) why = "its directory is not writable";
-    if (!why) return PM_OK;
-    return pm_cli_set_error(error, PM_ERR_IO, "%s: cannot create: %s", path, why);
 }
 
 int pm_cli_has_suffix(const char *path, const char *suffix) {

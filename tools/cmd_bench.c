@@ -361,7 +361,7 @@ int pm_cmd_bench(int argc, char **argv) {
     const char *set_names[2] = {"noisy", "far"};
     for (int s = 0; a.save && s < (a.far_count ? 2 : 1); s++) {
         snprintf(save_path[s], sizeof save_path[s], "%s_%s.f32", a.save, set_names[s]);
-        if (pm_cli_check_output(save_path[s], &err) != PM_OK) {
+        if (pm_file_check_output(save_path[s], &err) != PM_OK) {
             free(a.far);
             return pm_cli_fail_error(&err);
         }
@@ -433,7 +433,7 @@ int pm_cmd_bench(int argc, char **argv) {
             data[s] = sets[s].rows;
             sizes[s] = (size_t)sets[s].count * card * sizeof(float);
         }
-        if (pm_cli_write_files(set_count, paths, data, sizes, &err) != PM_OK) {
+        if (pm_file_write_all(set_count, paths, data, sizes, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             goto done;
         }

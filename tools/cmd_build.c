@@ -180,6 +180,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
         else a->inputs[a->input_count++] = argv[i];
     }
     if (!a->output) return pm_cli_fail("build: no output given (-o DB.pmdb)") + 1;
+    if (!a->output[0]) return pm_cli_fail("build: -o: the output path is empty") + 1;
     if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
     if (a->input_count == 0) return pm_cli_fail("build: no input clips given") + 1;
     return -1;
@@ -253,7 +254,7 @@ static int copy_file(const char *from, const char *to, pm_error *error) {
     size_t size;
     char *data = pm_cli_read_text(from, &size, error);
     if (!data) return 0;
-    pm_result r = pm_cli_write_file(to, data, size, error);
+    pm_result r = pm_file_write(to, data, size, error);
     free(data);
     return r == PM_OK;
 }
@@ -383,7 +384,7 @@ int pm_cmd_build(int argc, char **argv) {
                     card, origin->source);
         goto done;
     }
-    if (pm_cli_check_output(a.output, &err) != PM_OK) {
+    if (pm_file_check_output(a.output, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }

@@ -46,7 +46,7 @@ int pm_cmd_export_features(int argc, char **argv) {
         (size_t)snprintf(json_file, sizeof json_file, "%s.json", prefix) >= sizeof json_file)
         return pm_cli_fail("export-features: -o PREFIX is too long") + 1;
     pm_error err;
-    if (pm_cli_check_output(f32_file, &err) != PM_OK || pm_cli_check_output(json_file, &err) != PM_OK)
+    if (pm_file_check_output(f32_file, &err) != PM_OK || pm_file_check_output(json_file, &err) != PM_OK)
         return pm_cli_fail_error(&err);
     pm_database *db = NULL;
     if (pm_database_load(&db, path, NULL, &err) != PM_OK) return pm_cli_fail_error(&err);
@@ -132,7 +132,7 @@ int pm_cmd_export_features(int argc, char **argv) {
     const char *files[2] = {f32_file, json_file};
     const void *data[2] = {matrix, text};
     size_t sizes[2] = {(size_t)P * card * sizeof(float), strlen(text)};
-    if (pm_cli_write_files(2, files, data, sizes, &err) != PM_OK) {
+    if (pm_file_write_all(2, files, data, sizes, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }

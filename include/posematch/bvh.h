@@ -37,7 +37,7 @@ PM_API pm_bvh_write_def pm_default_bvh_write_def(void);
 /* Writes the clip with each joint's original channel layout (joints whose translation moves
  * get position channels; clips built in code get Xposition Yposition Zposition Zrotation
  * Xrotation Yrotation on moving joints and Zrotation Xrotation Yrotation elsewhere). The file
- * is written to a temporary name and renamed, so a failure leaves no partial file. */
+ * is written as pm_file_write writes (file.h): a failure leaves no partial file. */
 PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def,
                                    pm_error *error);
 

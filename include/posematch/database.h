@@ -80,6 +80,7 @@ PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def
 
 /* .pmdb files: versioned, checksummed; load validates every offset, count and index before
  * use, so a truncated or corrupted file is an error, never a crash. */
+/* Writes the database's image with pm_file_write (file.h): all or nothing, through links. */
 PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error);
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
 enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */

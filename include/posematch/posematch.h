@@ -3,6 +3,7 @@
 #define POSEMATCH_H
 
 #include "base.h"
+#include "file.h"
 #include "math.h"
 #include "anim.h"
 #include "bvh.h"

@@ -83,6 +83,18 @@ ln -s real.bvh "$T/lb.bvh"
 [ -L "$T/lb.bvh" ] && [ -s "$T/real.bvh" ] || fail "blend -o SYMLINK did not write through the link"
 ln -s dir "$T/dirlink.pmdb"
 expect_error "build -o a link to a directory" "dirlink.pmdb: is a directory" "$CLI" build "$T/clips" -o "$T/dirlink.pmdb"
+# ...except, as the kernel's protected_symlinks rule has it, another user's link in a shared
+# sticky directory (a link planted in /tmp): refused, the file it names untouched.
+if [ "$(id -u)" -eq 0 ]; then
+  mkdir "$T/shared" && chmod 1777 "$T/shared"
+  printf 'precious' > "$T/precious"
+  ln -s ../precious "$T/shared/out.pmdb" && chown -h 65534 "$T/shared/out.pmdb"
+  expect_error "build -o a planted link" "out.pmdb: not followed" "$CLI" build "$T/clips" -o "$T/shared/out.pmdb" --quiet
+  [ "$(cat "$T/precious")" = precious ] || fail "a planted link's target was written"
+else
+  echo "note: not root, the planted-link check is skipped"
+fi
+expect_error "build -o ''" "output path is empty" "$CLI" build "$T/clips" -o ""
 
 # 2. Inputs that are directories or other non-regular files are named as such.
 expect_error "info DIR" "empty: is a directory" "$CLI" info "$T/empty"

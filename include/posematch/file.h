@@ -1,0 +1,59 @@
+/* posematch - safe file writing.
+ *
+ * What the library uses to write its own files (pm_database_save, pm_bvh_write_file), made
+ * public so that programs writing files next to them (the posematch CLI's feature matrices,
+ * query sets, copied databases) get the same guarantees instead of a second copy of the code:
+ *
+ * - A reader never sees a half-written file: the bytes go to a new file with a unique name
+ *   next to the target ("<target>.tmp-XXXXXXXX", created exclusively), which is then renamed
+ *   over the target. On failure the temporary file is removed and the target is left as it
+ *   was. There is no fsync: this protects against failed and interrupted writes, not against
+ *   power loss.
+ * - An existing target that is not a regular file (a directory, a FIFO, a device) is refused
+ *   before anything is written: the rename would replace a FIFO or a device node with a plain
+ *   file, and opening one for writing could block or write to the device.
+ * - A symbolic link is written through (the file the last of a chain of links names is
+ *   replaced and the links stay; a dangling link gets its file created where it points),
+ *   because renaming over the link itself would turn it into a plain file. Relative link
+ *   targets are relative to the link's directory; more than 40 hops is "Too many levels of
+ *   symbolic links".
+ * - Links are followed only as the kernel's fs.protected_symlinks rule would follow them: a
+ *   link in a sticky world-writable directory (such as /tmp) is followed only when it belongs
+ *   to the caller (the effective user) or to the directory's owner. The links are resolved
+ *   here rather than by the kernel (whose rule therefore does not apply), so without this a
+ *   link planted in /tmp by another user would make a program run by root replace whatever
+ *   file that link names. Refused: "PATH: not followed: a symbolic link in a shared sticky
+ *   directory owned by another user".
+ *
+ * Messages name the path as given: "PATH: is a directory", "PATH: not a regular file (a
+ * FIFO)", "PATH: cannot create: <reason>", "PATH: cannot write: <reason>", "PATH: cannot rename
+ * into place: <reason>" (all PM_ERR_IO), "PATH: out of memory"; bad arguments (NULL, an empty
+ * path, count < 1) are PM_ERR_INVALID_ARGUMENT naming the function. */
+#ifndef POSEMATCH_FILE_H
+#define POSEMATCH_FILE_H
+
+#include "base.h"
+
+PM_EXTERN_C_BEGIN
+
+/* Replaces the file at `path` (through symbolic links) with `size` bytes of `data` (which may
+ * be NULL when size is 0): all or nothing. A path ending in '/' names no file and is refused. */
+PM_API pm_result pm_file_write(const char *path, const void *data, size_t size, pm_error *error);
+
+/* The same for `count` files that belong together (a matrix and its description, query sets):
+ * each is written to its temporary file first, and none is renamed into place unless all were
+ * written, so a failure (a full disk, a target that is a directory) leaves every target as it
+ * was and no temporary file behind. Only a failing rename itself, after the earlier ones
+ * succeeded, can leave a partial set; rename within a directory fails only in rare cases. */
+PM_API pm_result pm_file_write_all(int count, const char *const *paths, const void *const *data,
+                                   const size_t *sizes, pm_error *error);
+
+/* Checks up front that pm_file_write(path, ...) should succeed, so that long commands fail
+ * before their work rather than after it: the path must name a file (not be empty or end in
+ * '/'), the links it goes through must be followable (see above), the file they lead to must be
+ * missing or a regular file, and its directory must exist and be writable. Nothing is created. */
+PM_API pm_result pm_file_check_output(const char *path, pm_error *error);
+
+PM_EXTERN_C_END
+
+#endif

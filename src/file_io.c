@@ -1,0 +1,304 @@
+/* Safe file writing (posematch/file.h): temporary file + rename, non-regular targets refused,
+ * symbolic links written through as the kernel's protected_symlinks rule allows. */
+#include "core.h"
+#include "posematch/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The sticky bit is XSI, hidden by a plain _POSIX_C_SOURCE; POSIX fixes its value. */
+#ifndef S_ISVTX
+#define S_ISVTX 01000
+#endif
+
+/* The kernel's limit on symbolic links followed while resolving one path. */
+#define PM_MAX_LINK_HOPS 40
+
+const char *pm_file_kind_problem(unsigned long mode) {
+    mode_t m = (mode_t)mode;
+    if (S_ISREG(m)) return NULL;
+    if (S_ISDIR(m)) return "is a directory";
+    if (S_ISFIFO(m)) return "not a regular file (a FIFO)";
+    if (S_ISCHR(m)) return "not a regular file (a character device)";
+    if (S_ISBLK(m)) return "not a regular file (a block device)";
+    if (S_ISSOCK(m)) return "not a regular file (a socket)";
+    return "not a regular file";
+}
+
+static pm_result out_of_memory(pm_error *error, const char *path) {
+    return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+}
+
+/* A path that ends in '/' (or is empty) names a directory, never a file to create. */
+static int names_no_file(const char *path) {
+    size_t n = strlen(path);
+    return n == 0 || path[n - 1] == '/';
+}
+
+/* The directory part of `path` as a path of its own ("." without a '/', "/" for "/name"), from
+ * pm_alloc; NULL when out of memory. */
+static char *dir_of(const char *path) {
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = (char *)pm_alloc(NULL, n + 1, 1);
+    if (!dir) return NULL;
+    if (!slash) memcpy(dir, ".", 2);
+    else {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
+/* ---- symbolic links ---- */
+
+/* The target of the symbolic link at `link` (whose lstat size is `hint`) as a path usable from
+ * here: relative targets are relative to the link's directory. NULL with errno set. */
+static char *link_target(const char *link, size_t hint) {
+    size_t cap = hint >= 64 ? hint + 1 : 256; /* st_size is 0 on some file systems */
+    for (;;) {
+        char *buf = (char *)pm_alloc(NULL, cap, 1);
+        if (!buf) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        ssize_t n = readlink(link, buf, cap);
+        if (n < 0) {
+            int e = errno;
+            pm_free(NULL, buf);
+            errno = e;
+            return NULL;
+        }
+        if ((size_t)n < cap) {
+            buf[n] = '\0';
+            const char *slash = strrchr(link, '/');
+            if (buf[0] == '/' || !slash) return buf;
+            size_t dir = (size_t)(slash - link) + 1, len = (size_t)n + 1;
+            char *joined = (char *)pm_alloc(NULL, dir + len, 1);
+            if (joined) {
+                memcpy(joined, link, dir);
+                memcpy(joined + dir, buf, len);
+            } else errno = ENOMEM;
+            pm_free(NULL, buf);
+            return joined;
+        }
+        pm_free(NULL, buf); /* truncated: the link changed since lstat */
+        if (cap > ((size_t)1 << 20)) {
+            errno = ENAMETOOLONG;
+            return NULL;
+        }
+        cap *= 2;
+    }
+}
+
+/* Whether the link at `link` (lstat'd into *st) may be followed under the kernel's
+ * fs.protected_symlinks rule: in a sticky world-writable directory only links owned by the
+ * caller or by the directory's owner are. Anyone can plant a link there, and nobody but its
+ * owner (or the directory's) can remove it, so a link owned by another user may point anywhere
+ * its owner likes, such as a file only the caller may write. Links the rule lets through cannot
+ * be swapped by other users before the rename, for the same sticky bit. Returns 0 (follow),
+ * LINK_REFUSED, or an errno value when the link's directory cannot be examined. */
+#define LINK_REFUSED (-1)
+static int link_followable(const char *link, const struct stat *st) {
+    uid_t me = geteuid();
+    if (st->st_uid == me) return 0;
+    char *dir = dir_of(link);
+    if (!dir) return ENOMEM;
+    struct stat dst;
+    int e = stat(dir, &dst) == 0 ? 0 : errno;
+    pm_free(NULL, dir);
+    if (e) return e;
+    int shared = (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH);
+    return !shared || st->st_uid == dst.st_uid ? 0 : LINK_REFUSED;
+}
+
+/* The file a write to `path` replaces: the file the last of a chain of symbolic links names
+ * (dangling or not), because renaming over the link itself would turn it into a plain file and
+ * leave the file it names unchanged. *out is from pm_alloc. */
+static pm_result write_target(char **out, const char *path, pm_error *error) {
+    *out = NULL;
+    char *cur = pm_strdup(NULL, path);
+    if (!cur) return out_of_memory(error, path);
+    for (int hops = 0;; hops++) {
+        struct stat st;
+        /* A missing name (a dangling link's target) is where the new file goes; other errors
+         * surface, with their errno, when the temporary file is created. */
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            *out = cur;
+            return PM_OK;
+        }
+        int e = hops >= PM_MAX_LINK_HOPS ? ELOOP : link_followable(cur, &st);
+        char *next = NULL;
+        if (!e) {
+            next = link_target(cur, st.st_size > 0 ? (size_t)st.st_size : 0);
+            if (!next) e = errno;
+        }
+        pm_free(NULL, cur);
+        if (e == LINK_REFUSED)
+            return pm_fail(error, PM_ERR_IO,
+                           "%s: not followed: a symbolic link in a shared sticky directory owned by another user", path);
+        if (e == ENOMEM) return out_of_memory(error, path);
+        if (e) {
+            char why[128];
+            return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, e));
+        }
+        cur = next;
+    }
+}
+
+/* ---- writing ---- */
+
+/* Opens "<path>.tmp-XXXXXXXX" exclusively (O_EXCL also refuses a link planted under that
+ * name), with a name unlikely to collide with other writers. */
+static int open_temp(char *tmp, size_t cap, const char *path) {
+    struct {
+        long pid;
+        long t;
+        long c;
+        const void *where;
+        int attempt;
+    } seed;
+    memset(&seed, 0, sizeof seed);
+    seed.pid = (long)getpid();
+    seed.t = (long)time(NULL);
+    seed.c = (long)clock();
+    seed.where = (const void *)&seed;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        seed.attempt = attempt;
+        uint64_t h = pm_hash64(&seed, sizeof seed, 0x6276685F746D70ull);
+        snprintf(tmp, cap, "%s.tmp-%08x", path, (unsigned)(h & 0xffffffffu));
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
+/* Writes all `size` bytes; 0 or an errno value. */
+static int write_bytes(int fd, const char *data, size_t size) {
+    while (size > 0) {
+        ssize_t n = write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n < 0 ? errno : EIO;
+        data += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A file written under a temporary name next to its target, not yet renamed into place. */
+typedef struct pending_file {
+    const char *path; /* as given, for messages */
+    char *target, *tmp;
+} pending_file;
+
+static void pending_discard(pending_file *p) {
+    if (p->tmp) unlink(p->tmp);
+    pm_free(NULL, p->tmp);
+    pm_free(NULL, p->target);
+    p->tmp = p->target = NULL;
+}
+
+static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, pm_error *error) {
+    char why[128];
+    p->path = path;
+    if (names_no_file(path)) return pm_fail(error, PM_ERR_IO, "%s: cannot create: not a file name", path);
+    pm_result r = write_target(&p->target, path, error);
+    if (r != PM_OK) return r;
+    /* Checked before writing: rename would replace a FIFO or a device node with a plain file. */
+    struct stat st;
+    const char *problem = stat(p->target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
+    if (problem) {
+        pending_discard(p);
+        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    }
+    size_t cap = strlen(p->target) + 32;
+    char *tmp = (char *)pm_alloc(NULL, cap, 1);
+    if (!tmp) {
+        pending_discard(p);
+        return out_of_memory(error, path);
+    }
+    int fd = open_temp(tmp, cap, p->target);
+    if (fd < 0) {
+        int e = errno;
+        pm_free(NULL, tmp); /* not ours to unlink */
+        pending_discard(p);
+        return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, e));
+    }
+    p->tmp = tmp;
+    int e = write_bytes(fd, (const char *)data, size);
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        pending_discard(p);
+        return pm_fail(error, PM_ERR_IO, "%s: cannot write: %s", path, pm_errno_text(why, sizeof why, e));
+    }
+    return PM_OK;
+}
+
+/* pm_file_write_all, with `fn` naming the public function in argument errors. */
+static pm_result write_files(const char *fn, int count, const char *const *paths, const void *const *data,
+                             const size_t *sizes, pm_error *error) {
+    if (count < 1) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: count %d is less than 1", fn, count);
+    if (!paths || !data || !sizes) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: NULL argument", fn);
+    for (int i = 0; i < count; i++) {
+        if (!paths[i]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: path %d is NULL", fn, i);
+        if (!paths[i][0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: path %d is empty", fn, i);
+        if (!data[i] && sizes[i])
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: %s: data is NULL for %zu bytes", fn, paths[i], sizes[i]);
+    }
+    pending_file *p = (pending_file *)pm_alloc_array(NULL, (size_t)count, sizeof *p, 0);
+    if (!p) return out_of_memory(error, paths[0]);
+    pm_result r = PM_OK;
+    int started = 0;
+    for (; started < count && r == PM_OK; started++) r = pending_write(&p[started], paths[started], data[started], sizes[started], error);
+    /* Nothing is renamed until every file is written, so a failure leaves every target as it was. */
+    for (int i = 0; i < count && r == PM_OK; i++) {
+        if (rename(p[i].tmp, p[i].target) != 0) {
+            char why[128];
+            r = pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", p[i].path, pm_errno_text(why, sizeof why, errno));
+        } else {
+            pm_free(NULL, p[i].tmp);
+            p[i].tmp = NULL;
+        }
+    }
+    for (int i = 0; i < started; i++) pending_discard(&p[i]);
+    pm_free(NULL, p);
+    return r;
+}
+
+pm_result pm_file_write_all(int count, const char *const *paths, const void *const *data, const size_t *sizes,
+                            pm_error *error) {
+    return write_files("pm_file_write_all", count, paths, data, sizes, error);
+}
+
+pm_result pm_file_write(const char *path, const void *data, size_t size, pm_error *error) {
+    if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_write: path is NULL");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_write: path is empty");
+    return write_files("pm_file_write", 1, &path, &data, &size, error);
+}
+
+pm_result pm_file_check_output(const char *path, pm_error *error) {
+    if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_check_output: path is NULL");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_check_output: path is empty");
+    if (names_no_file(path)) return pm_fail(error, PM_ERR_IO, "%s: cannot create: not a file name", path);
+    char *target;
+    pm_result r = write_target(&target, path, error);
+    if (r != PM_OK) return r;
+    struct stat st;
+    const char *problem = stat(target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
+    /* Through a link, the directory that must take the new file is the target's. */
+    char *dir = problem ? NULL : dir_of(target);
+    pm_free(NULL, target);
+    if (problem) return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    if (!dir) return out_of_memory(error, path);
+    const char *why = NULL;
+    if (stat(dir, &st) != 0) why = "its directory does not exist";
+    else if (!S_ISDIR(st.st_mode)) why = "its directory is not a directory";
+    else if (access(dir, W_OK) != 0) why = "its directory is not writable";
+    pm_free(NULL, dir);
+    if (!why) return PM_OK;
+    return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, why);
+}
