@@ -362,6 +362,10 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
         pm_search_result r;
         pm_result e = pm_search(&r, dbs[i], queries[i], &def, scratch, scratch_size, error);
         if (e != PM_OK) {
+            /* No half answer: an earlier database's result is not the result of the call. */
+            memset(out, 0, sizeof *out);
+            out->pose = out->asset = -1;
+            if (out_db) *out_db = -1;
             pm_error_prefix(error, "database %d", i);
             return e;
         }

@@ -407,9 +407,14 @@ static void test_databases_of_different_schemas(void **state) {
     const pm_database *dbs[2] = {F.db, small};
     const float *qs[2] = {qa, qb};
     pm_search_result r;
-    assert_int_equal(pm_search_databases(&r, NULL, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    int which = 7;
+    assert_int_equal(pm_search_databases(&r, &which, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "database 1"));
     assert_non_null(strstr(err.message, "cardinality"));
+    /* Database 0 found a pose before database 1 failed: the failed call returns none of it. */
+    assert_int_equal(r.found, 0);
+    assert_int_equal(r.pose, -1);
+    assert_int_equal(which, -1);
     assert_int_equal(pm_search_databases(&r, NULL, dbs, qs, defs, 0, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
     free(scratch);
     pm_database_destroy(small);

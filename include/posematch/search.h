@@ -98,7 +98,8 @@ PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const f
  * Each search starts from the best cost found so far, so later databases prune harder; ties stay
  * with the earlier database. defs may be NULL (defaults for all). A def's out_breakdown holds
  * its own database's result, or zeros when it found nothing cheaper than the earlier ones.
- * out->candidates and out->nodes sum over the databases. Scratch must fit the largest. */
+ * out->candidates and out->nodes sum over the databases. Scratch must fit the largest. On an
+ * error (naming the database) *out is "not found" and *out_database -1. */
 PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, const pm_database *const *dbs,
                                      const float *const *queries, const pm_search_def *defs, int count, void *scratch,
                                      size_t scratch_size, pm_error *error);
