@@ -476,9 +476,16 @@ pm_result pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c, pm_error
             pm_error_prefix(error, "pm_clip_survey_compute");
             goto done;
         }
+        /* A foot's lowest point: the joint, or its End Site (the toe tip of a rig without toe
+         * joints; without it the floor of such a rig would sit at ankle height). */
         float low = INFINITY;
-        for (int i = 0; i < 4; i++)
-            if (feet[i] >= 0 && w[feet[i]].translation.y < low) low = w[feet[i]].translation.y;
+        for (int i = 0; i < 4; i++) {
+            int j = feet[i];
+            if (j < 0) continue;
+            low = PM_MIN(low, w[j].translation.y);
+            if (c->skeleton.has_end_site && c->skeleton.end_sites && c->skeleton.has_end_site[j])
+                low = PM_MIN(low, pm_transform_point(w[j], c->skeleton.end_sites[j]).y);
+        }
         if (!isfinite(low)) {
             for (int j = 0; j < jc; j++)
                 if (w[j].translation.y < low) low = w[j].translation.y;

@@ -149,8 +149,11 @@ static void differentiate(const extractor *x, const pm_vec3 *p, pm_vec3 *out) {
     }
 }
 
-/* Gait phase from the bone's height: contacts are deep local minima at least 0.25 s apart;
- * the phase runs 0 -> 2 pi between contacts. Fewer than two contacts: no phase. */
+/* Gait phase from the bone's height: a contact is a touchdown, the frame the (lightly smoothed)
+ * height drops below a low threshold after having risen above a higher one since the last
+ * touchdown; the phase runs 0 -> 2 pi between touchdowns. The hysteresis counts a stance once
+ * even when its height has two dips (heel, then toe), which a search for local minima would take
+ * for two steps. Fewer than two touchdowns: no phase. */
 static void compute_phase(extractor *x, bone_track *b, float *scratch) {
     int n = x->n;
     float *h = scratch, *sorted = scratch + n;
@@ -162,16 +165,16 @@ static void compute_phase(extractor *x, bone_track *b, float *scratch) {
     }
     qsort(sorted, (size_t)n, sizeof(float), pm_cmp_float);
     float lo = sorted[n / 10], hi = sorted[(n * 9) / 10];
-    float cut = lo + 0.35f * (hi - lo);
+    float cut = lo + 0.35f * (hi - lo), lift = lo + 0.6f * (hi - lo);
     int min_gap = (int)ceilf(0.25f / x->dt);
-    int ne = 0;
-    for (int f = 1; f < n - 1; f++) {
-        if (!(h[f] <= h[f - 1] && h[f] < h[f + 1] && h[f] < cut)) continue;
-        if (ne > 0 && f - events[ne - 1] < min_gap) {
-            if (h[f] < h[events[ne - 1]]) events[ne - 1] = f;
-            continue;
+    int ne = 0, stance = h[0] < cut; /* a clip that starts in a stance: its touchdown is unknown */
+    for (int f = 1; f < n; f++) {
+        if (stance) {
+            stance = !(h[f] > lift);
+        } else if (h[f] < cut) {
+            stance = 1;
+            if (ne == 0 || f - events[ne - 1] >= min_gap) events[ne++] = f;
         }
-        events[ne++] = f;
     }
     b->has_phase = ne >= 2 && hi - lo > 1e-4f;
     if (!b->has_phase) {

@@ -66,8 +66,11 @@ void pm_root_track_destroy(pm_root_track *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* Gaussian smoothing of n vec3 samples (in place via tmp), clamped or wrapped at the ends. */
-static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, int wrap) {
+/* Gaussian smoothing of n vec3 samples (in place via tmp), clamped at the ends or, for a loop,
+ * continued through it: a sample k cycles away is the stored one moved by the cycle transform k
+ * times (cycle[k + 2] = C^k, k in -2..2), so a clip that travels is not averaged with ground a
+ * loop length away. Directions (is_direction) take the cycle's rotation only. */
+static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, const pm_transform *cycle, int is_direction) {
     if (!(sigma_frames > 0.05f) || n < 3) return;
     /* Clamped as a float: a long sigma at a high rate may not fit an int. */
     float reach = ceilf(3.0f * sigma_frames);
@@ -78,15 +81,44 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, int
         float wsum = 0.0f;
         for (int k = -radius; k <= radius; k++) {
             int idx = i + k;
-            if (wrap) idx = ((idx % n) + n) % n;
-            else idx = PM_CLAMP(idx, 0, n - 1);
+            pm_vec3 x;
+            if (cycle) {
+                int c = idx < 0 ? -((n - 1 - idx) / n) : idx / n; /* cycles away: floor(idx / n), in -2..2 */
+                idx -= c * n;
+                x = v[idx];
+                if (c) {
+                    const pm_transform *t = &cycle[c + 2];
+                    x = is_direction ? pm_quat_rotate(t->rotation, x) : pm_transform_point(*t, x);
+                }
+            } else {
+                x = v[PM_CLAMP(idx, 0, n - 1)];
+            }
             float w = expf(-(float)(k * k) * inv);
-            acc = pm_vec3_add(acc, pm_vec3_scale(v[idx], w));
+            acc = pm_vec3_add(acc, pm_vec3_scale(x, w));
             wsum += w;
         }
         tmp[i] = pm_vec3_scale(acc, 1.0f / wsum);
     }
     memcpy(v, tmp, (size_t)n * sizeof(pm_vec3));
+}
+
+/* The root a loop continues with: where frame 0 lies one cycle on, continuing the last frame's
+ * step (as features.c continues the smoothed track), as powers C^-2..C^2 of that transform. */
+static void loop_cycle(pm_transform cycle[5], const pm_vec3 *pos, const pm_vec3 *fwd, int n) {
+    pm_transform raw[3];
+    const int at[3] = {0, n - 2, n - 1};
+    for (int i = 0; i < 3; i++) {
+        raw[i].rotation = pm_quat_from_yaw(atan2f(fwd[at[i]].x, fwd[at[i]].z));
+        raw[i].translation = pos[at[i]];
+    }
+    pm_transform step = pm_transform_mul(pm_transform_inverse(raw[1]), raw[2]);
+    pm_transform c = pm_transform_mul(pm_transform_mul(raw[2], step), pm_transform_inverse(raw[0]));
+    pm_transform ci = pm_transform_inverse(c);
+    cycle[2] = pm_transform_identity();
+    cycle[3] = c;
+    cycle[4] = pm_transform_mul(c, c);
+    cycle[1] = ci;
+    cycle[0] = pm_transform_mul(ci, ci);
 }
 
 pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def_in,
@@ -168,8 +200,11 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
         fwd[f] = d;
     }
     float fps = 1.0f / clip->frame_time;
-    smooth_vec3(pos, tmp, n, def.position_smoothing * fps, clip->looping);
-    smooth_vec3(fwd, tmp, n, def.facing_smoothing * fps, clip->looping);
+    pm_transform cycle[5];
+    const int loop = clip->looping && n >= 3; /* (smoothing needs 3 frames) */
+    if (loop) loop_cycle(cycle, pos, fwd, n);
+    smooth_vec3(pos, tmp, n, def.position_smoothing * fps, loop ? cycle : NULL, 0);
+    smooth_vec3(fwd, tmp, n, def.facing_smoothing * fps, loop ? cycle : NULL, 1);
     for (int f = 0; f < n; f++) {
         pm_vec3 d = pm_vec3_normalize_or(fwd[f], f > 0 ? pm_quat_rotate(out->frames[f - 1].rotation, pm_vec3_make(0, 0, 1))
                                                         : pm_vec3_make(0, 0, 1));

@@ -322,6 +322,29 @@ static void test_mirror_reflects_and_is_an_involution(void **state) {
 
 /* ---- root extraction ---- */
 
+/* The floor is where the feet's lowest points are: the toe tip (a foot's End Site) of a rig
+ * without toe joints, not its ankle. */
+static void test_floor_from_toe_tips(void **state) {
+    (void)state;
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 20, 1.0f / 30.0f, NULL, NULL));
+    for (int f = 0; f < 20; f++)
+        for (int j = 0; j < 9; j++) c.translations[(size_t)f * 9 + j] = s.rest_translations[j];
+    pm_clip_survey survey;
+    PM_ASSERT_OK(pm_clip_survey_compute(&survey, &c, NULL));
+    assert_float_equal(survey.floor_height, 0.06f, 1e-5); /* the ankles: 0.95 - 0.05 - 0.42 - 0.42 */
+    for (int j = 3; j <= 6; j += 3) {
+        c.skeleton.has_end_site[j] = 1;
+        c.skeleton.end_sites[j] = pm_vec3_make(0.0f, -0.05f, 0.12f);
+    }
+    PM_ASSERT_OK(pm_clip_survey_compute(&survey, &c, NULL));
+    assert_float_equal(survey.floor_height, 0.01f, 1e-5);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 static void test_root_straight_walk(void **state) {
     (void)state;
     pm_skeleton s;
@@ -810,6 +833,7 @@ int main(void) {
         cmocka_unit_test(test_trim_scale_z_up),
         cmocka_unit_test(test_mirror_maps),
         cmocka_unit_test(test_mirror_reflects_and_is_an_involution),
+        cmocka_unit_test(test_floor_from_toe_tips),
         cmocka_unit_test(test_root_straight_walk),
         cmocka_unit_test(test_root_turning_walk),
         cmocka_unit_test(test_survey),

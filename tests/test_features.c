@@ -1,5 +1,6 @@
 /* Feature extraction on clips whose features are known in closed form. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,73 @@ static void test_loop_extrapolates(void **state) {
     for (int f = 0; f < c.frame_count; f++) assert_int_equal(bt[f], 0);
     free(rows);
     free(bt);
+    pm_clip_destroy(&c);
+}
+
+/* With the default root smoothing a loop is smoothed through its cycle: a clip that travels is
+ * never averaged with ground a loop length away, so a steady walk or turn gives the same
+ * features at its ends as in its middle (one cycle is the whole clip here). */
+static void test_loop_smoothing_follows_the_cycle(void **state) {
+    (void)state;
+    for (int turning = 0; turning < 2; turning++) {
+        pm_clip c;
+        make_clip(&c, 60, 30.0f, 1.0f, turning ? 0.8f : 0.0f, 1);
+        pm_schema s;
+        PM_ASSERT_OK(pm_schema_preset(&s, "holden27", NULL));
+        const int card = 27;
+        float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+        pm_root_def root = pm_default_root_def();
+        root.ground_mode = PM_GROUND_ZERO;
+        PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, NULL));
+        /* A steady motion: every frame's features equal the middle frame's. */
+        const float *mid = rows + 30 * card;
+        for (int f = 0; f < c.frame_count; f++)
+            for (int d = 0; d < card; d++)
+                if (fabsf(rows[(size_t)f * card + d] - mid[d]) > 2e-3f)
+                    fail_msg("%s loop: frame %d dim %d is %g, the middle frame's %g", turning ? "turning" : "straight", f, d,
+                             (double)rows[(size_t)f * card + d], (double)mid[d]);
+        if (!turning) {
+            assert_float_equal(mid[20], 1.0f, 1e-3); /* +1 s: 1 m ahead */
+            assert_float_equal(mid[14], 1.0f, 1e-3); /* hip velocity */
+        }
+        free(rows);
+        pm_clip_destroy(&c);
+    }
+}
+
+/* Gait phase: a stance whose foot height dips twice (heel, then toe) is one contact, and the
+ * phase runs once per stride: 0 at each touchdown, up by 2 pi / stride frames per frame. */
+static void test_phase_counts_a_stance_once(void **state) {
+    (void)state;
+    const int stride = 30, frames = 120;
+    pm_clip c;
+    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    for (int f = 0; f < frames; f++) {
+        int k = f % stride;
+        /* Frames 0..14 stance, its height dipping at 2 and at 12 (a third of a second apart, farther
+         * than any two steps could be mistaken to be) with a 3 cm bump between; then a swing. */
+        float h = k < 15 ? 0.01f + 0.03f * sinf(PM_PI * (float)(k - 2) / 10.0f) * (float)(k > 2 && k < 12)
+                         : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
+        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
+    }
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
+    snprintf(ph.bone, sizeof ph.bone, "LeftFoot");
+    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
+    float *rows = calloc((size_t)frames * 2, sizeof(float));
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    for (int f = stride; f < frames; f++) {
+        float angle = atan2f(rows[f * 2 + 1], rows[f * 2]);
+        float prev = atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
+        float step = angle - prev;
+        if (step < 0.0f) step += 2.0f * PM_PI;
+        if (fabsf(step - 2.0f * PM_PI / (float)stride) > 0.05f)
+            fail_msg("frame %d: the phase moved by %g rad (one stride is %d frames: %g)", f, (double)step, stride,
+                     (double)(2.0f * PM_PI / (float)stride));
+    }
+    free(rows);
     pm_clip_destroy(&c);
 }
 
@@ -222,6 +290,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
         cmocka_unit_test(test_loop_extrapolates),
+        cmocka_unit_test(test_loop_smoothing_follows_the_cycle),
+        cmocka_unit_test(test_phase_counts_a_stance_once),
         cmocka_unit_test(test_turning),
         cmocka_unit_test(test_curve_and_errors),
         cmocka_unit_test(test_root_def_errors),
