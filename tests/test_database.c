@@ -231,6 +231,35 @@ static void test_dedup(void **state) {
     fixture_free(&f);
 }
 
+/* PCA space: rows that differ only in a dimension of weight 0 are one point there (UE's second
+ * de-duplication map), while the full space keeps them apart. */
+static void test_dedup_pca_space(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.def.schema.channels[DIMS - 1].weight = 0.0f;
+    for (int k = 0; k < 10; k++) {
+        for (int d = 0; d < DIMS - 1; d++) f.clips[0].curves[d].values[30 + k] = f.clips[0].curves[d].values[k];
+        f.clips[0].curves[DIMS - 1].values[30 + k] = f.clips[0].curves[DIMS - 1].values[k] + 1.0f;
+    }
+    pm_database *db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.unique_vectors, in.poses);
+    int searchable_pairs = 0;
+    for (int k = 0; k < 10; k++) {
+        pm_pose_info p0, p1;
+        PM_ASSERT_OK(pm_database_pose(&p0, db, k, NULL));
+        PM_ASSERT_OK(pm_database_pose(&p1, db, 30 + k, NULL));
+        assert_int_not_equal(p0.vector, p1.vector);
+        searchable_pairs += !p0.block_transition && !p1.block_transition;
+    }
+    assert_true(searchable_pairs > 0);
+    assert_int_equal(in.unique_pca_vectors, in.searchable_poses - searchable_pairs);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 static void test_build_errors(void **state) {
     (void)state;
     fixture f;
@@ -613,6 +642,7 @@ int main(void) {
         cmocka_unit_test(test_accessor_errors),
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_dedup),
+        cmocka_unit_test(test_dedup_pca_space),
         cmocka_unit_test(test_build_errors),
         cmocka_unit_test(test_asset_field_errors),
         cmocka_unit_test(test_def_errors),
