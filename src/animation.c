@@ -1,6 +1,7 @@
 /* Runtime animation (SoA keys built from a pm_clip), pose buffers and the sampling job. */
 #include <math.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "pose_kernels.h"
 #include "posematch/blend.h"
@@ -109,10 +110,7 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
                  * displacement (the span from the first to the last frame plus one average step),
                  * so that root motion keeps going across the wrap instead of sliding back. For
                  * constant or in-place translations the displacement is (nearly) zero. */
-                pm_vec3 p0 = clip->translations[j], p1 = clip->translations[(size_t)jc + j];
-                pm_vec3 pl = clip->translations[(size_t)(n - 1) * jc + j], pm = clip->translations[(size_t)(n - 2) * jc + j];
-                pm_vec3 step = pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f);
-                t = pm_vec3_add(pl, step);
+                t = pm_clip_loop_end_translation(clip, j);
             }
             pm_pose_set_joint(dst, j, q, t);
         }

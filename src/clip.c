@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "posematch/anim.h"
 
@@ -198,6 +199,14 @@ static void clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, floa
     *t = (float)(x - i);
 }
 
+pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
+    int n = c->frame_count;
+    size_t jc = (size_t)c->skeleton.joint_count;
+    pm_vec3 p0 = c->translations[j], p1 = c->translations[jc + (size_t)j];
+    pm_vec3 pl = c->translations[(size_t)(n - 1) * jc + (size_t)j], pm = c->translations[(size_t)(n - 2) * jc + (size_t)j];
+    return pm_vec3_add(pl, pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f));
+}
+
 pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, float time, pm_error *error) {
     if (!out_rot) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_rotations is NULL");
     if (!out_trans) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_translations is NULL");
@@ -213,9 +222,13 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
     int jc = c->skeleton.joint_count;
     const pm_quat *r0 = c->rotations + (size_t)f0 * jc, *r1 = c->rotations + (size_t)f1 * jc;
     const pm_vec3 *p0 = c->translations + (size_t)f0 * jc, *p1 = c->translations + (size_t)f1 * jc;
+    /* From a loop's last frame on to its first: towards where the first frame lies one cycle on,
+     * so that root motion keeps going instead of sliding back (as the runtime animation's end
+     * key does). */
+    const int wrap = c->looping && c->frame_count >= 2 && f0 == c->frame_count - 1 && f1 == 0 && t != 0.0f;
     for (int j = 0; j < jc; j++) {
         out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], r1[j], t);
-        out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], p1[j], t);
+        out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], wrap ? pm_clip_loop_end_translation(c, j) : p1[j], t);
     }
     return PM_OK;
 }

@@ -242,6 +242,196 @@ static pm_vec3 mirror_vec(pm_vec3 v, int axis) {
     return v;
 }
 
+/* The rotation taking direction a to direction b along the shortest arc; for opposite
+ * directions a half turn about `axis`, a direction perpendicular to a. */
+static pm_quat quat_between(pm_vec3 a, pm_vec3 b, pm_vec3 axis) {
+    a = pm_vec3_normalize_or(a, pm_vec3_make(1, 0, 0));
+    b = pm_vec3_normalize_or(b, pm_vec3_make(1, 0, 0));
+    float d = pm_vec3_dot(a, b);
+    if (d < -0.99999f) return pm_quat_from_axis_angle(axis, PM_PI);
+    pm_vec3 c = pm_vec3_cross(a, b);
+    return pm_quat_normalize(pm_quat_make(c.x, c.y, c.z, 1.0f + d));
+}
+
+/* A direction perpendicular to v: v crossed with the coordinate axis least aligned with it. */
+static pm_vec3 perpendicular(pm_vec3 v) {
+    float x = fabsf(v.x), y = fabsf(v.y), z = fabsf(v.z);
+    pm_vec3 e = x <= y && x <= z ? pm_vec3_make(1, 0, 0) : y <= z ? pm_vec3_make(0, 1, 0) : pm_vec3_make(0, 0, 1);
+    return pm_vec3_normalize_or(pm_vec3_cross(v, e), pm_vec3_make(0, 0, 1));
+}
+
+/* What a joint's correction must do: take each of its bone offsets (children, End Site) onto the
+ * mirror image of its partner's matching offset. */
+typedef struct mirror_constraints {
+    pm_vec3 from[8], to[8];
+    int count;
+    int joints; /* the first `joints` are child joints (bone lengths depend on them); an End Site,
+                   last, only shapes the file's end marker */
+} mirror_constraints;
+
+static void gather_constraints(mirror_constraints *m, const pm_skeleton *sk, const int32_t *map, int axis, int j) {
+    m->count = 0;
+    for (int c = j + 1; c < sk->joint_count && m->count < 8; c++) {
+        if (sk->parents[c] != j || sk->parents[map[c]] != map[j]) continue;
+        if (pm_vec3_length(sk->rest_translations[c]) < 1e-6f) continue; /* no direction */
+        m->from[m->count] = sk->rest_translations[c];
+        m->to[m->count++] = mirror_vec(sk->rest_translations[map[c]], axis);
+    }
+    m->joints = m->count;
+    if (m->count < 8 && sk->has_end_site && sk->end_sites && sk->has_end_site[j] && sk->has_end_site[map[j]] &&
+        pm_vec3_length(sk->end_sites[j]) >= 1e-6f) {
+        m->from[m->count] = sk->end_sites[j];
+        m->to[m->count++] = mirror_vec(sk->end_sites[map[j]], axis);
+    }
+}
+
+/* Whether q takes every child joint's offset to within `cos_tol` (a cosine) of its target. */
+static int satisfies(pm_quat q, const mirror_constraints *m, float cos_tol) {
+    for (int k = 0; k < m->joints; k++) {
+        pm_vec3 a = pm_vec3_normalize_or(pm_quat_rotate(q, m->from[k]), pm_vec3_zero());
+        pm_vec3 b = pm_vec3_normalize_or(m->to[k], pm_vec3_zero());
+        if (pm_vec3_dot(a, b) < cos_tol) return 0;
+    }
+    return 1;
+}
+/* Left and right bone lengths and angles of real skeletons differ a little: a symmetric rest pose
+ * is one whose corrections meet every child offset within 10 degrees. */
+#define PM_MIRROR_LOOSE 0.985f
+
+/* Of the rotations R_t(theta) r0 (r0 followed by any turn about t), the one closest to ref. */
+static pm_quat twist_towards(pm_quat r0, pm_vec3 t, pm_quat ref) {
+    pm_vec3 n = pm_vec3_normalize_or(t, pm_vec3_make(1, 0, 0));
+    pm_quat d = pm_quat_mul(ref, pm_quat_conjugate(r0));
+    float theta = 2.0f * atan2f(d.x * n.x + d.y * n.y + d.z * n.z, d.w);
+    return pm_quat_normalize(pm_quat_mul(pm_quat_from_axis_angle(n, theta), r0));
+}
+
+/* The correction meeting a joint's constraints. Two offsets that are not parallel fix it: the
+ * longest onto its target, then a turn about that target taking the one most apart from it onto
+ * its own; *exact is set. One offset leaves a turn about it free: the one closest to ref. */
+static pm_quat solve_correction(const mirror_constraints *m, pm_quat ref, int *exact) {
+    int k1 = 0;
+    for (int k = 1; k < m->count; k++)
+        if (pm_vec3_length(m->from[k]) > pm_vec3_length(m->from[k1])) k1 = k;
+    pm_vec3 s1 = m->from[k1], t1 = pm_vec3_normalize_or(m->to[k1], pm_vec3_make(1, 0, 0));
+    pm_quat q = quat_between(s1, t1, perpendicular(s1));
+    int k2 = -1;
+    float best = 0.1f; /* offsets nearly along the first one fix no turn */
+    for (int k = 0; k < m->count; k++) {
+        if (k == k1) continue;
+        pm_vec3 d = pm_vec3_normalize_or(m->from[k], pm_vec3_zero());
+        float off = pm_vec3_length(pm_vec3_cross(d, pm_vec3_normalize_or(s1, pm_vec3_zero())));
+        if (off > best) best = off, k2 = k;
+    }
+    *exact = k2 >= 0;
+    if (k2 < 0) return twist_towards(q, t1, ref);
+    pm_vec3 u = pm_quat_rotate(q, m->from[k2]), v = m->to[k2];
+    u = pm_vec3_sub(u, pm_vec3_scale(t1, pm_vec3_dot(u, t1)));
+    v = pm_vec3_sub(v, pm_vec3_scale(t1, pm_vec3_dot(v, t1)));
+    return pm_quat_normalize(pm_quat_mul(quat_between(u, v, t1), q));
+}
+
+/* The clip's mean local rotation per joint (hemisphere-aligned sum, normalised). */
+static void mean_local_rotations(pm_quat *out, const pm_clip *c) {
+    int jc = c->skeleton.joint_count;
+    for (int j = 0; j < jc; j++) {
+        pm_quat ref = c->rotations[j], acc = pm_quat_make(0, 0, 0, 0);
+        for (int f = 0; f < c->frame_count; f++) {
+            pm_quat q = c->rotations[(size_t)f * jc + j];
+            if (pm_quat_dot(q, ref) < 0.0f) q = pm_quat_neg(q);
+            acc = pm_quat_make(acc.x + q.x, acc.y + q.y, acc.z + q.z, acc.w + q.w);
+        }
+        float n = sqrtf(pm_quat_dot(acc, acc));
+        out[j] = n > 1e-6f ? pm_quat_make(acc.x / n, acc.y / n, acc.z / n, acc.w / n) : pm_quat_identity();
+    }
+}
+
+/* How far the mirrored clip's mean local rotation of joint j, with corrections cp (parent) and
+ * cj, lies from the source's: 1 - |cos| of half the angle between them (0 = the same). */
+static float mean_mismatch(pm_quat cp, pm_quat cj, pm_quat mirrored_mean, pm_quat mean) {
+    pm_quat q = pm_quat_mul(pm_quat_mul(pm_quat_conjugate(cp), mirrored_mean), cj);
+    return 1.0f - fabsf(pm_quat_dot(pm_quat_normalize(q), mean));
+}
+
+/* Per-joint corrections of the mirrored world rotations, so that the mirrored clip animates the
+ * same skeleton in the same joint frames as the source clip: each joint's bone offsets must come
+ * out as the skeleton's, else blending a clip with its mirror averages frames turned against each
+ * other and collapses the skeleton. Where the rest pose is symmetric (joint frames that are
+ * themselves mirror images, any convention) the rest pose gives them. Where it is not - rigs whose
+ * zero-rotation pose is no T-pose, Maya-style bones along +X - they are solved from the offsets:
+ * two offsets that are not parallel fix a joint's correction; one offset (a chain) leaves a turn
+ * about the bone free, and so do joints without offsets. For those, the candidates are the
+ * rest-pose correction (where it meets the offsets), the turn of the parent's correction and the
+ * turn of the nearest fixed joint below, and the one whose mirrored clip has the mean local
+ * rotation closest to the source's wins: frame conventions are discrete choices, and a clip's
+ * mean pose tells them apart. */
+static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t *map, int axis, const pm_transform *rest,
+                              const pm_allocator *a) {
+    const pm_skeleton *sk = &clip->skeleton;
+    int jc = sk->joint_count, symmetric = 1;
+    mirror_constraints m;
+    for (int j = 0; j < jc; j++) {
+        corr[j] = pm_quat_mul(pm_quat_conjugate(mirror_quat(rest[map[j]].rotation, axis)), rest[j].rotation);
+        gather_constraints(&m, sk, map, axis, j);
+        symmetric &= satisfies(corr[j], &m, PM_MIRROR_LOOSE);
+    }
+    if (symmetric) return 1;
+    pm_quat *rest_corr = (pm_quat *)pm_alloc_array(a, (size_t)jc * 4, sizeof(pm_quat), 16);
+    uint8_t *fixed = (uint8_t *)pm_alloc_array(a, (size_t)jc, 1, 0);
+    if (!rest_corr || !fixed) {
+        pm_free(a, rest_corr);
+        pm_free(a, fixed);
+        return 0;
+    }
+    pm_quat *exact_corr = rest_corr + jc, *mean = rest_corr + 2 * jc, *mirrored = rest_corr + 3 * jc;
+    memcpy(rest_corr, corr, (size_t)jc * sizeof(pm_quat));
+    mean_local_rotations(mean, clip);
+    for (int j = 0; j < jc; j++) mirrored[j] = mirror_quat(mean[map[j]], axis);
+    for (int j = 0; j < jc; j++) {
+        gather_constraints(&m, sk, map, axis, j);
+        int exact = 0;
+        if (m.count) exact_corr[j] = solve_correction(&m, rest_corr[j], &exact);
+        fixed[j] = (uint8_t)exact;
+    }
+    for (int j = 0; j < jc; j++) {
+        if (fixed[j]) {
+            corr[j] = exact_corr[j];
+            continue;
+        }
+        int p = sk->parents[j];
+        pm_quat cp = p >= 0 ? corr[p] : pm_quat_identity();
+        gather_constraints(&m, sk, map, axis, j);
+        pm_quat cand[3];
+        int n = 0, exact = 0;
+        if (satisfies(rest_corr[j], &m, PM_MIRROR_LOOSE)) cand[n++] = rest_corr[j];
+        cand[n++] = m.count ? solve_correction(&m, cp, &exact) : cp;
+        /* The nearest fixed joint down the first constrained child chain. */
+        int below = -1;
+        for (int c = j, guard = 0; below < 0 && c >= 0 && guard < jc; guard++) {
+            int next = -1;
+            for (int k = c + 1; k < jc && next < 0; k++) {
+                mirror_constraints mk;
+                if (sk->parents[k] != c) continue;
+                gather_constraints(&mk, sk, map, axis, k);
+                if (fixed[k] || mk.count) next = k;
+            }
+            if (next >= 0 && fixed[next]) below = next;
+            c = next;
+        }
+        if (below >= 0) cand[n++] = m.count ? solve_correction(&m, exact_corr[below], &exact) : exact_corr[below];
+        int best = 0;
+        float best_cost = INFINITY;
+        for (int k = 0; k < n; k++) {
+            float cost = mean_mismatch(cp, cand[k], mirrored[j], mean[j]);
+            if (cost < best_cost - 1e-6f) best_cost = cost, best = k;
+        }
+        corr[j] = cand[best];
+    }
+    pm_free(a, rest_corr);
+    pm_free(a, fixed);
+    return 1;
+}
+
 pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in, int axis, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_mirror: NULL argument");
     if (axis < -1 || axis > 2) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: axis %d is not -1, 0, 1 or 2", axis);
@@ -289,10 +479,10 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
         axis = spread[1] > spread[0] ? 1 : 0;
         if (spread[2] > spread[axis]) axis = 2;
     }
-    /* Correction so that the mirrored rest pose is the rest pose even where joint frames are
-     * not themselves symmetric (Maya-style bones along +X). */
-    for (int j = 0; j < jc; j++)
-        corr[j] = pm_quat_mul(pm_quat_conjugate(mirror_quat(rest[map[j]].rotation, axis)), rest[j].rotation);
+    if (!mirror_corrections(corr, src, map, axis, rest, a)) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "mirror: out of memory");
+        goto done;
+    }
 
     if ((r = pm_clip_copy(out, src, NULL, error)) != PM_OK) goto done;
     for (int f = 0; f < src->frame_count; f++) {

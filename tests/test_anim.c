@@ -174,8 +174,12 @@ static void test_sample_and_resample(void **state) {
     PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 10.0f, NULL)); /* clamped to the last frame */
     pm_test_assert_vec3_near(pos[0], pm_vec3_make(3, 0.95f, 0), 1e-6f);
     c.looping = 1;
-    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 3.5f / 30.0f, NULL)); /* wraps from the last frame to the first */
-    pm_test_assert_vec3_near(pos[0], pm_vec3_make(1.5f, 0.95f, 0), 1e-5f);
+    /* From the last frame a loop goes on towards the first one moved on by a cycle: the root
+     * keeps walking (x = 3.5) instead of sliding back half way to frame 0 (x = 1.5); the joint's
+     * rotation wraps to the first frame's. */
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 3.5f / 30.0f, NULL));
+    pm_test_assert_vec3_near(pos[0], pm_vec3_make(3.5f, 0.95f, 0), 1e-5f);
+    assert_true(pm_test_quat_same(rot[1], pm_quat_from_axis_angle(AX, 30 * DEG), 1e-5f));
     c.looping = 0;
     /* 30 -> 60 fps keeps every source frame and puts slerp midpoints between. */
     PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));

@@ -145,6 +145,43 @@ static void test_mirrored_sample(void **state) {
     PM_ASSERT_OK(pm_blend_space_bake(&cb, b, &p, 30.0f, NULL));
     /* Mirroring keeps the speed; the mirrored clip is a sample like any other. */
     assert_true(fabsf(hips_speed(&ca) - hips_speed(&cb)) < 0.03f * hips_speed(&ca));
+    /* It animates the same skeleton in the same joint frames (Bandai's bones run along +X, its
+     * zero-rotation pose is no T-pose): every bone offset comes out as the source's, so a blend
+     * of the clip with its mirror keeps its bones (else it averages frames turned half a turn
+     * against each other: a 16 cm spine became 0). */
+    int jc = walk.skeleton.joint_count;
+    for (int f = 0; f < walk.frame_count; f += 7)
+        for (int j = 1; j < jc; j++) {
+            pm_vec3 t0 = walk.translations[(size_t)f * jc + j], t1 = mirrored.translations[(size_t)f * jc + j];
+            float len = pm_vec3_length(t0);
+            /* (Bones, not root motion: joints whose translation is their rest offset.) */
+            if (len < 1e-3f || pm_vec3_length(pm_vec3_sub(t0, walk.skeleton.rest_translations[j])) > 0.01f * len) continue;
+            if (pm_vec3_length(pm_vec3_sub(t0, t1)) > 0.05f * len)
+                fail_msg("mirrored frame %d joint %s: offset (%g %g %g), source (%g %g %g)", f, walk.skeleton.names[j],
+                         (double)t1.x, (double)t1.y, (double)t1.z, (double)t0.x, (double)t0.y, (double)t0.z);
+        }
+    pm_blend_sample_def both[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+    both[0].clip = &walk, both[0].name = "walk";
+    both[1].clip = &mirrored, both[1].name = "mirrored", both[1].params[0] = 1.0f;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 1, def.samples = both, def.sample_count = 2, def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *half = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&half, &def, NULL));
+    float mid = 0.5f;
+    pm_clip hb;
+    PM_ASSERT_OK(pm_blend_space_bake(&hb, half, &mid, 30.0f, NULL));
+    int spine = pm_skeleton_find_joint(&hb.skeleton, "Spine");
+    assert_true(spine > 0);
+    pm_transform *wb = malloc(sizeof(pm_transform) * (size_t)jc);
+    for (int f = 0; f < hb.frame_count; f += 5) {
+        PM_ASSERT_OK(pm_clip_frame_world(wb, &hb, f, NULL));
+        float bone = pm_vec3_length(pm_vec3_sub(wb[spine].translation, wb[hb.skeleton.parents[spine]].translation));
+        float want = pm_vec3_length(walk.skeleton.rest_translations[spine]);
+        if (fabsf(bone - want) > 0.02f * want) fail_msg("50/50 blend with the mirror, frame %d: spine %g m, not %g", f, (double)bone, (double)want);
+    }
+    free(wb);
+    pm_clip_destroy(&hb);
+    pm_blend_space_destroy(half);
     pm_clip_destroy(&ca);
     pm_clip_destroy(&cb);
     pm_blend_space_destroy(a);

@@ -110,7 +110,10 @@ PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
 PM_API float pm_clip_duration(const pm_clip *clip);
 
 /* Local pose at `time` seconds (clamped, or wrapped for looping clips): slerp rotations,
- * lerp translations between the two nearest frames. out arrays hold joint_count entries.
+ * lerp translations between the two nearest frames. Between a loop's last frame and its first,
+ * translations head for the first frame moved on by one cycle (the last frame plus an average
+ * step), so root motion keeps going instead of sliding back; rotations wrap to the first frame.
+ * out arrays hold joint_count entries.
  * Errors (the outputs untouched): a NULL argument, a clip that is not initialised (no frames,
  * NULL arrays, a frame time that is not positive and finite) - PM_ERR_INVALID_ARGUMENT; a time
  * that is not finite - PM_ERR_NUMERIC. */
@@ -139,9 +142,11 @@ PM_API pm_result pm_clip_z_up_to_y_up(pm_clip *clip, pm_error *error);
 
 /* Mirrors the motion across the world plane normal to `axis` (0 = X, 1 = Y, 2 = Z; -1 = the
  * axis that best separates left from right in the rest pose) and swaps left/right joints with
- * `mirror_map` (NULL = pm_skeleton_find_mirror_map). Joint frames need not be symmetric: each
- * rotation is corrected by the mirrored rest pose, as engines' mirror tables do. src must pass
- * pm_clip_validate. */
+ * `mirror_map` (NULL = pm_skeleton_find_mirror_map). The result animates the same skeleton in the
+ * same joint frames (so a clip and its mirror blend): joint frames need not be symmetric - each
+ * mirrored rotation is corrected, from the rest pose where it is symmetric, else from the bone
+ * offsets (every offset comes out as the skeleton's; a turn about a bone the offsets leave free
+ * is chosen to match the clip's mean pose). src must pass pm_clip_validate. */
 PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *mirror_map, int axis,
                                 pm_error *error);
 
