@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "blend_space_internal.h"
+#include "clip_internal.h"
 #include "core.h"
 
 pm_blend_sample_def pm_default_blend_sample_def(void) {
@@ -17,7 +18,7 @@ pm_blend_space_def pm_default_blend_space_def(void) {
     pm_blend_space_def d;
     memset(&d, 0, sizeof d);
     d.dimensions = 1;
-    d.sync = PM_BLEND_SYNC_PHASE;
+    d.sync = PM_BLEND_SYNC_FEET;
     d.align = PM_BLEND_ALIGN_POSITION_FACING;
     d.collinear = PM_BLEND_COLLINEAR_LINE;
     d.coplanar = PM_BLEND_COPLANAR_PLANE;
@@ -63,6 +64,59 @@ static int same_transform(const pm_clip *c, int f, int j) {
  * direction). The move is applied to the topmost joints that move: a static dummy root (Bandai
  * Namco's joint_Root) keeps its transform and the hips below it take the move, so that the hips'
  * locals of different samples live in one frame and blend as world motion. */
+/* For PM_BLEND_SYNC_FEET: a looping clip restarted at its left foot's first touchdown (frames
+ * rotated; those moved past the end carry on by the cycle's displacement, so root motion stays
+ * continuous). Found on the foot's height over two cycles, since a cycle may start mid-stance.
+ * A clip without a left foot, a touchdown or a loop is left as it is. */
+static pm_result start_on_left_touchdown(pm_clip *clip, const pm_allocator *a, pm_error *error) {
+    int n = clip->frame_count, jc = clip->skeleton.joint_count;
+    if (!clip->looping || n < 4) return PM_OK;
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    if (roles.left_foot < 0) return PM_OK;
+    float *h = (float *)pm_alloc_array(a, (size_t)n * 4, sizeof(float), 16);
+    int *events = (int *)pm_alloc_array(a, (size_t)n * 2, sizeof(int), 16);
+    pm_transform *w = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
+    pm_result r = PM_OK;
+    if (!h || !events || !w) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
+        goto done;
+    }
+    for (int f = 0; f < n; f++) {
+        if ((r = pm_clip_frame_world(w, clip, f, error)) != PM_OK) goto done;
+        h[f] = h[n + f] = w[roles.left_foot].translation.y;
+    }
+    float range = 0.0f;
+    int min_gap = (int)ceilf(0.25f / clip->frame_time);
+    int ne = pm_height_touchdowns(events, h, 2 * n, min_gap, h + 2 * n, &range);
+    if (ne < 1 || !(range > 1e-4f)) goto done;
+    int shift = events[0] % n;
+    if (shift == 0) goto done;
+    /* Rotated in place through a copy of the first `shift` frames' data. */
+    pm_clip head;
+    if ((r = pm_clip_trim(&head, clip, 0, shift, error)) != PM_OK) goto done;
+    for (int j = 0; j < jc; j++) {
+        pm_vec3 d = pm_vec3_sub(pm_clip_loop_end_translation(clip, j), clip->translations[j]);
+        for (int f = 0; f < shift; f++) head.translations[(size_t)f * jc + j] = pm_vec3_add(head.translations[(size_t)f * jc + j], d);
+    }
+    size_t keep = (size_t)(n - shift) * (size_t)jc, moved = (size_t)shift * (size_t)jc;
+    memmove(clip->rotations, clip->rotations + moved, keep * sizeof(pm_quat));
+    memmove(clip->translations, clip->translations + moved, keep * sizeof(pm_vec3));
+    memcpy(clip->rotations + keep, head.rotations, moved * sizeof(pm_quat));
+    memcpy(clip->translations + keep, head.translations, moved * sizeof(pm_vec3));
+    for (int i = 0; i < clip->curve_count; i++) {
+        float *v = clip->curves[i].values;
+        memmove(v, v + shift, (size_t)(n - shift) * sizeof(float));
+        memcpy(v + (n - shift), head.curves[i].values, (size_t)shift * sizeof(float));
+    }
+    pm_clip_destroy(&head);
+done:
+    pm_free(a, h);
+    pm_free(a, events);
+    pm_free(a, w);
+    return r;
+}
+
 static pm_result align_clip(pm_clip *clip, pm_blend_align align, const char *sample, pm_error *error) {
     if (align == PM_BLEND_ALIGN_NONE) return PM_OK;
     int jc = clip->skeleton.joint_count;
@@ -145,7 +199,7 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     if (def->sample_count > PM_BLEND_SPACE_MAX_SAMPLES)
         return pm_fail(error, PM_ERR_LIMIT, "blend space '%s': %d samples exceeds the limit of %d", name, def->sample_count,
                        PM_BLEND_SPACE_MAX_SAMPLES);
-    if ((unsigned)def->sync > PM_BLEND_SYNC_NONE || (unsigned)def->align > PM_BLEND_ALIGN_NONE ||
+    if ((unsigned)def->sync > PM_BLEND_SYNC_FEET || (unsigned)def->align > PM_BLEND_ALIGN_NONE ||
         (unsigned)def->collinear > PM_BLEND_COLLINEAR_ERROR || (unsigned)def->coplanar > PM_BLEND_COPLANAR_ERROR)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': unknown sync, align, collinear or coplanar option",
                        name);
@@ -258,7 +312,8 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         }
         pm_clip aligned;
         if ((r = pm_clip_copy(&aligned, sd->clip, a, error)) != PM_OK) goto fail;
-        r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
+        if (def->sync == PM_BLEND_SYNC_FEET) r = start_on_left_touchdown(&aligned, a, error);
+        if (r == PM_OK) r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
         if (r == PM_OK) r = pm_animation_build(&s->animations[i], &aligned, a, error);
         pm_clip_destroy(&aligned);
         if (r != PM_OK) goto fail;

@@ -41,7 +41,7 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
 /* Time at which sample `i` plays for a normalised phase. */
 static float sample_time(const pm_blend_space *s, int i, float phase, float blended_duration) {
     const pm_animation *a = &s->animations[i];
-    if (s->sync == PM_BLEND_SYNC_PHASE) return phase * a->duration;
+    if (s->sync != PM_BLEND_SYNC_NONE) return phase * a->duration; /* (FEET: restarted at creation) */
     return phase * blended_duration;
 }
 

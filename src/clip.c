@@ -204,7 +204,44 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
     size_t jc = (size_t)c->skeleton.joint_count;
     pm_vec3 p0 = c->translations[j], p1 = c->translations[jc + (size_t)j];
     pm_vec3 pl = c->translations[(size_t)(n - 1) * jc + (size_t)j], pm = c->translations[(size_t)(n - 2) * jc + (size_t)j];
-    return pm_vec3_add(pl, pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f));
+    pm_vec3 end = pm_vec3_add(pl, pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f));
+    /* A joint that travels (root motion) moves on by about its whole range per cycle; one that
+     * swings in place comes back to its first frame, and extrapolating its last step would only
+     * carry the swing's seam (a foot landing) into a false drift. */
+    pm_vec3 lo = p0, hi = p0;
+    for (int f = 1; f < n; f++) {
+        pm_vec3 t = c->translations[(size_t)f * jc + (size_t)j];
+        lo = pm_vec3_make(PM_MIN(lo.x, t.x), PM_MIN(lo.y, t.y), PM_MIN(lo.z, t.z));
+        hi = pm_vec3_make(PM_MAX(hi.x, t.x), PM_MAX(hi.y, t.y), PM_MAX(hi.z, t.z));
+    }
+    float drift = pm_vec3_length(pm_vec3_sub(end, p0)), range = pm_vec3_length(pm_vec3_sub(hi, lo));
+    return drift > 0.5f * range ? end : p0;
+}
+
+int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range) {
+    *range = 0.0f;
+    if (n < 3) return 0;
+    float prev = h[0];
+    for (int f = 0; f < n; f++) {
+        float a = prev, c = h[f], d = h[f < n - 1 ? f + 1 : f];
+        prev = c;
+        h[f] = 0.25f * a + 0.5f * c + 0.25f * d;
+        scratch[f] = h[f];
+    }
+    qsort(scratch, (size_t)n, sizeof(float), pm_cmp_float);
+    float lo = scratch[n / 10], hi = scratch[(n * 9) / 10];
+    *range = hi - lo;
+    float cut = lo + 0.35f * (hi - lo), lift = lo + 0.6f * (hi - lo);
+    int ne = 0, stance = h[0] < cut;
+    for (int f = 1; f < n; f++) {
+        if (stance) {
+            stance = !(h[f] > lift);
+        } else if (h[f] < cut) {
+            stance = 1;
+            if (ne == 0 || f - events[ne - 1] >= min_gap) events[ne++] = f;
+        }
+    }
+    return ne;
 }
 
 pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, float time, pm_error *error) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "posematch/features.h"
 #include "schema_layout.h"
@@ -156,27 +157,12 @@ static void differentiate(const extractor *x, const pm_vec3 *p, pm_vec3 *out) {
  * for two steps. Fewer than two touchdowns: no phase. */
 static void compute_phase(extractor *x, bone_track *b, float *scratch) {
     int n = x->n;
-    float *h = scratch, *sorted = scratch + n;
+    float *h = scratch;
     int *events = (int *)(scratch + 2 * n);
-    for (int f = 0; f < n; f++) {
-        float a = b->pos[f > 0 ? f - 1 : f].y, c = b->pos[f].y, d = b->pos[f < n - 1 ? f + 1 : f].y;
-        h[f] = 0.25f * a + 0.5f * c + 0.25f * d;
-        sorted[f] = h[f];
-    }
-    qsort(sorted, (size_t)n, sizeof(float), pm_cmp_float);
-    float lo = sorted[n / 10], hi = sorted[(n * 9) / 10];
-    float cut = lo + 0.35f * (hi - lo), lift = lo + 0.6f * (hi - lo);
-    int min_gap = (int)ceilf(0.25f / x->dt);
-    int ne = 0, stance = h[0] < cut; /* a clip that starts in a stance: its touchdown is unknown */
-    for (int f = 1; f < n; f++) {
-        if (stance) {
-            stance = !(h[f] > lift);
-        } else if (h[f] < cut) {
-            stance = 1;
-            if (ne == 0 || f - events[ne - 1] >= min_gap) events[ne++] = f;
-        }
-    }
-    b->has_phase = ne >= 2 && hi - lo > 1e-4f;
+    for (int f = 0; f < n; f++) h[f] = b->pos[f].y;
+    float range = 0.0f;
+    int ne = pm_height_touchdowns(events, h, n, (int)ceilf(0.25f / x->dt), scratch + n, &range);
+    b->has_phase = ne >= 2 && range > 1e-4f;
     if (!b->has_phase) {
         for (int f = 0; f < n; f++) b->phase[f] = 0.0f;
         return;

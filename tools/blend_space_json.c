@@ -178,7 +178,7 @@ static const char *const top_keys[] = {"name", "axes", "sync", "align", "colline
                                        "grid_include_outside", "unit_scale", "up", "samples", NULL};
 static const char *const axis_keys[] = {"name", "min", "max", NULL};
 static const char *const sample_keys[] = {"name", "clip", "params", "start", "end", "loop", "mirror", NULL};
-static const char *const sync_names[] = {"phase", "none", NULL};
+static const char *const sync_names[] = {"phase", "none", "feet", NULL}; /* in pm_blend_sync's order */
 static const char *const align_names[] = {"position_facing", "position", "none", NULL};
 static const char *const collinear_names[] = {"line", "error", NULL};
 static const char *const coplanar_names[] = {"plane", "error", NULL};
@@ -206,7 +206,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     }
     if ((r = check_keys(&l, root, "top level", top_keys)) != PM_OK) goto done;
     if ((r = get_string(&l, root, "name", "top level", &def.name)) != PM_OK) goto done;
-    int sync = 0, align = 0, collinear = 0, coplanar = 0, up = -1;
+    int sync = PM_BLEND_SYNC_FEET, align = 0, collinear = 0, coplanar = 0, up = -1;
     if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "align", "top level", align_names, &align)) != PM_OK) goto done;
     if ((r = get_enum(&l, root, "collinear", "top level", collinear_names, &collinear)) != PM_OK) goto done;

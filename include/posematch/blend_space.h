@@ -8,7 +8,9 @@
  * edges and faces. A point outside the samples' convex hull is projected onto the nearest point of
  * the hull (an edge in 2D, a face in 3D). Clips of different lengths are time-synchronised by
  * normalised phase: each sample plays at phase * its own duration and the blend lasts the
- * weight-averaged duration, so a blended walk and run keep their feet in step.
+ * weight-averaged duration; by default (PM_BLEND_SYNC_FEET) every looping sample's cycle is first
+ * restarted at its left foot's touchdown, so that one-cycle walks and runs trimmed anywhere in
+ * the gait keep their feet in step.
  *
  * Determinism: samples are put in a canonical order (by coordinates) before triangulating, so the
  * triangulation, the cell chosen and the weights do not depend on the order samples were given in
@@ -37,8 +39,12 @@ PM_EXTERN_C_BEGIN
 typedef struct pm_blend_space pm_blend_space;
 
 typedef enum pm_blend_sync {
-    PM_BLEND_SYNC_PHASE = 0, /* each sample at phase * its duration (default) */
-    PM_BLEND_SYNC_NONE = 1   /* every sample at the same absolute time, phase * blended duration */
+    PM_BLEND_SYNC_PHASE = 0, /* each sample at phase * its duration */
+    PM_BLEND_SYNC_NONE = 1,  /* every sample at the same absolute time, phase * blended duration */
+    PM_BLEND_SYNC_FEET = 2   /* as PHASE, with every looping sample's cycle first restarted at its
+                                left foot's touchdown, so that cycles which start at different
+                                points of the gait still blend in step (default; samples without a
+                                recognisable left foot or touchdown keep their start) */
 } pm_blend_sync;
 
 /* How each sample clip is placed before blending: root positions and headings of different takes
