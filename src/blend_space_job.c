@@ -126,7 +126,13 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     }
     double duration = pm_blend_space_duration(s, &w);
     int looping = 1;
-    for (int i = 0; i < w.count; i++) looping &= s->animations[w.samples[i]].looping;
+    for (int i = 0; i < w.count; i++) {
+        const pm_animation *an = &s->animations[w.samples[i]];
+        looping &= an->looping;
+        /* Without phase sync, samples of other lengths are mid-cycle when the blend's cycle ends:
+         * it does not close, so it is baked as a one-shot. */
+        if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - duration) > 1e-3 * duration) looping = 0;
+    }
     /* One cycle: a looping blend ends one frame before it starts again; a one-shot includes both ends. */
     double frames_d = looping ? floor(duration * fps + 0.5) : floor(duration * fps + 0.5) + 1.0;
     if (frames_d < 1.0) frames_d = 1.0;

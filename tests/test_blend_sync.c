@@ -82,9 +82,39 @@ static void test_feet_sync_restarts_cycles(void **state) {
     assert_true(feet < 0.005f);
 }
 
+/* Without phase sync, looping samples of other lengths do not close the blend's cycle: it is
+ * baked as a one-shot; samples of one length still loop. */
+static void test_sync_none_loops_only_when_lengths_agree(void **state) {
+    (void)state;
+    pm_clip a, b, shorter;
+    make_stride(&a, 0);
+    make_stride(&b, 5);
+    PM_ASSERT_OK(pm_clip_trim(&shorter, &b, 0, 30, NULL));
+    shorter.looping = 1;
+    for (int k = 0; k < 2; k++) {
+        pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+        samples[0].clip = &a, samples[0].name = "a";
+        samples[1].clip = k ? &shorter : &b, samples[1].name = "b", samples[1].params[0] = 1.0f;
+        pm_blend_space_def def = pm_default_blend_space_def();
+        def.samples = samples, def.sample_count = 2, def.sync = PM_BLEND_SYNC_NONE;
+        pm_blend_space *s = NULL;
+        PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+        float half = 0.5f;
+        pm_clip out;
+        PM_ASSERT_OK(pm_blend_space_bake(&out, s, &half, 30.0f, NULL));
+        assert_int_equal(out.looping, k ? 0 : 1);
+        pm_clip_destroy(&out);
+        pm_blend_space_destroy(s);
+    }
+    pm_clip_destroy(&shorter);
+    pm_clip_destroy(&a);
+    pm_clip_destroy(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
+        cmocka_unit_test(test_sync_none_loops_only_when_lengths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
