@@ -64,6 +64,22 @@ static int same_transform(const pm_clip *c, int f, int j) {
  * direction). The move is applied to the topmost joints that move: a static dummy root (Bandai
  * Namco's joint_Root) keeps its transform and the hips below it take the move, so that the hips'
  * locals of different samples live in one frame and blend as world motion. */
+/* The turn about the vertical of joint j's rotation, from frame f to frame 0. */
+static float yaw_from_first(const pm_clip *c, int j, int f) {
+    size_t jc = (size_t)c->skeleton.joint_count;
+    pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
+    return 2.0f * atan2f(d.y, d.w);
+}
+static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
+
+/* How far joint j's rotation turns about the vertical over one cycle of a loop: to the last
+ * frame, plus one average step (as pm_clip_loop_end_translation continues the translation). */
+static float cycle_yaw(const pm_clip *c, int j) {
+    int n = c->frame_count;
+    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
+    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
+}
+
 /* For PM_BLEND_SYNC_FEET: a looping clip restarted at its left foot's first touchdown (frames
  * rotated; those moved past the end carry on by the cycle's displacement, so root motion stays
  * continuous). Found on the foot's height over two cycles, since a cycle may start mid-stance.
@@ -87,7 +103,8 @@ static pm_result start_on_left_touchdown(pm_clip *clip, const pm_allocator *a, p
         h[f] = h[n + f] = w[roles.left_foot].translation.y;
     }
     float range = 0.0f;
-    int min_gap = (int)ceilf(0.25f / clip->frame_time);
+    float gap = ceilf(0.25f / clip->frame_time); /* (clamped as a float: it may not fit an int) */
+    int min_gap = gap < (float)n ? (int)gap : n;
     int ne = pm_height_touchdowns(events, h, 2 * n, min_gap, h + 2 * n, &range);
     if (ne < 1 || !(range > 1e-4f)) goto done;
     int shift = events[0] % n;
@@ -95,9 +112,18 @@ static pm_result start_on_left_touchdown(pm_clip *clip, const pm_allocator *a, p
     /* Rotated in place through a copy of the first `shift` frames' data. */
     pm_clip head;
     if ((r = pm_clip_trim(&head, clip, 0, shift, error)) != PM_OK) goto done;
+    /* A joint that travels carries the moved frames through one cycle of its motion: moved on by
+     * the cycle's displacement and turned by the cycle's turn about the vertical (a loop that
+     * curves), as frame 0 becomes frame n. */
     for (int j = 0; j < jc; j++) {
-        pm_vec3 d = pm_vec3_sub(pm_clip_loop_end_translation(clip, j), clip->translations[j]);
-        for (int f = 0; f < shift; f++) head.translations[(size_t)f * jc + j] = pm_vec3_add(head.translations[(size_t)f * jc + j], d);
+        pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
+        if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
+        pm_quat turn = pm_quat_from_yaw(cycle_yaw(clip, j));
+        for (int f = 0; f < shift; f++) {
+            size_t k = (size_t)f * jc + (size_t)j;
+            head.translations[k] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[k], p0)));
+            head.rotations[k] = pm_quat_normalize(pm_quat_mul(turn, head.rotations[k]));
+        }
     }
     size_t keep = (size_t)(n - shift) * (size_t)jc, moved = (size_t)shift * (size_t)jc;
     memmove(clip->rotations, clip->rotations + moved, keep * sizeof(pm_quat));

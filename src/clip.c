@@ -204,18 +204,16 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
     size_t jc = (size_t)c->skeleton.joint_count;
     pm_vec3 p0 = c->translations[j], p1 = c->translations[jc + (size_t)j];
     pm_vec3 pl = c->translations[(size_t)(n - 1) * jc + (size_t)j], pm = c->translations[(size_t)(n - 2) * jc + (size_t)j];
-    pm_vec3 end = pm_vec3_add(pl, pm_vec3_scale(pm_vec3_add(pm_vec3_sub(pl, pm), pm_vec3_sub(p1, p0)), 0.5f));
-    /* A joint that travels (root motion) moves on by about its whole range per cycle; one that
-     * swings in place comes back to its first frame, and extrapolating its last step would only
-     * carry the swing's seam (a foot landing) into a false drift. */
-    pm_vec3 lo = p0, hi = p0;
-    for (int f = 1; f < n; f++) {
-        pm_vec3 t = c->translations[(size_t)f * jc + (size_t)j];
-        lo = pm_vec3_make(PM_MIN(lo.x, t.x), PM_MIN(lo.y, t.y), PM_MIN(lo.z, t.z));
-        hi = pm_vec3_make(PM_MAX(hi.x, t.x), PM_MAX(hi.y, t.y), PM_MAX(hi.z, t.z));
-    }
-    float drift = pm_vec3_length(pm_vec3_sub(end, p0)), range = pm_vec3_length(pm_vec3_sub(hi, lo));
-    return drift > 0.5f * range ? end : p0;
+    pm_vec3 last_step = pm_vec3_sub(pl, pm), first_step = pm_vec3_sub(p1, p0);
+    pm_vec3 end = pm_vec3_add(pl, pm_vec3_scale(pm_vec3_add(last_step, first_step), 0.5f));
+    /* Two readings of the seam: the joint travels (root motion: frame n is frame 0 moved on by
+     * the cycle's displacement end - p0) or swings in place (frame n is frame 0). Extrapolating the
+     * seam's steps, a swing misses frame 0 by about half the difference of those steps (a foot
+     * landing), while travel misses it by the whole displacement, however slow and whatever
+     * sway rides on it: travel only when the miss is well beyond that. */
+    float miss = pm_vec3_length(pm_vec3_sub(end, p0));
+    float seam = 0.5f * pm_vec3_length(pm_vec3_sub(first_step, last_step));
+    return miss > 3.0f * seam + 1e-7f ? end : p0;
 }
 
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range) {
@@ -233,6 +231,8 @@ int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scrat
     *range = hi - lo;
     float cut = lo + 0.35f * (hi - lo), lift = lo + 0.6f * (hi - lo);
     int ne = 0, stance = h[0] < cut;
+    /* A track that starts while still falling into a stance has just touched down. */
+    if (stance && h[1] < h[0]) events[ne++] = 0;
     for (int f = 1; f < n; f++) {
         if (stance) {
             stance = !(h[f] > lift);

@@ -5,16 +5,17 @@
 #include "posematch/anim.h"
 
 /* Where a looping clip's first frame lies one cycle on, for joint j: for a joint that travels
- * (root motion: the extrapolated displacement exceeds half its range over the cycle) the last
- * frame plus one average step (the mean of the last and the first step), so that root motion
- * continues across the wrap (clip sampling, the runtime animation's end key); for one that swings
- * in place, its first frame's translation. Needs 2 frames. */
+ * (root motion: extrapolating the seam's steps misses frame 0 by more than three times half
+ * their difference) the last frame plus one average step (the mean of the last and the first
+ * step), so that root motion continues across the wrap (clip sampling, the runtime animation's
+ * end key); for one that swings in place, its first frame's translation. Needs 2 frames. */
 pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
 
 /* Touchdowns in a height track h[0..n) (a foot's): the frames the lightly smoothed height drops
  * into the lowest 35% of its range after having risen above 60% of it since the last one - a
  * stance whose height dips twice (heel, then toe) counts once - at least min_gap frames apart.
- * A track that starts in a stance has no touchdown at its start (it is not seen). Writes up to n
+ * A track that starts in a stance has a touchdown at frame 0 when its height is still falling
+ * there, and none at its start otherwise (it was not seen). Writes up to n
  * frame indices to events, the range (90th - 10th percentile) to *range; h is smoothed in place;
  * scratch holds n floats. Returns the count. */
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range);

@@ -157,11 +157,14 @@ static void differentiate(const extractor *x, const pm_vec3 *p, pm_vec3 *out) {
  * for two steps. Fewer than two touchdowns: no phase. */
 static void compute_phase(extractor *x, bone_track *b, float *scratch) {
     int n = x->n;
+    /* A loop is read over two cycles: its touchdowns repeat, and one cut at the seam is seen. */
+    int len = x->loop ? 2 * n : n;
     float *h = scratch;
-    int *events = (int *)(scratch + 2 * n);
-    for (int f = 0; f < n; f++) h[f] = b->pos[f].y;
+    int *events = (int *)(scratch + 2 * len);
+    for (int f = 0; f < len; f++) h[f] = b->pos[f % n].y;
     float range = 0.0f;
-    int ne = pm_height_touchdowns(events, h, n, (int)ceilf(0.25f / x->dt), scratch + n, &range);
+    float gap = ceilf(0.25f / x->dt); /* (clamped as a float: it may not fit an int) */
+    int ne = pm_height_touchdowns(events, h, len, gap < (float)len ? (int)gap : len, scratch + len, &range);
     b->has_phase = ne >= 2 && range > 1e-4f;
     if (!b->has_phase) {
         for (int f = 0; f < n; f++) b->phase[f] = 0.0f;
@@ -271,7 +274,7 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     }
     if (x->bone_count == 0) return PM_OK;
     pm_transform *world = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
-    float *scratch = need_phase ? (float *)pm_alloc_array(a, (size_t)x->n * 3, sizeof(float), 16) : NULL;
+    float *scratch = need_phase ? (float *)pm_alloc_array(a, (size_t)x->n * 6, sizeof(float), 16) : NULL;
     if (!world || (need_phase && !scratch)) {
         pm_free(a, world);
         return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);

@@ -273,13 +273,14 @@ static void gather_constraints(mirror_constraints *m, const pm_skeleton *sk, con
     m->count = 0;
     for (int c = j + 1; c < sk->joint_count && m->count < 8; c++) {
         if (sk->parents[c] != j || sk->parents[map[c]] != map[j]) continue;
-        if (pm_vec3_length(sk->rest_translations[c]) < 1e-6f) continue; /* no direction */
+        /* No direction on either side: nothing to meet. */
+        if (pm_vec3_length(sk->rest_translations[c]) < 1e-6f || pm_vec3_length(sk->rest_translations[map[c]]) < 1e-6f) continue;
         m->from[m->count] = sk->rest_translations[c];
         m->to[m->count++] = mirror_vec(sk->rest_translations[map[c]], axis);
     }
     m->joints = m->count;
     if (m->count < 8 && sk->has_end_site && sk->end_sites && sk->has_end_site[j] && sk->has_end_site[map[j]] &&
-        pm_vec3_length(sk->end_sites[j]) >= 1e-6f) {
+        pm_vec3_length(sk->end_sites[j]) >= 1e-6f && pm_vec3_length(sk->end_sites[map[j]]) >= 1e-6f) {
         m->from[m->count] = sk->end_sites[j];
         m->to[m->count++] = mirror_vec(sk->end_sites[map[j]], axis);
     }

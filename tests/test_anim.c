@@ -180,6 +180,16 @@ static void test_sample_and_resample(void **state) {
     PM_ASSERT_OK(pm_clip_sample(rot, pos, &c, 3.5f / 30.0f, NULL));
     pm_test_assert_vec3_near(pos[0], pm_vec3_make(3.5f, 0.95f, 0), 1e-5f);
     assert_true(pm_test_quat_same(rot[1], pm_quat_from_axis_angle(AX, 30 * DEG), 1e-5f));
+    /* Slow root motion under a large sway still counts as travel (0.1 m per 30-frame cycle,
+     * swaying 0.15 m sideways): across the wrap z goes on, it does not slide back to 0. */
+    pm_clip slow;
+    PM_ASSERT_OK(pm_clip_create(&slow, &s, 30, 1.0f / 30.0f, NULL, NULL));
+    slow.looping = 1;
+    for (int f = 0; f < 30; f++)
+        slow.translations[(size_t)f * 9] = pm_vec3_make(0.15f * sinf(2.0f * PM_PI * (float)f / 30.0f), 0.95f, 0.1f * (float)f / 30.0f);
+    PM_ASSERT_OK(pm_clip_sample(rot, pos, &slow, 29.5f / 30.0f, NULL));
+    assert_true(pos[0].z > 0.096f);
+    pm_clip_destroy(&slow);
     c.looping = 0;
     /* 30 -> 60 fps keeps every source frame and puts slerp midpoints between. */
     PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));

@@ -111,10 +111,55 @@ static void test_sync_none_loops_only_when_lengths_agree(void **state) {
     pm_clip_destroy(&b);
 }
 
+/* A looping stride on an arc (the hips turn half a radian per stride) restarted at its touchdown
+ * goes on turning smoothly: the moved frames are carried through the cycle's turn, not only its
+ * displacement. */
+static void test_feet_sync_keeps_a_turning_loop_smooth(void **state) {
+    (void)state;
+    pm_clip c;
+    make_stride(&c, 13);
+    const float turn = 0.5f, radius = 1.0f / turn;
+    for (int f = 0; f < FRAMES; f++) {
+        float a = turn * (float)(f + 13) / FRAMES;
+        c.translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(radius * (1.0f - cosf(a)), 1.0f, radius * sinf(a));
+        c.rotations[(size_t)f * JOINTS + HIPS] = pm_quat_from_yaw(a);
+    }
+    pm_blend_sample_def sample = pm_default_blend_sample_def();
+    sample.clip = &c, sample.name = "arc";
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.samples = &sample, def.sample_count = 1, def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    float p = 0.0f;
+    pm_clip out;
+    PM_ASSERT_OK(pm_blend_space_bake(&out, s, &p, 30.0f, NULL));
+    float prev = 0.0f, worst_turn = 0.0f, worst_move = 0.0f;
+    pm_vec3 last = pm_vec3_zero();
+    for (int f = 0; f < out.frame_count; f++) {
+        pm_quat q = out.rotations[(size_t)f * JOINTS + HIPS];
+        float yaw = 2.0f * atan2f(q.y, q.w);
+        pm_vec3 t = out.translations[(size_t)f * JOINTS + HIPS];
+        if (f > 0) {
+            float d = fabsf(yaw - prev);
+            worst_turn = fmaxf(worst_turn, fminf(d, 2.0f * PM_PI - d));
+            worst_move = fmaxf(worst_move, pm_vec3_length(pm_vec3_sub(t, last)));
+        }
+        prev = yaw;
+        last = t;
+    }
+    /* A frame's turn is half a radian / 40 (0.7 degrees), its step 2.5 cm. */
+    assert_true(worst_turn < 0.02f);
+    assert_true(worst_move < 0.03f);
+    pm_clip_destroy(&out);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
         cmocka_unit_test(test_sync_none_loops_only_when_lengths_agree),
+        cmocka_unit_test(test_feet_sync_keeps_a_turning_loop_smooth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,7 @@
  * {
  *   "name": "locomotion",
  *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 to 3 axes; min/max optional
- *   "sync": "phase" | "none",                                   default "phase"
+ *   "sync": "feet" | "phase" | "none",                          default "feet"
  *   "align": "position_facing" | "position" | "none",           default "position_facing"
  *   "collinear": "line" | "error",                              default "line"
  *   "coplanar": "plane" | "error",                              3D samples in one plane; default "plane"
