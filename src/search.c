@@ -208,6 +208,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
     s->best = def->max_cost;
     s->best_rank = INT64_MAX;
     s->best_pose = -1;
+    s->continuing_pose = def->continuing_pose;
     return PM_OK;
 }
 

@@ -28,6 +28,7 @@ typedef struct search_state {
     int best_pose;
     float best_dissim, best_addend, best_penalty;
     int best_continuing;
+    int64_t continuing_pose; /* scored once, with its addend, never again as a plain candidate */
     int candidates;
     int nodes;
 } search_state;
@@ -70,7 +71,7 @@ static inline void consider_vector(search_state *s, uint32_t v, float dissim) {
     if (dissim + db->vec_min_addend[v] > s->best) return;
     for (uint32_t i = db->vec_pose_start[v]; i < db->vec_pose_start[v + 1]; i++) {
         uint32_t p = db->vec_poses[i];
-        if (!PM_META_BLOCKED(db->meta[p])) consider_pose(s, p, dissim, 0.0f, 0);
+        if (!PM_META_BLOCKED(db->meta[p]) && (int64_t)p != s->continuing_pose) consider_pose(s, p, dissim, 0.0f, 0);
     }
 }
 

@@ -241,6 +241,15 @@ static void test_continuing_pose(void **state) {
     r = run(q, def);
     assert_int_equal(r.pose, best.pose);
     assert_true(r.continuing);
+    /* A positive addend moves on: the continuing pose is scored once, with its addend, so its
+     * plain copy cannot win in its place (in every mode). */
+    def.continuing_cost_addend = 1e5f;
+    for (int m = 0; m < 4; m++) {
+        def.mode = (pm_search_mode)m;
+        r = run(q, def);
+        assert_int_not_equal(r.pose, best.pose);
+        assert_false(r.continuing);
+    }
 }
 
 static void test_bounds_and_breakdown(void **state) {

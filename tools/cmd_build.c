@@ -31,7 +31,7 @@ static const char build_usage[] =
     "  --cache DIR             reuse DIR/<key>.pmdb when inputs and settings are unchanged\n"
     "  --loop                  treat every clip as looping\n"
     "  --exclude-end S         seconds at the end of non-looping clips a search may not return; 0.3\n"
-    "  --exclude-start S       seconds at the start; 0\n"
+    "  --exclude-start S       seconds at the start of non-looping clips; 0\n"
     "  --keep-rest-frame       keep a rest/T-pose first frame (dropped by default)\n"
     "  --unit-scale M          metres per file unit for every clip (default: detected per clip)\n"
     "  --up y|z                up axis of every clip (default: detected per clip)\n"

@@ -18,6 +18,7 @@ static const char search_usage[] =
     "  --mode M              exact (default), bruteforce, pcakdtree, vptree\n"
     "  --continuing P        the pose being played competes with its cost + --continuing-addend\n"
     "  --continuing-addend A added to the continuing pose's cost (negative = stay); 0\n"
+    "  --loop                read the --query-clip as looping (as `build --loop` built it)\n"
     "  --weights W.f32       dynamic weights (cardinality float32 values) for every query\n"
     "  --neighbors K         pcakdtree neighbours; 200\n"
     "  --json                JSON on stdout: {\"results\": [{query, found, pose, asset, time, cost, ...}]};\n"
@@ -26,7 +27,7 @@ static const char search_usage[] =
 typedef struct search_args {
     const char *db, *queries, *clip, *weights;
     long frame;
-    int json;
+    int json, loop;
     pm_search_def def;
 } search_args;
 
@@ -42,6 +43,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
             fputs(search_usage, stdout);
             return 0;
         } else if (!strcmp(s, "--json")) a->json = 1;
+        else if (!strcmp(s, "--loop")) a->loop = 1;
         else if (!strcmp(s, "--queries") && more) a->queries = argv[++i];
         else if (!strcmp(s, "--query-clip") && more) a->clip = argv[++i];
         else if (!strcmp(s, "--weights") && more) a->weights = argv[++i];
@@ -70,6 +72,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
     if (!!a->queries == !!a->clip) return pm_cli_fail("search: give either --queries Q.f32 or --query-clip C.bvh --frame F") + 1;
     if (a->queries && a->frame >= 0) return pm_cli_fail("search: --frame goes with --query-clip, not with --queries") + 1;
     if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
+    if (a->loop && !a->clip) return pm_cli_fail("search: --loop reads a --query-clip") + 1;
     return -1;
 }
 
@@ -122,6 +125,7 @@ int pm_cmd_search(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
+        if (a.loop) clip.looping = 1;
         float *all = NULL;
         int n = 0;
         /* The query rows start after a rest-pose lead-in frame the database drops, as its

@@ -34,7 +34,8 @@ typedef struct pm_asset_def {
     float cost_addend;       /* added to the cost of every pose (negative = preferred); stored as a
                                 half float: rounded to ~3 significant digits (0.1 comes back as
                                 0.0999756), |addend| <= 65504 (PM_MAX_COST_ADDEND) */
-    float exclude_start;     /* seconds at the start a plain search may not return, < 1e6; < 0 = default */
+    float exclude_start;     /* seconds at the start (non-looping clips: a loop has no start) a plain
+                                search may not return, < 1e6; < 0 = default */
     float exclude_end;       /* seconds at the end (non-looping clips), < 1e6; < 0 = default */
     int param_count;         /* blend-space assets: the parameters this clip was sampled at, 0..3 */
     float params[3];         /* the first param_count are finite */
@@ -53,7 +54,8 @@ typedef struct pm_database_def {
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8; 128 */
     int threads;                /* builder threads, 1..64 (results never depend on it); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
-    float exclude_start;        /* default per-asset exclusion at the start, 0..1e6 seconds; 0 */
+    float exclude_start;        /* default per-asset exclusion at the start of non-looping clips,
+                                   0..1e6 seconds; 0 */
     float exclude_end;          /* default per-asset exclusion at the end of non-looping clips,
                                    0..1e6 seconds; 0.3 */
     int mirror_axis;            /* -1 = from the rest pose (see pm_clip_mirror) */
@@ -163,7 +165,9 @@ PM_API pm_result pm_database_pose_features(float *out, const pm_database *db, in
 PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int *out_stride);
 
 /* Query rows for every frame of `clip`, prepared the way the database prepared its assets
- * (rest-frame trimming, resampling to its fps, its root extraction and schema). *out_rows is
+ * (rest-frame trimming, resampling to its fps, its root extraction and schema). The clip's own
+ * `looping` flag decides how its ends are read: for the rows of an asset that was built with a
+ * looping override (pm_asset_def.looping, `posematch build --loop`), set it alike. *out_rows is
  * allocated with the database's allocator: free it with pm_free_buffer (declared in bvh.h),
  * passing that allocator (the one given to pm_database_build in its def or to pm_database_load;
  * NULL if none was). Row f holds frame f. */

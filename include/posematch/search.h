@@ -56,7 +56,8 @@ typedef struct pm_search_def {
                                        weights for this query (not square roots), each in
                                        0..PM_SEARCH_MAX_DYNAMIC_WEIGHT; NULL = none */
     int continuing_pose;            /* PS8: the pose being played, -1 = none */
-    float continuing_cost_addend;   /* added to the continuing pose's cost; negative = stay */
+    float continuing_cost_addend;   /* added to the continuing pose's cost (which is scored once,
+                                       with it): negative = rather stay, positive = rather move on */
     float max_cost;                 /* only results costing at most this count (a bound from
                                        another database, or a budget); INFINITY = none; not NaN */
     int kdtree_neighbors;           /* pcakdtree: K (UE default 200) */

@@ -159,4 +159,14 @@ PY
 else
   echo "note: $CMU not found, --query-clip lead-in check skipped"
 fi
+# --loop reads a --query-clip as a looping asset was built: a clip built with --loop finds its own
+# first frames at cost 0 only when read the same way.
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/loop.pmdb" --loop --fps 30 --quiet || fail "build --loop"
+"$CLI" search "$T/loop.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 0 --loop --json > "$T/loopq.json" || fail "search --loop"
+python3 - "$T" <<'PY' || fail "search --loop finds the clip's own frame"
+import json, sys
+r = json.load(open(sys.argv[1] + "/loopq.json"))["results"][0]
+assert r["frame"] == 0 and r["cost"] < 1e-4, r
+PY
+expect_error "--loop without --query-clip" "reads a --query-clip" "$CLI" search "$T/loop.pmdb" --queries "$T/q.f32" --loop
 echo "ok"
