@@ -526,14 +526,17 @@ pm_result pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c, pm_error
             pm_error_prefix(error, "pm_clip_survey_compute");
             goto done;
         }
-        /* A foot's lowest point: the joint, or its End Site (the toe tip of a rig without toe
-         * joints; without it the floor of such a rig would sit at ankle height). */
+        /* A foot's lowest point: its toe joint, or for a rig without toe joints the foot's End
+         * Site (its toe tip; without it such a rig would stand on its ankles). Toe End Sites are
+         * left out: rigs give them or not from file to file (0 or 5 cm along the toe in one
+         * dataset), which would move the floor between clips of one actor. */
         float low = INFINITY;
         for (int i = 0; i < 4; i++) {
             int j = feet[i];
             if (j < 0) continue;
             low = PM_MIN(low, w[j].translation.y);
-            if (c->skeleton.has_end_site && c->skeleton.end_sites && c->skeleton.has_end_site[j])
+            int toe = i == 0 ? out->roles.left_toe : i == 1 ? out->roles.right_toe : 0;
+            if (i < 2 && toe < 0 && c->skeleton.has_end_site && c->skeleton.end_sites && c->skeleton.has_end_site[j])
                 low = PM_MIN(low, pm_transform_point(w[j], c->skeleton.end_sites[j]).y);
         }
         if (!isfinite(low)) {

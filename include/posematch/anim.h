@@ -178,8 +178,9 @@ typedef struct pm_clip_survey {
                                   zero-rotation pose is under 5 degrees and under 0.35 x the clip's
                                   median, and frame 1 is farther from it; 0 below 3 frames */
     float floor_height;        /* robust lowest foot height over the clip (5th percentile of the
-                                  lowest of the feet and toes, End Sites included, so a rig without
-                                  toe joints stands on its toe tips, not its ankles), metres */
+                                  lowest of the feet and toes; a foot without a toe joint counts its
+                                  End Site, so such a rig stands on its toe tips, not its ankles),
+                                  metres */
 } pm_clip_survey;
 /* Errors: a NULL argument or an uninitialised clip (PM_ERR_INVALID_ARGUMENT), parents that are
  * not ordered (see pm_local_to_model), PM_ERR_OUT_OF_MEMORY. *out (when not NULL) is zeroed

@@ -179,7 +179,8 @@ typedef struct pm_blend_layer {
  * A layer of weight > 0 is read on every joint, those its mask sets to 0 included (a select per
  * joint to skip them would slow every blend), and multiplied by that 0: its pose must be finite on
  * every joint (a NaN or infinity anywhere in it spoils the output there). With finite layers, a
- * joint no layer touches (every w_k(i) = 0) is the base's, bit for bit.
+ * joint no layer touches (every w_k(i) = 0) is the base's, bit for bit but for the sign of a zero
+ * (a base component of -0 comes out +0: equal values).
  *
  * Errors: validate checks everything, the masks' values included (one pass over each mask). run
  * checks the masks while it blends and reports a bad one afterwards: the inputs are untouched but
@@ -229,7 +230,13 @@ typedef enum pm_additive_scaling {
                             * and for small deltas, a few degrees off for large ones; ~15 % faster */
 } pm_additive_scaling;
 
-/* Errors: validate checks everything, the mask's values included (one pass over the mask). run
+/* The delta's translations are differences of the two poses' translations, the root's included: a
+ * delta taken from clips captured at different places carries that offset onto the target's root
+ * (mask the root joint's weight to 0, or extract against a base at the same place, to keep the
+ * target's root motion). A delta rotation near half a turn has no unique short arc: fractional
+ * weights may flip there.
+ *
+ * Errors: validate checks everything, the mask's values included (one pass over the mask). run
  * checks the mask while it applies and reports a bad one afterwards: target and delta are untouched
  * but a separate output buffer may then hold garbage. When the output is the target (or the delta),
  * run checks the mask before writing, so a failed run leaves the inputs as they were. */
@@ -256,7 +263,8 @@ PM_API pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, c
 /* ---- local to model ---- */
 
 /* Model-space transforms: model[j] = model[parent[j]] * local[j], roots placed by `root`.
- * Same result as pm_local_to_model, four joints' locals converted at a time.
+ * The result of pm_local_to_model within float rounding (it converts four joints' locals at a
+ * time and groups the products its own way; its SSE2 and AVX2 kernels agree bit for bit).
  *
  * Two output forms, either or both:
  * - `output`: joint_count pm_transform (rotation + translation);
