@@ -181,54 +181,16 @@ pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size, const 
     return r;
 }
 
-/* Reads a whole file with the caller's allocator; works for pipes too (no size up front). */
-static pm_result read_whole_file(char **out, size_t *out_size, const char *path, const pm_allocator *a,
-                                 pm_error *error) {
-    *out = NULL;
-    *out_size = 0;
-    char why[128];
-    FILE *f = fopen(path, "rb");
-    if (!f) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
-    size_t cap = 1 << 16, size = 0;
-    char *buf = (char *)pm_alloc(a, cap, 16);
-    pm_result r = PM_OK;
-    while (buf) {
-        size_t n = fread(buf + size, 1, cap - size, f);
-        size += n;
-        if (size < cap) break;
-        if (cap > SIZE_MAX / 2) {
-            r = pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
-            break;
-        }
-        char *bigger = (char *)pm_alloc(a, cap * 2, 16);
-        if (bigger) memcpy(bigger, buf, size);
-        pm_free(a, buf);
-        buf = bigger;
-        cap *= 2;
-    }
-    if (r == PM_OK && !buf) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-    if (r == PM_OK && ferror(f))
-        r = pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, pm_errno_text(why, sizeof why, errno));
-    fclose(f);
-    if (r != PM_OK) {
-        pm_free(a, buf);
-        return r;
-    }
-    *out = buf;
-    *out_size = size;
-    return PM_OK;
-}
-
 pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: out is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: path is NULL");
     const pm_allocator *a = def ? def->allocator : NULL;
-    char *data;
+    void *data;
     size_t size;
-    pm_result r = read_whole_file(&data, &size, path, a, error);
+    pm_result r = pm_file_read(&data, &size, path, PM_FILE_READ_PIPES, a, error);
     if (r != PM_OK) return r;
-    r = pm_bvh_read_memory(out, data, size, path, def, error);
+    r = pm_bvh_read_memory(out, (const char *)data, size, path, def, error);
     pm_free(a, data);
     return r;
 }

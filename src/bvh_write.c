@@ -15,7 +15,6 @@ pm_bvh_write_def pm_default_bvh_write_def(void) {
     return d;
 }
 
-void pm_free_buffer(void *data, const pm_allocator *allocator) { pm_free(allocator, data); }
 
 /* ---- output buffer ---- */
 

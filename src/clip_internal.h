@@ -1,4 +1,5 @@
-/* Private: what clip sampling and the runtime animation share about clips. */
+/* Private: what clip sampling, root extraction, features and the runtime animation share about
+ * clips and loops. */
 #ifndef PM_CLIP_INTERNAL_H
 #define PM_CLIP_INTERNAL_H
 
@@ -19,5 +20,10 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
  * frame indices to events, the range (90th - 10th percentile) to *range; h is smoothed in place;
  * scratch holds n floats. Returns the count. */
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range);
+
+/* A loop's cycle transform from three of its root frames: where frame 0 lies one cycle on (the
+ * last frame moved on by the last step), relative to frame 0. Root smoothing and feature
+ * extraction continue a loop through it. */
+pm_transform pm_loop_cycle(pm_transform first, pm_transform before_last, pm_transform last);
 
 #endif

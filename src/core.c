@@ -79,6 +79,8 @@ void *pm_alloc(const pm_allocator *allocator, size_t size, size_t alignment) {
     return default_alloc(size, alignment, NULL);
 }
 
+void pm_free_buffer(void *data, const pm_allocator *allocator) { pm_free(allocator, data); }
+
 void *pm_alloc_zero(const pm_allocator *allocator, size_t size, size_t alignment) {
     void *p = pm_alloc(allocator, size, alignment);
     if (p) memset(p, 0, size);

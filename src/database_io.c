@@ -504,49 +504,12 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
 pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error) {
     if (out) *out = NULL;
     if (!out || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load: NULL argument");
-    char why[128];
-    /* O_NONBLOCK so that a FIFO is refused below rather than waited on; it does nothing to
-     * regular files. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return pm_fail(error, PM_ERR_IO, "%s: cannot stat: %s", path, pm_errno_text(why, sizeof why, e));
-    }
-    /* The size comes from fstat: a directory or a device has none worth allocating. */
-    const char *problem = pm_file_kind_problem(st.st_mode);
-    if (problem) {
-        close(fd);
-        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
-    }
-    if (st.st_size < 0 || (uintmax_t)st.st_size > (uintmax_t)(SIZE_MAX / 2)) {
-        close(fd);
-        return pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
-    }
-    size_t n = (size_t)st.st_size;
-    uint8_t *image = (uint8_t *)pm_alloc(allocator, n ? n : 1, PMDB_ALIGN);
-    if (!image) {
-        close(fd);
-        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, n);
-    }
-    size_t got = 0;
-    int e = 0;
-    while (got < n) {
-        ssize_t k = read(fd, image + got, n - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) e = errno;
-        if (k <= 0) break;
-        got += (size_t)k;
-    }
-    close(fd);
-    if (got != n) {
-        pm_free(allocator, image);
-        if (e) return pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, pm_errno_text(why, sizeof why, e));
-        return pm_fail(error, PM_ERR_IO, "%s: read %zu of %zu bytes (the file shrank while being read)", path, got, n);
-    }
-    pm_result r = pm_database_open_image(out, image, n, 0, allocator, error);
+    void *image = NULL;
+    size_t n = 0;
+    pm_result r = pm_file_read(&image, &n, path, 0, allocator, error);
+    if (r != PM_OK) return r;
+    /* (pm_file_read's buffers are aligned for the image, which is used in place.) */
+    r = pm_database_open_image(out, (uint8_t *)image, n, 0, allocator, error);
     if (r != PM_OK) pm_error_prefix(error, "%s", path);
     return r;
 }

@@ -217,13 +217,7 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     x->root_vel = (pm_vec3 *)pm_alloc_array(a, (size_t)x->n, sizeof(pm_vec3), 16);
     if (!x->cycle_pow || !x->root_vel) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
     pm_transform c = pm_transform_identity();
-    if (x->loop) {
-        const pm_transform *fr = x->root.frames;
-        pm_transform step = x->n >= 2 ? pm_transform_mul(pm_transform_inverse(fr[x->n - 2]), fr[x->n - 1])
-                                      : pm_transform_identity();
-        pm_transform end = pm_transform_mul(fr[x->n - 1], step);
-        c = pm_transform_mul(end, pm_transform_inverse(fr[0]));
-    }
+    if (x->loop) c = pm_loop_cycle(x->root.frames[0], x->root.frames[x->n - 2], x->root.frames[x->n - 1]);
     pm_transform ci = pm_transform_inverse(c);
     x->cycle_pow[x->kmax] = pm_transform_identity();
     for (int k = 1; k <= x->kmax; k++) {

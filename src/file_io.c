@@ -1,9 +1,11 @@
-/* Safe file writing (posematch/file.h): temporary file + rename, non-regular targets refused,
- * symbolic links written through as the kernel's protected_symlinks rule allows. */
+/* Safe file reading and writing (posematch/file.h): whole files read with non-regular ones
+ * refused; writes through a temporary file + rename, non-regular targets refused, symbolic links
+ * written through as the kernel's protected_symlinks rule allows. */
 #include "core.h"
 #include "posematch/file.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -27,6 +29,77 @@ const char *pm_file_kind_problem(unsigned long mode) {
     if (S_ISBLK(m)) return "not a regular file (a block device)";
     if (S_ISSOCK(m)) return "not a regular file (a socket)";
     return "not a regular file";
+}
+
+/* The buffers pm_file_read returns: aligned for the database image, which is used in place. */
+#define PM_FILE_READ_ALIGN 64
+
+pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
+                       pm_error *error) {
+    if (out) *out = NULL;
+    if (out_size) *out_size = 0;
+    if (!out || !out_size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: out or out_size is NULL");
+    if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: path is NULL");
+    char why[128];
+    /* Without PM_FILE_READ_PIPES a FIFO is refused below rather than waited on: O_NONBLOCK does
+     * nothing to regular files. */
+    const int pipes = (flags & PM_FILE_READ_PIPES) != 0;
+    int fd = open(path, O_RDONLY | (pipes ? 0 : O_NONBLOCK));
+    if (fd < 0) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, e));
+    }
+    const int fifo = S_ISFIFO(st.st_mode);
+    const char *problem = fifo && pipes ? NULL : pm_file_kind_problem(st.st_mode);
+    if (problem) {
+        close(fd);
+        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    }
+    /* A regular file's size comes from fstat (one allocation); a pipe's grows as it is read. */
+    if (!fifo && (st.st_size < 0 || (uintmax_t)st.st_size >= (uintmax_t)(SIZE_MAX / 2))) {
+        close(fd);
+        return pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
+    }
+    size_t expect = fifo ? 0 : (size_t)st.st_size, cap = fifo ? (size_t)1 << 16 : expect + 1, size = 0;
+    char *buf = (char *)pm_alloc(allocator, cap, PM_FILE_READ_ALIGN);
+    pm_result r = PM_OK;
+    for (;;) {
+        if (!buf) {
+            r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+            break;
+        }
+        if (size + 1 == cap) { /* (only a pipe gets here: a regular file's buffer has room) */
+            char *bigger = cap <= SIZE_MAX / 4 ? (char *)pm_alloc(allocator, cap * 2, PM_FILE_READ_ALIGN) : NULL;
+            if (bigger) memcpy(bigger, buf, size);
+            pm_free(allocator, buf);
+            buf = bigger;
+            cap *= 2;
+            continue;
+        }
+        ssize_t k = read(fd, buf + size, cap - 1 - size);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            r = pm_fail(error, PM_ERR_IO, "%s: read error: %s", path, pm_errno_text(why, sizeof why, errno));
+            break;
+        }
+        if (k == 0) break;
+        size += (size_t)k;
+        if (!fifo && size == expect) break;
+    }
+    close(fd);
+    if (r == PM_OK && !fifo && size != expect)
+        r = pm_fail(error, PM_ERR_IO, "%s: read %zu of %zu bytes (the file shrank while being read)", path, size, expect);
+    if (r != PM_OK) {
+        pm_free(allocator, buf);
+        return r;
+    }
+    buf[size] = '\0';
+    *out = buf;
+    *out_size = size;
+    return PM_OK;
 }
 
 static pm_result out_of_memory(pm_error *error, const char *path) {

@@ -62,33 +62,15 @@ PM_SIMD_INLINE void soa_to_matrices(const pm_soa_transform *in, pm_f4 *m) {
 
 /* Model matrices are composed joint by joint (a child needs its parent): each column of
  * model[parent] * local is three broadcast-multiply-adds of the parent's columns by the local's
- * elements, which the SoA conversion leaves one per lane, so each broadcast is one shuffle. The
- * bottom row is never computed: columns 0-2 of an affine parent end in 0 and column 3 in 1, so
- * the products keep them. About 39 vector operations per joint; with SSE2 the 12 broadcasts share
+ * elements (PM_L2M_MATRIX_JOINT), which the SoA conversion leaves one per lane, so each broadcast
+ * is one shuffle. About 39 vector operations per joint; with SSE2 the 12 broadcasts share
  * the shuffle/adder ports with the 9 additions, which bounds the loop (the AVX2 kernel loads them
  * instead; docs/BENCHMARKS.md has the measurements, including the variants that did not pay). */
 #define BC(v, k) I4_SHUFFLE(v, k, k, k, k)
 
-/* One joint, lane K of the group: its parent's columns from registers (the previous joint), the
- * root or memory; then each column of the product is three broadcast-multiply-adds. */
-#define L2M_MAT_JOINT(K)                                                                                               \
-    do {                                                                                                               \
-        int p = parents[j];                                                                                            \
-        PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error);                                               \
-        pm_f4 n0 = (c0 * BC(m[0], K) + c1 * BC(m[1], K)) + c2 * BC(m[2], K);                                           \
-        pm_f4 n1 = (c0 * BC(m[3], K) + c1 * BC(m[4], K)) + c2 * BC(m[5], K);                                           \
-        pm_f4 n2 = (c0 * BC(m[6], K) + c1 * BC(m[7], K)) + c2 * BC(m[8], K);                                           \
-        c3 = (c0 * BC(m[9], K) + c1 * BC(m[10], K)) + (c2 * BC(m[11], K) + c3);                                        \
-        c0 = n0;                                                                                                       \
-        c1 = n1;                                                                                                       \
-        c2 = n2;                                                                                                       \
-        f4_store_a(o, c0);                                                                                             \
-        f4_store_a(o + 4, c1);                                                                                         \
-        f4_store_a(o + 8, c2);                                                                                         \
-        f4_store_a(o + 12, c3);                                                                                        \
-        o += 16;                                                                                                       \
-        j++;                                                                                                           \
-    } while (0)
+/* Element i of lane K's local, broadcast by a shuffle; one joint is PM_L2M_MATRIX_JOINT. */
+#define L2M_SSE_ELEMENT(K, i) BC(m[i], K)
+#define L2M_MAT_JOINT(K) PM_L2M_MATRIX_JOINT(L2M_SSE_ELEMENT, K)
 
 static pm_result l2m_run_matrices(const pm_local_to_model_job *job, pm_error *error) {
     const int n = job->joint_count;

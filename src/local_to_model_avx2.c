@@ -19,7 +19,7 @@ PM_AVX2_BEGIN
 
 /* ---- matrices ---- */
 
-/* As the baseline's L2M_MAT_JOINT (the same expressions, hence the same bits), but every broadcast
+/* The baseline's PM_L2M_MATRIX_JOINT (one expression, hence the same bits), but every broadcast
  * of a local element is a vbroadcastss load instead of a shuffle, which leaves the vector ports
  * to the multiplications and additions (336 -> 261 ns for the humanoid): the local rotations of
  * eight joints are converted at once in 256-bit registers and stored, the translations are read
@@ -35,26 +35,13 @@ PM_SIMD_INLINE pm_f8 f8_load_pair(const float *a, const float *b) {
 
 #define BL(p) ((pm_f4)_mm_broadcast_ss(p))
 
-/* One joint: element e of its local rotation at e[0], e[8], ... (lane k of the 8-joint block),
- * translation at t[0], t[4], t[8] (its SoA group). */
+/* One joint (PM_L2M_MATRIX_JOINT): its local's rotation element i at E[8 i] (lane k of the
+ * 8-joint block), its translation at T[0], T[4], T[8] (its SoA group), each loaded broadcast. */
+#define L2M_AVX_ELEMENT(unused, i) ((i) < 9 ? BL(el_ + 8 * (i)) : BL(tl_ + 4 * ((i) - 9)))
 #define L2M_AVX_MAT_JOINT(E, T)                                                                                        \
     do {                                                                                                               \
-        int p = parents[j];                                                                                            \
-        PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error);                                               \
-        const float *e = (E), *t = (T);                                                                                \
-        pm_f4 n0 = (c0 * BL(e) + c1 * BL(e + 8)) + c2 * BL(e + 16);                                                    \
-        pm_f4 n1 = (c0 * BL(e + 24) + c1 * BL(e + 32)) + c2 * BL(e + 40);                                              \
-        pm_f4 n2 = (c0 * BL(e + 48) + c1 * BL(e + 56)) + c2 * BL(e + 64);                                              \
-        c3 = (c0 * BL(t) + c1 * BL(t + 4)) + (c2 * BL(t + 8) + c3);                                                    \
-        c0 = n0;                                                                                                       \
-        c1 = n1;                                                                                                       \
-        c2 = n2;                                                                                                       \
-        f4_store_a(o, c0);                                                                                             \
-        f4_store_a(o + 4, c1);                                                                                         \
-        f4_store_a(o + 8, c2);                                                                                         \
-        f4_store_a(o + 12, c3);                                                                                        \
-        o += 16;                                                                                                       \
-        j++;                                                                                                           \
+        const float *el_ = (E), *tl_ = (T);                                                                            \
+        PM_L2M_MATRIX_JOINT(L2M_AVX_ELEMENT, 0);                                                                       \
     } while (0)
 
 pm_result pm_l2m_matrices_avx2(const pm_local_to_model_job *job, pm_error *error) {

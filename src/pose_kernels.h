@@ -270,6 +270,31 @@ PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2
         }                                                                                                              \
     } while (0)
 
+/* One joint of the matrix kernels: model = parent * local, composed from the parent's columns
+ * c0..c3 (updated in place) and the local's 12 elements - E(A, i) broadcasts element i (0-8 the
+ * rotation, column-major; 9-11 the translation) across the lanes, however the kernel does it -
+ * then stored at o, and the next joint. Every kernel composes with this one expression, so their
+ * bits agree. The bottom row is never computed: columns 0-2 of an affine parent end in 0 and
+ * column 3 in 1, so the products keep them. */
+#define PM_L2M_MATRIX_JOINT(E, A)                                                                                      \
+    do {                                                                                                               \
+        int p = parents[j];                                                                                            \
+        PM_L2M_MATRIX_PARENT(j, p, root_m, mats, c0, c1, c2, c3, error);                                               \
+        pm_f4 n0 = (c0 * E(A, 0) + c1 * E(A, 1)) + c2 * E(A, 2);                                                       \
+        pm_f4 n1 = (c0 * E(A, 3) + c1 * E(A, 4)) + c2 * E(A, 5);                                                       \
+        pm_f4 n2 = (c0 * E(A, 6) + c1 * E(A, 7)) + c2 * E(A, 8);                                                       \
+        c3 = (c0 * E(A, 9) + c1 * E(A, 10)) + (c2 * E(A, 11) + c3);                                                    \
+        c0 = n0;                                                                                                       \
+        c1 = n1;                                                                                                       \
+        c2 = n2;                                                                                                       \
+        f4_store_a(o, c0);                                                                                             \
+        f4_store_a(o + 4, c1);                                                                                         \
+        f4_store_a(o + 8, c2);                                                                                         \
+        f4_store_a(o + 12, c3);                                                                                        \
+        o += 16;                                                                                                       \
+        j++;                                                                                                           \
+    } while (0)
+
 /* Which kernels run the job: PM_L2M_AUTO is what pm_local_to_model_job_run does (AVX2 when the CPU
  * has it); the others force one so that tests can compare them bit for bit and the bench can time
  * them. A kernel the build or the CPU lacks falls back to the baseline one. */

@@ -1,6 +1,7 @@
 /* Root ("simulation bone") extraction and mirroring. */
 #include <math.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "posematch/anim.h"
 
@@ -102,6 +103,11 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
     memcpy(v, tmp, (size_t)n * sizeof(pm_vec3));
 }
 
+pm_transform pm_loop_cycle(pm_transform first, pm_transform before_last, pm_transform last) {
+    pm_transform step = pm_transform_mul(pm_transform_inverse(before_last), last);
+    return pm_transform_mul(pm_transform_mul(last, step), pm_transform_inverse(first));
+}
+
 /* The root a loop continues with: where frame 0 lies one cycle on, continuing the last frame's
  * step (as features.c continues the smoothed track), as powers C^-2..C^2 of that transform. */
 static void loop_cycle(pm_transform cycle[5], const pm_vec3 *pos, const pm_vec3 *fwd, int n) {
@@ -111,8 +117,7 @@ static void loop_cycle(pm_transform cycle[5], const pm_vec3 *pos, const pm_vec3 
         raw[i].rotation = pm_quat_from_yaw(atan2f(fwd[at[i]].x, fwd[at[i]].z));
         raw[i].translation = pos[at[i]];
     }
-    pm_transform step = pm_transform_mul(pm_transform_inverse(raw[1]), raw[2]);
-    pm_transform c = pm_transform_mul(pm_transform_mul(raw[2], step), pm_transform_inverse(raw[0]));
+    pm_transform c = pm_loop_cycle(raw[0], raw[1], raw[2]);
     pm_transform ci = pm_transform_inverse(c);
     cycle[2] = pm_transform_identity();
     cycle[3] = c;
@@ -370,16 +375,22 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
                               const pm_allocator *a) {
     const pm_skeleton *sk = &clip->skeleton;
     int jc = sk->joint_count, symmetric = 1;
-    mirror_constraints m;
+    /* Every joint's constraints, gathered once (each gathering scans the joints after it). */
+    mirror_constraints *cons = (mirror_constraints *)pm_alloc_array(a, (size_t)jc, sizeof(mirror_constraints), 16);
+    if (!cons) return 0;
     for (int j = 0; j < jc; j++) {
         corr[j] = pm_quat_mul(pm_quat_conjugate(mirror_quat(rest[map[j]].rotation, axis)), rest[j].rotation);
-        gather_constraints(&m, sk, map, axis, j);
-        symmetric &= satisfies(corr[j], &m, PM_MIRROR_LOOSE);
+        gather_constraints(&cons[j], sk, map, axis, j);
+        symmetric &= satisfies(corr[j], &cons[j], PM_MIRROR_LOOSE);
     }
-    if (symmetric) return 1;
+    if (symmetric) {
+        pm_free(a, cons);
+        return 1;
+    }
     pm_quat *rest_corr = (pm_quat *)pm_alloc_array(a, (size_t)jc * 4, sizeof(pm_quat), 16);
     uint8_t *fixed = (uint8_t *)pm_alloc_array(a, (size_t)jc, 1, 0);
     if (!rest_corr || !fixed) {
+        pm_free(a, cons);
         pm_free(a, rest_corr);
         pm_free(a, fixed);
         return 0;
@@ -389,9 +400,8 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
     mean_local_rotations(mean, clip);
     for (int j = 0; j < jc; j++) mirrored[j] = mirror_quat(mean[map[j]], axis);
     for (int j = 0; j < jc; j++) {
-        gather_constraints(&m, sk, map, axis, j);
         int exact = 0;
-        if (m.count) exact_corr[j] = solve_correction(&m, rest_corr[j], &exact);
+        if (cons[j].count) exact_corr[j] = solve_correction(&cons[j], rest_corr[j], &exact);
         fixed[j] = (uint8_t)exact;
     }
     for (int j = 0; j < jc; j++) {
@@ -399,27 +409,24 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
             corr[j] = exact_corr[j];
             continue;
         }
+        const mirror_constraints *m = &cons[j];
         int p = sk->parents[j];
         pm_quat cp = p >= 0 ? corr[p] : pm_quat_identity();
-        gather_constraints(&m, sk, map, axis, j);
         pm_quat cand[3];
         int n = 0, exact = 0;
-        if (satisfies(rest_corr[j], &m, PM_MIRROR_LOOSE)) cand[n++] = rest_corr[j];
-        cand[n++] = m.count ? solve_correction(&m, cp, &exact) : cp;
-        /* The nearest fixed joint down the first constrained child chain. */
+        if (satisfies(rest_corr[j], m, PM_MIRROR_LOOSE)) cand[n++] = rest_corr[j];
+        cand[n++] = m->count ? solve_correction(m, cp, &exact) : cp;
+        /* The nearest fixed joint down the first constrained child chain (fixed joints are
+         * constrained ones). */
         int below = -1;
-        for (int c = j, guard = 0; below < 0 && c >= 0 && guard < jc; guard++) {
+        for (int c = j; below < 0 && c >= 0;) {
             int next = -1;
-            for (int k = c + 1; k < jc && next < 0; k++) {
-                mirror_constraints mk;
-                if (sk->parents[k] != c) continue;
-                gather_constraints(&mk, sk, map, axis, k);
-                if (fixed[k] || mk.count) next = k;
-            }
+            for (int k = c + 1; k < jc && next < 0; k++)
+                if (sk->parents[k] == c && cons[k].count) next = k;
             if (next >= 0 && fixed[next]) below = next;
             c = next;
         }
-        if (below >= 0) cand[n++] = m.count ? solve_correction(&m, exact_corr[below], &exact) : exact_corr[below];
+        if (below >= 0) cand[n++] = m->count ? solve_correction(m, exact_corr[below], &exact) : exact_corr[below];
         int best = 0;
         float best_cost = INFINITY;
         for (int k = 0; k < n; k++) {
@@ -428,6 +435,7 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
         }
         corr[j] = cand[best];
     }
+    pm_free(a, cons);
     pm_free(a, rest_corr);
     pm_free(a, fixed);
     return 1;

@@ -1,5 +1,6 @@
 #include "support.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -164,4 +165,15 @@ void pm_test_assert_same_database(const pm_database *a, const pm_database *b) {
     assert_true(na > 0);
     assert_int_equal(na, nb);
     assert_memory_equal(ba, bb, na);
+}
+
+int pm_test_count_temp_files(const char *dir) {
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".tmp-")) n++;
+    closedir(d);
+    return n;
 }

@@ -46,6 +46,9 @@ void pm_test_assert_same_database(const pm_database *a, const pm_database *b);
 void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
 void pm_test_curve_schema(pm_schema *out, int dims);
 
+/* Temporary files a write left in `dir` ("<target>.tmp-..." names, pm_file_write's). */
+int pm_test_count_temp_files(const char *dir);
+
 #define PM_ASSERT_OK(expr)                                                                          \
     do {                                                                                            \
         pm_result pm_test_r_ = (expr);                                                              \

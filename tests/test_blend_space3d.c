@@ -38,6 +38,9 @@ static void fixture_init(fixture *fx, int count) {
 
 /* A 3D space over clips[order[i]] at points[order[i]], axes [lo, hi]; samples named "s<k>". With
  * lo = 0 and hi = 2^24, integer coordinates snap to themselves. */
+/* The unit cube's corners, corner i at (i & 1, i >> 1 & 1, i >> 2 & 1). */
+static const float cube[8][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
+
 static pm_result make_space(pm_blend_space **out, fixture *fx, const float (*points)[3], const int *order, int n, float lo,
                             float hi, pm_blend_coplanar coplanar, pm_error *e) {
     static pm_blend_sample_def samples[PM_BLEND_SPACE_MAX_SAMPLES];
@@ -266,9 +269,7 @@ static void test_order_independence(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 27);
-    float cube[8][3], lattice[27][3], rnd[14][3];
-    for (int i = 0; i < 8; i++)
-        for (int d = 0; d < 3; d++) cube[i][d] = (float)(i >> d & 1);
+    float lattice[27][3], rnd[14][3];
     for (int i = 0; i < 27; i++) {
         lattice[i][0] = 0.5f * (float)(i % 3);
         lattice[i][1] = 0.5f * (float)(i / 3 % 3);
@@ -389,9 +390,6 @@ static void test_hull_projection(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 8);
-    float cube[8][3];
-    for (int i = 0; i < 8; i++)
-        for (int d = 0; d < 3; d++) cube[i][d] = (float)(i >> d & 1);
     pm_blend_space *s;
     PM_ASSERT_OK(make_space(&s, &fx, cube, NULL, 8, -1.0f, 2.0f, PM_BLEND_COPLANAR_PLANE, NULL));
     /* Beyond a face, an edge, a corner; beyond the axis range (clamped first). */
@@ -513,9 +511,6 @@ static void test_job_grid_bake(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 8);
-    float cube[8][3];
-    for (int i = 0; i < 8; i++)
-        for (int d = 0; d < 3; d++) cube[i][d] = (float)(i >> d & 1);
     pm_blend_space *s;
     PM_ASSERT_OK(make_space(&s, &fx, cube, NULL, 8, -1.0f, 2.0f, PM_BLEND_COPLANAR_PLANE, NULL));
     int soa = pm_soa_count(JOINTS);

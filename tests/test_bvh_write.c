@@ -1,6 +1,5 @@
 /* BVH writer: round trips of random clips in all six rotation orders (gimbal lock included),
  * channel layouts (kept, extended, defaulted), units and up axis, atomic files, bad input. */
-#include <dirent.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -264,17 +263,6 @@ static void test_z_up_detected_on_read_back(void **state) {
 
 /* ---- files ---- */
 
-static int count_temp_files(const char *dir) {
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp-")) n++;
-    closedir(d);
-    return n;
-}
-
 static void test_write_file(void **state) {
     (void)state;
     pm_bvh_def def = pm_default_bvh_def();
@@ -287,7 +275,7 @@ static void test_write_file(void **state) {
     assert_string_equal(back.name, "written");
     assert_same_poses(&c, &back, 1e-4f);
     pm_clip_destroy(&back);
-    assert_int_equal(count_temp_files(pm_test_tmp_dir()), 0);
+    assert_int_equal(pm_test_count_temp_files(pm_test_tmp_dir()), 0);
     /* A directory that does not exist: an error naming the path, and nothing left behind. */
     pm_error err = {PM_OK, {0}};
     const char *bad = pm_test_tmp_path("no-such-dir/out.bvh");
@@ -299,7 +287,7 @@ static void test_write_file(void **state) {
     assert_int_equal(pm_bvh_write_file(&c, never, NULL, &err), PM_ERR_NUMERIC);
     FILE *f = fopen(never, "rb");
     assert_null(f);
-    assert_int_equal(count_temp_files(pm_test_tmp_dir()), 0);
+    assert_int_equal(pm_test_count_temp_files(pm_test_tmp_dir()), 0);
     pm_clip_destroy(&c);
 }
 

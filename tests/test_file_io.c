@@ -2,7 +2,6 @@
  * non-regular targets refused and left alone, symbolic links written through (chains, relative
  * and dangling links, loops), the kernel's protected_symlinks rule for links in shared sticky
  * directories, the up-front output check, and bad arguments. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,17 +44,6 @@ static int is_link(const char *path) {
     return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-static int count_temp_files(const char *dir) {
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp-")) n++;
-    closedir(d);
-    return n;
-}
-
 static void write_text(const char *path, const char *text) { PM_ASSERT_OK(pm_file_write(path, text, strlen(text), NULL)); }
 
 /* The call failed with `code` and a message containing `needle`. */
@@ -78,7 +66,7 @@ static void test_write(void **state) {
     assert_content(p, "replaced");
     PM_ASSERT_OK(pm_file_write(p, NULL, 0, NULL)); /* no bytes: an empty file */
     assert_content(p, "");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 
     pm_error err = {PM_OK, {0}};
     in(q, sizeof q, d, "missing/b.txt");
@@ -87,7 +75,7 @@ static void test_write(void **state) {
     ASSERT_FAILS(pm_file_write(q, "x", 1, &err), err, PM_ERR_IO, "sub/: cannot create: not a file name");
     assert_false(exists(q));
     ASSERT_FAILS(pm_file_write(d, "x", 1, &err), err, PM_ERR_IO, "write: is a directory");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 static void test_write_all(void **state) {
@@ -109,15 +97,15 @@ static void test_write_all(void **state) {
     pm_error err = {PM_OK, {0}};
     ASSERT_FAILS(pm_file_write_all(2, paths, data, sizes, &err), err, PM_ERR_IO, "dir.json: is a directory");
     assert_content(a, "old");
-    assert_int_equal(count_temp_files(d), 0);
-    assert_int_equal(count_temp_files(c), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(c), 0);
 
     /* The first fails: the second is not created. */
     paths[0] = c;
     paths[1] = in(b, sizeof b, d, "new.json");
     ASSERT_FAILS(pm_file_write_all(2, paths, data, sizes, &err), err, PM_ERR_IO, "dir.json: is a directory");
     assert_false(exists(b));
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 static void test_non_regular_targets(void **state) {
@@ -137,7 +125,7 @@ static void test_non_regular_targets(void **state) {
     assert_int_equal(lstat(f, &st), 0);
     assert_true(S_ISFIFO(st.st_mode));
     assert_true(is_link(l));
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 /* ---- symbolic links ---- */
@@ -162,7 +150,7 @@ static void test_symlink_written_through(void **state) {
     write_text(abs_link, "through an absolute link");
     assert_true(is_link(abs_link));
     assert_content(real, "through an absolute link");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 static void test_chain_and_dangling(void **state) {
@@ -178,8 +166,8 @@ static void test_chain_and_dangling(void **state) {
     assert_true(is_link(chain));
     assert_true(is_link(dangling));
     assert_content(in(made, sizeof made, sub, "new.txt"), "made where the last link points");
-    assert_int_equal(count_temp_files(d), 0);
-    assert_int_equal(count_temp_files(sub), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(sub), 0);
 
     /* A dangling link into a missing directory. */
     char l[1024];
@@ -216,7 +204,7 @@ static void test_loops_and_long_chains(void **state) {
     snprintf(eloop, sizeof eloop, "l0: cannot create: %s", strerror(ELOOP));
     ASSERT_FAILS(pm_file_write(in(p, sizeof p, d, "l0"), "x", 1, &err), err, PM_ERR_IO, eloop);
     assert_content(in(p, sizeof p, d, "end.txt"), "40 hops");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 /* ---- the kernel's protected_symlinks rule ---- */
@@ -274,8 +262,8 @@ static void test_sticky_directory_links(void **state) {
     size_t sizes[2] = {1, 1};
     ASSERT_FAILS(pm_file_write_all(2, paths, data, sizes, &err), err, PM_ERR_IO, "theirs: " REFUSED);
     assert_false(exists(p));
-    assert_int_equal(count_temp_files(d), 0);
-    assert_int_equal(count_temp_files(shared), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(shared), 0);
 
     /* Followed: a link owned by the directory's owner, and links owned by another user in a
      * directory that is not both sticky and world-writable. */
@@ -311,7 +299,7 @@ static void test_check_output(void **state) {
     put(p, "old");
     PM_ASSERT_OK(pm_file_check_output(p, NULL));
     assert_content(p, "old");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 
     pm_error err = {PM_OK, {0}};
     ASSERT_FAILS(pm_file_check_output(in(p, sizeof p, d, "sub/"), &err), err, PM_ERR_IO, "sub/: cannot create: not a file name");
@@ -367,7 +355,7 @@ static void test_arguments(void **state) {
 
     ASSERT_FAILS(pm_file_check_output(NULL, &err), err, PM_ERR_INVALID_ARGUMENT, "pm_file_check_output: path is NULL");
     ASSERT_FAILS(pm_file_check_output("", &err), err, PM_ERR_INVALID_ARGUMENT, "pm_file_check_output: path is empty");
-    assert_int_equal(count_temp_files(d), 0);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 int main(void) {

@@ -1,5 +1,7 @@
 #include "cli_common.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -83,4 +85,14 @@ int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **arg
         return 1;
     }
     return 0;
+}
+
+cJSON *pm_cli_asset_json(const pm_asset_info *a) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", a->name);
+    cJSON_AddNumberToObject(x, "first_pose", a->first_pose);
+    cJSON_AddNumberToObject(x, "poses", a->pose_count);
+    cJSON_AddBoolToObject(x, "looping", a->looping);
+    cJSON_AddBoolToObject(x, "mirrored", a->mirrored);
+    return x;
 }

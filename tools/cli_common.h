@@ -42,4 +42,9 @@ int pm_cli_number(double *out, const char *command, const char *option, const ch
  * not, -1 after printing an error. */
 int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **argv, int *i);
 
+/* An asset as JSON: name, first_pose, poses, looping, mirrored (what info and export-features
+ * both list; info adds more). */
+struct cJSON;
+struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
+
 #endif

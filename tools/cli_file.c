@@ -11,65 +11,13 @@
 
 #include "cli_common.h"
 
-/* Why a file of this st_mode cannot be read as a regular file, or NULL for a regular file (the
- * library's version is private). */
-static const char *file_kind_problem(unsigned long mode) {
-    mode_t m = (mode_t)mode;
-    if (S_ISREG(m)) return NULL;
-    if (S_ISDIR(m)) return "is a directory";
-    if (S_ISFIFO(m)) return "not a regular file (a FIFO)";
-    if (S_ISCHR(m)) return "not a regular file (a character device)";
-    if (S_ISBLK(m)) return "not a regular file (a block device)";
-    if (S_ISSOCK(m)) return "not a regular file (a socket)";
-    return "not a regular file";
-}
-
 char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pm_cli_set_error(error, PM_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* Pipes are fine (the text is read to its end, no size up front); a directory reads as an
-     * error and a device may never end. */
-    struct stat st;
-    const char *problem = NULL;
-    if (fstat(fileno(f), &st) != 0) problem = strerror(errno);
-    else if (!S_ISFIFO(st.st_mode)) problem = file_kind_problem(st.st_mode);
-    if (problem) {
-        pm_cli_set_error(error, PM_ERR_IO, "%s: %s", path, problem);
-        fclose(f);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        if (n + 1 >= cap) {
-            char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f), e = errno;
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        if (bad) pm_cli_set_error(error, PM_ERR_IO, "%s: read error: %s", path, strerror(e));
-        else pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
-        return NULL;
-    }
-    buf[n] = '\0';
+    /* Pipes are fine (a shell's <(...)): text is read to its end, no size up front. */
+    void *text = NULL;
+    size_t n = 0;
+    if (pm_file_read(&text, &n, path, PM_FILE_READ_PIPES, NULL, error) != PM_OK) return NULL;
     if (size) *size = n;
-    return buf;
+    return (char *)text; /* (the default allocator's: free() releases it) */
 }
 
 int pm_cli_has_suffix(const char *path, const char *suffix) {

@@ -322,16 +322,16 @@ static int parse_args(bench_args *a, int argc, char **argv) {
 }
 
 /* Brute force on a set (the reference of exactness and the speed baseline), then each of
- * `modes` against it, with the same dynamic weights and continuing pose: one row each. */
+ * `modes` against it, with the same dynamic weights and continuing pose: one row each. A plain
+ * set (`pool`) also adds its brute-force and exact times to the headline's pooled ones. */
 static int compare_modes(bench *b, const query_set *qs, const char *set, const float *dyn, int continuing,
-                         const pm_search_mode *modes, int mode_count, double *bf_median) {
+                         const pm_search_mode *modes, int mode_count, int pool) {
     int rc;
     if ((rc = run_mode(b, qs, PM_SEARCH_BRUTEFORCE, dyn, continuing, b->ref, b->times))) return rc;
     summarise(b, qs, "bruteforce", set, b->ref, b->ref, b->times, 0.0, b->build_ms[PM_SEARCH_BRUTEFORCE],
               b->bytes[PM_SEARCH_BRUTEFORCE]);
     double bf = b->rows[b->row_count - 1].median_us;
-    if (bf_median) {
-        *bf_median = bf;
+    if (pool) {
         memcpy(b->pooled_bf + b->pooled_bf_count, b->times, (size_t)qs->count * sizeof(double));
         b->pooled_bf_count += qs->count;
     }
@@ -339,7 +339,7 @@ static int compare_modes(bench *b, const query_set *qs, const char *set, const f
         if ((rc = run_mode(b, qs, modes[m], dyn, continuing, b->res, b->times))) return rc;
         summarise(b, qs, pm_search_mode_name(modes[m]), set, b->res, b->ref, b->times, bf, b->build_ms[modes[m]],
                   b->bytes[modes[m]]);
-        if (bf_median && modes[m] == PM_SEARCH_EXACT) {
+        if (pool && modes[m] == PM_SEARCH_EXACT) {
             memcpy(b->pooled_exact + b->pooled_exact_count, b->times, (size_t)qs->count * sizeof(double));
             b->pooled_exact_count += qs->count;
         }
@@ -474,17 +474,16 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     static const pm_search_mode all_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
     static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
-    double bf_median_set[2] = {0, 0};
     for (int s = 0; s < set_count && rc == 0; s++) {
         query_set *qs = &sets[s];
-        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, &bf_median_set[s]))) break;
+        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, 1))) break;
         /* The continuing pose gives the exact search a starting bound. */
-        if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, NULL))) break;
+        if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, 0))) break;
         /* Dynamic weights: exact must stay exact. */
         for (int k = 0; k < 2 && rc == 0; k++) {
             char set_name[48];
             snprintf(set_name, sizeof set_name, "%s+dynamic%s", qs->name, k ? "-dims" : "");
-            rc = compare_modes(&b, qs, set_name, dyn + (size_t)k * card, 0, exact_mode, 1, NULL);
+            rc = compare_modes(&b, qs, set_name, dyn + (size_t)k * card, 0, exact_mode, 1, 0);
         }
     }
     free(dyn);

@@ -100,13 +100,7 @@ int pm_cmd_export_features(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
-        cJSON *x = cJSON_CreateObject();
-        cJSON_AddStringToObject(x, "name", a.name);
-        cJSON_AddNumberToObject(x, "first_pose", a.first_pose);
-        cJSON_AddNumberToObject(x, "poses", a.pose_count);
-        cJSON_AddBoolToObject(x, "looping", a.looping);
-        cJSON_AddBoolToObject(x, "mirrored", a.mirrored);
-        cJSON_AddItemToArray(assets, x);
+        cJSON_AddItemToArray(assets, pm_cli_asset_json(&a));
     }
     cJSON *pa = cJSON_AddArrayToObject(o, "pose_asset");
     cJSON *pf = cJSON_AddArrayToObject(o, "pose_frame");

@@ -77,12 +77,7 @@ int pm_cmd_info(int argc, char **argv) {
                 pm_database_destroy(db);
                 return pm_cli_fail_error(&err);
             }
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "name", ai.name);
-            cJSON_AddNumberToObject(x, "first_pose", ai.first_pose);
-            cJSON_AddNumberToObject(x, "poses", ai.pose_count);
-            cJSON_AddBoolToObject(x, "looping", ai.looping);
-            cJSON_AddBoolToObject(x, "mirrored", ai.mirrored);
+            cJSON *x = pm_cli_asset_json(&ai);
             if (ai.source_asset >= 0) cJSON_AddNumberToObject(x, "mirror_of", ai.source_asset);
             cJSON_AddNumberToObject(x, "cost_addend", ai.cost_addend);
             cJSON *params = cJSON_AddArrayToObject(x, "params");

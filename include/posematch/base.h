@@ -61,6 +61,9 @@ typedef struct pm_allocator {
     void (*free)(void *ptr, void *user);
     void *user;
 } pm_allocator;
+/* Frees a buffer the library allocated for the caller with `allocator` (NULL = the default):
+ * pm_bvh_write_memory's text, pm_database_clip_queries' rows, pm_file_read's bytes. */
+PM_API void pm_free_buffer(void *data, const pm_allocator *allocator);
 
 /* Short, static name of a result code ("invalid argument", ...). */
 PM_API const char *pm_result_string(pm_result result);

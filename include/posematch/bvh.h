@@ -44,9 +44,6 @@ PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const 
 /* Writes into a buffer the library allocates with the clip's allocator; free it with pm_free_buffer. */
 PM_API pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *clip,
                                      const pm_bvh_write_def *def, pm_error *error);
-/* Frees a buffer the library allocated for the caller with `allocator` (NULL = the default):
- * pm_bvh_write_memory's text and pm_database_clip_queries' rows (database.h). */
-PM_API void pm_free_buffer(void *data, const pm_allocator *allocator);
 
 /* BVH name of a pm_channel ("Xposition", ..., "Zrotation"); "?" when out of range. */
 PM_API const char *pm_bvh_channel_name(int channel);

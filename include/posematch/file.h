@@ -1,6 +1,9 @@
-/* posematch - safe file writing.
+/* posematch - safe file reading and writing.
  *
- * What the library uses to write its own files (pm_database_save, pm_bvh_write_file), made
+ * Reading (pm_file_read): what the library's loaders use (pm_database_load, pm_bvh_read_file),
+ * public for the same reason as the writing below.
+ *
+ * Writing: what the library uses to write its own files (pm_database_save, pm_bvh_write_file), made
  * public so that programs writing files next to them (the posematch CLI's feature matrices,
  * query sets, copied databases) get the same guarantees instead of a second copy of the code:
  *
@@ -35,6 +38,17 @@
 #include "base.h"
 
 PM_EXTERN_C_BEGIN
+
+/* Reads all of the file at `path` into a buffer from `allocator` (NULL = the default), 64-byte
+ * aligned, with a NUL byte after its *out_size bytes (so that text is a C string); free it with
+ * pm_free_buffer. A directory, a device or a socket is refused ("PATH: is a directory",
+ * "PATH: not a regular file (...)"), and so is a FIFO unless flags has PM_FILE_READ_PIPES (then
+ * it is read to its end, as a shell's <(...) is). Other errors: "PATH: cannot open: <reason>",
+ * "PATH: read error: <reason>", "PATH: out of memory", "PATH: file too large", "PATH: read N of M
+ * bytes (the file shrank while being read)". *out is NULL on failure. */
+enum { PM_FILE_READ_PIPES = 1 };
+PM_API pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
+                              pm_error *error);
 
 /* Replaces the file at `path` (through symbolic links) with `size` bytes of `data` (which may
  * be NULL when size is 0): all or nothing. A path ending in '/' names no file and is refused. */
