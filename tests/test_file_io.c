@@ -3,6 +3,7 @@
  * and dangling links, loops), the kernel's protected_symlinks rule for links in shared sticky
  * directories, the up-front output check, and bad arguments. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -358,9 +359,40 @@ static void test_arguments(void **state) {
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
+/* Reading: a file's bytes with a NUL after them; directories and (unless asked for) FIFOs
+ * refused by name; bad arguments named. */
+static void test_read(void **state) {
+    (void)state;
+    char d[512], f[600], fifo[600];
+    fresh_dir(d, sizeof d, "read");
+    snprintf(f, sizeof f, "%s/a.txt", d);
+    write_text(f, "abc");
+    void *data = NULL;
+    size_t size = 0;
+    pm_error e;
+    PM_ASSERT_OK(pm_file_read(&data, &size, f, 0, NULL, &e));
+    assert_int_equal(size, 3);
+    assert_memory_equal(data, "abc", 4);
+    assert_int_equal((uintptr_t)data % 64, 0);
+    pm_free_buffer(data, NULL);
+    assert_int_equal(pm_file_read(&data, &size, d, PM_FILE_READ_PIPES, NULL, &e), PM_ERR_IO);
+    assert_null(data);
+    assert_non_null(strstr(e.message, "is a directory"));
+    snprintf(fifo, sizeof fifo, "%s/fifo", d);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    assert_int_equal(pm_file_read(&data, &size, fifo, 0, NULL, &e), PM_ERR_IO);
+    assert_non_null(strstr(e.message, "not a regular file (a FIFO)"));
+    snprintf(f, sizeof f, "%s/missing", d);
+    assert_int_equal(pm_file_read(&data, &size, f, 0, NULL, &e), PM_ERR_IO);
+    assert_non_null(strstr(e.message, "cannot open"));
+    assert_int_equal(pm_file_read(NULL, &size, f, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_file_read(&data, &size, NULL, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
+        cmocka_unit_test(test_read),
         cmocka_unit_test(test_write_all),
         cmocka_unit_test(test_non_regular_targets),
         cmocka_unit_test(test_symlink_written_through),
