@@ -37,6 +37,9 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->names);
     pm_free(&a, s->params);
     pm_free(&a, s->animations);
+    if (s->cycles)
+        for (int i = 0; i < s->sample_count; i++) pm_free(&a, s->cycles[i].starts);
+    pm_free(&a, s->cycles);
     pm_free(&a, s->order);
     pm_free(&a, s->points);
     pm_free(&a, s->line_s);
@@ -64,85 +67,6 @@ static int same_transform(const pm_clip *c, int f, int j) {
  * direction). The move is applied to the topmost joints that move: a static dummy root (Bandai
  * Namco's joint_Root) keeps its transform and the hips below it take the move, so that the hips'
  * locals of different samples live in one frame and blend as world motion. */
-/* The turn about the vertical of joint j's rotation, from frame f to frame 0. */
-static float yaw_from_first(const pm_clip *c, int j, int f) {
-    size_t jc = (size_t)c->skeleton.joint_count;
-    pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
-    return 2.0f * atan2f(d.y, d.w);
-}
-static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
-
-/* How far joint j's rotation turns about the vertical over one cycle of a loop: to the last
- * frame, plus one average step (as pm_clip_loop_end_translation continues the translation). */
-static float cycle_yaw(const pm_clip *c, int j) {
-    int n = c->frame_count;
-    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
-    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
-}
-
-/* For PM_BLEND_SYNC_FEET: a looping clip restarted at its left foot's first touchdown (frames
- * rotated; those moved past the end carry on by the cycle's displacement, so root motion stays
- * continuous). Found on the foot's height over two cycles, since a cycle may start mid-stance.
- * A clip without a left foot, a touchdown or a loop is left as it is. */
-static pm_result start_on_left_touchdown(pm_clip *clip, const pm_allocator *a, pm_error *error) {
-    int n = clip->frame_count, jc = clip->skeleton.joint_count;
-    if (!clip->looping || n < 4) return PM_OK;
-    pm_skeleton_roles roles;
-    pm_skeleton_find_roles(&roles, &clip->skeleton);
-    if (roles.left_foot < 0) return PM_OK;
-    float *h = (float *)pm_alloc_array(a, (size_t)n * 4, sizeof(float), 16);
-    int *events = (int *)pm_alloc_array(a, (size_t)n * 2, sizeof(int), 16);
-    pm_transform *w = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
-    pm_result r = PM_OK;
-    if (!h || !events || !w) {
-        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
-        goto done;
-    }
-    for (int f = 0; f < n; f++) {
-        if ((r = pm_clip_frame_world(w, clip, f, error)) != PM_OK) goto done;
-        h[f] = h[n + f] = w[roles.left_foot].translation.y;
-    }
-    float range = 0.0f;
-    float gap = ceilf(0.25f / clip->frame_time); /* (clamped as a float: it may not fit an int) */
-    int min_gap = gap < (float)n ? (int)gap : n;
-    int ne = pm_height_touchdowns(events, h, 2 * n, min_gap, h + 2 * n, &range);
-    if (ne < 1 || !(range > 1e-4f)) goto done;
-    int shift = events[0] % n;
-    if (shift == 0) goto done;
-    /* Rotated in place through a copy of the first `shift` frames' data. */
-    pm_clip head;
-    if ((r = pm_clip_trim(&head, clip, 0, shift, error)) != PM_OK) goto done;
-    /* A joint that travels carries the moved frames through one cycle of its motion: moved on by
-     * the cycle's displacement and turned by the cycle's turn about the vertical (a loop that
-     * curves), as frame 0 becomes frame n. */
-    for (int j = 0; j < jc; j++) {
-        pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
-        if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
-        pm_quat turn = pm_quat_from_yaw(cycle_yaw(clip, j));
-        for (int f = 0; f < shift; f++) {
-            size_t k = (size_t)f * jc + (size_t)j;
-            head.translations[k] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[k], p0)));
-            head.rotations[k] = pm_quat_normalize(pm_quat_mul(turn, head.rotations[k]));
-        }
-    }
-    size_t keep = (size_t)(n - shift) * (size_t)jc, moved = (size_t)shift * (size_t)jc;
-    memmove(clip->rotations, clip->rotations + moved, keep * sizeof(pm_quat));
-    memmove(clip->translations, clip->translations + moved, keep * sizeof(pm_vec3));
-    memcpy(clip->rotations + keep, head.rotations, moved * sizeof(pm_quat));
-    memcpy(clip->translations + keep, head.translations, moved * sizeof(pm_vec3));
-    for (int i = 0; i < clip->curve_count; i++) {
-        float *v = clip->curves[i].values;
-        memmove(v, v + shift, (size_t)(n - shift) * sizeof(float));
-        memcpy(v + (n - shift), head.curves[i].values, (size_t)shift * sizeof(float));
-    }
-    pm_clip_destroy(&head);
-done:
-    pm_free(a, h);
-    pm_free(a, events);
-    pm_free(a, w);
-    return r;
-}
-
 static pm_result align_clip(pm_clip *clip, pm_blend_align align, const char *sample, pm_error *error) {
     if (align == PM_BLEND_ALIGN_NONE) return PM_OK;
     int jc = clip->skeleton.joint_count;
@@ -290,7 +214,8 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
     s->names = (char **)pm_alloc_array(a, (size_t)n, sizeof(char *), 0);
     s->params = (float *)pm_alloc_array(a, (size_t)n * PM_BLEND_SPACE_MAX_DIMENSIONS, sizeof(float), 0);
     s->animations = (pm_animation *)pm_alloc_array(a, (size_t)n, sizeof(pm_animation), 0);
-    if (!s->name || !s->names || !s->params || !s->animations) {
+    s->cycles = (pm_blend_cycles *)pm_alloc_array(a, (size_t)n, sizeof(pm_blend_cycles), 0);
+    if (!s->name || !s->names || !s->params || !s->animations || !s->cycles) {
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for %d samples", n);
         goto fail;
     }
@@ -338,7 +263,9 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         }
         pm_clip aligned;
         if ((r = pm_clip_copy(&aligned, sd->clip, a, error)) != PM_OK) goto fail;
-        if (def->sync == PM_BLEND_SYNC_FEET) r = start_on_left_touchdown(&aligned, a, error);
+        s->cycles[i].count = 1;
+        s->cycles[i].starts = NULL;
+        if (def->sync == PM_BLEND_SYNC_FEET) r = pm_blend_space_sync_clip(&aligned, &s->cycles[i], a, error);
         if (r == PM_OK) r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
         if (r == PM_OK) r = pm_animation_build(&s->animations[i], &aligned, a, error);
         pm_clip_destroy(&aligned);

@@ -21,6 +21,12 @@ typedef struct pm_blend_hull_node {
 } pm_blend_hull_node;
 #define PM_BLEND_HULL_LEAF 4
 
+/* A sample's gait cycles (blend_space_sync.c). */
+typedef struct pm_blend_cycles {
+    int count;                  /* 1, or more for a looping sample cut at its left foot's touchdowns */
+    float *starts;              /* count start times in seconds from starts[0] = 0; NULL for one cycle */
+} pm_blend_cycles;
+
 struct pm_blend_space {
     pm_allocator allocator;
     char *name;
@@ -37,6 +43,7 @@ struct pm_blend_space {
     char **names;
     float *params;              /* PM_BLEND_SPACE_MAX_DIMENSIONS per sample */
     pm_animation *animations;
+    pm_blend_cycles *cycles;
     /* Canonical order: samples sorted by snapped coordinates. */
     int32_t *order;             /* rank -> sample */
     pm_dt3_point *points;       /* by rank; coordinates beyond the dimensions are 0 */
@@ -63,6 +70,14 @@ struct pm_blend_space {
     int32_t *grid_start;        /* grid_n^2 or grid_n^3 cells + 1 offsets into grid_items */
     int32_t *grid_items;
 };
+
+/* PM_BLEND_SYNC_FEET: restarts a looping clip at its left foot's touchdown and finds its gait
+ * cycles (one when it has no left foot, touchdown or loop). */
+pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error);
+/* Where sample i plays at a blended phase (seconds into its clip); *at_end is set when that is
+ * the end of its loop, where it reads its end key rather than wrapping to its first frame.
+ * blended_duration (the blend's cycle) is used by PM_BLEND_SYNC_NONE. */
+float pm_blend_space_sample_time(const pm_blend_space *s, int i, float phase, float blended_duration, int *at_end);
 
 /* Snapped integer coordinates of a parameter point; *clamped (when not NULL) is set when it lay
  * outside the axis ranges. */

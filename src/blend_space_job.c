@@ -38,29 +38,18 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
     return PM_OK;
 }
 
-/* Time at which sample `i` plays for a normalised phase. */
-static float sample_time(const pm_blend_space *s, int i, float phase, float blended_duration) {
-    const pm_animation *a = &s->animations[i];
-    if (s->sync != PM_BLEND_SYNC_NONE) return phase * a->duration; /* (FEET: restarted at creation) */
-    return phase * blended_duration;
-}
-
-/* Pose of sample `i` at a normalised phase. The end of a looping sample's cycle (phase 1, where
- * its time reaches its duration) is its end key, frame 0 moved on by the cycle's displacement,
- * not frame 0 itself: a baked blend of looping and one-shot samples runs to phase 1, and there
- * the looping one's root must carry on rather than snap back to where it started. */
+/* Pose of sample `i` at a blended phase. The end of a looping sample's loop is its end key,
+ * frame 0 moved on by the cycle's displacement, not frame 0 itself: a baked blend of looping and
+ * one-shot samples runs to phase 1, and there the looping one's root must carry on rather than
+ * snap back to where it started. */
 static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float blended_duration, pm_rotation_blend rot,
                              pm_soa_transform *out, pm_error *error) {
     const pm_animation *a = &s->animations[i];
-    float time = sample_time(s, i, phase, blended_duration);
-    if (a->looping && phase > 0.0f && phase <= 1.0f) {
-        /* Within a thousandth of a frame of the end: the sampling job would wrap to key 0. */
-        double x = (double)time / (double)a->frame_time, n = (double)a->frame_count;
-        if (x >= n && x < n + 1e-3) {
-            memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count,
-                   (size_t)a->soa_count * sizeof(pm_soa_transform));
-            return PM_OK;
-        }
+    int at_end;
+    float time = pm_blend_space_sample_time(s, i, phase, blended_duration, &at_end);
+    if (at_end) {
+        memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count, (size_t)a->soa_count * sizeof(pm_soa_transform));
+        return PM_OK;
     }
     pm_sampling_job sj = pm_default_sampling_job();
     sj.animation = a;
@@ -124,16 +113,34 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
                            "blend space '%s': the samples' highest rate, %g fps, is outside (0, 10000]: give a bake rate",
                            s->name, (double)fps);
     }
-    double duration = pm_blend_space_duration(s, &w);
-    int looping = 1;
+    double cycle0 = pm_blend_space_duration(s, &w);
+    int looping = 1, most = 1;
     for (int i = 0; i < w.count; i++) {
         const pm_animation *an = &s->animations[w.samples[i]];
         looping &= an->looping;
+        most = PM_MAX(most, pm_blend_space_sample_cycles(s, w.samples[i]));
         /* Without phase sync, samples of other lengths are mid-cycle when the blend's cycle ends:
          * it does not close, so it is baked as a one-shot. */
-        if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - duration) > 1e-3 * duration) looping = 0;
+        if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - cycle0) > 1e-3 * cycle0) looping = 0;
     }
-    /* One cycle: a looping blend ends one frame before it starts again; a one-shot includes both ends. */
+    /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once);
+     * for a loop, until every sample is back at its first cycle - or, when that takes more than
+     * PM_BLEND_SPACE_MAX_PERIOD cycles, as many as the sample of most cycles has (at most that
+     * limit), as a one-shot. */
+    int cycles = 1;
+    if (looping && most > 1) {
+        cycles = pm_blend_space_period(s, &w);
+        if (cycles == 0) {
+            cycles = PM_MIN(most, PM_BLEND_SPACE_MAX_PERIOD);
+            looping = 0;
+        }
+    }
+    double starts[PM_BLEND_SPACE_MAX_PERIOD + 1];
+    starts[0] = 0.0;
+    starts[1] = cycle0;
+    for (int c = 1; c < cycles; c++) starts[c + 1] = starts[c] + (double)pm_blend_space_cycle_duration(s, &w, c);
+    double duration = starts[cycles];
+    /* A looping blend ends one frame before it starts again; a one-shot includes both ends. */
     double frames_d = looping ? floor(duration * fps + 0.5) : floor(duration * fps + 0.5) + 1.0;
     if (frames_d < 1.0) frames_d = 1.0;
     if (!(frames_d <= PM_MAX_FRAMES)) /* (a NaN duration fails here too) */
@@ -160,6 +167,13 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     size_t jc = (size_t)s->joint_count;
     for (int f = 0; f < frames; f++) {
         float phase = steps > 0.0 ? (float)((double)f / steps) : 0.0f;
+        if (cycles > 1) {
+            /* Frames are evenly spaced in time; cycles of different lengths take phase at different rates. */
+            double t = (double)f * (duration / steps);
+            int c = 0;
+            while (c + 1 < cycles && t >= starts[c + 1]) c++;
+            phase = (float)(c + (t - starts[c]) / (starts[c + 1] - starts[c]));
+        }
         if ((r = evaluate(s, &w, phase, PM_ROTATION_NLERP, poses + groups, poses, error)) != PM_OK) goto done;
         if ((r = pm_pose_to_aos(out->rotations + f * jc, out->translations + f * jc, (int)jc, poses, error)) != PM_OK)
             goto done;

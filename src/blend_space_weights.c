@@ -427,10 +427,3 @@ pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_
     }
     return PM_OK;
 }
-
-float pm_blend_space_duration(const pm_blend_space *s, const pm_blend_space_weights *w) {
-    if (!s || !w) return 0.0f;
-    double d = 0.0;
-    for (int i = 0; i < w->count; i++) d += (double)w->weights[i] * s->animations[w->samples[i]].duration;
-    return (float)d;
-}

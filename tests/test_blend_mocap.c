@@ -132,6 +132,95 @@ static void test_mixed_looping_root(void **state) {
     pm_clip_destroy(&run);
 }
 
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Height of the left foot over a clip's frames (followed by the same heights sorted), and its
+ * range (10th to 90th percentile). */
+static float *left_foot_heights(const pm_clip *clip, float *lo, float *hi) {
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    assert_true(roles.left_foot >= 0);
+    int n = clip->frame_count;
+    float *h = malloc(sizeof(float) * (size_t)n * 2);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)clip->skeleton.joint_count);
+    assert_non_null(h);
+    assert_non_null(w);
+    for (int f = 0; f < n; f++) {
+        PM_ASSERT_OK(pm_clip_frame_world(w, clip, f, NULL));
+        h[f] = h[n + f] = w[roles.left_foot].translation.y;
+    }
+    free(w);
+    qsort(h + n, (size_t)n, sizeof(float), cmp_float);
+    *lo = h[n + n / 10];
+    *hi = h[n + (9 * n) / 10];
+    return h;
+}
+
+/* Samples trimmed to several strides, as takes often are: a walk of two strides is cut into two
+ * gait cycles at its left foot's touchdowns and a run of one stays one, so at every whole phase
+ * of their blend both touch down with the left foot - where a phase normalised over whole clips
+ * has the walk at its second touchdown while the run is mid-stride. */
+static void test_walk_of_two_strides_with_a_run_of_one(void **state) {
+    (void)state;
+    pm_clip full, walk, run;
+    read_clip(&full, WALK);
+    PM_ASSERT_OK(pm_clip_trim(&walk, &full, 30, 66, NULL)); /* 2.2 s: two strides */
+    pm_clip_destroy(&full);
+    read_clip(&full, RUN);
+    PM_ASSERT_OK(pm_clip_trim(&run, &full, 24, 21, NULL)); /* 0.7 s: one stride */
+    pm_clip_destroy(&full);
+    walk.looping = run.looping = 1;
+    float mid = 2.2f, low[2];
+    for (int k = 0; k < 2; k++) {
+        pm_blend_space *space = walk_run_space(&walk, &run);
+        if (k == 1) {
+            pm_blend_space_destroy(space);
+            pm_blend_sample_def s[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+            s[0].clip = &walk, s[0].params[0] = 1.2f;
+            s[1].clip = &run, s[1].params[0] = 3.2f;
+            pm_blend_space_def def = pm_default_blend_space_def();
+            def.samples = s, def.sample_count = 2, def.sync = PM_BLEND_SYNC_PHASE;
+            PM_ASSERT_OK(pm_blend_space_create(&space, &def, NULL));
+        }
+        assert_int_equal(pm_blend_space_sample_cycles(space, 0), k == 0 ? 2 : 1);
+        assert_int_equal(pm_blend_space_sample_cycles(space, 1), 1);
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, space, &mid, NULL));
+        pm_clip baked;
+        PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &mid, 30.0f, NULL));
+        assert_true(baked.looping);
+        float lo, hi;
+        float *h = left_foot_heights(&baked, &lo, &hi);
+        /* Where the walk's second stride starts: the blend's second cycle (feet), its half (phase). */
+        int second = k == 0 ? (int)lrintf(pm_blend_space_cycle_duration(space, &w, 0) * 30.0f) : baked.frame_count / 2;
+        if (k == 0) {
+            assert_int_equal(pm_blend_space_period(space, &w), 2);
+            float both = pm_blend_space_cycle_duration(space, &w, 0) + pm_blend_space_cycle_duration(space, &w, 1);
+            assert_true(fabsf(pm_clip_duration(&baked) - both) < 0.5f / 30.0f);
+        }
+        /* The lowest height over the few frames after each start (the touchdown is found as the
+         * foot comes down, a little before it lands), in the foot's range. */
+        float l0 = INFINITY, l1 = INFINITY;
+        for (int f = 0; f <= 4; f++) {
+            l0 = fminf(l0, h[f]);
+            l1 = fminf(l1, h[second + f]);
+        }
+        low[k] = (fmaxf(l0, l1) - lo) / (hi - lo);
+        free(h);
+        pm_clip_destroy(&baked);
+        pm_blend_space_destroy(space);
+    }
+    printf("left foot where the walk's strides start, in its range of heights: feet sync %.2f, phase sync %.2f\n",
+           (double)low[0], (double)low[1]);
+    assert_true(low[0] < 0.15f);
+    assert_true(low[1] > 0.3f);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&run);
+}
+
 static void test_mirrored_sample(void **state) {
     (void)state;
     pm_clip walk, mirrored, run;
@@ -238,6 +327,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk_run_root_speed),
         cmocka_unit_test(test_mixed_looping_root),
+        cmocka_unit_test(test_walk_of_two_strides_with_a_run_of_one),
         cmocka_unit_test(test_mirrored_sample),
         cmocka_unit_test(test_json_with_real_clips),
     };

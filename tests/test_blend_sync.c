@@ -1,5 +1,6 @@
 /* Blend-space time synchronisation on feet: looping cycles that start at different points of the
- * gait are restarted at their left foot's touchdown, so a blend keeps its feet in step. */
+ * gait are restarted at their left foot's touchdown, and clips of several strides are cut into
+ * gait cycles, so a blend keeps its feet in step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +10,11 @@
 
 enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS, FRAMES = 40 };
 
-/* One looping stride of FRAMES frames, started `start` frames into it: each foot lifts (a sine
- * arch up to 15 cm) during half the stride, the right one half a stride after the left; the root
- * walks 1 m per stride. The left foot touches down at stride frame 0. */
-static void make_stride(pm_clip *c, int start) {
+/* A looping walk of `strides` strides, stride i `lens[i]` frames long, started `start` frames
+ * into it: in each stride each foot lifts (a sine arch up to `lift` metres) during half of it,
+ * the right one half a stride after the left; the root walks 1 m per stride. The left foot
+ * touches down at the start of every stride. */
+static void make_walk(pm_clip *c, const int *lens, int strides, int start, float lift) {
     pm_skeleton s;
     PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
     const char *names[JOINTS] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
@@ -23,19 +25,40 @@ static void make_stride(pm_clip *c, int start) {
         s.parents[j] = parents[j];
         s.rest_translations[j] = off[j];
     }
-    PM_ASSERT_OK(pm_clip_create(c, &s, FRAMES, 1.0f / 30.0f, NULL, NULL));
+    int n = 0;
+    for (int i = 0; i < strides; i++) n += lens[i];
+    PM_ASSERT_OK(pm_clip_create(c, &s, n, 1.0f / 30.0f, NULL, NULL));
     pm_skeleton_destroy(&s);
     c->looping = 1;
-    for (int f = 0; f < FRAMES; f++) {
-        int k = (f + start) % FRAMES;
-        float u = (float)k / FRAMES; /* stride phase */
-        float left = u < 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * (u - 0.5f));
-        float right = u >= 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * u);
+    for (int f = 0; f < n; f++) {
+        int g = (f + start) % n, stride = 0;
+        while (g >= lens[stride]) g -= lens[stride++];
+        float u = (float)g / (float)lens[stride]; /* stride phase */
+        float left = u < 0.5f ? 0.0f : lift * sinf(2.0f * PM_PI * (u - 0.5f));
+        float right = u >= 0.5f ? 0.0f : lift * sinf(2.0f * PM_PI * u);
+        float walked = (float)stride + u + (f + start >= n ? (float)strides : 0.0f);
         for (int j = 0; j < JOINTS; j++) c->translations[(size_t)f * JOINTS + j] = off[j];
-        c->translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(0.0f, 1.0f, (float)(f + start) / FRAMES);
+        c->translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(0.0f, 1.0f, walked);
         c->translations[(size_t)f * JOINTS + LFOOT].y += left;
         c->translations[(size_t)f * JOINTS + RFOOT].y += right;
     }
+}
+
+/* One looping stride of FRAMES frames, started `start` frames into it. */
+static void make_stride(pm_clip *c, int start) {
+    const int len = FRAMES;
+    make_walk(c, &len, 1, start, 0.15f);
+}
+
+static pm_blend_space *two_sample_space(const pm_clip *a, const pm_clip *b, pm_blend_sync sync) {
+    pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+    samples[0].clip = a, samples[0].name = "a";
+    samples[1].clip = b, samples[1].name = "b", samples[1].params[0] = 1.0f;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.samples = samples, def.sample_count = 2, def.sync = sync;
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    return s;
 }
 
 /* Largest difference of the left foot's height between a 50/50 blend of the two cycles and the
@@ -44,13 +67,7 @@ static float blend_error(pm_blend_sync sync) {
     pm_clip a, b;
     make_stride(&a, 0);
     make_stride(&b, 13);
-    pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
-    samples[0].clip = &a, samples[0].name = "a";
-    samples[1].clip = &b, samples[1].name = "b", samples[1].params[0] = 1.0f;
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.samples = samples, def.sample_count = 2, def.sync = sync;
-    pm_blend_space *s = NULL;
-    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    pm_blend_space *s = two_sample_space(&a, &b, sync);
     float p0 = 0.0f, half = 0.5f;
     pm_clip ref, mid;
     PM_ASSERT_OK(pm_blend_space_bake(&ref, s, &p0, 30.0f, NULL));
@@ -92,13 +109,7 @@ static void test_sync_none_loops_only_when_lengths_agree(void **state) {
     PM_ASSERT_OK(pm_clip_trim(&shorter, &b, 0, 30, NULL));
     shorter.looping = 1;
     for (int k = 0; k < 2; k++) {
-        pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
-        samples[0].clip = &a, samples[0].name = "a";
-        samples[1].clip = k ? &shorter : &b, samples[1].name = "b", samples[1].params[0] = 1.0f;
-        pm_blend_space_def def = pm_default_blend_space_def();
-        def.samples = samples, def.sample_count = 2, def.sync = PM_BLEND_SYNC_NONE;
-        pm_blend_space *s = NULL;
-        PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+        pm_blend_space *s = two_sample_space(&a, k ? &shorter : &b, PM_BLEND_SYNC_NONE);
         float half = 0.5f;
         pm_clip out;
         PM_ASSERT_OK(pm_blend_space_bake(&out, s, &half, 30.0f, NULL));
@@ -155,11 +166,199 @@ static void test_feet_sync_keeps_a_turning_loop_smooth(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* The left foot's height above its stance in one stride of make_walk, at stride phase u. */
+static float arch(float u) {
+    u -= floorf(u);
+    return u < 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * (u - 0.5f));
+}
+
+/* How far a baked clip's left foot strays from `strides` even strides of make_walk: the largest
+ * height difference, at the best start of the strides (the clip starts where the touchdown was
+ * detected, a little before the stride's own start). */
+static float strides_error(const pm_clip *baked, int strides) {
+    int n = baked->frame_count, steps = baked->looping ? n : n - 1;
+    float *h = (float *)malloc((size_t)n * sizeof(float));
+    assert_non_null(h);
+    pm_transform w[JOINTS];
+    for (int f = 0; f < n; f++) {
+        PM_ASSERT_OK(pm_clip_frame_world(w, baked, f, NULL));
+        h[f] = w[LFOOT].translation.y - 0.1f;
+    }
+    float best = INFINITY;
+    for (int k = -100; k <= 100; k++) {
+        float worst = 0.0f;
+        for (int f = 0; f < n; f++) worst = fmaxf(worst, fabsf(h[f] - arch((float)strides * f / steps + 0.001f * k)));
+        best = fminf(best, worst);
+    }
+    free(h);
+    return best;
+}
+
+/* A walk of two strides blended with a run of one: with feet sync the blend's phase counts gait
+ * cycles, and the walk plays one of its strides in each, so both touch down together; a phase
+ * normalised over whole clips has the walk take two strides while the run takes one. */
+static void test_samples_of_several_strides_keep_feet_in_step(void **state) {
+    (void)state;
+    const int walk_lens[2] = {40, 40}, run_len = 30;
+    pm_clip walk, run;
+    make_walk(&walk, walk_lens, 2, 7, 0.15f);
+    make_walk(&run, &run_len, 1, 11, 0.15f);
+    float errors[2];
+    for (int k = 0; k < 2; k++) {
+        pm_blend_space *s = two_sample_space(&walk, &run, k ? PM_BLEND_SYNC_PHASE : PM_BLEND_SYNC_FEET);
+        assert_int_equal(pm_blend_space_sample_cycles(s, 0), k ? 1 : 2);
+        assert_int_equal(pm_blend_space_sample_cycles(s, 1), 1);
+        float half = 0.5f;
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+        pm_clip baked;
+        PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+        assert_true(baked.looping);
+        if (k == 0) {
+            /* Two cycles of (40 + 30) / 2 frames, each the mean of a walk stride and the run's. */
+            assert_int_equal(pm_blend_space_period(s, &w), 2);
+            for (int c = 0; c < 2; c++) assert_true(fabsf(pm_blend_space_cycle_duration(s, &w, c) - 35.0f / 30.0f) < 1e-5f);
+            assert_int_equal(baked.frame_count, 70);
+        }
+        errors[k] = strides_error(&baked, k ? 1 : 2);
+        pm_clip_destroy(&baked);
+        pm_blend_space_destroy(s);
+    }
+    printf("left foot height against even strides, walk of 2 strides with a run of 1: feet sync %.4f m, phase sync %.4f m\n",
+           (double)errors[0], (double)errors[1]);
+    /* A frame of touchdown detection is worth about 2.5 cm of arch at these stride lengths. */
+    assert_true(errors[0] < 0.03f);
+    assert_true(errors[1] > 0.1f);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&run);
+}
+
+/* The blend job plays on through the walk's strides and its loop without a jump in the feet,
+ * and at every whole phase both samples touch down; a whole phase c is the end of cycle c - 1. */
+static void test_cycles_join_without_a_jump(void **state) {
+    (void)state;
+    const int walk_lens[2] = {40, 40}, run_len = 30;
+    pm_clip walk, run;
+    make_walk(&walk, walk_lens, 2, 7, 0.15f);
+    make_walk(&run, &run_len, 1, 11, 0.15f);
+    pm_blend_space *s = two_sample_space(&walk, &run, PM_BLEND_SYNC_FEET);
+    enum { GROUPS = (JOINTS + 3) / 4 };
+    pm_soa_transform scratch[2 * GROUPS], out[GROUPS];
+    assert_int_equal(pm_blend_space_scratch_count(s), 2 * GROUPS);
+    float half = 0.5f;
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s, job.params = &half, job.scratch = scratch, job.scratch_count = 2 * GROUPS;
+    job.output = out, job.output_count = GROUPS;
+    for (int c = 1; c <= 4; c++) {
+        float y[3];
+        const float at[3] = {(float)c - 2e-3f, (float)c, (float)c + 2e-3f};
+        for (int k = 0; k < 3; k++) {
+            job.phase = at[k];
+            PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+            y[k] = pm_pose_translation(out, LFOOT).y + 0.9f;
+        }
+        assert_true(fabsf(y[0] - y[1]) < 2e-3f && fabsf(y[2] - y[1]) < 2e-3f);
+        assert_true(y[1] < 0.05f); /* touching down (the touchdown is found a little before the stride starts) */
+    }
+    /* Phase 2 ends the walk's loop: its end key, the hips 2 m on from phase 0 (the run's 1 m on,
+     * blended 50/50); phase 4 wraps back to the start of the loop (and so ends it again). */
+    job.phase = 0.0f;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    float z0 = pm_pose_translation(out, HIPS).z;
+    job.phase = 2.0f;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    assert_true(fabsf(pm_pose_translation(out, HIPS).z - z0 - 1.5f) < 0.02f);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&walk);
+    pm_clip_destroy(&run);
+}
+
+/* The blend repeats after the least common multiple of the samples' cycle counts; beyond
+ * PM_BLEND_SPACE_MAX_PERIOD it is baked as a one-shot of the most cycles any sample has. */
+static void test_period_of_the_blend(void **state) {
+    (void)state;
+    const int lens[7] = {30, 30, 30, 30, 30, 30, 30};
+    pm_clip two, three, five, seven;
+    make_walk(&two, lens, 2, 0, 0.15f);
+    make_walk(&three, lens, 3, 0, 0.15f);
+    make_walk(&five, lens, 5, 0, 0.15f);
+    make_walk(&seven, lens, 7, 0, 0.15f);
+    float half = 0.5f, one = 1.0f;
+    pm_blend_space_weights w;
+    pm_clip baked;
+
+    pm_blend_space *s = two_sample_space(&two, &three, PM_BLEND_SYNC_FEET);
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 6);
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    assert_true(baked.looping);
+    assert_int_equal(baked.frame_count, 180);
+    pm_clip_destroy(&baked);
+    /* On a sample: its own cycles, its own clip. */
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 3);
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    assert_int_equal(baked.frame_count, 90);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+
+    s = two_sample_space(&five, &seven, PM_BLEND_SYNC_FEET);
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 0); /* 35 > PM_BLEND_SPACE_MAX_PERIOD */
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    assert_false(baked.looping);
+    assert_int_equal(baked.frame_count, 7 * 30 + 1);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+
+    /* Malformed weights and out-of-range samples. */
+    assert_int_equal(pm_blend_space_period(NULL, &w), 0);
+    w.count = 0;
+    assert_int_equal(pm_blend_space_period(s = two_sample_space(&two, &three, PM_BLEND_SYNC_FEET), &w), 0);
+    assert_true(pm_blend_space_cycle_duration(s, &w, 0) == 0.0f);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 2), 0);
+    assert_int_equal(pm_blend_space_sample_cycles(s, -1), 0);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&two);
+    pm_clip_destroy(&three);
+    pm_clip_destroy(&five);
+    pm_clip_destroy(&seven);
+}
+
+/* Strides are only counted where they are trustworthy: a foot that barely lifts (a shuffle, an
+ * idle's sway) or strides of very different lengths leave the clip one cycle, as does any sync
+ * but feet. */
+static void test_cycles_only_from_real_strides(void **state) {
+    (void)state;
+    const int even[2] = {40, 40}, uneven[2] = {40, 12};
+    pm_clip shuffle, limp, walk;
+    make_walk(&shuffle, even, 2, 0, 0.01f);
+    make_walk(&limp, uneven, 2, 0, 0.15f);
+    make_walk(&walk, even, 2, 0, 0.15f);
+    pm_blend_space *s = two_sample_space(&shuffle, &limp, PM_BLEND_SYNC_FEET);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 0), 1);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 1), 1);
+    pm_blend_space_destroy(s);
+    s = two_sample_space(&walk, &limp, PM_BLEND_SYNC_FEET);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 0), 2);
+    pm_blend_space_destroy(s);
+    s = two_sample_space(&walk, &limp, PM_BLEND_SYNC_NONE);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 0), 1);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&shuffle);
+    pm_clip_destroy(&limp);
+    pm_clip_destroy(&walk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
         cmocka_unit_test(test_sync_none_loops_only_when_lengths_agree),
         cmocka_unit_test(test_feet_sync_keeps_a_turning_loop_smooth),
+        cmocka_unit_test(test_samples_of_several_strides_keep_feet_in_step),
+        cmocka_unit_test(test_cycles_join_without_a_jump),
+        cmocka_unit_test(test_period_of_the_blend),
+        cmocka_unit_test(test_cycles_only_from_real_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -198,10 +198,18 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
         cJSON_AddStringToObject(e, "sample", pm_blend_space_sample_name(s, i));
         cJSON_AddNumberToObject(e, "index", i);
         cJSON_AddNumberToObject(e, "weight", pm_cli_round_sig(weight_of(w, i), 7));
+        cJSON_AddNumberToObject(e, "cycles", pm_blend_space_sample_cycles(s, i));
         cJSON_AddItemToArray(ws, e);
     }
     cJSON_AddItemToObject(o, "weights", ws);
     cJSON_AddNumberToObject(o, "duration", pm_cli_round_sig(pm_blend_space_duration(s, w), 7));
+    /* Cycles before the blend repeats (0: more than PM_BLEND_SPACE_MAX_PERIOD) and each one's duration. */
+    int period = pm_blend_space_period(s, w);
+    cJSON_AddNumberToObject(o, "period", period);
+    cJSON *ds = cJSON_CreateArray();
+    for (int c = 0; c < (period > 0 ? period : 1); c++)
+        cJSON_AddItemToArray(ds, cJSON_CreateNumber(pm_cli_round_sig(pm_blend_space_cycle_duration(s, w, c), 7)));
+    cJSON_AddItemToObject(o, "cycle_durations", ds);
     char *text = cJSON_Print(o);
     if (text) {
         puts(text);
@@ -223,9 +231,22 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
     for (int i = 0; i < w->cell_sample_count; i++)
         printf("%s%s", i ? ", " : "", pm_blend_space_sample_name(s, w->cell_samples[i]));
     printf(")\n");
-    for (int i = 0; i < pm_blend_space_sample_count(s); i++)
-        printf("  %-24s %.6f\n", pm_blend_space_sample_name(s, i), (double)weight_of(w, i));
-    printf("cycle duration: %.4f s\n", (double)pm_blend_space_duration(s, w));
+    for (int i = 0; i < pm_blend_space_sample_count(s); i++) {
+        int k = pm_blend_space_sample_cycles(s, i);
+        printf("  %-24s %.6f", pm_blend_space_sample_name(s, i), (double)weight_of(w, i));
+        if (k > 1) printf("  (%d gait cycles)", k);
+        printf("\n");
+    }
+    int period = pm_blend_space_period(s, w);
+    if (period == 1) {
+        printf("cycle duration: %.4f s\n", (double)pm_blend_space_duration(s, w));
+    } else {
+        if (period > 0) printf("repeats after %d cycles:", period);
+        else printf("repeats after more than %d cycles; the first:", PM_BLEND_SPACE_MAX_PERIOD);
+        for (int c = 0; c < (period > 0 ? period : 1); c++)
+            printf(" %.4f", (double)pm_blend_space_cycle_duration(s, w, c));
+        printf(" s\n");
+    }
 }
 
 int pm_cmd_blend(int argc, char **argv) {

@@ -8,9 +8,10 @@
  * edges and faces. A point outside the samples' convex hull is projected onto the nearest point of
  * the hull (an edge in 2D, a face in 3D). Clips of different lengths are time-synchronised by
  * normalised phase: each sample plays at phase * its own duration and the blend lasts the
- * weight-averaged duration; by default (PM_BLEND_SYNC_FEET) every looping sample's cycle is first
- * restarted at its left foot's touchdown, so that one-cycle walks and runs trimmed anywhere in
- * the gait keep their feet in step.
+ * weight-averaged duration; by default (PM_BLEND_SYNC_FEET) every looping sample is first
+ * restarted at its left foot's touchdown and cut into gait cycles at that foot's further
+ * touchdowns, and the phase counts gait cycles: walks and runs trimmed anywhere in the gait, to
+ * one stride or to several, keep their feet in step.
  *
  * Determinism: samples are put in a canonical order (by coordinates) before triangulating, so the
  * triangulation, the cell chosen and the weights do not depend on the order samples were given in
@@ -35,16 +36,22 @@ PM_EXTERN_C_BEGIN
 #define PM_BLEND_SPACE_MAX_DIMENSIONS 3
 #define PM_BLEND_SPACE_MAX_SAMPLES 4096
 #define PM_BLEND_SPACE_MAX_WEIGHTS 4 /* samples one query can blend: a tetrahedron's vertices */
+#define PM_BLEND_SPACE_MAX_PERIOD 16 /* most gait cycles a looping blend is baked over (pm_blend_space_period) */
 
 typedef struct pm_blend_space pm_blend_space;
 
 typedef enum pm_blend_sync {
     PM_BLEND_SYNC_PHASE = 0, /* each sample at phase * its duration */
     PM_BLEND_SYNC_NONE = 1,  /* every sample at the same absolute time, phase * blended duration */
-    PM_BLEND_SYNC_FEET = 2   /* as PHASE, with every looping sample's cycle first restarted at its
-                                left foot's touchdown, so that cycles which start at different
-                                points of the gait still blend in step (default; samples without a
-                                recognisable left foot or touchdown keep their start) */
+    PM_BLEND_SYNC_FEET = 2   /* as PHASE, with every looping sample first restarted at its left
+                                foot's touchdown, so that cycles which start at different points of
+                                the gait still blend in step, and cut into gait cycles at that foot's
+                                further touchdowns: the phase counts gait cycles, and in the blend's
+                                cycle c a sample of k cycles plays its cycle c mod k (default;
+                                samples without a recognisable left foot or touchdown keep their
+                                start and stay one cycle, and so do those whose foot barely lifts -
+                                under 5% of the leg's length - or whose cycles differ in length by
+                                more than a factor 0.6..1.6 of their mean) */
 } pm_blend_sync;
 
 /* How each sample clip is placed before blending: root positions and headings of different takes
@@ -163,15 +170,31 @@ typedef struct pm_blend_space_weights {
  * renormalised. */
 PM_API pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *space,
                                            const float *params, pm_error *error);
-/* Duration of one blended cycle: the weight-averaged duration of the contributing samples. */
+/* Duration of the blend's first cycle (phase 0 to 1): the weight-averaged duration of the
+ * contributing samples' first cycles (their whole clips when they have one cycle). 0 for NULL
+ * or malformed weights. */
 PM_API float pm_blend_space_duration(const pm_blend_space *space, const pm_blend_space_weights *weights);
+/* Duration of the blend's cycle `cycle` (phase cycle to cycle + 1): each contributing sample
+ * plays its cycle `cycle` modulo its cycle count. The same for every cycle when every sample has
+ * one. A runtime player advances the phase by dt / this duration. */
+PM_API float pm_blend_space_cycle_duration(const pm_blend_space *space, const pm_blend_space_weights *weights,
+                                           int cycle);
+/* Gait cycles of a sample (PM_BLEND_SYNC_FEET; 1 with other syncs, or when none were found); 0
+ * for a NULL space or a sample out of range. */
+PM_API int pm_blend_space_sample_cycles(const pm_blend_space *space, int sample);
+/* Cycles after which the blend repeats, every contributing sample back at its first cycle: the
+ * least common multiple of their cycle counts (1 when each has one cycle); 0 when that exceeds
+ * PM_BLEND_SPACE_MAX_PERIOD, or for NULL or malformed weights. */
+PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_space_weights *weights);
 
 /* ---- runtime job ---- */
 
 /* Local pose of the space at `params` and normalised `phase` (0 = start of the cycle, 1 = end;
  * wrapped for looping samples, clamped otherwise). Phase 1 is the end of the cycle: a looping
  * sample reads its end key there (its first frame moved on by the cycle's root displacement), not
- * its first frame, so root motion runs on to the cycle's end; beyond 1 it wraps. Runs the sampling
+ * its first frame, so root motion runs on to the cycle's end; beyond 1 it wraps. A sample of
+ * several gait cycles (PM_BLEND_SYNC_FEET) instead reads phase c + f as fraction f of its cycle
+ * c modulo its count, and an integer phase c > 0 as the end of cycle c - 1. Runs the sampling
  * jobs of the contributing samples into `scratch` and blends them; allocation-free. */
 typedef struct pm_blend_space_job {
     const pm_blend_space *space;
@@ -196,7 +219,10 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
  * into whole frames), root motion included, on the space's skeleton (pm_blend_space_skeleton).
  * fps is in (0, 10000], or 0 for the highest frame rate among the contributing samples (on a
  * sample: its own rate). Looping when every contributing sample loops; otherwise the last frame is
- * phase 1, where looping samples are at their cycle's end (see the job). Named
+ * phase 1, where looping samples are at their cycle's end (see the job). When looping samples
+ * have several gait cycles the clip holds pm_blend_space_period cycles (phase 0 to the period,
+ * each cycle at its own duration), or, when the period exceeds PM_BLEND_SPACE_MAX_PERIOD, is a
+ * one-shot of as many cycles as its sample of most cycles has (at most that limit). Named
  * "<space>@<p0>[,<p1>[,<p2>]]". Nothing depends on the order samples were listed in. Free it with
  * pm_clip_destroy. */
 PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,

@@ -245,6 +245,23 @@ EOF
     || fail "real weights: $json"
   "$CLI" blend "$TMP/real.json" --param 2,0.25 -o "$TMP/real.bvh" >/dev/null || fail "real blend -o exited $?"
   grep -q "^MOTION" "$TMP/real.bvh" || fail "real.bvh has no MOTION"
+  # A walk trimmed to two strides and a run to one: the walk is cut into two gait cycles and the
+  # blend repeats after two, each its own duration; text output says so.
+  cat > "$TMP/strides.json" <<EOF
+{ "name": "strides", "samples": [
+    {"name": "walk", "clip": "$D/dataset-2_walk_normal_001.bvh", "params": [1.2], "start": 1.0, "end": 3.2, "loop": true},
+    {"name": "run", "clip": "$D/dataset-2_run_normal_010.bvh", "params": [3.2], "start": 0.8, "end": 1.5, "loop": true}
+  ] }
+EOF
+  json=$("$CLI" blend "$TMP/strides.json" --param 2.2 --weights --json) || fail "strides blend exited $?"
+  python3 - "$json" <<'PY' || fail "strides weights: $json"
+import json, sys
+d = json.loads(sys.argv[1])
+assert {e["sample"]: e["cycles"] for e in d["weights"]} == {"walk": 2, "run": 1}, d
+assert d["period"] == 2 and len(d["cycle_durations"]) == 2 and d["cycle_durations"][0] == d["duration"], d
+PY
+  "$CLI" blend "$TMP/strides.json" --param 2.2 --weights | grep -q "repeats after 2 cycles" || fail "strides text output"
+  "$CLI" blend "$TMP/strides.json" --param 1.2 --weights | grep -q "walk .*(2 gait cycles)" || fail "strides sample cycles"
 else
   echo "note: real clips not found under $MOCAP; generated clips only"
 fi

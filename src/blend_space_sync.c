@@ -1,0 +1,225 @@
+/* Blend-space time synchronisation: where in its clip each sample plays at a blended phase.
+ *
+ * PM_BLEND_SYNC_FEET restarts a looping sample at its left foot's touchdown and cuts it into gait
+ * cycles at that foot's further touchdowns; the blend's phase then counts gait cycles, and in the
+ * blend's cycle c a sample of k cycles plays its cycle c mod k, from one touchdown to the next. A
+ * walk trimmed to two strides blended with a run trimmed to one touches down with both at every
+ * integer phase, where a phase normalised over whole clips would have the walk take two left
+ * steps while the run took one. Every cycle of a sample ends where its next one starts (the last
+ * where the loop starts again), so each sample plays continuously however long the blend runs. */
+#include <math.h>
+
+#include "blend_space_internal.h"
+#include "clip_internal.h"
+#include "core.h"
+
+/* The turn about the vertical of joint j's rotation, from frame f to frame 0. */
+static float yaw_from_first(const pm_clip *c, int j, int f) {
+    size_t jc = (size_t)c->skeleton.joint_count;
+    pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
+    return 2.0f * atan2f(d.y, d.w);
+}
+static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
+
+/* How far joint j's rotation turns about the vertical over one cycle of a loop: to the last
+ * frame, plus one average step (as pm_clip_loop_end_translation continues the translation). */
+static float cycle_yaw(const pm_clip *c, int j) {
+    int n = c->frame_count;
+    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
+    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
+}
+
+/* Cycle boundaries are only trusted when the foot really steps (its lift is at least this part of
+ * the leg's length: a shuffling idle's noise is not a gait) and the cycles are alike in length
+ * (within these factors of their mean): otherwise the clip stays one cycle, as a blend of it with
+ * one-cycle samples always was. */
+#define MIN_STEP_LIFT 0.05f
+#define MIN_CYCLE_RATIO 0.6
+#define MAX_CYCLE_RATIO 1.6
+
+/* Frames (in the clip restarted at events[0]) where its further gait cycles start: the
+ * touchdowns of the doubled track that fall inside one loop from the first, away from both ends.
+ * Written over events[1..]; returns the cycle count (1 when the boundaries are not trusted). */
+static int gait_cycles(int *events, int ne, int n, int min_gap) {
+    int first = events[0], k = 1;
+    for (int e = 1; e < ne; e++) {
+        int b = events[e] - first;
+        if (b >= min_gap && b <= n - min_gap) events[k++] = b;
+    }
+    events[0] = 0;
+    if (k < 2) return 1;
+    double mean = (double)n / k;
+    for (int j = 0; j < k; j++) {
+        double len = (double)((j + 1 < k ? events[j + 1] : n) - events[j]);
+        if (len < MIN_CYCLE_RATIO * mean || len > MAX_CYCLE_RATIO * mean) return 1;
+    }
+    return k;
+}
+
+/* For PM_BLEND_SYNC_FEET: a looping clip restarted at its left foot's first touchdown (frames
+ * rotated; those moved past the end carry on by the cycle's displacement, so root motion stays
+ * continuous), and its gait cycles. Touchdowns are found on the foot's height over two cycles of
+ * the loop, since it may start mid-stance. A clip without a left foot, a touchdown or a loop is
+ * left as it is, one cycle. */
+pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error) {
+    cycles->count = 1;
+    cycles->starts = NULL;
+    int n = clip->frame_count, jc = clip->skeleton.joint_count;
+    if (!clip->looping || n < 4) return PM_OK;
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    if (roles.left_foot < 0) return PM_OK;
+    float *h = (float *)pm_alloc_array(a, (size_t)n * 4, sizeof(float), 16);
+    int *events = (int *)pm_alloc_array(a, (size_t)n * 2, sizeof(int), 16);
+    pm_transform *w = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
+    pm_result r = PM_OK;
+    if (!h || !events || !w) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
+        goto done;
+    }
+    float leg = 0.0f;
+    for (int f = 0; f < n; f++) {
+        if ((r = pm_clip_frame_world(w, clip, f, error)) != PM_OK) goto done;
+        h[f] = h[n + f] = w[roles.left_foot].translation.y;
+        if (f == 0 && roles.hips >= 0)
+            leg = pm_vec3_length(pm_vec3_sub(w[roles.hips].translation, w[roles.left_foot].translation));
+    }
+    float range = 0.0f;
+    float gap = ceilf(0.25f / clip->frame_time); /* (clamped as a float: it may not fit an int) */
+    int min_gap = gap < (float)n ? (int)gap : n;
+    int ne = pm_height_touchdowns(events, h, 2 * n, min_gap, h + 2 * n, &range);
+    if (ne < 1 || !(range > 1e-4f)) goto done;
+    int shift = events[0] % n;
+    int k = leg > 0.0f && range >= MIN_STEP_LIFT * leg ? gait_cycles(events, ne, n, min_gap) : 1;
+    if (k > 1) {
+        cycles->starts = (float *)pm_alloc_array(a, (size_t)k, sizeof(float), 0);
+        if (!cycles->starts) {
+            r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
+            goto done;
+        }
+        for (int j = 0; j < k; j++) cycles->starts[j] = (float)events[j] * clip->frame_time;
+        cycles->count = k;
+    }
+    if (shift == 0) goto done;
+    /* Rotated in place through a copy of the first `shift` frames' data. */
+    pm_clip head;
+    if ((r = pm_clip_trim(&head, clip, 0, shift, error)) != PM_OK) goto done;
+    /* A joint that travels carries the moved frames through one cycle of its motion: moved on by
+     * the cycle's displacement and turned by the cycle's turn about the vertical (a loop that
+     * curves), as frame 0 becomes frame n. */
+    for (int j = 0; j < jc; j++) {
+        pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
+        if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
+        pm_quat turn = pm_quat_from_yaw(cycle_yaw(clip, j));
+        for (int f = 0; f < shift; f++) {
+            size_t at = (size_t)f * jc + (size_t)j;
+            head.translations[at] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[at], p0)));
+            head.rotations[at] = pm_quat_normalize(pm_quat_mul(turn, head.rotations[at]));
+        }
+    }
+    size_t keep = (size_t)(n - shift) * (size_t)jc, moved = (size_t)shift * (size_t)jc;
+    memmove(clip->rotations, clip->rotations + moved, keep * sizeof(pm_quat));
+    memmove(clip->translations, clip->translations + moved, keep * sizeof(pm_vec3));
+    memcpy(clip->rotations + keep, head.rotations, moved * sizeof(pm_quat));
+    memcpy(clip->translations + keep, head.translations, moved * sizeof(pm_vec3));
+    for (int i = 0; i < clip->curve_count; i++) {
+        float *v = clip->curves[i].values;
+        memmove(v, v + shift, (size_t)(n - shift) * sizeof(float));
+        memcpy(v + (n - shift), head.curves[i].values, (size_t)shift * sizeof(float));
+    }
+    pm_clip_destroy(&head);
+done:
+    pm_free(a, h);
+    pm_free(a, events);
+    pm_free(a, w);
+    return r;
+}
+
+
+/* ---- phase to time ---- */
+
+/* Sample i's cycle c (modulo its count): start and length in seconds. */
+static void sample_cycle(const pm_blend_space *s, int i, double c, double *start, double *length) {
+    const pm_blend_cycles *cy = &s->cycles[i];
+    double duration = s->animations[i].duration;
+    if (cy->count < 2) {
+        *start = 0.0;
+        *length = duration;
+        return;
+    }
+    double j = fmod(c, (double)cy->count);
+    if (j < 0.0) j += cy->count;
+    int k = (int)j;
+    *start = cy->starts[k];
+    *length = (k + 1 < cy->count ? (double)cy->starts[k + 1] : duration) - *start;
+}
+
+float pm_blend_space_sample_time(const pm_blend_space *s, int i, float phase, float blended_duration, int *at_end) {
+    const pm_animation *a = &s->animations[i];
+    const pm_blend_cycles *cy = &s->cycles[i];
+    float time;
+    if (cy->count < 2) {
+        time = s->sync != PM_BLEND_SYNC_NONE ? phase * a->duration : phase * blended_duration;
+        /* Phase 1 is the end of the cycle; beyond, the sampling job wraps. */
+        if (!(phase > 0.0f && phase <= 1.0f)) {
+            *at_end = 0;
+            return time;
+        }
+    } else {
+        /* Phase c + f is fraction f of the blend's cycle c; an integer phase c > 0 is the end of
+         * cycle c - 1, not the start of cycle c: a sample that ends its loop there reads its end key. */
+        double c = floor((double)phase), f = (double)phase - c, start, length;
+        if (f == 0.0 && phase > 0.0f) {
+            c -= 1.0;
+            f = 1.0;
+        }
+        sample_cycle(s, i, c, &start, &length);
+        time = (float)(start + f * length);
+    }
+    /* Within a thousandth of a frame of the end, the sampling job would wrap to key 0. */
+    double x = (double)time / (double)a->frame_time, n = (double)a->frame_count;
+    *at_end = a->looping && x >= n && x < n + 1e-3;
+    return time;
+}
+
+static int weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    if (!s || !w || w->count < 1 || w->count > PM_BLEND_SPACE_MAX_WEIGHTS) return 0;
+    for (int i = 0; i < w->count; i++)
+        if (w->samples[i] < 0 || w->samples[i] >= s->sample_count) return 0;
+    return 1;
+}
+
+float pm_blend_space_cycle_duration(const pm_blend_space *s, const pm_blend_space_weights *w, int cycle) {
+    if (!weights_usable(s, w)) return 0.0f;
+    double d = 0.0;
+    for (int i = 0; i < w->count; i++) {
+        double start, length;
+        sample_cycle(s, w->samples[i], (double)cycle, &start, &length);
+        d += (double)w->weights[i] * length;
+    }
+    return (float)d;
+}
+
+float pm_blend_space_duration(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    return pm_blend_space_cycle_duration(s, w, 0);
+}
+
+int pm_blend_space_sample_cycles(const pm_blend_space *s, int sample) {
+    return s && sample >= 0 && sample < s->sample_count ? s->cycles[sample].count : 0;
+}
+
+int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    if (!weights_usable(s, w)) return 0;
+    long long p = 1;
+    for (int i = 0; i < w->count; i++) {
+        long long k = s->cycles[w->samples[i]].count, x = p, y = k;
+        while (y) {
+            long long t = x % y;
+            x = y;
+            y = t;
+        }
+        p = p / x * k;
+        if (p > PM_BLEND_SPACE_MAX_PERIOD) return 0;
+    }
+    return (int)p;
+}
