@@ -38,7 +38,11 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->params);
     pm_free(&a, s->animations);
     if (s->cycles)
-        for (int i = 0; i < s->sample_count; i++) pm_free(&a, s->cycles[i].starts);
+        for (int i = 0; i < s->sample_count; i++) {
+            pm_free(&a, s->cycles[i].starts);
+            pm_free(&a, s->cycles[i].travel_joints);
+            pm_free(&a, s->cycles[i].travel);
+        }
     pm_free(&a, s->cycles);
     pm_free(&a, s->order);
     pm_free(&a, s->points);
@@ -268,6 +272,8 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         if (def->sync == PM_BLEND_SYNC_FEET) r = pm_blend_space_sync_clip(&aligned, &s->cycles[i], a, error);
         if (r == PM_OK) r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
         if (r == PM_OK) r = pm_animation_build(&s->animations[i], &aligned, a, error);
+        if (r == PM_OK && def->sync != PM_BLEND_SYNC_NONE)
+            r = pm_blend_space_sync_travel(&s->cycles[i], &s->animations[i], a, error);
         pm_clip_destroy(&aligned);
         if (r != PM_OK) goto fail;
     }

@@ -21,11 +21,21 @@ typedef struct pm_blend_hull_node {
 } pm_blend_hull_node;
 #define PM_BLEND_HULL_LEAF 4
 
-/* A sample's gait cycles (blend_space_sync.c). */
+/* A sample's gait cycles and its loop's motion (blend_space_sync.c). */
 typedef struct pm_blend_cycles {
     int count;                  /* 1, or more for a looping sample cut at its left foot's touchdowns */
     float *starts;              /* count start times in seconds from starts[0] = 0; NULL for one cycle */
+    int travel_count;           /* joints whose end key is not their first key (a looping sample's) */
+    int32_t *travel_joints;
+    pm_transform *travel;       /* per such joint: the move from its first key to its end key */
 } pm_blend_cycles;
+
+/* Where a sample plays at a blended phase (pm_blend_space_sample_place). */
+typedef struct pm_blend_place {
+    float time;                 /* seconds into its clip */
+    int at_end;                 /* the end of its loop: its end key, not its first frame */
+    long long loops;            /* whole loops played since phase 0 (within the blend's period) */
+} pm_blend_place;
 
 struct pm_blend_space {
     pm_allocator allocator;
@@ -74,10 +84,16 @@ struct pm_blend_space {
 /* PM_BLEND_SYNC_FEET: restarts a looping clip at its left foot's touchdown and finds its gait
  * cycles (one when it has no left foot, touchdown or loop). */
 pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error);
-/* Where sample i plays at a blended phase (seconds into its clip); *at_end is set when that is
- * the end of its loop, where it reads its end key rather than wrapping to its first frame.
- * blended_duration (the blend's cycle) is used by PM_BLEND_SYNC_NONE. */
-float pm_blend_space_sample_time(const pm_blend_space *s, int i, float phase, float blended_duration, int *at_end);
+/* The loop's motion of the sample's travelling joints, from its runtime animation. */
+pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_allocator *a,
+                                     pm_error *error);
+/* Where sample i plays at a blended phase of a blend that repeats after `period` cycles
+ * (pm_blend_space_period; 0: no reduction). blended_duration (the blend's first cycle) is used by
+ * PM_BLEND_SYNC_NONE. */
+void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, int period,
+                                 float blended_duration);
+/* Largest period pm_blend_space_period counts to (the job reduces phases by it). */
+#define PM_BLEND_SPACE_PERIOD_LIMIT (1 << 30)
 
 /* Snapped integer coordinates of a parameter point; *clamped (when not NULL) is set when it lay
  * outside the axis ranges. */

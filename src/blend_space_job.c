@@ -38,38 +38,65 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
     return PM_OK;
 }
 
+static void pose_set(pm_soa_transform *pose, int joint, pm_transform t) {
+    pm_soa_transform *g = pose + joint / 4;
+    int k = joint % 4;
+    g->qx[k] = t.rotation.x, g->qy[k] = t.rotation.y, g->qz[k] = t.rotation.z, g->qw[k] = t.rotation.w;
+    g->tx[k] = t.translation.x, g->ty[k] = t.translation.y, g->tz[k] = t.translation.z;
+}
+
+/* Carries a sample's travelling joints on by `loops` loops of its motion (by squaring: the powers
+ * of one move commute), so that its root keeps going while other samples of the blend play on. */
+static void carry_loops(pm_soa_transform *pose, const pm_blend_cycles *cy, long long loops) {
+    for (int t = 0; t < cy->travel_count; t++) {
+        pm_transform base = loops < 0 ? pm_transform_inverse(cy->travel[t]) : cy->travel[t], move = pm_transform_identity();
+        for (unsigned long long n = loops < 0 ? 0ull - (unsigned long long)loops : (unsigned long long)loops; n; n >>= 1) {
+            if (n & 1) move = pm_transform_mul(move, base);
+            base = pm_transform_mul(base, base);
+        }
+        move.rotation = pm_quat_normalize(move.rotation);
+        int j = cy->travel_joints[t];
+        pm_transform local = {pm_pose_rotation(pose, j), pm_pose_translation(pose, j)};
+        pose_set(pose, j, pm_transform_mul(move, local));
+    }
+}
+
 /* Pose of sample `i` at a blended phase. The end of a looping sample's loop is its end key,
  * frame 0 moved on by the cycle's displacement, not frame 0 itself: a baked blend of looping and
  * one-shot samples runs to phase 1, and there the looping one's root must carry on rather than
  * snap back to where it started. */
-static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float blended_duration, pm_rotation_blend rot,
-                             pm_soa_transform *out, pm_error *error) {
+static pm_result sample_pose(const pm_blend_space *s, int i, float phase, int period, float blended_duration,
+                             pm_rotation_blend rot, pm_soa_transform *out, pm_error *error) {
     const pm_animation *a = &s->animations[i];
-    int at_end;
-    float time = pm_blend_space_sample_time(s, i, phase, blended_duration, &at_end);
-    if (at_end) {
+    pm_blend_place place;
+    pm_blend_space_sample_place(&place, s, i, phase, period, blended_duration);
+    if (place.at_end) {
         memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count, (size_t)a->soa_count * sizeof(pm_soa_transform));
-        return PM_OK;
+    } else {
+        pm_sampling_job sj = pm_default_sampling_job();
+        sj.animation = a;
+        sj.time = place.time;
+        sj.rotation = rot;
+        sj.output = out;
+        sj.output_count = s->soa_count;
+        pm_result r = pm_sampling_job_run(&sj, error);
+        if (r != PM_OK) return r;
     }
-    pm_sampling_job sj = pm_default_sampling_job();
-    sj.animation = a;
-    sj.time = time;
-    sj.rotation = rot;
-    sj.output = out;
-    sj.output_count = s->soa_count;
-    return pm_sampling_job_run(&sj, error);
+    if (place.loops != 0) carry_loops(out, &s->cycles[i], place.loops);
+    return PM_OK;
 }
 
 /* The evaluation proper, on validated arguments. */
 static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights *w, float phase, pm_rotation_blend rot,
                           pm_soa_transform *scratch, pm_soa_transform *output, pm_error *error) {
     float duration = pm_blend_space_duration(s, w);
+    int period = pm_blend_space_period(s, w);
     /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
-    if (w->count == 1) return sample_pose(s, w->samples[0], phase, duration, rot, output, error);
+    if (w->count == 1) return sample_pose(s, w->samples[0], phase, period, duration, rot, output, error);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
     for (int i = 0; i < w->count; i++) {
         pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
-        pm_result r = sample_pose(s, w->samples[i], phase, duration, rot, pose, error);
+        pm_result r = sample_pose(s, w->samples[i], phase, period, duration, rot, pose, error);
         if (r != PM_OK) return r;
         inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];
@@ -123,23 +150,22 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
          * it does not close, so it is baked as a one-shot. */
         if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - cycle0) > 1e-3 * cycle0) looping = 0;
     }
-    /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once);
-     * for a loop, until every sample is back at its first cycle - or, when that takes more than
-     * PM_BLEND_SPACE_MAX_PERIOD cycles, as many as the sample of most cycles has (at most that
-     * limit), as a one-shot. */
+    /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once); for
+     * a loop, its period, until every sample is back at its first cycle - when that is at most
+     * PM_BLEND_SPACE_MAX_PERIOD cycles, or just the cycles of its sample of most cycles (a sample
+     * baked alone, say). Otherwise as many cycles as that sample has, as a one-shot. */
     int cycles = 1;
     if (looping && most > 1) {
-        cycles = pm_blend_space_period(s, &w);
-        if (cycles == 0) {
-            cycles = PM_MIN(most, PM_BLEND_SPACE_MAX_PERIOD);
+        int period = pm_blend_space_period(s, &w);
+        if (period > 0 && (period <= PM_BLEND_SPACE_MAX_PERIOD || period == most)) {
+            cycles = period;
+        } else {
+            cycles = most;
             looping = 0;
         }
     }
-    double starts[PM_BLEND_SPACE_MAX_PERIOD + 1];
-    starts[0] = 0.0;
-    starts[1] = cycle0;
-    for (int c = 1; c < cycles; c++) starts[c + 1] = starts[c] + (double)pm_blend_space_cycle_duration(s, &w, c);
-    double duration = starts[cycles];
+    double duration = cycle0;
+    for (int c = 1; c < cycles; c++) duration += (double)pm_blend_space_cycle_duration(s, &w, c);
     /* A looping blend ends one frame before it starts again; a one-shot includes both ends. */
     double frames_d = looping ? floor(duration * fps + 0.5) : floor(duration * fps + 0.5) + 1.0;
     if (frames_d < 1.0) frames_d = 1.0;
@@ -165,14 +191,18 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
         snprintf(name, sizeof name, "%s@%g,%g,%g", s->name, (double)params[0], (double)params[1], (double)params[2]);
     if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
     size_t jc = (size_t)s->joint_count;
+    /* Frames are evenly spaced in time; cycles of different lengths take phase at different rates. */
+    int c = 0;
+    double c_start = 0.0, c_length = cycle0;
     for (int f = 0; f < frames; f++) {
         float phase = steps > 0.0 ? (float)((double)f / steps) : 0.0f;
         if (cycles > 1) {
-            /* Frames are evenly spaced in time; cycles of different lengths take phase at different rates. */
             double t = (double)f * (duration / steps);
-            int c = 0;
-            while (c + 1 < cycles && t >= starts[c + 1]) c++;
-            phase = (float)(c + (t - starts[c]) / (starts[c + 1] - starts[c]));
+            while (c + 1 < cycles && t >= c_start + c_length) {
+                c_start += c_length;
+                c_length = (double)pm_blend_space_cycle_duration(s, &w, ++c);
+            }
+            phase = (float)(c + (t - c_start) / c_length);
         }
         if ((r = evaluate(s, &w, phase, PM_ROTATION_NLERP, poses + groups, poses, error)) != PM_OK) goto done;
         if ((r = pm_pose_to_aos(out->rotations + f * jc, out->translations + f * jc, (int)jc, poses, error)) != PM_OK)

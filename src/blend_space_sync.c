@@ -59,8 +59,9 @@ static int gait_cycles(int *events, int ne, int n, int min_gap) {
 /* For PM_BLEND_SYNC_FEET: a looping clip restarted at its left foot's first touchdown (frames
  * rotated; those moved past the end carry on by the cycle's displacement, so root motion stays
  * continuous), and its gait cycles. Touchdowns are found on the foot's height over two cycles of
- * the loop, since it may start mid-stance. A clip without a left foot, a touchdown or a loop is
- * left as it is, one cycle. */
+ * the loop read from its highest frame: from mid-swing, so that a loop trimmed mid-stance has
+ * neither a touchdown made up at its first frame nor one missing at its seam. A clip without a
+ * left foot, a touchdown or a loop is left as it is, one cycle. */
 pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error) {
     cycles->count = 1;
     cycles->starts = NULL;
@@ -69,7 +70,7 @@ pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const
     pm_skeleton_roles roles;
     pm_skeleton_find_roles(&roles, &clip->skeleton);
     if (roles.left_foot < 0) return PM_OK;
-    float *h = (float *)pm_alloc_array(a, (size_t)n * 4, sizeof(float), 16);
+    float *h = (float *)pm_alloc_array(a, (size_t)n * 5, sizeof(float), 16);
     int *events = (int *)pm_alloc_array(a, (size_t)n * 2, sizeof(int), 16);
     pm_transform *w = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
     pm_result r = PM_OK;
@@ -77,19 +78,22 @@ pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
         goto done;
     }
-    float leg = 0.0f;
+    float leg = 0.0f, *raw = h + 4 * (size_t)n;
+    int top = 0;
     for (int f = 0; f < n; f++) {
         if ((r = pm_clip_frame_world(w, clip, f, error)) != PM_OK) goto done;
-        h[f] = h[n + f] = w[roles.left_foot].translation.y;
+        raw[f] = w[roles.left_foot].translation.y;
+        if (raw[f] > raw[top]) top = f;
         if (f == 0 && roles.hips >= 0)
             leg = pm_vec3_length(pm_vec3_sub(w[roles.hips].translation, w[roles.left_foot].translation));
     }
+    for (int f = 0; f < 2 * n; f++) h[f] = raw[(top + f) % n];
     float range = 0.0f;
     float gap = ceilf(0.25f / clip->frame_time); /* (clamped as a float: it may not fit an int) */
     int min_gap = gap < (float)n ? (int)gap : n;
     int ne = pm_height_touchdowns(events, h, 2 * n, min_gap, h + 2 * n, &range);
     if (ne < 1 || !(range > 1e-4f)) goto done;
-    int shift = events[0] % n;
+    int shift = (events[0] + top) % n;
     int k = leg > 0.0f && range >= MIN_STEP_LIFT * leg ? gait_cycles(events, ne, n, min_gap) : 1;
     if (k > 1) {
         cycles->starts = (float *)pm_alloc_array(a, (size_t)k, sizeof(float), 0);
@@ -135,11 +139,45 @@ done:
     return r;
 }
 
+/* The loop's motion of every joint that travels (its end key is not its first key): the rigid
+ * move from the first key to the end key, which a sample's travelling joints are carried on by
+ * once per loop played, so that root motion keeps going when one sample of a blend wraps while
+ * the others play on. */
+pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_allocator *a,
+                                     pm_error *error) {
+    cycles->travel_count = 0;
+    if (!an->looping || an->key_count <= an->frame_count) return PM_OK;
+    const pm_soa_transform *first = an->keys, *end = an->keys + (size_t)an->frame_count * (size_t)an->soa_count;
+    int count = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int j = 0; j < an->joint_count; j++) {
+            pm_quat q0 = pm_pose_rotation(first, j), qe = pm_pose_rotation(end, j);
+            pm_vec3 t0 = pm_pose_translation(first, j), te = pm_pose_translation(end, j);
+            if (!memcmp(&q0, &qe, sizeof q0) && !memcmp(&t0, &te, sizeof t0)) continue;
+            if (pass == 1) {
+                pm_transform f = {q0, t0}, e = {qe, te};
+                cycles->travel_joints[count] = j;
+                cycles->travel[count] = pm_transform_mul(e, pm_transform_inverse(f));
+            }
+            count++;
+        }
+        if (pass == 0) {
+            if (count == 0) return PM_OK;
+            cycles->travel_joints = (int32_t *)pm_alloc_array(a, (size_t)count, sizeof(int32_t), 0);
+            cycles->travel = (pm_transform *)pm_alloc_array(a, (size_t)count, sizeof(pm_transform), 16);
+            if (!cycles->travel_joints || !cycles->travel)
+                return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
+            count = 0;
+        }
+    }
+    cycles->travel_count = count;
+    return PM_OK;
+}
 
 /* ---- phase to time ---- */
 
-/* Sample i's cycle c (modulo its count): start and length in seconds. */
-static void sample_cycle(const pm_blend_space *s, int i, double c, double *start, double *length) {
+/* Sample i's cycle j (0..count-1): start and length in seconds. */
+static void sample_cycle(const pm_blend_space *s, int i, int j, double *start, double *length) {
     const pm_blend_cycles *cy = &s->cycles[i];
     double duration = s->animations[i].duration;
     if (cy->count < 2) {
@@ -147,39 +185,49 @@ static void sample_cycle(const pm_blend_space *s, int i, double c, double *start
         *length = duration;
         return;
     }
-    double j = fmod(c, (double)cy->count);
-    if (j < 0.0) j += cy->count;
-    int k = (int)j;
-    *start = cy->starts[k];
-    *length = (k + 1 < cy->count ? (double)cy->starts[k + 1] : duration) - *start;
+    *start = cy->starts[j];
+    *length = (j + 1 < cy->count ? (double)cy->starts[j + 1] : duration) - *start;
 }
 
-float pm_blend_space_sample_time(const pm_blend_space *s, int i, float phase, float blended_duration, int *at_end) {
+void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, int period,
+                                 float blended_duration) {
     const pm_animation *a = &s->animations[i];
     const pm_blend_cycles *cy = &s->cycles[i];
+    out->loops = 0;
     float time;
-    if (cy->count < 2) {
-        time = s->sync != PM_BLEND_SYNC_NONE ? phase * a->duration : phase * blended_duration;
-        /* Phase 1 is the end of the cycle; beyond, the sampling job wraps. */
+    if (s->sync == PM_BLEND_SYNC_NONE || !a->looping) {
+        /* The same absolute time for every sample (NONE), or a one-shot, clamped beyond its end. */
+        time = s->sync == PM_BLEND_SYNC_NONE ? phase * blended_duration : phase * a->duration;
         if (!(phase > 0.0f && phase <= 1.0f)) {
-            *at_end = 0;
-            return time;
+            out->time = time;
+            out->at_end = 0;
+            return;
         }
     } else {
-        /* Phase c + f is fraction f of the blend's cycle c; an integer phase c > 0 is the end of
-         * cycle c - 1, not the start of cycle c: a sample that ends its loop there reads its end key. */
-        double c = floor((double)phase), f = (double)phase - c, start, length;
-        if (f == 0.0 && phase > 0.0f) {
+        /* The blend repeats after `period` cycles: a whole period is its end, not its start again.
+         * Phase c + f is then fraction f of the blend's cycle c, in which the sample plays its cycle
+         * c mod k after c div k whole loops; a whole phase c > 0 is the end of cycle c - 1. */
+        double p = phase;
+        if (period > 0) {
+            double r = fmod(p, (double)period);
+            if (r < 0.0) r += period;
+            p = r == 0.0 && p > 0.0 ? (double)period : r;
+        }
+        double c = floor(p), f = p - c, start, length;
+        if (f == 0.0 && p > 0.0) {
             c -= 1.0;
             f = 1.0;
         }
-        sample_cycle(s, i, c, &start, &length);
+        double k = cy->count, j = fmod(c, k);
+        if (j < 0.0) j += k;
+        sample_cycle(s, i, (int)j, &start, &length);
+        out->loops = (long long)((c - j) / k);
         time = (float)(start + f * length);
     }
-    /* Within a thousandth of a frame of the end, the sampling job would wrap to key 0. */
+    out->time = time;
+    /* Within a thousandth of a frame of the end the sampling job would wrap to key 0: the end key. */
     double x = (double)time / (double)a->frame_time, n = (double)a->frame_count;
-    *at_end = a->looping && x >= n && x < n + 1e-3;
-    return time;
+    out->at_end = a->looping && x >= n && x < n + 1e-3;
 }
 
 static int weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w) {
@@ -193,8 +241,9 @@ float pm_blend_space_cycle_duration(const pm_blend_space *s, const pm_blend_spac
     if (!weights_usable(s, w)) return 0.0f;
     double d = 0.0;
     for (int i = 0; i < w->count; i++) {
+        int k = s->cycles[w->samples[i]].count, j = cycle % k;
         double start, length;
-        sample_cycle(s, w->samples[i], (double)cycle, &start, &length);
+        sample_cycle(s, w->samples[i], j < 0 ? j + k : j, &start, &length);
         d += (double)w->weights[i] * length;
     }
     return (float)d;
@@ -210,8 +259,10 @@ int pm_blend_space_sample_cycles(const pm_blend_space *s, int sample) {
 
 int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!weights_usable(s, w)) return 0;
+    if (s->sync == PM_BLEND_SYNC_NONE) return 1;
     long long p = 1;
     for (int i = 0; i < w->count; i++) {
+        if (!s->animations[w->samples[i]].looping) return 1; /* runs from phase 0 to 1 once */
         long long k = s->cycles[w->samples[i]].count, x = p, y = k;
         while (y) {
             long long t = x % y;
@@ -219,7 +270,7 @@ int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights 
             y = t;
         }
         p = p / x * k;
-        if (p > PM_BLEND_SPACE_MAX_PERIOD) return 0;
+        if (p > PM_BLEND_SPACE_PERIOD_LIMIT) return 0;
     }
     return (int)p;
 }

@@ -233,8 +233,9 @@ static void test_samples_of_several_strides_keep_feet_in_step(void **state) {
     pm_clip_destroy(&run);
 }
 
-/* The blend job plays on through the walk's strides and its loop without a jump in the feet,
- * and at every whole phase both samples touch down; a whole phase c is the end of cycle c - 1. */
+/* The blend job plays on through the walk's strides and its loop without a jump in the feet or
+ * the root, and at every whole phase both samples touch down; a whole phase c is the end of
+ * cycle c - 1. */
 static void test_cycles_join_without_a_jump(void **state) {
     (void)state;
     const int walk_lens[2] = {40, 40}, run_len = 30;
@@ -260,21 +261,33 @@ static void test_cycles_join_without_a_jump(void **state) {
         assert_true(fabsf(y[0] - y[1]) < 2e-3f && fabsf(y[2] - y[1]) < 2e-3f);
         assert_true(y[1] < 0.05f); /* touching down (the touchdown is found a little before the stride starts) */
     }
-    /* Phase 2 ends the walk's loop: its end key, the hips 2 m on from phase 0 (the run's 1 m on,
-     * blended 50/50); phase 4 wraps back to the start of the loop (and so ends it again). */
-    job.phase = 0.0f;
+    /* The root walks on through the whole period (two cycles), though the run wraps at phase 1:
+     * its root is carried on by its loop's move. Phase 2 ends the period, both samples two strides
+     * (2 m) on; beyond it the blend starts again. */
+    float z[5];
+    const float at[5] = {0.0f, 1.0f - 1e-3f, 1.0f, 1.0f + 1e-3f, 2.0f};
+    for (int k = 0; k < 5; k++) {
+        job.phase = at[k];
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        z[k] = pm_pose_translation(out, HIPS).z;
+    }
+    assert_true(fabsf(z[2] - z[0] - 1.0f) < 0.02f);
+    assert_true(fabsf(z[1] - z[2]) < 0.01f && fabsf(z[3] - z[2]) < 0.01f);
+    assert_true(fabsf(z[4] - z[0] - 2.0f) < 0.02f);
+    job.phase = 2.5f;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-    float z0 = pm_pose_translation(out, HIPS).z;
-    job.phase = 2.0f;
+    float wrapped = pm_pose_translation(out, HIPS).z;
+    job.phase = 0.5f;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-    assert_true(fabsf(pm_pose_translation(out, HIPS).z - z0 - 1.5f) < 0.02f);
+    assert_true(fabsf(wrapped - pm_pose_translation(out, HIPS).z) < 1e-5f);
     pm_blend_space_destroy(s);
     pm_clip_destroy(&walk);
     pm_clip_destroy(&run);
 }
 
 /* The blend repeats after the least common multiple of the samples' cycle counts; beyond
- * PM_BLEND_SPACE_MAX_PERIOD it is baked as a one-shot of the most cycles any sample has. */
+ * PM_BLEND_SPACE_MAX_PERIOD (unless that is one sample's own count) it is baked as a one-shot of
+ * the most cycles any sample has. */
 static void test_period_of_the_blend(void **state) {
     (void)state;
     const int lens[7] = {30, 30, 30, 30, 30, 30, 30};
@@ -302,14 +315,40 @@ static void test_period_of_the_blend(void **state) {
     pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
 
+    /* A period beyond PM_BLEND_SPACE_MAX_PERIOD: a one-shot of the seven cycles, its root carried
+     * on at every wrap of the five-stride sample (strides of 1 m: no jump between frames). */
     s = two_sample_space(&five, &seven, PM_BLEND_SYNC_FEET);
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 0); /* 35 > PM_BLEND_SPACE_MAX_PERIOD */
+    assert_int_equal(pm_blend_space_period(s, &w), 35);
     PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
     assert_false(baked.looping);
     assert_int_equal(baked.frame_count, 7 * 30 + 1);
+    for (int f = 1; f < baked.frame_count; f++) {
+        float step = baked.translations[(size_t)f * JOINTS + HIPS].z - baked.translations[(size_t)(f - 1) * JOINTS + HIPS].z;
+        assert_true(fabsf(step - 1.0f / 30.0f) < 0.01f);
+    }
+    pm_clip_destroy(&baked);
+    /* On the seven-stride sample alone its period is its own cycles, however many: a loop. */
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 7);
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    assert_true(baked.looping);
+    assert_int_equal(baked.frame_count, 7 * 30);
     pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
+
+    /* With a one-shot sample the blend runs from phase 0 to 1 once: period 1, one cycle baked. */
+    pm_clip once;
+    PM_ASSERT_OK(pm_clip_copy(&once, &three, NULL, NULL));
+    once.looping = 0;
+    s = two_sample_space(&two, &once, PM_BLEND_SYNC_FEET);
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 1);
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    assert_false(baked.looping);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&once);
 
     /* Malformed weights and out-of-range samples. */
     assert_int_equal(pm_blend_space_period(NULL, &w), 0);

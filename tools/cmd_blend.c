@@ -169,6 +169,9 @@ static float weight_of(const pm_blend_space_weights *w, int sample) {
     return 0.0f;
 }
 
+/* Cycle durations shown: the whole period, up to the cycles a loop is baked over. */
+static int listed_cycles(int period) { return period > 0 && period < PM_BLEND_SPACE_MAX_PERIOD ? period : PM_BLEND_SPACE_MAX_PERIOD; }
+
 static void print_weights_json(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
     int dims = pm_blend_space_dimensions(s);
     cJSON *o = cJSON_CreateObject();
@@ -203,11 +206,11 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
     }
     cJSON_AddItemToObject(o, "weights", ws);
     cJSON_AddNumberToObject(o, "duration", pm_cli_round_sig(pm_blend_space_duration(s, w), 7));
-    /* Cycles before the blend repeats (0: more than PM_BLEND_SPACE_MAX_PERIOD) and each one's duration. */
+    /* Cycles before the blend repeats (0: too many to count) and the durations of the first ones. */
     int period = pm_blend_space_period(s, w);
     cJSON_AddNumberToObject(o, "period", period);
     cJSON *ds = cJSON_CreateArray();
-    for (int c = 0; c < (period > 0 ? period : 1); c++)
+    for (int c = 0; c < listed_cycles(period); c++)
         cJSON_AddItemToArray(ds, cJSON_CreateNumber(pm_cli_round_sig(pm_blend_space_cycle_duration(s, w, c), 7)));
     cJSON_AddItemToObject(o, "cycle_durations", ds);
     char *text = cJSON_Print(o);
@@ -242,10 +245,9 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
         printf("cycle duration: %.4f s\n", (double)pm_blend_space_duration(s, w));
     } else {
         if (period > 0) printf("repeats after %d cycles:", period);
-        else printf("repeats after more than %d cycles; the first:", PM_BLEND_SPACE_MAX_PERIOD);
-        for (int c = 0; c < (period > 0 ? period : 1); c++)
-            printf(" %.4f", (double)pm_blend_space_cycle_duration(s, w, c));
-        printf(" s\n");
+        else printf("repeats after too many cycles to count:");
+        for (int c = 0; c < listed_cycles(period); c++) printf(" %.4f", (double)pm_blend_space_cycle_duration(s, w, c));
+        printf("%s s\n", listed_cycles(period) < period || period == 0 ? " ..." : "");
     }
 }
 

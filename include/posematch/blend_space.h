@@ -36,7 +36,7 @@ PM_EXTERN_C_BEGIN
 #define PM_BLEND_SPACE_MAX_DIMENSIONS 3
 #define PM_BLEND_SPACE_MAX_SAMPLES 4096
 #define PM_BLEND_SPACE_MAX_WEIGHTS 4 /* samples one query can blend: a tetrahedron's vertices */
-#define PM_BLEND_SPACE_MAX_PERIOD 16 /* most gait cycles a looping blend is baked over (pm_blend_space_period) */
+#define PM_BLEND_SPACE_MAX_PERIOD 16 /* most cycles a looping bake holds when its period is not one sample's own cycle count */
 
 typedef struct pm_blend_space pm_blend_space;
 
@@ -172,7 +172,7 @@ PM_API pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm
                                            const float *params, pm_error *error);
 /* Duration of the blend's first cycle (phase 0 to 1): the weight-averaged duration of the
  * contributing samples' first cycles (their whole clips when they have one cycle). 0 for NULL
- * or malformed weights. */
+ * or malformed weights (a count or sample index out of range). */
 PM_API float pm_blend_space_duration(const pm_blend_space *space, const pm_blend_space_weights *weights);
 /* Duration of the blend's cycle `cycle` (phase cycle to cycle + 1): each contributing sample
  * plays its cycle `cycle` modulo its cycle count. The same for every cycle when every sample has
@@ -183,19 +183,27 @@ PM_API float pm_blend_space_cycle_duration(const pm_blend_space *space, const pm
  * for a NULL space or a sample out of range. */
 PM_API int pm_blend_space_sample_cycles(const pm_blend_space *space, int sample);
 /* Cycles after which the blend repeats, every contributing sample back at its first cycle: the
- * least common multiple of their cycle counts (1 when each has one cycle); 0 when that exceeds
- * PM_BLEND_SPACE_MAX_PERIOD, or for NULL or malformed weights. */
+ * least common multiple of their cycle counts (1 when each has one cycle). 1 also when a
+ * contributing sample does not loop (the blend then runs from phase 0 to 1 once) and with
+ * PM_BLEND_SYNC_NONE; 0 beyond 2^30 cycles, or for NULL or malformed weights (a count or sample
+ * index out of range). */
 PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_space_weights *weights);
 
 /* ---- runtime job ---- */
 
-/* Local pose of the space at `params` and normalised `phase` (0 = start of the cycle, 1 = end;
- * wrapped for looping samples, clamped otherwise). Phase 1 is the end of the cycle: a looping
- * sample reads its end key there (its first frame moved on by the cycle's root displacement), not
- * its first frame, so root motion runs on to the cycle's end; beyond 1 it wraps. A sample of
- * several gait cycles (PM_BLEND_SYNC_FEET) instead reads phase c + f as fraction f of its cycle
- * c modulo its count, and an integer phase c > 0 as the end of cycle c - 1. Runs the sampling
- * jobs of the contributing samples into `scratch` and blends them; allocation-free. */
+/* Local pose of the space at `params` and `phase`, which counts the blend's cycles: 0 is the start
+ * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. The blend repeats
+ * after pm_blend_space_period cycles (1 unless samples have several gait cycles): phases are taken
+ * modulo the period, and a whole period is its end, not its start again. Within it, phase c + f is
+ * fraction f of the blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k
+ * after c div k whole loops, its travelling joints (the root) carried on by as many moves of its
+ * loop; so root motion runs on when one sample wraps while others play on. A whole phase c > 0 is
+ * the end of cycle c - 1: a sample whose loop ends there reads its end key (its first frame moved
+ * on by the loop's move), not its first frame. A player advances the phase by dt over
+ * pm_blend_space_cycle_duration of the current cycle and may keep it below the period (float
+ * phases lose precision as they grow). With PM_BLEND_SYNC_NONE every sample plays at the absolute
+ * time phase * the blend's duration instead. Runs the sampling jobs of the contributing samples
+ * into `scratch` and blends them; allocation-free. */
 typedef struct pm_blend_space_job {
     const pm_blend_space *space;
     const float *params;        /* dimensions floats */
@@ -220,9 +228,10 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
  * fps is in (0, 10000], or 0 for the highest frame rate among the contributing samples (on a
  * sample: its own rate). Looping when every contributing sample loops; otherwise the last frame is
  * phase 1, where looping samples are at their cycle's end (see the job). When looping samples
- * have several gait cycles the clip holds pm_blend_space_period cycles (phase 0 to the period,
- * each cycle at its own duration), or, when the period exceeds PM_BLEND_SPACE_MAX_PERIOD, is a
- * one-shot of as many cycles as its sample of most cycles has (at most that limit). Named
+ * have several gait cycles the clip holds the blend's period (phase 0 to the period, each cycle at
+ * its own duration) when that is at most PM_BLEND_SPACE_MAX_PERIOD cycles or the cycle count of
+ * one of its samples (a sample baked alone keeps all its strides); otherwise it is a one-shot of
+ * as many cycles as its sample of most cycles has. Named
  * "<space>@<p0>[,<p1>[,<p2>]]". Nothing depends on the order samples were listed in. Free it with
  * pm_clip_destroy. */
 PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,
