@@ -107,10 +107,11 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
             pm_vec3 t = tr[j];
             if (k == n) {
                 /* The key after a loop's last frame: frame 0 moved on by the cycle's net
-                 * displacement (the span from the first to the last frame plus one average step),
-                 * so that root motion keeps going across the wrap instead of sliding back. For
-                 * constant or in-place translations the displacement is (nearly) zero. */
+                 * displacement (the span from the first to the last frame plus one average step)
+                 * and turned by its turn, so that root motion keeps going across the wrap instead
+                 * of sliding or swinging back. Joints that swing in place get frame 0 back. */
                 t = pm_clip_loop_end_translation(clip, j);
+                q = pm_quat_abs_near(pm_quat_normalize(pm_clip_loop_end_rotation(clip, j)), pm_pose_rotation(dst - soa, j));
             }
             pm_pose_set_joint(dst, j, q, t);
         }

@@ -273,10 +273,11 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         if (r == PM_OK) r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
         if (r == PM_OK) r = pm_animation_build(&s->animations[i], &aligned, a, error);
         if (r == PM_OK && def->sync != PM_BLEND_SYNC_NONE)
-            r = pm_blend_space_sync_travel(&s->cycles[i], &s->animations[i], a, error);
+            r = pm_blend_space_sync_travel(&s->cycles[i], &s->animations[i], &aligned.skeleton, a, error);
         pm_clip_destroy(&aligned);
         if (r != PM_OK) goto fail;
     }
+    pm_blend_space_sync_wrap(s);
     if ((r = pm_blend_space_build_cells(s, def->collinear, def->coplanar, error)) != PM_OK) goto fail;
     /* The skeleton (rest offsets) and file metadata of baked clips come from the first sample in
      * the canonical order, not the first listed: reordering the samples changes no output byte. */

@@ -34,7 +34,7 @@ typedef struct pm_blend_cycles {
 typedef struct pm_blend_place {
     float time;                 /* seconds into its clip */
     int at_end;                 /* the end of its loop: its end key, not its first frame */
-    long long loops;            /* whole loops played since phase 0 (within the blend's period) */
+    long long loops;            /* whole loops played since phase 0 (within the space's phase wrap) */
 } pm_blend_place;
 
 struct pm_blend_space {
@@ -54,6 +54,7 @@ struct pm_blend_space {
     float *params;              /* PM_BLEND_SPACE_MAX_DIMENSIONS per sample */
     pm_animation *animations;
     pm_blend_cycles *cycles;
+    int phase_wrap;             /* pm_blend_space_phase_wrap */
     /* Canonical order: samples sorted by snapped coordinates. */
     int32_t *order;             /* rank -> sample */
     pm_dt3_point *points;       /* by rank; coordinates beyond the dimensions are 0 */
@@ -85,13 +86,13 @@ struct pm_blend_space {
  * cycles (one when it has no left foot, touchdown or loop). */
 pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error);
 /* The loop's motion of the sample's travelling joints, from its runtime animation. */
-pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_allocator *a,
-                                     pm_error *error);
-/* Where sample i plays at a blended phase of a blend that repeats after `period` cycles
- * (pm_blend_space_period; 0: no reduction). blended_duration (the blend's first cycle) is used by
- * PM_BLEND_SYNC_NONE. */
-void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, int period,
-                                 float blended_duration);
+pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_skeleton *skeleton,
+                                     const pm_allocator *a, pm_error *error);
+/* Sets phase_wrap from the samples' cycles. */
+void pm_blend_space_sync_wrap(pm_blend_space *s);
+/* Where sample i plays at a blended phase (taken modulo the space's phase_wrap).
+ * blended_duration (the blend's first cycle) is used by PM_BLEND_SYNC_NONE. */
+void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, float blended_duration);
 /* Largest period pm_blend_space_period counts to (the job reduces phases by it). */
 #define PM_BLEND_SPACE_PERIOD_LIMIT (1 << 30)
 

@@ -65,11 +65,11 @@ static void carry_loops(pm_soa_transform *pose, const pm_blend_cycles *cy, long 
  * frame 0 moved on by the cycle's displacement, not frame 0 itself: a baked blend of looping and
  * one-shot samples runs to phase 1, and there the looping one's root must carry on rather than
  * snap back to where it started. */
-static pm_result sample_pose(const pm_blend_space *s, int i, float phase, int period, float blended_duration,
-                             pm_rotation_blend rot, pm_soa_transform *out, pm_error *error) {
+static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float blended_duration, pm_rotation_blend rot,
+                             pm_soa_transform *out, pm_error *error) {
     const pm_animation *a = &s->animations[i];
     pm_blend_place place;
-    pm_blend_space_sample_place(&place, s, i, phase, period, blended_duration);
+    pm_blend_space_sample_place(&place, s, i, phase, blended_duration);
     if (place.at_end) {
         memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count, (size_t)a->soa_count * sizeof(pm_soa_transform));
     } else {
@@ -90,13 +90,12 @@ static pm_result sample_pose(const pm_blend_space *s, int i, float phase, int pe
 static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights *w, float phase, pm_rotation_blend rot,
                           pm_soa_transform *scratch, pm_soa_transform *output, pm_error *error) {
     float duration = pm_blend_space_duration(s, w);
-    int period = pm_blend_space_period(s, w);
     /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
-    if (w->count == 1) return sample_pose(s, w->samples[0], phase, period, duration, rot, output, error);
+    if (w->count == 1) return sample_pose(s, w->samples[0], phase, duration, rot, output, error);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
     for (int i = 0; i < w->count; i++) {
         pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
-        pm_result r = sample_pose(s, w->samples[i], phase, period, duration, rot, pose, error);
+        pm_result r = sample_pose(s, w->samples[i], phase, duration, rot, pose, error);
         if (r != PM_OK) return r;
         inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];

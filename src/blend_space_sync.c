@@ -13,22 +13,6 @@
 #include "clip_internal.h"
 #include "core.h"
 
-/* The turn about the vertical of joint j's rotation, from frame f to frame 0. */
-static float yaw_from_first(const pm_clip *c, int j, int f) {
-    size_t jc = (size_t)c->skeleton.joint_count;
-    pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
-    return 2.0f * atan2f(d.y, d.w);
-}
-static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
-
-/* How far joint j's rotation turns about the vertical over one cycle of a loop: to the last
- * frame, plus one average step (as pm_clip_loop_end_translation continues the translation). */
-static float cycle_yaw(const pm_clip *c, int j) {
-    int n = c->frame_count;
-    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
-    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
-}
-
 /* Cycle boundaries are only trusted when the foot really steps (its lift is at least this part of
  * the leg's length: a shuffling idle's noise is not a gait) and the cycles are alike in length
  * (within these factors of their mean): otherwise the clip stays one cycle, as a blend of it with
@@ -114,7 +98,7 @@ pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const
     for (int j = 0; j < jc; j++) {
         pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
         if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
-        pm_quat turn = pm_quat_from_yaw(cycle_yaw(clip, j));
+        pm_quat turn = pm_quat_from_yaw(pm_clip_loop_turn(clip, j));
         for (int f = 0; f < shift; f++) {
             size_t at = (size_t)f * jc + (size_t)j;
             head.translations[at] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[at], p0)));
@@ -139,39 +123,58 @@ done:
     return r;
 }
 
-/* The loop's motion of every joint that travels (its end key is not its first key): the rigid
- * move from the first key to the end key, which a sample's travelling joints are carried on by
- * once per loop played, so that root motion keeps going when one sample of a blend wraps while
- * the others play on. */
-pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_allocator *a,
-                                     pm_error *error) {
+static int same_lanes(const pm_soa_transform *a, const pm_soa_transform *b, int j) {
+    pm_quat qa = pm_pose_rotation(a, j), qb = pm_pose_rotation(b, j);
+    pm_vec3 ta = pm_pose_translation(a, j), tb = pm_pose_translation(b, j);
+    return !memcmp(&qa, &qb, sizeof qa) && !memcmp(&ta, &tb, sizeof ta);
+}
+
+/* The loop's motion of the joints that carry the sample's root motion - those that move while
+ * every joint above them stays still (the hips, or the hips under a static dummy root) - as
+ * the rigid move from the first key to the end key (the cycle's displacement and turn). A
+ * sample's carriers are moved on by it once per loop played, so that root motion keeps going
+ * when one sample of a blend wraps while the others play on. Joints below them move with them;
+ * one whose own translation drifts over the loop (an animated thigh, a finger) is not carried. */
+pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_skeleton *skeleton,
+                                     const pm_allocator *a, pm_error *error) {
     cycles->travel_count = 0;
     if (!an->looping || an->key_count <= an->frame_count) return PM_OK;
-    const pm_soa_transform *first = an->keys, *end = an->keys + (size_t)an->frame_count * (size_t)an->soa_count;
+    const int jc = an->joint_count, soa = an->soa_count;
+    const pm_soa_transform *first = an->keys, *end = an->keys + (size_t)an->frame_count * (size_t)soa;
+    uint8_t *still = (uint8_t *)pm_alloc_array(a, (size_t)jc, 1, 0);
+    if (!still) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
     int count = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int j = 0; j < an->joint_count; j++) {
-            pm_quat q0 = pm_pose_rotation(first, j), qe = pm_pose_rotation(end, j);
-            pm_vec3 t0 = pm_pose_translation(first, j), te = pm_pose_translation(end, j);
-            if (!memcmp(&q0, &qe, sizeof q0) && !memcmp(&t0, &te, sizeof t0)) continue;
+    for (int j = 0; j < jc; j++) {
+        still[j] = 1;
+        for (int k = 1; k < an->frame_count && still[j]; k++) still[j] = (uint8_t)same_lanes(first, first + (size_t)k * soa, j);
+    }
+    pm_result r = PM_OK;
+    for (int pass = 0; pass < 2 && r == PM_OK; pass++) {
+        count = 0;
+        for (int j = 0; j < jc; j++) {
+            int p = skeleton->parents[j], carrier = !still[j];
+            for (; p >= 0 && carrier; p = skeleton->parents[p]) carrier = still[p];
+            if (!carrier || same_lanes(first, end, j)) continue;
             if (pass == 1) {
-                pm_transform f = {q0, t0}, e = {qe, te};
+                pm_transform f = {pm_pose_rotation(first, j), pm_pose_translation(first, j)};
+                pm_transform e = {pm_pose_rotation(end, j), pm_pose_translation(end, j)};
+                pm_transform move = pm_transform_mul(e, pm_transform_inverse(f));
+                if (move.rotation.w < 0.0f) move.rotation = pm_quat_neg(move.rotation); /* (one rotation, two signs) */
                 cycles->travel_joints[count] = j;
-                cycles->travel[count] = pm_transform_mul(e, pm_transform_inverse(f));
+                cycles->travel[count] = move;
             }
             count++;
         }
-        if (pass == 0) {
-            if (count == 0) return PM_OK;
+        if (pass == 0 && count > 0) {
             cycles->travel_joints = (int32_t *)pm_alloc_array(a, (size_t)count, sizeof(int32_t), 0);
             cycles->travel = (pm_transform *)pm_alloc_array(a, (size_t)count, sizeof(pm_transform), 16);
-            if (!cycles->travel_joints || !cycles->travel)
-                return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
-            count = 0;
+            if (!cycles->travel_joints || !cycles->travel) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
         }
+        if (pass == 0 && count == 0) break;
     }
-    cycles->travel_count = count;
-    return PM_OK;
+    if (r == PM_OK) cycles->travel_count = cycles->travel ? count : 0;
+    pm_free(a, still);
+    return r;
 }
 
 /* ---- phase to time ---- */
@@ -189,8 +192,7 @@ static void sample_cycle(const pm_blend_space *s, int i, int j, double *start, d
     *length = (j + 1 < cy->count ? (double)cy->starts[j + 1] : duration) - *start;
 }
 
-void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, int period,
-                                 float blended_duration) {
+void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, float blended_duration) {
     const pm_animation *a = &s->animations[i];
     const pm_blend_cycles *cy = &s->cycles[i];
     out->loops = 0;
@@ -204,14 +206,16 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
             return;
         }
     } else {
-        /* The blend repeats after `period` cycles: a whole period is its end, not its start again.
-         * Phase c + f is then fraction f of the blend's cycle c, in which the sample plays its cycle
-         * c mod k after c div k whole loops; a whole phase c > 0 is the end of cycle c - 1. */
-        double p = phase;
-        if (period > 0) {
-            double r = fmod(p, (double)period);
-            if (r < 0.0) r += period;
-            p = r == 0.0 && p > 0.0 ? (double)period : r;
+        /* Phases wrap after the space's phase_wrap cycles, whatever the weights (a wrap that
+         * followed the blend's own period would move the root as a weight came and went): a whole
+         * wrap is its end, not its start again. Phase c + f is then fraction f of the blend's cycle
+         * c, in which the sample plays its cycle c mod k after c div k whole loops; a whole phase
+         * c > 0 is the end of cycle c - 1. */
+        double p = phase, wrap = s->phase_wrap;
+        if (wrap > 0.0) {
+            double r = fmod(p, wrap);
+            if (r < 0.0) r += wrap;
+            p = r == 0.0 && p > 0.0 ? wrap : r;
         }
         double c = floor(p), f = p - c, start, length;
         if (f == 0.0 && p > 0.0) {
@@ -257,20 +261,36 @@ int pm_blend_space_sample_cycles(const pm_blend_space *s, int sample) {
     return s && sample >= 0 && sample < s->sample_count ? s->cycles[sample].count : 0;
 }
 
+/* Least common multiple, 0 once beyond PM_BLEND_SPACE_PERIOD_LIMIT (or when either is). */
+static long long lcm_capped(long long p, long long k) {
+    if (p <= 0 || k <= 0) return 0;
+    long long x = p, y = k;
+    while (y) {
+        long long t = x % y;
+        x = y;
+        y = t;
+    }
+    p = p / x * k;
+    return p > PM_BLEND_SPACE_PERIOD_LIMIT ? 0 : p;
+}
+
+void pm_blend_space_sync_wrap(pm_blend_space *s) {
+    long long p = 1;
+    if (s->sync != PM_BLEND_SYNC_NONE)
+        for (int i = 0; i < s->sample_count; i++)
+            if (s->animations[i].looping) p = lcm_capped(p, s->cycles[i].count);
+    s->phase_wrap = (int)p;
+}
+
+int pm_blend_space_phase_wrap(const pm_blend_space *s) { return s ? s->phase_wrap : 0; }
+
 int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!weights_usable(s, w)) return 0;
     if (s->sync == PM_BLEND_SYNC_NONE) return 1;
     long long p = 1;
     for (int i = 0; i < w->count; i++) {
         if (!s->animations[w->samples[i]].looping) return 1; /* runs from phase 0 to 1 once */
-        long long k = s->cycles[w->samples[i]].count, x = p, y = k;
-        while (y) {
-            long long t = x % y;
-            x = y;
-            y = t;
-        }
-        p = p / x * k;
-        if (p > PM_BLEND_SPACE_PERIOD_LIMIT) return 0;
+        p = lcm_capped(p, s->cycles[w->samples[i]].count);
     }
     return (int)p;
 }

@@ -216,6 +216,27 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
     return miss > 3.0f * seam + 1e-7f ? end : p0;
 }
 
+/* The turn about the vertical of joint j's rotation, from frame 0 to frame f. */
+static float yaw_from_first(const pm_clip *c, int j, int f) {
+    size_t jc = (size_t)c->skeleton.joint_count;
+    pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
+    return 2.0f * atan2f(d.y, d.w);
+}
+static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
+
+float pm_clip_loop_turn(const pm_clip *c, int j) {
+    int n = c->frame_count;
+    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
+    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
+}
+
+pm_quat pm_clip_loop_end_rotation(const pm_clip *c, int j) {
+    pm_vec3 p0 = c->translations[j], end = pm_clip_loop_end_translation(c, j);
+    pm_quat q0 = c->rotations[j];
+    if (end.x == p0.x && end.y == p0.y && end.z == p0.z) return q0; /* swings in place */
+    return pm_quat_normalize(pm_quat_mul(pm_quat_from_yaw(pm_clip_loop_turn(c, j)), q0));
+}
+
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range) {
     *range = 0.0f;
     if (n < 3) return 0;
@@ -260,11 +281,11 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
     const pm_quat *r0 = c->rotations + (size_t)f0 * jc, *r1 = c->rotations + (size_t)f1 * jc;
     const pm_vec3 *p0 = c->translations + (size_t)f0 * jc, *p1 = c->translations + (size_t)f1 * jc;
     /* From a loop's last frame on to its first: towards where the first frame lies one cycle on,
-     * so that root motion keeps going instead of sliding back (as the runtime animation's end
-     * key does). */
+     * moved on and turned, so that root motion keeps going instead of sliding or swinging back
+     * (as the runtime animation's end key does). */
     const int wrap = c->looping && c->frame_count >= 2 && f0 == c->frame_count - 1 && f1 == 0 && t != 0.0f;
     for (int j = 0; j < jc; j++) {
-        out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], r1[j], t);
+        out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], wrap ? pm_clip_loop_end_rotation(c, j) : r1[j], t);
         out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], wrap ? pm_clip_loop_end_translation(c, j) : p1[j], t);
     }
     return PM_OK;

@@ -188,22 +188,31 @@ PM_API int pm_blend_space_sample_cycles(const pm_blend_space *space, int sample)
  * PM_BLEND_SYNC_NONE; 0 beyond 2^30 cycles, or for NULL or malformed weights (a count or sample
  * index out of range). */
 PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_space_weights *weights);
+/* Cycles after which the job's phases wrap, whatever the weights: the least common multiple of
+ * every looping sample's cycle count (1 when each has one; 0 beyond 2^30: no wrap; 1 with
+ * PM_BLEND_SYNC_NONE, which plays absolute time). A multiple of every blend's period. Not the
+ * blend's own period, so that the root does not move as a weight comes or goes. 0 for NULL. */
+PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
 
 /* ---- runtime job ---- */
 
 /* Local pose of the space at `params` and `phase`, which counts the blend's cycles: 0 is the start
- * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. The blend repeats
- * after pm_blend_space_period cycles (1 unless samples have several gait cycles): phases are taken
- * modulo the period, and a whole period is its end, not its start again. Within it, phase c + f is
- * fraction f of the blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k
- * after c div k whole loops, its travelling joints (the root) carried on by as many moves of its
- * loop; so root motion runs on when one sample wraps while others play on. A whole phase c > 0 is
- * the end of cycle c - 1: a sample whose loop ends there reads its end key (its first frame moved
- * on by the loop's move), not its first frame. A player advances the phase by dt over
- * pm_blend_space_cycle_duration of the current cycle and may keep it below the period (float
- * phases lose precision as they grow). With PM_BLEND_SYNC_NONE every sample plays at the absolute
- * time phase * the blend's duration instead. Runs the sampling jobs of the contributing samples
- * into `scratch` and blends them; allocation-free. */
+ * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. Looping samples
+ * take the phase modulo pm_blend_space_phase_wrap (1 unless samples have several gait cycles),
+ * where a whole wrap is its end, not its start again. Within it, phase c + f is fraction f of the
+ * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k after c div k
+ * whole loops, the joints that carry its root motion (the hips, or the hips under a static dummy
+ * root) moved on by as many moves of its loop (displacement and turn): root motion runs on when
+ * one sample wraps while others play on. A whole phase c > 0 is the end of cycle c - 1: a sample
+ * whose loop ends there reads its end key (its first frame moved on by the loop's move), not its
+ * first frame. At the wrap the root returns to its phase-0 placement, as a single loop's does at
+ * its end: to accumulate root motion, take its change from one evaluation to the next at the same
+ * parameters, and across a wrap the change to the wrap's end (phase = wrap) plus the change from
+ * phase 0 on. A player advances the phase by dt over pm_blend_space_cycle_duration of the current
+ * cycle and may keep it below the wrap (float phases lose precision as they grow). With
+ * PM_BLEND_SYNC_NONE every sample plays at the absolute time phase * the blend's duration instead.
+ * Runs the sampling jobs of the contributing samples into `scratch` and blends them;
+ * allocation-free. */
 typedef struct pm_blend_space_job {
     const pm_blend_space *space;
     const float *params;        /* dimensions floats */
@@ -223,8 +232,9 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
 /* ---- database assets (PS12) ---- */
 
 /* An ordinary clip of the blend at `params`: one time-synchronised cycle (phase 0..1 over the
- * weight-averaged duration) at about `fps` frames per second (the frame time is the cycle divided
- * into whole frames), root motion included, on the space's skeleton (pm_blend_space_skeleton).
+ * weight-averaged duration; several when samples have several gait cycles, below) at about `fps`
+ * frames per second (the frame time is the cycles' duration divided into whole frames), root
+ * motion included, on the space's skeleton (pm_blend_space_skeleton).
  * fps is in (0, 10000], or 0 for the highest frame rate among the contributing samples (on a
  * sample: its own rate). Looping when every contributing sample loops; otherwise the last frame is
  * phase 1, where looping samples are at their cycle's end (see the job). When looping samples
