@@ -40,8 +40,8 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     if (s->cycles)
         for (int i = 0; i < s->sample_count; i++) {
             pm_free(&a, s->cycles[i].starts);
-            pm_free(&a, s->cycles[i].travel_joints);
-            pm_free(&a, s->cycles[i].travel);
+            pm_free(&a, s->cycles[i].start_ground);
+            pm_free(&a, s->cycles[i].cycle_move);
         }
     pm_free(&a, s->cycles);
     pm_free(&a, s->order);
@@ -272,12 +272,11 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         if (def->sync == PM_BLEND_SYNC_FEET) r = pm_blend_space_sync_clip(&aligned, &s->cycles[i], a, error);
         if (r == PM_OK) r = align_clip(&aligned, (pm_blend_align)def->align, s->names[i], error);
         if (r == PM_OK) r = pm_animation_build(&s->animations[i], &aligned, a, error);
-        if (r == PM_OK && def->sync != PM_BLEND_SYNC_NONE)
-            r = pm_blend_space_sync_travel(&s->cycles[i], &s->animations[i], &aligned.skeleton, a, error);
         pm_clip_destroy(&aligned);
         if (r != PM_OK) goto fail;
     }
     pm_blend_space_sync_wrap(s);
+    if ((r = pm_blend_space_root_build(s, &def->samples[0].clip->skeleton, error)) != PM_OK) goto fail;
     if ((r = pm_blend_space_build_cells(s, def->collinear, def->coplanar, error)) != PM_OK) goto fail;
     /* The skeleton (rest offsets) and file metadata of baked clips come from the first sample in
      * the canonical order, not the first listed: reordering the samples changes no output byte. */

@@ -38,51 +38,25 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
     return PM_OK;
 }
 
-static void pose_set(pm_soa_transform *pose, int joint, pm_transform t) {
-    pm_soa_transform *g = pose + joint / 4;
-    int k = joint % 4;
-    g->qx[k] = t.rotation.x, g->qy[k] = t.rotation.y, g->qz[k] = t.rotation.z, g->qw[k] = t.rotation.w;
-    g->tx[k] = t.translation.x, g->ty[k] = t.translation.y, g->tz[k] = t.translation.z;
-}
-
-/* Carries a sample's travelling joints on by `loops` loops of its motion (by squaring: the powers
- * of one move commute), so that its root keeps going while other samples of the blend play on. */
-static void carry_loops(pm_soa_transform *pose, const pm_blend_cycles *cy, long long loops) {
-    for (int t = 0; t < cy->travel_count; t++) {
-        pm_transform base = loops < 0 ? pm_transform_inverse(cy->travel[t]) : cy->travel[t], move = pm_transform_identity();
-        for (unsigned long long n = loops < 0 ? 0ull - (unsigned long long)loops : (unsigned long long)loops; n; n >>= 1) {
-            if (n & 1) move = pm_transform_mul(move, base);
-            base = pm_transform_mul(base, base);
-        }
-        move.rotation = pm_quat_normalize(move.rotation);
-        int j = cy->travel_joints[t];
-        pm_transform local = {pm_pose_rotation(pose, j), pm_pose_translation(pose, j)};
-        pose_set(pose, j, pm_transform_mul(move, local));
-    }
-}
-
 /* Pose of sample `i` at a blended phase. The end of a looping sample's loop is its end key,
  * frame 0 moved on by the cycle's displacement, not frame 0 itself: a baked blend of looping and
  * one-shot samples runs to phase 1, and there the looping one's root must carry on rather than
  * snap back to where it started. */
-static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float blended_duration, pm_rotation_blend rot,
+static pm_result sample_pose(const pm_blend_space *s, int i, const pm_blend_place *place, pm_rotation_blend rot,
                              pm_soa_transform *out, pm_error *error) {
     const pm_animation *a = &s->animations[i];
-    pm_blend_place place;
-    pm_blend_space_sample_place(&place, s, i, phase, blended_duration);
-    if (place.at_end) {
+    if (place->at_end) {
         memcpy(out, a->keys + (size_t)a->frame_count * (size_t)a->soa_count, (size_t)a->soa_count * sizeof(pm_soa_transform));
     } else {
         pm_sampling_job sj = pm_default_sampling_job();
         sj.animation = a;
-        sj.time = place.time;
+        sj.time = place->time;
         sj.rotation = rot;
         sj.output = out;
         sj.output_count = s->soa_count;
         pm_result r = pm_sampling_job_run(&sj, error);
         if (r != PM_OK) return r;
     }
-    if (place.loops != 0) carry_loops(out, &s->cycles[i], place.loops);
     return PM_OK;
 }
 
@@ -90,13 +64,19 @@ static pm_result sample_pose(const pm_blend_space *s, int i, float phase, float 
 static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights *w, float phase, pm_rotation_blend rot,
                           pm_soa_transform *scratch, pm_soa_transform *output, pm_error *error) {
     float duration = pm_blend_space_duration(s, w);
-    /* A single sample (a query on it) is its clip, untouched by any blending arithmetic. */
-    if (w->count == 1) return sample_pose(s, w->samples[0], phase, duration, rot, output, error);
+    pm_blend_place places[PM_BLEND_SPACE_MAX_WEIGHTS];
+    for (int i = 0; i < w->count; i++) pm_blend_space_sample_place(&places[i], s, w->samples[i], phase, duration);
+    /* A single sample (a query on it) within its first loop is its clip, untouched by any
+     * blending arithmetic; past it, its root motion is carried on like a blend's. */
+    if (w->count == 1 && (places[0].loops == 0 || s->carrier_count == 0))
+        return sample_pose(s, w->samples[0], &places[0], rot, output, error);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
+    pm_blend_ground rel[PM_BLEND_SPACE_MAX_WEIGHTS][PM_BLEND_SPACE_MAX_CARRIERS];
     for (int i = 0; i < w->count; i++) {
         pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
-        pm_result r = sample_pose(s, w->samples[i], phase, duration, rot, pose, error);
+        pm_result r = sample_pose(s, w->samples[i], &places[i], rot, pose, error);
         if (r != PM_OK) return r;
+        pm_blend_space_root_split(s, w->samples[i], &places[i], pose, rel[i]);
         inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];
     }
@@ -105,7 +85,9 @@ static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights 
     bj.input_count = w->count;
     bj.joint_count = s->joint_count;
     bj.output = output;
-    return pm_blend_job_run(&bj, error);
+    pm_result r = pm_blend_job_run(&bj, error);
+    if (r == PM_OK) pm_blend_space_root_join(s, w, places[0].blend_cycle, (const pm_blend_ground(*)[PM_BLEND_SPACE_MAX_CARRIERS])rel, output);
+    return r;
 }
 
 pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error) {

@@ -123,60 +123,6 @@ done:
     return r;
 }
 
-static int same_lanes(const pm_soa_transform *a, const pm_soa_transform *b, int j) {
-    pm_quat qa = pm_pose_rotation(a, j), qb = pm_pose_rotation(b, j);
-    pm_vec3 ta = pm_pose_translation(a, j), tb = pm_pose_translation(b, j);
-    return !memcmp(&qa, &qb, sizeof qa) && !memcmp(&ta, &tb, sizeof ta);
-}
-
-/* The loop's motion of the joints that carry the sample's root motion - those that move while
- * every joint above them stays still (the hips, or the hips under a static dummy root) - as
- * the rigid move from the first key to the end key (the cycle's displacement and turn). A
- * sample's carriers are moved on by it once per loop played, so that root motion keeps going
- * when one sample of a blend wraps while the others play on. Joints below them move with them;
- * one whose own translation drifts over the loop (an animated thigh, a finger) is not carried. */
-pm_result pm_blend_space_sync_travel(pm_blend_cycles *cycles, const pm_animation *an, const pm_skeleton *skeleton,
-                                     const pm_allocator *a, pm_error *error) {
-    cycles->travel_count = 0;
-    if (!an->looping || an->key_count <= an->frame_count) return PM_OK;
-    const int jc = an->joint_count, soa = an->soa_count;
-    const pm_soa_transform *first = an->keys, *end = an->keys + (size_t)an->frame_count * (size_t)soa;
-    uint8_t *still = (uint8_t *)pm_alloc_array(a, (size_t)jc, 1, 0);
-    if (!still) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
-    int count = 0;
-    for (int j = 0; j < jc; j++) {
-        still[j] = 1;
-        for (int k = 1; k < an->frame_count && still[j]; k++) still[j] = (uint8_t)same_lanes(first, first + (size_t)k * soa, j);
-    }
-    pm_result r = PM_OK;
-    for (int pass = 0; pass < 2 && r == PM_OK; pass++) {
-        count = 0;
-        for (int j = 0; j < jc; j++) {
-            int p = skeleton->parents[j], carrier = !still[j];
-            for (; p >= 0 && carrier; p = skeleton->parents[p]) carrier = still[p];
-            if (!carrier || same_lanes(first, end, j)) continue;
-            if (pass == 1) {
-                pm_transform f = {pm_pose_rotation(first, j), pm_pose_translation(first, j)};
-                pm_transform e = {pm_pose_rotation(end, j), pm_pose_translation(end, j)};
-                pm_transform move = pm_transform_mul(e, pm_transform_inverse(f));
-                if (move.rotation.w < 0.0f) move.rotation = pm_quat_neg(move.rotation); /* (one rotation, two signs) */
-                cycles->travel_joints[count] = j;
-                cycles->travel[count] = move;
-            }
-            count++;
-        }
-        if (pass == 0 && count > 0) {
-            cycles->travel_joints = (int32_t *)pm_alloc_array(a, (size_t)count, sizeof(int32_t), 0);
-            cycles->travel = (pm_transform *)pm_alloc_array(a, (size_t)count, sizeof(pm_transform), 16);
-            if (!cycles->travel_joints || !cycles->travel) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
-        }
-        if (pass == 0 && count == 0) break;
-    }
-    if (r == PM_OK) cycles->travel_count = cycles->travel ? count : 0;
-    pm_free(a, still);
-    return r;
-}
-
 /* ---- phase to time ---- */
 
 /* Sample i's cycle j (0..count-1): start and length in seconds. */
@@ -196,7 +142,18 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
     const pm_animation *a = &s->animations[i];
     const pm_blend_cycles *cy = &s->cycles[i];
     out->loops = 0;
+    out->cycle = 0;
+    out->blend_cycle = 0.0;
     float time;
+    if (s->sync != PM_BLEND_SYNC_NONE && !a->looping && phase > 1.0f) {
+        /* A one-shot has stopped; the blend's cycle still counts for its looping samples. */
+        double p = phase, wrap = s->phase_wrap;
+        if (wrap > 0.0) {
+            double r = fmod(p, wrap);
+            p = r == 0.0 ? wrap : r;
+        }
+        out->blend_cycle = ceil(p) - 1.0;
+    }
     if (s->sync == PM_BLEND_SYNC_NONE || !a->looping) {
         /* The same absolute time for every sample (NONE), or a one-shot, clamped beyond its end. */
         time = s->sync == PM_BLEND_SYNC_NONE ? phase * blended_duration : phase * a->duration;
@@ -226,6 +183,8 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
         if (j < 0.0) j += k;
         sample_cycle(s, i, (int)j, &start, &length);
         out->loops = (long long)((c - j) / k);
+        out->cycle = (int)j;
+        out->blend_cycle = c;
         time = (float)(start + f * length);
     }
     out->time = time;

@@ -144,8 +144,8 @@ static int is_sep(char c) { return c == '_' || c == '.' || c == ' ' || c == '-' 
 
 /* Side of a joint name and the name with its side marker replaced by the other side's, so
  * that the counterpart can be looked up by exact match. Recognised markers, in order:
- * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_), a lower-case l/r prefix
- * before an upper-case letter (lFoot, rThigh). */
+ * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_), an l/r or L/R prefix before
+ * an upper-case letter (lFoot, rThigh, LHipJoint, RThumb). */
 static side name_side(const char *name, char *swapped, size_t cap) {
     size_t n = strlen(name);
     if (n + 2 > cap) return SIDE_NONE;
@@ -178,10 +178,13 @@ static side name_side(const char *name, char *swapped, size_t cap) {
             return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
         }
     }
-    if (n >= 2 && (name[0] == 'l' || name[0] == 'r') && isupper((unsigned char)name[1])) {
+    /* lFoot, rThigh; LHipJoint, RFingers (CMU): the pair is only made when the other name exists. */
+    char c0 = (char)tolower((unsigned char)name[0]);
+    if (n >= 2 && (c0 == 'l' || c0 == 'r') && isupper((unsigned char)name[1])) {
         memcpy(swapped, name, n + 1);
-        swapped[0] = name[0] == 'l' ? 'r' : 'l';
-        return name[0] == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+        char other = c0 == 'l' ? 'r' : 'l';
+        swapped[0] = isupper((unsigned char)name[0]) ? (char)toupper(other) : other;
+        return c0 == 'l' ? SIDE_LEFT : SIDE_RIGHT;
     }
     return SIDE_NONE;
 }

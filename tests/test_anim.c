@@ -273,6 +273,8 @@ static void test_mirror_maps(void **state) {
     const char *const lower[] = {"hip", "lFoot", "rFoot", "abdomen", "lThigh", "rThigh"};
     const char *const spaced[] = {"Bip01 Pelvis", "Bip01 L Foot", "Bip01 R Foot", "Bip01 Head", "Bip01 L Thigh", "Bip01 R Thigh"};
     const char *const caps[] = {"HIPS", "LEFT_FOOT", "RIGHT_FOOT", "LOWERBACK", "LEFTLEG", "RIGHTLEG"};
+    /* CMU's capital prefixes next to its Left/Right names; "Root" and "LowerBack" stay unpaired. */
+    const char *const cmu[] = {"Root", "LHipJoint", "RHipJoint", "LowerBack", "LFingers", "RFingers"};
     check_mirror_pairs(full, 6, e);
     check_mirror_pairs(suffix, 6, e);
     check_mirror_pairs(dot, 6, e);
@@ -280,6 +282,7 @@ static void test_mirror_maps(void **state) {
     check_mirror_pairs(lower, 6, e);
     check_mirror_pairs(spaced, 6, e);
     check_mirror_pairs(caps, 6, e);
+    check_mirror_pairs(cmu, 6, e);
     /* A side without its counterpart maps to itself. */
     const char *const lonely[] = {"Hips", "LeftFoot", "Spine"};
     const int self[] = {0, 1, 2};

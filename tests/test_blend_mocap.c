@@ -11,6 +11,7 @@
 
 #define WALK "bandai-namco/dataset-2/dataset-2_walk_normal_001.bvh" /* 9.1 s, ~1.2 m/s */
 #define RUN "bandai-namco/dataset-2/dataset-2_run_normal_010.bvh"   /* 2.7 s, ~3.2 m/s */
+#define TURN "bandai-namco/dataset-2/dataset-2_walk-turn-left_normal_006.bvh"
 
 static void read_clip(pm_clip *clip, const char *rel) {
     pm_error e;
@@ -130,6 +131,58 @@ static void test_mixed_looping_root(void **state) {
     pm_blend_space_destroy(space);
     pm_clip_destroy(&walk);
     pm_clip_destroy(&run);
+}
+
+/* A walk that turns left (three strides, about 90 degrees) blended with a straight walk (two
+ * strides) over their six-cycle period: root motion blended on the ground curves steadily - no
+ * heading flip, the hips walking on at a walk's pace - where averaging world placements had the
+ * two walkers facing apart after a few strides and their mean turning on the spot. */
+static void test_turning_and_straight_walks(void **state) {
+    (void)state;
+    pm_clip full, turn, walk;
+    read_clip(&full, TURN);
+    PM_ASSERT_OK(pm_clip_trim(&turn, &full, 45, 90, NULL)); /* 1.5 - 4.5 s */
+    pm_clip_destroy(&full);
+    read_clip(&full, WALK);
+    PM_ASSERT_OK(pm_clip_trim(&walk, &full, 30, 66, NULL)); /* 1.0 - 3.2 s */
+    pm_clip_destroy(&full);
+    turn.looping = walk.looping = 1;
+    pm_blend_space *space = walk_run_space(&turn, &walk); /* turn at 1.2, walk at 3.2 */
+    float mid = 2.2f;
+    pm_blend_space_weights w;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, space, &mid, NULL));
+    assert_int_equal(pm_blend_space_period(space, &w), 6);
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &mid, 30.0f, NULL));
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &baked.skeleton);
+    pm_transform *wt = malloc(sizeof(pm_transform) * (size_t)baked.skeleton.joint_count);
+    assert_non_null(wt);
+    float prev_yaw = 0.0f, px = 0.0f, pz = 0.0f, worst_turn = 0.0f, total_turn = 0.0f, walked = 0.0f;
+    for (int f = 0; f < baked.frame_count; f++) {
+        PM_ASSERT_OK(pm_clip_frame_world(wt, &baked, f, NULL));
+        pm_vec3 d = pm_vec3_sub(wt[roles.right_upleg].translation, wt[roles.left_upleg].translation);
+        float yaw = atan2f(-d.z, d.x);
+        pm_vec3 h = wt[roles.hips].translation;
+        if (f > 0) {
+            float t = fabsf(remainderf(yaw - prev_yaw, 2.0f * PM_PI));
+            worst_turn = fmaxf(worst_turn, t);
+            total_turn += t;
+            walked += hypotf(h.x - px, h.z - pz);
+        }
+        prev_yaw = yaw, px = h.x, pz = h.z;
+    }
+    free(wt);
+    float mean_turn = total_turn / (float)(baked.frame_count - 1);
+    float speed = walked / ((float)(baked.frame_count - 1) * baked.frame_time);
+    printf("turning and straight walks over six cycles: hips %.3f m/s, heading change per frame %.2f deg mean, "
+           "%.2f deg at most\n", (double)speed, (double)(mean_turn * 180.0f / PM_PI), (double)(worst_turn * 180.0f / PM_PI));
+    assert_true(worst_turn < 0.1f); /* under 6 degrees a frame: no flip */
+    assert_true(speed > 0.9f);      /* the walks' pace (about 1.1 m/s), not a shuffle on the spot */
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(space);
+    pm_clip_destroy(&turn);
+    pm_clip_destroy(&walk);
 }
 
 static int cmp_float(const void *a, const void *b) {
@@ -348,6 +401,7 @@ int main(void) {
         cmocka_unit_test(test_walk_run_root_speed),
         cmocka_unit_test(test_mixed_looping_root),
         cmocka_unit_test(test_walk_of_two_strides_with_a_run_of_one),
+        cmocka_unit_test(test_turning_and_straight_walks),
         cmocka_unit_test(test_mirrored_sample),
         cmocka_unit_test(test_json_with_real_clips),
     };

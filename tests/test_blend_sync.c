@@ -389,6 +389,48 @@ static void test_cycles_only_from_real_strides(void **state) {
     pm_clip_destroy(&walk);
 }
 
+/* Root motion over several cycles is blended as motion on the ground: a walk that curves (a
+ * radian per stride, three strides) blended 50/50 with a straight one (two strides) turns half a
+ * radian in every blended cycle of its six - where averaging world placements leaves the two
+ * samples facing apart after a few strides, their mean standing still and flipping round. */
+static void test_curving_and_straight_strides_turn_halfway(void **state) {
+    (void)state;
+    const int lens[3] = {40, 40, 40};
+    const float turn = 1.0f, radius = 1.0f / turn;
+    pm_clip curve, straight;
+    make_walk(&curve, lens, 3, 0, 0.15f);
+    make_walk(&straight, lens, 2, 0, 0.15f);
+    for (int f = 0; f < curve.frame_count; f++) {
+        float a = turn * (float)f / 40.0f;
+        curve.translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(radius * (1.0f - cosf(a)), 1.0f, radius * sinf(a));
+        curve.rotations[(size_t)f * JOINTS + HIPS] = pm_quat_from_yaw(a);
+    }
+    pm_blend_space *s = two_sample_space(&curve, &straight, PM_BLEND_SYNC_FEET);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 0), 3);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 1), 2);
+    float half = 0.5f;
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    assert_int_equal(baked.frame_count, 240);
+    float worst_turn = 0.0f, worst_cycle = 0.0f, prev = 0.0f, start = 0.0f;
+    for (int f = 0; f < baked.frame_count; f++) {
+        pm_quat q = baked.rotations[(size_t)f * JOINTS + HIPS];
+        float yaw = 2.0f * atan2f(q.y, q.w);
+        if (f == 0) start = yaw;
+        else worst_turn = fmaxf(worst_turn, fabsf(remainderf(yaw - prev, 2.0f * PM_PI)));
+        if (f % 40 == 0) worst_cycle = fmaxf(worst_cycle, fabsf(remainderf(yaw - start - 0.5f * (float)(f / 40), 2.0f * PM_PI)));
+        prev = yaw;
+    }
+    printf("50/50 of a curving and a straight walk over six cycles: heading off half a radian per cycle by at most "
+           "%.4f rad, largest turn between frames %.4f rad\n", (double)worst_cycle, (double)worst_turn);
+    assert_true(worst_cycle < 0.02f);
+    assert_true(worst_turn < 0.03f); /* a frame's share of the turn is 0.5 / 40 */
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&curve);
+    pm_clip_destroy(&straight);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
@@ -398,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_cycles_join_without_a_jump),
         cmocka_unit_test(test_period_of_the_blend),
         cmocka_unit_test(test_cycles_only_from_real_strides),
+        cmocka_unit_test(test_curving_and_straight_strides_turn_halfway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

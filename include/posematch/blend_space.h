@@ -200,12 +200,17 @@ PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
  * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. Looping samples
  * take the phase modulo pm_blend_space_phase_wrap (1 unless samples have several gait cycles),
  * where a whole wrap is its end, not its start again. Within it, phase c + f is fraction f of the
- * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k after c div k
- * whole loops, the joints that carry its root motion (the hips, or the hips under a static dummy
- * root) moved on by as many moves of its loop (displacement and turn): root motion runs on when
- * one sample wraps while others play on. A whole phase c > 0 is the end of cycle c - 1: a sample
- * whose loop ends there reads its end key (its first frame moved on by the loop's move), not its
- * first frame. At the wrap the root returns to its phase-0 placement, as a single loop's does at
+ * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k. The joints that
+ * carry root motion (joints moving under still, upright ancestors: the hips, or the hips under a
+ * dummy root) are blended as motion on the ground: each sample's heading and floor position
+ * since the start of its current cycle, blended as a planar motion and composed onto the blend's
+ * ground frame at the start of cycle c (the samples' starting frames averaged, moved on by the
+ * blended motion of every earlier cycle); their height, tilt and sway blend like any joint. So
+ * root motion runs on where one sample wraps while others play on, and samples that turn
+ * differently curve at their mean turn rate instead of drifting apart. A query on a sample, within
+ * its own loop, is its clip exactly. A whole phase c > 0 is the end of cycle c - 1: a sample
+ * whose loop ends there reads its end key (its first frame moved on and turned by the loop's
+ * move), not its first frame. At the wrap the root returns to its phase-0 placement, as a single loop's does at
  * its end: to accumulate root motion, take its change from one evaluation to the next at the same
  * parameters, and across a wrap the change to the wrap's end (phase = wrap) plus the change from
  * phase 0 on. A player advances the phase by dt over pm_blend_space_cycle_duration of the current
