@@ -276,7 +276,6 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
         if (r != PM_OK) goto fail;
     }
     pm_blend_space_sync_wrap(s);
-    if ((r = pm_blend_space_root_build(s, &def->samples[0].clip->skeleton, error)) != PM_OK) goto fail;
     if ((r = pm_blend_space_build_cells(s, def->collinear, def->coplanar, error)) != PM_OK) goto fail;
     /* The skeleton (rest offsets) and file metadata of baked clips come from the first sample in
      * the canonical order, not the first listed: reordering the samples changes no output byte. */
@@ -284,6 +283,7 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
     s->unit_scale = canonical->unit_scale > 0.0f ? canonical->unit_scale : 1.0f;
     s->source_up = canonical->source_up;
     if ((r = pm_skeleton_copy(&s->skeleton, &canonical->skeleton, a, error)) != PM_OK) goto fail;
+    if ((r = pm_blend_space_root_build(s, error)) != PM_OK) goto fail;
     *out = s;
     return PM_OK;
 fail:

@@ -26,15 +26,13 @@ typedef struct pm_blend_ground {
     float yaw, x, z;
 } pm_blend_ground;
 
-/* Most joints a space blends as root motion (blend_space_root.c); more are blended as joints. */
-#define PM_BLEND_SPACE_MAX_CARRIERS 4
-
 /* A sample's gait cycles (blend_space_sync.c) and its root motion per cycle (blend_space_root.c). */
 typedef struct pm_blend_cycles {
     int count;                  /* 1, or more for a looping sample cut at its left foot's touchdowns */
     float *starts;              /* count start times in seconds from starts[0] = 0; NULL for one cycle */
-    pm_blend_ground *start_ground; /* carrier_count x count: each carrier's ground frame at each cycle's start */
-    pm_blend_ground *cycle_move;   /* carrier_count x count: its motion over the cycle, in that frame */
+    pm_blend_ground *start_ground; /* count: the ground frame at each cycle's start (blend_space_root.c) */
+    pm_blend_ground *cycle_move;   /* count: the ground motion over each cycle, in its start frame */
+    int carrier;                /* the joint its root motion is taken off and put back at */
 } pm_blend_cycles;
 
 /* Where a sample plays at a blended phase (pm_blend_space_sample_place). */
@@ -43,7 +41,6 @@ typedef struct pm_blend_place {
     int at_end;                 /* the end of its loop: its end key, not its first frame */
     int cycle;                  /* its cycle (0 for a one-shot) */
     long long loops;            /* whole loops played since phase 0 (within the space's phase wrap) */
-    double blend_cycle;         /* the blend's cycle c (the phase within the wrap is c + f, 0 < f <= 1) */
 } pm_blend_place;
 
 struct pm_blend_space {
@@ -64,8 +61,8 @@ struct pm_blend_space {
     pm_animation *animations;
     pm_blend_cycles *cycles;
     int phase_wrap;             /* pm_blend_space_phase_wrap */
-    int carrier_count;          /* joints blended as root motion */
-    int32_t carriers[PM_BLEND_SPACE_MAX_CARRIERS];
+    int root_ref;               /* the joint whose ground frame is the sample's (the hips); -1: no root blending */
+    int root_axis;              /* its local axis (0 x, 1 y, 2 z) whose direction is the heading */
     /* Canonical order: samples sorted by snapped coordinates. */
     int32_t *order;             /* rank -> sample */
     pm_dt3_point *points;       /* by rank; coordinates beyond the dimensions are 0 */
@@ -96,15 +93,17 @@ struct pm_blend_space {
 /* PM_BLEND_SYNC_FEET: restarts a looping clip at its left foot's touchdown and finds its gait
  * cycles (one when it has no left foot, touchdown or loop). */
 pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error);
-/* Root motion (blend_space_root.c): finds the carriers and each sample's ground frames per cycle;
- * splits a sampled pose's carriers into their motion on the ground since the cycle's start (rel,
- * one per carrier) and the rest; and joins the blended rest with the blended motion, composed
- * onto the blend's ground frame at the start of its cycle. rel is indexed [sample][carrier]. */
-pm_result pm_blend_space_root_build(pm_blend_space *s, const pm_skeleton *skeleton, pm_error *error);
-void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_place *place, pm_soa_transform *pose,
-                               pm_blend_ground *rel);
+/* Root motion (blend_space_root.c): the reference joint, its heading axis and each sample's ground
+ * frames per cycle (after the skeleton and canonical order are set); a sampled pose taken out of
+ * its ground frame, *rel its ground motion since its cycle's start; and the blended pose put back
+ * in the blend's ground frame at `blend_cycle` moved on by the blended rel (one per sample). */
+pm_result pm_blend_space_root_build(pm_blend_space *s, pm_error *error);
+void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_place *place, double blend_cycle,
+                               pm_soa_transform *pose, pm_blend_ground *rel);
 void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle,
-                              const pm_blend_ground (*rel)[PM_BLEND_SPACE_MAX_CARRIERS], pm_soa_transform *out);
+                              const pm_blend_ground *rel, pm_soa_transform *out);
+/* The blend's cycle c at a phase (within the phase wrap: the phase is c + f, 0 < f <= 1, or 0). */
+double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase);
 /* Sets phase_wrap from the samples' cycles. */
 void pm_blend_space_sync_wrap(pm_blend_space *s);
 /* Where sample i plays at a blended phase (taken modulo the space's phase_wrap).

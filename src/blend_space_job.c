@@ -68,15 +68,16 @@ static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights 
     for (int i = 0; i < w->count; i++) pm_blend_space_sample_place(&places[i], s, w->samples[i], phase, duration);
     /* A single sample (a query on it) within its first loop is its clip, untouched by any
      * blending arithmetic; past it, its root motion is carried on like a blend's. */
-    if (w->count == 1 && (places[0].loops == 0 || s->carrier_count == 0))
+    if (w->count == 1 && (places[0].loops == 0 || s->root_ref < 0))
         return sample_pose(s, w->samples[0], &places[0], rot, output, error);
+    double cycle = pm_blend_space_blend_cycle(s, phase);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
-    pm_blend_ground rel[PM_BLEND_SPACE_MAX_WEIGHTS][PM_BLEND_SPACE_MAX_CARRIERS];
+    pm_blend_ground rel[PM_BLEND_SPACE_MAX_WEIGHTS];
     for (int i = 0; i < w->count; i++) {
         pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
         pm_result r = sample_pose(s, w->samples[i], &places[i], rot, pose, error);
         if (r != PM_OK) return r;
-        pm_blend_space_root_split(s, w->samples[i], &places[i], pose, rel[i]);
+        if (s->root_ref >= 0) pm_blend_space_root_split(s, w->samples[i], &places[i], cycle, pose, &rel[i]);
         inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];
     }
@@ -86,7 +87,7 @@ static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights 
     bj.joint_count = s->joint_count;
     bj.output = output;
     pm_result r = pm_blend_job_run(&bj, error);
-    if (r == PM_OK) pm_blend_space_root_join(s, w, places[0].blend_cycle, (const pm_blend_ground(*)[PM_BLEND_SPACE_MAX_CARRIERS])rel, output);
+    if (r == PM_OK && s->root_ref >= 0) pm_blend_space_root_join(s, w, cycle, rel, output);
     return r;
 }
 

@@ -98,7 +98,7 @@ pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const
     for (int j = 0; j < jc; j++) {
         pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
         if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
-        pm_quat turn = pm_quat_from_yaw(pm_clip_loop_turn(clip, j));
+        pm_quat turn = pm_clip_loop_turn(clip, j);
         for (int f = 0; f < shift; f++) {
             size_t at = (size_t)f * jc + (size_t)j;
             head.translations[at] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[at], p0)));
@@ -138,22 +138,27 @@ static void sample_cycle(const pm_blend_space *s, int i, int j, double *start, d
     *length = (j + 1 < cy->count ? (double)cy->starts[j + 1] : duration) - *start;
 }
 
+/* The phase within the wrap: a whole wrap is its end, not its start again. */
+static double wrapped_phase(const pm_blend_space *s, double p) {
+    double wrap = s->phase_wrap;
+    if (!(wrap > 0.0)) return p;
+    double r = fmod(p, wrap);
+    if (r < 0.0) r += wrap;
+    return r == 0.0 && p > 0.0 ? wrap : r;
+}
+
+double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase) {
+    if (s->sync == PM_BLEND_SYNC_NONE) return 0.0;
+    double p = wrapped_phase(s, phase), c = floor(p);
+    return p - c == 0.0 && p > 0.0 ? c - 1.0 : c;
+}
+
 void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, float blended_duration) {
     const pm_animation *a = &s->animations[i];
     const pm_blend_cycles *cy = &s->cycles[i];
     out->loops = 0;
     out->cycle = 0;
-    out->blend_cycle = 0.0;
     float time;
-    if (s->sync != PM_BLEND_SYNC_NONE && !a->looping && phase > 1.0f) {
-        /* A one-shot has stopped; the blend's cycle still counts for its looping samples. */
-        double p = phase, wrap = s->phase_wrap;
-        if (wrap > 0.0) {
-            double r = fmod(p, wrap);
-            p = r == 0.0 ? wrap : r;
-        }
-        out->blend_cycle = ceil(p) - 1.0;
-    }
     if (s->sync == PM_BLEND_SYNC_NONE || !a->looping) {
         /* The same absolute time for every sample (NONE), or a one-shot, clamped beyond its end. */
         time = s->sync == PM_BLEND_SYNC_NONE ? phase * blended_duration : phase * a->duration;
@@ -168,13 +173,7 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
          * wrap is its end, not its start again. Phase c + f is then fraction f of the blend's cycle
          * c, in which the sample plays its cycle c mod k after c div k whole loops; a whole phase
          * c > 0 is the end of cycle c - 1. */
-        double p = phase, wrap = s->phase_wrap;
-        if (wrap > 0.0) {
-            double r = fmod(p, wrap);
-            if (r < 0.0) r += wrap;
-            p = r == 0.0 && p > 0.0 ? wrap : r;
-        }
-        double c = floor(p), f = p - c, start, length;
+        double p = wrapped_phase(s, phase), c = floor(p), f = p - c, start, length;
         if (f == 0.0 && p > 0.0) {
             c -= 1.0;
             f = 1.0;
@@ -184,7 +183,6 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
         sample_cycle(s, i, (int)j, &start, &length);
         out->loops = (long long)((c - j) / k);
         out->cycle = (int)j;
-        out->blend_cycle = c;
         time = (float)(start + f * length);
     }
     out->time = time;

@@ -216,25 +216,33 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
     return miss > 3.0f * seam + 1e-7f ? end : p0;
 }
 
-/* The turn about the vertical of joint j's rotation, from frame 0 to frame f. */
-static float yaw_from_first(const pm_clip *c, int j, int f) {
+/* The world's vertical in the frame of joint j's parent at frame 0: a loop turns about it. */
+static pm_vec3 parent_vertical(const pm_clip *c, int j) {
+    pm_quat up = pm_quat_identity();
+    for (int p = c->skeleton.parents[j]; p >= 0; p = c->skeleton.parents[p]) up = pm_quat_mul(c->rotations[p], up);
+    return pm_quat_inv_rotate(pm_quat_normalize(up), pm_vec3_make(0.0f, 1.0f, 0.0f));
+}
+
+/* The turn about `up` of joint j's rotation, from frame 0 to frame f. */
+static float turn_from_first(const pm_clip *c, int j, int f, pm_vec3 up) {
     size_t jc = (size_t)c->skeleton.joint_count;
     pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
-    return 2.0f * atan2f(d.y, d.w);
+    return 2.0f * atan2f(d.x * up.x + d.y * up.y + d.z * up.z, d.w);
 }
 static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
 
-float pm_clip_loop_turn(const pm_clip *c, int j) {
+pm_quat pm_clip_loop_turn(const pm_clip *c, int j) {
     int n = c->frame_count;
-    float last = yaw_from_first(c, j, n - 1), before = yaw_from_first(c, j, n - 2), first = yaw_from_first(c, j, 1);
-    return wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first)));
+    pm_vec3 up = parent_vertical(c, j);
+    float last = turn_from_first(c, j, n - 1, up), before = turn_from_first(c, j, n - 2, up), first = turn_from_first(c, j, 1, up);
+    return pm_quat_from_axis_angle(up, wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first))));
 }
 
 pm_quat pm_clip_loop_end_rotation(const pm_clip *c, int j) {
     pm_vec3 p0 = c->translations[j], end = pm_clip_loop_end_translation(c, j);
     pm_quat q0 = c->rotations[j];
     if (end.x == p0.x && end.y == p0.y && end.z == p0.z) return q0; /* swings in place */
-    return pm_quat_normalize(pm_quat_mul(pm_quat_from_yaw(pm_clip_loop_turn(c, j)), q0));
+    return pm_quat_normalize(pm_quat_mul(pm_clip_loop_turn(c, j), q0));
 }
 
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range) {

@@ -11,9 +11,10 @@
  * step), so that root motion continues across the wrap (clip sampling, the runtime animation's
  * end key); for one that swings in place, its first frame's translation. Needs 2 frames. */
 pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
-/* How far a looping clip's joint j turns about the vertical over one cycle: to its last frame,
- * plus one average step (the mean of the last and the first step's turn). Needs 2 frames. */
-float pm_clip_loop_turn(const pm_clip *clip, int j);
+/* How a looping clip's joint j turns about the vertical over one cycle (to its last frame, plus
+ * one average step: the mean of the last and the first step's turn), as a rotation in its
+ * parent's frame, whose vertical is the world's at frame 0 taken into it. Needs 2 frames. */
+pm_quat pm_clip_loop_turn(const pm_clip *clip, int j);
 /* Where a looping clip's first frame's rotation lies one cycle on: for a joint that travels
  * (pm_clip_loop_end_translation moves it), turned by pm_clip_loop_turn, so that a loop that
  * curves keeps turning across the wrap; for one that swings in place, its first frame's. */

@@ -431,6 +431,88 @@ static void test_curving_and_straight_strides_turn_halfway(void **state) {
     pm_clip_destroy(&straight);
 }
 
+/* make_walk's clip under a new root joint "Root": `carry` 0 leaves the motion in the hips under a
+ * still Root turned by `turn` (a Z-up file's dummy root reads back turned -90 degrees about x);
+ * `carry` 1 moves the motion on the ground (heading, floor position) into the Root, as rigs that
+ * carry root motion in their root joint do. The world pose is the same. */
+static void under_root(pm_clip *out, const pm_clip *c, int carry, pm_quat turn) {
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS + 1, NULL, NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 0, "Root", NULL));
+    s.parents[0] = -1;
+    for (int j = 0; j < JOINTS; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j + 1, c->skeleton.names[j], NULL));
+        s.parents[j + 1] = c->skeleton.parents[j] + 1;
+        s.rest_translations[j + 1] = c->skeleton.rest_translations[j];
+    }
+    PM_ASSERT_OK(pm_clip_create(out, &s, c->frame_count, c->frame_time, NULL, NULL));
+    pm_skeleton_destroy(&s);
+    out->looping = c->looping;
+    for (int f = 0; f < c->frame_count; f++) {
+        size_t a = (size_t)f * JOINTS, b = (size_t)f * (JOINTS + 1);
+        for (int j = 0; j < JOINTS; j++) {
+            out->rotations[b + 1 + j] = c->rotations[a + j];
+            out->translations[b + 1 + j] = c->translations[a + j];
+        }
+        pm_transform hips = {c->rotations[a + HIPS], c->translations[a + HIPS]}, root = {turn, pm_vec3_zero()};
+        if (carry) {
+            pm_vec3 fwd = pm_quat_rotate(hips.rotation, pm_vec3_make(0.0f, 0.0f, 1.0f));
+            root.rotation = pm_quat_from_yaw(atan2f(fwd.x, fwd.z));
+            root.translation = pm_vec3_make(hips.translation.x, 0.0f, hips.translation.z);
+        }
+        pm_transform local = pm_transform_mul(pm_transform_inverse(root), hips);
+        out->rotations[b] = root.rotation, out->translations[b] = root.translation;
+        out->rotations[b + 1 + HIPS] = local.rotation, out->translations[b + 1 + HIPS] = local.translation;
+    }
+}
+
+/* Root motion blends the same whichever joint carries it: the curving and straight walks of the
+ * test above, under a still root turned -90 degrees about x, or with the curving one's motion in
+ * its root joint and the straight one's in its hips, give the hips the same path. */
+static void test_root_motion_in_any_joint(void **state) {
+    (void)state;
+    const int lens[3] = {40, 40, 40};
+    pm_clip curve, straight;
+    make_walk(&curve, lens, 3, 0, 0.15f);
+    make_walk(&straight, lens, 2, 0, 0.15f);
+    for (int f = 0; f < curve.frame_count; f++) {
+        float a = (float)f / 40.0f;
+        curve.translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(1.0f - cosf(a), 1.0f, sinf(a));
+        curve.rotations[(size_t)f * JOINTS + HIPS] = pm_quat_from_yaw(a);
+    }
+    float half = 0.5f;
+    pm_clip plain;
+    pm_blend_space *s = two_sample_space(&curve, &straight, PM_BLEND_SYNC_FEET);
+    PM_ASSERT_OK(pm_blend_space_bake(&plain, s, &half, 30.0f, NULL));
+    pm_blend_space_destroy(s);
+    const pm_quat tilted = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), -0.5f * PM_PI);
+    for (int variant = 0; variant < 2; variant++) {
+        pm_clip c2, s2, baked;
+        under_root(&c2, &curve, variant, variant ? pm_quat_identity() : tilted);
+        under_root(&s2, &straight, 0, variant ? pm_quat_identity() : tilted);
+        s = two_sample_space(&c2, &s2, PM_BLEND_SYNC_FEET);
+        PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+        assert_int_equal(baked.frame_count, plain.frame_count);
+        pm_transform wp[JOINTS], wb[JOINTS + 1];
+        float worst = 0.0f;
+        for (int f = 0; f < plain.frame_count; f++) {
+            PM_ASSERT_OK(pm_clip_frame_world(wp, &plain, f, NULL));
+            PM_ASSERT_OK(pm_clip_frame_world(wb, &baked, f, NULL));
+            worst = fmaxf(worst, pm_vec3_length(pm_vec3_sub(wp[HIPS].translation, wb[1 + HIPS].translation)));
+        }
+        printf("%s: hips path %.5f m from the plain rig's at most\n", variant ? "root carries the curve" : "still tilted root",
+               (double)worst);
+        assert_true(worst < 1e-3f);
+        pm_clip_destroy(&baked);
+        pm_blend_space_destroy(s);
+        pm_clip_destroy(&c2);
+        pm_clip_destroy(&s2);
+    }
+    pm_clip_destroy(&plain);
+    pm_clip_destroy(&curve);
+    pm_clip_destroy(&straight);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
@@ -441,6 +523,7 @@ int main(void) {
         cmocka_unit_test(test_period_of_the_blend),
         cmocka_unit_test(test_cycles_only_from_real_strides),
         cmocka_unit_test(test_curving_and_straight_strides_turn_halfway),
+        cmocka_unit_test(test_root_motion_in_any_joint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,18 +200,21 @@ PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
  * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. Looping samples
  * take the phase modulo pm_blend_space_phase_wrap (1 unless samples have several gait cycles),
  * where a whole wrap is its end, not its start again. Within it, phase c + f is fraction f of the
- * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k. The joints that
- * carry root motion (joints moving under still, upright ancestors: the hips, or the hips under a
- * dummy root) are blended as motion on the ground: each sample's heading and floor position
- * since the start of its current cycle, blended as a planar motion and composed onto the blend's
- * ground frame at the start of cycle c (the samples' starting frames averaged, moved on by the
- * blended motion of every earlier cycle); their height, tilt and sway blend like any joint. So
+ * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k. Root motion is
+ * blended as motion on the ground: each sample's ground frame (the heading and floor position of
+ * its hips in model space) is taken off at the joint that carries its root motion (the topmost
+ * joint above the hips that moves: the hips, or a root that carries the motion itself), the
+ * rest (height, tilt, sway) blends like any pose, and the samples' ground motions since the
+ * start of their current cycles blend as a planar motion composed onto the blend's ground frame
+ * at the start of cycle c (the samples' starting frames averaged, headings as a circular mean,
+ * moved on by the blended motion of every earlier cycle), put back at the topmost carrier. So
  * root motion runs on where one sample wraps while others play on, and samples that turn
  * differently curve at their mean turn rate instead of drifting apart. A query on a sample, within
  * its own loop, is its clip exactly. A whole phase c > 0 is the end of cycle c - 1: a sample
  * whose loop ends there reads its end key (its first frame moved on and turned by the loop's
- * move), not its first frame. At the wrap the root returns to its phase-0 placement, as a single loop's does at
- * its end: to accumulate root motion, take its change from one evaluation to the next at the same
+ * move), not its first frame. At the wrap the root returns to its phase-0 placement, as a
+ * single loop's does at its end (a one-shot sample, which does not wrap, stays where it ended):
+ * to accumulate root motion, take its change from one evaluation to the next at the same
  * parameters, and across a wrap the change to the wrap's end (phase = wrap) plus the change from
  * phase 0 on. A player advances the phase by dt over pm_blend_space_cycle_duration of the current
  * cycle and may keep it below the wrap (float phases lose precision as they grow). With
