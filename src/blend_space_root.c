@@ -7,13 +7,14 @@
  * as a blend of the two gaits should.
  *
  * A sample's ground frame G is read off the model-space transform of a reference joint (the
- * hips): its heading about the vertical (the direction of one of its axes, the one most level in
- * the first sample's first frame) and its position on the floor. The skeleton is taken out of
- * that frame at the joint that carries the sample's root motion (G^-1 applied there in model
- * space), so what remains - height, tilt, sway - blends like any pose. The samples' ground motions since their cycles' starts blend as a planar motion
- * (circular mean turn, mean displacement in the start frame), composed onto the blend's ground
- * frame at the start of its cycle c: the samples' starting frames averaged, moved on by the
- * blended motion of every earlier cycle. The result is put back at the topmost carrier. */
+ * hips): its heading about the vertical (the direction of one of its axes, for the whole space
+ * the one most level in the canonical sample's first frame) and its position on the floor. The
+ * skeleton is taken out of that frame at the joint that carries the sample's root motion (G^-1
+ * applied there in model space), so what remains - height, tilt, sway - blends like any pose.
+ * The samples' ground motions since their cycles' starts blend as a planar motion (mean turn,
+ * mean displacement in the start frame), composed onto the blend's ground frame at the start of
+ * its cycle c: the samples' starting frames averaged, moved on by the blended motion of every
+ * earlier cycle. The result is put back at the samples' carriers. */
 #include <math.h>
 
 #include "blend_space_internal.h"
@@ -196,26 +197,47 @@ static pm_blend_ground motion_before(const pm_blend_space *s, const pm_blend_spa
     return at;
 }
 
+/* The planar motion f of the way from none to g: what a joint above the last carrier takes. */
+static pm_blend_ground ground_fraction(pm_blend_ground g, float f) {
+    pm_blend_ground r = {f * g.yaw, f * g.x, f * g.z};
+    return r;
+}
+
 void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle,
                               const pm_blend_ground *rel, pm_soa_transform *out) {
-    /* Where the blend's cycle 0 starts: the samples' starting frames averaged, headings as a
-     * circular mean. */
-    float sx = 0.0f, cz = 0.0f;
+    /* Where the blend's cycle 0 starts: the samples' starting frames averaged, headings as
+     * differences from one space-wide reference (the canonical sample's) - linear in the weights,
+     * so the start turns steadily as they change, even between samples that start facing apart. */
+    float ref = s->cycles[s->order[0]].start_ground[0].yaw;
     pm_blend_ground at = ground_identity;
     for (int i = 0; i < w->count; i++) {
         pm_blend_ground g = s->cycles[w->samples[i]].start_ground[0];
-        sx += w->weights[i] * sinf(g.yaw), cz += w->weights[i] * cosf(g.yaw);
-        at.x += w->weights[i] * g.x, at.z += w->weights[i] * g.z;
+        at.yaw += w->weights[i] * wrap_angle(g.yaw - ref), at.x += w->weights[i] * g.x, at.z += w->weights[i] * g.z;
     }
-    at.yaw = atan2f(sx, cz);
+    at.yaw = wrap_angle(at.yaw + ref);
     at = ground_compose(at, motion_before(s, w, blend_cycle));
     pm_blend_ground m = ground_identity;
     for (int i = 0; i < w->count; i++) m.yaw += w->weights[i] * rel[i].yaw, m.x += w->weights[i] * rel[i].x, m.z += w->weights[i] * rel[i].z;
-    /* Put back at the topmost of the samples' carriers. */
-    int carrier = s->cycles[w->samples[0]].carrier;
-    for (int i = 1; i < w->count; i++) {
-        int c = s->cycles[w->samples[i]].carrier;
-        if (depth_of(s, c) < depth_of(s, carrier)) carrier = c;
+    pm_blend_ground placed = ground_compose(at, m);
+    /* Put back at the samples' carriers, which lie on one chain above the hips: each carrier, top
+     * down, takes the share of the placement that the weights of the samples carried at or above
+     * it add up to, so the whole of it reaches the hips, and a root joint carries as much root
+     * motion as the samples that kept it there weigh - continuous as weights come and go. */
+    pm_blend_ground done = ground_identity;
+    float share = 0.0f;
+    for (int depth = 1, left = w->count; left > 0; depth++) {
+        int carrier = -1;
+        for (int i = 0; i < w->count; i++) {
+            int c = s->cycles[w->samples[i]].carrier;
+            if (depth_of(s, c) != depth) continue;
+            carrier = c;
+            share += w->weights[i];
+            left--;
+        }
+        if (carrier < 0) continue;
+        pm_blend_ground to = left == 0 ? placed : ground_fraction(placed, share);
+        pm_transform by = pm_transform_mul(ground_transform(to), pm_transform_inverse(ground_transform(done)));
+        move_joint(s, out, carrier, by);
+        done = to;
     }
-    move_joint(s, out, carrier, ground_transform(ground_compose(at, m)));
 }

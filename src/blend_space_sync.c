@@ -93,12 +93,12 @@ pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const
     pm_clip head;
     if ((r = pm_clip_trim(&head, clip, 0, shift, error)) != PM_OK) goto done;
     /* A joint that travels carries the moved frames through one cycle of its motion: moved on by
-     * the cycle's displacement and turned by the cycle's turn about the vertical (a loop that
-     * curves), as frame 0 becomes frame n. */
+     * the cycle's displacement and, when it carries the root motion, turned by the cycle's turn
+     * about the vertical (a loop that curves), as frame 0 becomes frame n. */
     for (int j = 0; j < jc; j++) {
         pm_vec3 p0 = clip->translations[j], end = pm_clip_loop_end_translation(clip, j);
         if (end.x == p0.x && end.y == p0.y && end.z == p0.z) continue; /* swings in place */
-        pm_quat turn = pm_clip_loop_turn(clip, j);
+        pm_quat turn = pm_clip_loop_carries(clip, j) ? pm_clip_loop_turn(clip, j) : pm_quat_identity();
         for (int f = 0; f < shift; f++) {
             size_t at = (size_t)f * jc + (size_t)j;
             head.translations[at] = pm_vec3_add(end, pm_quat_rotate(turn, pm_vec3_sub(head.translations[at], p0)));

@@ -238,11 +238,21 @@ pm_quat pm_clip_loop_turn(const pm_clip *c, int j) {
     return pm_quat_from_axis_angle(up, wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first))));
 }
 
-pm_quat pm_clip_loop_end_rotation(const pm_clip *c, int j) {
+static int loop_travels(const pm_clip *c, int j) {
     pm_vec3 p0 = c->translations[j], end = pm_clip_loop_end_translation(c, j);
+    return !(end.x == p0.x && end.y == p0.y && end.z == p0.z);
+}
+
+int pm_clip_loop_carries(const pm_clip *c, int j) {
+    if (!loop_travels(c, j)) return 0;
+    for (int p = c->skeleton.parents[j]; p >= 0; p = c->skeleton.parents[p])
+        if (loop_travels(c, p)) return 0;
+    return 1;
+}
+
+pm_quat pm_clip_loop_end_rotation(const pm_clip *c, int j) {
     pm_quat q0 = c->rotations[j];
-    if (end.x == p0.x && end.y == p0.y && end.z == p0.z) return q0; /* swings in place */
-    return pm_quat_normalize(pm_quat_mul(pm_clip_loop_turn(c, j), q0));
+    return pm_clip_loop_carries(c, j) ? pm_quat_normalize(pm_quat_mul(pm_clip_loop_turn(c, j), q0)) : q0;
 }
 
 int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scratch, float *range) {

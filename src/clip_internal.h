@@ -15,9 +15,14 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
  * one average step: the mean of the last and the first step's turn), as a rotation in its
  * parent's frame, whose vertical is the world's at frame 0 taken into it. Needs 2 frames. */
 pm_quat pm_clip_loop_turn(const pm_clip *clip, int j);
-/* Where a looping clip's first frame's rotation lies one cycle on: for a joint that travels
- * (pm_clip_loop_end_translation moves it), turned by pm_clip_loop_turn, so that a loop that
- * curves keeps turning across the wrap; for one that swings in place, its first frame's. */
+/* 1 when joint j carries a looping clip's root motion: it travels (pm_clip_loop_end_translation
+ * moves it) and no joint above it does. Only such a joint turns with the loop: below a joint
+ * that travels, a joint's drift (a capture's noise on every joint's position channels) says
+ * nothing of the loop's turn. */
+int pm_clip_loop_carries(const pm_clip *clip, int j);
+/* Where a looping clip's first frame's rotation lies one cycle on: for a joint that carries the
+ * root motion, turned by pm_clip_loop_turn, so that a loop that curves keeps turning across the
+ * wrap; for any other, its first frame's. */
 pm_quat pm_clip_loop_end_rotation(const pm_clip *clip, int j);
 
 /* Touchdowns in a height track h[0..n) (a foot's): the frames the lightly smoothed height drops

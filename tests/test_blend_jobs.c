@@ -58,6 +58,47 @@ static void test_pose_conversions(void **state) {
     pm_pose_free(pose, NULL);
 }
 
+/* A looping clip's end key turns the joint that carries the root motion with the loop, and no
+ * other: below it, a joint whose position drifts (a capture's noise on every joint's position
+ * channels) keeps its first frame's rotation, where turning it would swing a limb round at the wrap. */
+static void test_loop_end_key_turns_only_the_root_carrier(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    PM_ASSERT_OK(pm_skeleton_create(&sk, 2, NULL, NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&sk, 0, "Hips", NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&sk, 1, "Spine", NULL));
+    sk.parents[0] = -1, sk.parents[1] = 0;
+    sk.rest_translations[1] = pm_vec3_make(0.0f, 0.2f, 0.0f);
+    pm_clip clip;
+    const int n = 30;
+    PM_ASSERT_OK(pm_clip_create(&clip, &sk, n, 1.0f / 30.0f, NULL, NULL));
+    clip.looping = 1;
+    for (int f = 0; f < n; f++) {
+        float u = (float)f / (float)n;
+        clip.rotations[(size_t)f * 2] = pm_quat_from_yaw(0.6f * u);        /* turns 0.6 rad a cycle */
+        clip.translations[(size_t)f * 2] = pm_vec3_make(0.0f, 1.0f, 1.5f * u);
+        clip.rotations[(size_t)f * 2 + 1] = pm_quat_from_yaw(0.3f * sinf(2.0f * PM_PI * u) + 0.2f * u);
+        clip.translations[(size_t)f * 2 + 1] = pm_vec3_make(0.01f * u, 0.2f, 0.0f); /* drifts 1 cm */
+    }
+    pm_animation anim;
+    PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
+    const pm_soa_transform *end = anim.keys + (size_t)n * (size_t)anim.soa_count;
+    pm_quat hips = pm_pose_rotation(end, 0), spine = pm_pose_rotation(end, 1);
+    assert_quat_near(hips, pm_quat_from_yaw(0.6f), 1e-4f);
+    assert_quat_near(spine, clip.rotations[1], 1e-6f);
+    /* The spine's position still carries on by its drift; the hips' by the cycle's displacement. */
+    assert_true(fabsf(pm_pose_translation(end, 1).x - 0.01f) < 1e-3f);
+    assert_true(fabsf(pm_pose_translation(end, 0).z - 1.5f) < 1e-3f);
+    /* pm_clip_sample heads for the same key across the wrap. */
+    pm_quat r[2];
+    pm_vec3 t[2];
+    PM_ASSERT_OK(pm_clip_sample(r, t, &clip, ((float)n - 0.5f) / 30.0f, NULL));
+    assert_quat_near(r[0], pm_quat_from_yaw(0.6f * ((float)n - 0.5f) / (float)n), 1e-3f);
+    pm_animation_destroy(&anim);
+    pm_clip_destroy(&clip);
+    pm_skeleton_destroy(&sk);
+}
+
 static void test_sampling_matches_clip(void **state) {
     (void)state;
     pm_skeleton sk;
@@ -649,6 +690,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pose_conversions),
         cmocka_unit_test(test_sampling_matches_clip),
+        cmocka_unit_test(test_loop_end_key_turns_only_the_root_carrier),
         cmocka_unit_test(test_sampling_errors),
         cmocka_unit_test(test_blend_matches_reference),
         cmocka_unit_test(test_blend_zero_weight_is_not_read),

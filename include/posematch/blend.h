@@ -84,9 +84,11 @@ static inline void pm_pose_set_joint(pm_soa_transform *pose, int joint, pm_quat 
 
 /* Immutable, uniformly sampled keys of one clip in pose layout. Consecutive keys of a joint are
  * stored in the same quaternion hemisphere so that sampling needs no sign test. A looping clip
- * stores one more key after its last frame: the first frame's rotations, and its translations
- * moved on by the cycle's net displacement, so that root motion carries on across the wrap
- * (in-place loops get back their first frame). Read-only after pm_animation_build. */
+ * stores one more key after its last frame: the first frame moved on by the cycle's net
+ * displacement (translations of joints that travel) and turned by its turn about the vertical
+ * (the rotation of the joint that carries the root motion), so that root motion carries on across
+ * the wrap (in-place loops get back their first frame), as pm_clip_sample does. Read-only after
+ * pm_animation_build. */
 typedef struct pm_animation {
     int joint_count;
     int soa_count;               /* pm_soa_count(joint_count) */

@@ -206,8 +206,9 @@ PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
  * joint above the hips that moves: the hips, or a root that carries the motion itself), the
  * rest (height, tilt, sway) blends like any pose, and the samples' ground motions since the
  * start of their current cycles blend as a planar motion composed onto the blend's ground frame
- * at the start of cycle c (the samples' starting frames averaged, headings as a circular mean,
- * moved on by the blended motion of every earlier cycle), put back at the topmost carrier. So
+ * at the start of cycle c (the samples' starting frames averaged, moved on by the blended motion
+ * of every earlier cycle), put back at the samples' carriers, each taking the share of it that the
+ * weights of the samples carried at or above it add up to. So
  * root motion runs on where one sample wraps while others play on, and samples that turn
  * differently curve at their mean turn rate instead of drifting apart. A query on a sample, within
  * its own loop, is its clip exactly. A whole phase c > 0 is the end of cycle c - 1: a sample
