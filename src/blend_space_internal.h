@@ -33,6 +33,7 @@ typedef struct pm_blend_cycles {
     pm_blend_ground *start_ground; /* count: the ground frame at each cycle's start (blend_space_root.c) */
     pm_blend_ground *cycle_move;   /* count: the ground motion over each cycle, in its start frame */
     int carrier;                /* the joint its root motion is taken off and put back at */
+    float start_heading;        /* start_ground[0]'s heading, unwrapped across the space's cells */
 } pm_blend_cycles;
 
 /* Where a sample plays at a blended phase (pm_blend_space_sample_place). */

@@ -36,10 +36,11 @@ static pm_blend_ground ground_relative(pm_blend_ground a, pm_blend_ground b) {
     return r;
 }
 
-/* a then r (r in a's frame). */
+/* a then r (r in a's frame). Headings add up unwrapped: a share of the placement (below) turns
+ * with it continuously through every half turn. */
 static pm_blend_ground ground_compose(pm_blend_ground a, pm_blend_ground r) {
     pm_vec3 d = pm_quat_rotate(pm_quat_from_yaw(a.yaw), pm_vec3_make(r.x, 0.0f, r.z));
-    pm_blend_ground g = {wrap_angle(a.yaw + r.yaw), a.x + d.x, a.z + d.z};
+    pm_blend_ground g = {a.yaw + r.yaw, a.x + d.x, a.z + d.z};
     return g;
 }
 
@@ -128,6 +129,32 @@ pm_result pm_blend_space_root_build(pm_blend_space *s, pm_error *error) {
             cy->cycle_move[k] = ground_relative(g0, g1);
         }
     }
+    /* Start headings unwrapped across the space: from the canonical sample outwards through the
+     * cells, each sample within half a turn of the one it is reached from, so that the samples of
+     * a cell blend their headings the short way round and a sample has one heading in every cell
+     * it belongs to (continuous across cell edges). */
+    uint8_t *known = (uint8_t *)pm_alloc_array(a, (size_t)s->sample_count, 1, 0);
+    if (!known) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
+    for (int i = 0; i < s->sample_count; i++) s->cycles[i].start_heading = s->cycles[i].start_ground[0].yaw;
+    known[s->order[0]] = 1;
+    int cells = pm_blend_space_cell_count(s);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int c = 0; c < cells; c++) {
+            int in[PM_BLEND_SPACE_MAX_WEIGHTS], count = pm_blend_space_cell(s, c, in), from = -1;
+            for (int k = 0; k < count && from < 0; k++)
+                if (known[in[k]]) from = in[k];
+            if (from < 0) continue;
+            for (int k = 0; k < count; k++) {
+                if (known[in[k]]) continue;
+                pm_blend_cycles *cy = &s->cycles[in[k]];
+                cy->start_heading = s->cycles[from].start_heading + wrap_angle(cy->start_heading - s->cycles[from].start_heading);
+                known[in[k]] = 1;
+                changed = 1;
+            }
+        }
+    }
+    pm_free(a, known);
     return PM_OK;
 }
 
@@ -205,16 +232,15 @@ static pm_blend_ground ground_fraction(pm_blend_ground g, float f) {
 
 void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle,
                               const pm_blend_ground *rel, pm_soa_transform *out) {
-    /* Where the blend's cycle 0 starts: the samples' starting frames averaged, headings as
-     * differences from one space-wide reference (the canonical sample's) - linear in the weights,
-     * so the start turns steadily as they change, even between samples that start facing apart. */
-    float ref = s->cycles[s->order[0]].start_ground[0].yaw;
+    /* Where the blend's cycle 0 starts: the samples' starting frames averaged, with their
+     * headings unwrapped across the space - linear in the weights, so the start turns steadily
+     * as they change, the short way round between the samples of a cell. */
     pm_blend_ground at = ground_identity;
     for (int i = 0; i < w->count; i++) {
-        pm_blend_ground g = s->cycles[w->samples[i]].start_ground[0];
-        at.yaw += w->weights[i] * wrap_angle(g.yaw - ref), at.x += w->weights[i] * g.x, at.z += w->weights[i] * g.z;
+        const pm_blend_cycles *cy = &s->cycles[w->samples[i]];
+        at.yaw += w->weights[i] * cy->start_heading;
+        at.x += w->weights[i] * cy->start_ground[0].x, at.z += w->weights[i] * cy->start_ground[0].z;
     }
-    at.yaw = wrap_angle(at.yaw + ref);
     at = ground_compose(at, motion_before(s, w, blend_cycle));
     pm_blend_ground m = ground_identity;
     for (int i = 0; i < w->count; i++) m.yaw += w->weights[i] * rel[i].yaw, m.x += w->weights[i] * rel[i].x, m.z += w->weights[i] * rel[i].z;

@@ -213,7 +213,11 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
      * sway rides on it: travel only when the miss is well beyond that. */
     float miss = pm_vec3_length(pm_vec3_sub(end, p0));
     float seam = 0.5f * pm_vec3_length(pm_vec3_sub(first_step, last_step));
-    return miss > 3.0f * seam + 1e-7f ? end : p0;
+    /* Nor is a drift slower than a centimetre a second travel: a standing take's pelvis creeping
+     * 1.5 cm in a minute, or a capture's noise on every joint's position channels, is no root
+     * motion to carry on (nor to turn: pm_clip_loop_end_rotation). */
+    float slowest = 0.01f * (float)n * c->frame_time;
+    return miss > 3.0f * seam + 1e-7f && miss > slowest ? end : p0;
 }
 
 /* The world's vertical in the frame of joint j's parent at frame 0: a loop turns about it. */

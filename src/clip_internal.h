@@ -7,7 +7,8 @@
 
 /* Where a looping clip's first frame lies one cycle on, for joint j: for a joint that travels
  * (root motion: extrapolating the seam's steps misses frame 0 by more than three times half
- * their difference) the last frame plus one average step (the mean of the last and the first
+ * their difference, and by more than a centimetre a second of the cycle) the last frame plus
+ * one average step (the mean of the last and the first
  * step), so that root motion continues across the wrap (clip sampling, the runtime animation's
  * end key); for one that swings in place, its first frame's translation. Needs 2 frames. */
 pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);

@@ -16,7 +16,7 @@
 /* Bumped whenever the builder's output for the same inputs and settings changes (automatic
  * choices such as the exact components, tree splits), so that --cache never hands back a file
  * an older builder made. Part of the key, not of the format. */
-#define PMDB_BUILDER_REVISION 11u /* 4: resampling keeps the last frame of 30 -> 60 fps clips; 5: ...on the grid of the exact ratio; 6: loops smoothed through their cycle, floors from toe tips; 7: mirror corrections from bone offsets, loop wrap continues root motion; 8: periodic joints wrap to their first frame, feet sync; 9: travel told from swing at the seam, turning loops restarted through their turn, phase over two cycles of a loop; 10: toe End Sites out of the floor; 11: blend-space samples of several strides cut into gait cycles, root motion blended on the ground, loop end keys turned with the loop, CMU L/R prefixes mirrored */
+#define PMDB_BUILDER_REVISION 12u /* 4: resampling keeps the last frame of 30 -> 60 fps clips; 5: ...on the grid of the exact ratio; 6: loops smoothed through their cycle, floors from toe tips; 7: mirror corrections from bone offsets, loop wrap continues root motion; 8: periodic joints wrap to their first frame, feet sync; 9: travel told from swing at the seam, turning loops restarted through their turn, phase over two cycles of a loop; 10: toe End Sites out of the floor; 11: blend-space samples of several strides cut into gait cycles, CMU L/R prefixes mirrored; 12: loop end keys turned with the loop, root motion of blends on the ground, no travel below a centimetre a second */
 #define PMDB_ENDIAN_TAG 0x01020304u
 /* Exclusion ranges in seconds stay below this, so that seconds x fps (<= 1000) fits an int. */
 #define PM_MAX_EXCLUDE_SECONDS 1e6f

@@ -530,6 +530,46 @@ static void test_root_motion_in_any_joint(void **state) {
     pm_clip_destroy(&straight);
 }
 
+/* Samples placed as recorded ("align": "none") facing 0, 170 and -170 degrees along a line: the
+ * last two are 20 degrees apart and blend the short way round (facing 180 degrees), not through
+ * 0 - headings are unwrapped across the space's cells, each within half a turn of its neighbour. */
+static void test_start_headings_blend_the_short_way(void **state) {
+    (void)state;
+    const int len = FRAMES;
+    const float yaws[3] = {0.0f, 170.0f * PM_PI / 180.0f, -170.0f * PM_PI / 180.0f};
+    pm_clip clips[3];
+    pm_blend_sample_def samples[3];
+    for (int k = 0; k < 3; k++) {
+        make_walk(&clips[k], &len, 1, 0, 0.15f);
+        pm_quat turn = pm_quat_from_yaw(yaws[k]);
+        for (int f = 0; f < FRAMES; f++) {
+            size_t h = (size_t)f * JOINTS + HIPS;
+            clips[k].rotations[h] = pm_quat_mul(turn, clips[k].rotations[h]);
+            clips[k].translations[h] = pm_quat_rotate(turn, clips[k].translations[h]);
+        }
+        samples[k] = pm_default_blend_sample_def();
+        samples[k].clip = &clips[k];
+        samples[k].params[0] = (float)k;
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.samples = samples, def.sample_count = 3, def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    enum { G = (JOINTS + 3) / 4 };
+    pm_soa_transform scratch[2 * G], out[G];
+    pm_blend_space_job job = pm_default_blend_space_job();
+    float x = 1.5f;
+    job.space = s, job.params = &x, job.phase = 0.0f;
+    job.scratch = scratch, job.scratch_count = 2 * G, job.output = out, job.output_count = G;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    pm_quat q = pm_pose_rotation(out, HIPS);
+    float yaw = 2.0f * atan2f(q.y, q.w);
+    printf("samples facing 170 and -170 degrees, 50/50: facing %.1f degrees\n", (double)(yaw * 180.0f / PM_PI));
+    assert_true(fabsf(remainderf(yaw - PM_PI, 2.0f * PM_PI)) < 0.02f);
+    pm_blend_space_destroy(s);
+    for (int k = 0; k < 3; k++) pm_clip_destroy(&clips[k]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
@@ -541,6 +581,7 @@ int main(void) {
         cmocka_unit_test(test_cycles_only_from_real_strides),
         cmocka_unit_test(test_curving_and_straight_strides_turn_halfway),
         cmocka_unit_test(test_root_motion_in_any_joint),
+        cmocka_unit_test(test_start_headings_blend_the_short_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
