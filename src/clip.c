@@ -213,11 +213,7 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
      * sway rides on it: travel only when the miss is well beyond that. */
     float miss = pm_vec3_length(pm_vec3_sub(end, p0));
     float seam = 0.5f * pm_vec3_length(pm_vec3_sub(first_step, last_step));
-    /* Nor is a drift slower than a centimetre a second travel: a standing take's pelvis creeping
-     * 1.5 cm in a minute, or a capture's noise on every joint's position channels, is no root
-     * motion to carry on (nor to turn: pm_clip_loop_end_rotation). */
-    float slowest = 0.01f * (float)n * c->frame_time;
-    return miss > 3.0f * seam + 1e-7f && miss > slowest ? end : p0;
+    return miss > 3.0f * seam + 1e-7f ? end : p0;
 }
 
 /* The world's vertical in the frame of joint j's parent at frame 0: a loop turns about it. */
@@ -249,6 +245,10 @@ static int loop_travels(const pm_clip *c, int j) {
 
 int pm_clip_loop_carries(const pm_clip *c, int j) {
     if (!loop_travels(c, j)) return 0;
+    /* A drift slower than a centimetre a second (a standing take's pelvis creeping 1.5 cm in a
+     * minute) carries on across the seam but is no root motion to turn the body with. */
+    pm_vec3 d = pm_vec3_sub(pm_clip_loop_end_translation(c, j), c->translations[j]);
+    if (!(pm_vec3_length(d) > 0.01f * (float)c->frame_count * c->frame_time)) return 0;
     for (int p = c->skeleton.parents[j]; p >= 0; p = c->skeleton.parents[p])
         if (loop_travels(c, p)) return 0;
     return 1;

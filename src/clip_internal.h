@@ -7,8 +7,7 @@
 
 /* Where a looping clip's first frame lies one cycle on, for joint j: for a joint that travels
  * (root motion: extrapolating the seam's steps misses frame 0 by more than three times half
- * their difference, and by more than a centimetre a second of the cycle) the last frame plus
- * one average step (the mean of the last and the first
+ * their difference) the last frame plus one average step (the mean of the last and the first
  * step), so that root motion continues across the wrap (clip sampling, the runtime animation's
  * end key); for one that swings in place, its first frame's translation. Needs 2 frames. */
 pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
@@ -17,7 +16,7 @@ pm_vec3 pm_clip_loop_end_translation(const pm_clip *clip, int j);
  * parent's frame, whose vertical is the world's at frame 0 taken into it. Needs 2 frames. */
 pm_quat pm_clip_loop_turn(const pm_clip *clip, int j);
 /* 1 when joint j carries a looping clip's root motion: it travels (pm_clip_loop_end_translation
- * moves it) and no joint above it does. Only such a joint turns with the loop: below a joint
+ * moves it, faster than a centimetre a second) and no joint above it travels. Only such a joint turns with the loop: below a joint
  * that travels, a joint's drift (a capture's noise on every joint's position channels) says
  * nothing of the loop's turn. */
 int pm_clip_loop_carries(const pm_clip *clip, int j);
