@@ -113,9 +113,10 @@ PM_API float pm_clip_duration(const pm_clip *clip);
  * lerp translations between the two nearest frames. Between a loop's last frame and its first,
  * the translation of a joint that travels (root motion) heads for the first frame moved on by one
  * cycle (the last frame plus an average step), and the rotation of the joint that carries the root
- * motion (the topmost that travels) for the first frame's turned by the cycle's turn about the
- * vertical, so root motion keeps going instead of sliding or swinging back; joints that swing in
- * place, and the rotations of all others, wrap to the first frame.
+ * motion (the topmost that travels, faster than a centimetre a second) for the first frame's
+ * turned by the cycle's turn about the vertical, so root motion keeps going instead of sliding or
+ * swinging back; joints that swing in place, and the rotations of all others, wrap to the first
+ * frame.
  * out arrays hold joint_count entries.
  * Errors (the outputs untouched): a NULL argument, a clip that is not initialised (no frames,
  * NULL arrays, a frame time that is not positive and finite) - PM_ERR_INVALID_ARGUMENT; a time
