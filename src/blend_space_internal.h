@@ -33,6 +33,7 @@ typedef struct pm_blend_cycles {
     pm_blend_ground *start_ground; /* count: the ground frame at each cycle's start (blend_space_root.c) */
     pm_blend_ground *cycle_move;   /* count: the ground motion over each cycle, in its start frame */
     int carrier;                /* the joint its root motion is taken off and put back at */
+    int carrier_depth;          /* its depth in the skeleton (a root is 1) */
     float start_heading;        /* start_ground[0]'s heading, unwrapped across the space's cells */
 } pm_blend_cycles;
 
@@ -103,6 +104,9 @@ void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_pl
                                pm_soa_transform *pose, pm_blend_ground *rel);
 void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle,
                               const pm_blend_ground *rel, pm_soa_transform *out);
+/* Least common multiple of the contributing looping samples' cycle counts; 0 beyond
+ * PM_BLEND_SPACE_PERIOD_LIMIT. */
+long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_space_weights *w);
 /* The blend's cycle c at a phase (within the phase wrap: the phase is c + f, 0 < f <= 1, or 0). */
 double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase);
 /* Sets phase_wrap from the samples' cycles. */

@@ -20,8 +20,6 @@
 #include "blend_space_internal.h"
 #include "core.h"
 
-static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
-
 static const pm_blend_ground ground_identity = {0.0f, 0.0f, 0.0f};
 
 static pm_transform ground_transform(pm_blend_ground g) {
@@ -32,8 +30,13 @@ static pm_transform ground_transform(pm_blend_ground g) {
 /* a^-1 b, in a's frame. */
 static pm_blend_ground ground_relative(pm_blend_ground a, pm_blend_ground b) {
     pm_vec3 d = pm_quat_rotate(pm_quat_from_yaw(-a.yaw), pm_vec3_make(b.x - a.x, 0.0f, b.z - a.z));
-    pm_blend_ground r = {wrap_angle(b.yaw - a.yaw), d.x, d.z};
+    pm_blend_ground r = {pm_wrap_angle(b.yaw - a.yaw), d.x, d.z};
     return r;
+}
+
+/* m += weight * g. */
+static void ground_add(pm_blend_ground *m, float weight, pm_blend_ground g) {
+    m->yaw += weight * g.yaw, m->x += weight * g.x, m->z += weight * g.z;
 }
 
 /* a then r (r in a's frame). Headings add up unwrapped: a share of the placement (below) turns
@@ -116,6 +119,7 @@ pm_result pm_blend_space_root_build(pm_blend_space *s, pm_error *error) {
         cy->carrier = s->root_ref;
         for (int j = s->root_ref; j >= 0; j = s->skeleton.parents[j])
             if (moves(an, j)) cy->carrier = j;
+        cy->carrier_depth = depth_of(s, cy->carrier);
         cy->start_ground = (pm_blend_ground *)pm_alloc_array(a, (size_t)cy->count, sizeof(pm_blend_ground), 0);
         cy->cycle_move = (pm_blend_ground *)pm_alloc_array(a, (size_t)cy->count, sizeof(pm_blend_ground), 0);
         if (!cy->start_ground || !cy->cycle_move) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory");
@@ -148,7 +152,7 @@ pm_result pm_blend_space_root_build(pm_blend_space *s, pm_error *error) {
             for (int k = 0; k < count; k++) {
                 if (known[in[k]]) continue;
                 pm_blend_cycles *cy = &s->cycles[in[k]];
-                cy->start_heading = s->cycles[from].start_heading + wrap_angle(cy->start_heading - s->cycles[from].start_heading);
+                cy->start_heading = s->cycles[from].start_heading + pm_wrap_angle(cy->start_heading - s->cycles[from].start_heading);
                 known[in[k]] = 1;
                 changed = 1;
             }
@@ -182,8 +186,7 @@ static pm_blend_ground blended_cycle_move(const pm_blend_space *s, const pm_blen
     for (int i = 0; i < w->count; i++) {
         const pm_blend_cycles *cy = &s->cycles[w->samples[i]];
         if (!s->animations[w->samples[i]].looping && c > 0) continue; /* a one-shot has stopped */
-        pm_blend_ground d = cy->cycle_move[c % (unsigned long long)cy->count];
-        m.yaw += w->weights[i] * d.yaw, m.x += w->weights[i] * d.x, m.z += w->weights[i] * d.z;
+        ground_add(&m, w->weights[i], cy->cycle_move[c % (unsigned long long)cy->count]);
     }
     return m;
 }
@@ -196,19 +199,8 @@ static pm_blend_ground motion_before(const pm_blend_space *s, const pm_blend_spa
     pm_blend_ground at = blended_cycle_move(s, w, 0);
     double rest_d = c - 1.0; /* cycles 1 .. c-1 */
     if (rest_d > 4611686018427387904.0) rest_d = 4611686018427387904.0; /* (2^62: a phase far beyond any use) */
-    unsigned long long rest = (unsigned long long)rest_d, period = 1;
-    for (int i = 0; i < w->count; i++) {
-        if (!s->animations[w->samples[i]].looping) continue;
-        unsigned long long k = (unsigned long long)s->cycles[w->samples[i]].count, x = period, y = k;
-        while (y) {
-            unsigned long long t = x % y;
-            x = y;
-            y = t;
-        }
-        period = period / x * k;
-        if (period > (1ull << 20)) break;
-    }
-    if (period <= (1ull << 20) && rest >= period) {
+    unsigned long long rest = (unsigned long long)rest_d, period = (unsigned long long)pm_blend_space_looping_period(s, w);
+    if (period > 0 && period <= (1ull << 20) && rest >= period) {
         pm_blend_ground one = ground_identity, power = ground_identity;
         for (unsigned long long k = 0; k < period; k++) one = ground_compose(one, blended_cycle_move(s, w, 1 + k));
         for (unsigned long long n = rest / period; n; n >>= 1) {
@@ -235,15 +227,14 @@ void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weig
     /* Where the blend's cycle 0 starts: the samples' starting frames averaged, with their
      * headings unwrapped across the space - linear in the weights, so the start turns steadily
      * as they change, the short way round between the samples of a cell. */
-    pm_blend_ground at = ground_identity;
+    pm_blend_ground at = ground_identity, m = ground_identity;
     for (int i = 0; i < w->count; i++) {
         const pm_blend_cycles *cy = &s->cycles[w->samples[i]];
-        at.yaw += w->weights[i] * cy->start_heading;
-        at.x += w->weights[i] * cy->start_ground[0].x, at.z += w->weights[i] * cy->start_ground[0].z;
+        pm_blend_ground start = {cy->start_heading, cy->start_ground[0].x, cy->start_ground[0].z};
+        ground_add(&at, w->weights[i], start);
+        ground_add(&m, w->weights[i], rel[i]);
     }
     at = ground_compose(at, motion_before(s, w, blend_cycle));
-    pm_blend_ground m = ground_identity;
-    for (int i = 0; i < w->count; i++) m.yaw += w->weights[i] * rel[i].yaw, m.x += w->weights[i] * rel[i].x, m.z += w->weights[i] * rel[i].z;
     pm_blend_ground placed = ground_compose(at, m);
     /* Put back at the samples' carriers, which lie on one chain above the hips: each carrier, top
      * down, takes the share of the placement that the weights of the samples carried at or above
@@ -254,9 +245,9 @@ void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weig
     for (int depth = 1, left = w->count; left > 0; depth++) {
         int carrier = -1;
         for (int i = 0; i < w->count; i++) {
-            int c = s->cycles[w->samples[i]].carrier;
-            if (depth_of(s, c) != depth) continue;
-            carrier = c;
+            const pm_blend_cycles *cy = &s->cycles[w->samples[i]];
+            if (cy->carrier_depth != depth) continue;
+            carrier = cy->carrier;
             share += w->weights[i];
             left--;
         }

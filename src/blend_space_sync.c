@@ -147,10 +147,21 @@ static double wrapped_phase(const pm_blend_space *s, double p) {
     return r == 0.0 && p > 0.0 ? wrap : r;
 }
 
-double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase) {
-    if (s->sync == PM_BLEND_SYNC_NONE) return 0.0;
+/* Phase c + f within the wrap: fraction f of the blend's cycle c; a whole phase c > 0 is the end
+ * of cycle c - 1 (f = 1), not the start of cycle c. */
+static double split_phase(const pm_blend_space *s, float phase, double *f) {
     double p = wrapped_phase(s, phase), c = floor(p);
-    return p - c == 0.0 && p > 0.0 ? c - 1.0 : c;
+    *f = p - c;
+    if (*f == 0.0 && p > 0.0) {
+        c -= 1.0;
+        *f = 1.0;
+    }
+    return c;
+}
+
+double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase) {
+    double f;
+    return s->sync == PM_BLEND_SYNC_NONE ? 0.0 : split_phase(s, phase, &f);
 }
 
 void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, float blended_duration) {
@@ -169,15 +180,9 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
         }
     } else {
         /* Phases wrap after the space's phase_wrap cycles, whatever the weights (a wrap that
-         * followed the blend's own period would move the root as a weight came and went): a whole
-         * wrap is its end, not its start again. Phase c + f is then fraction f of the blend's cycle
-         * c, in which the sample plays its cycle c mod k after c div k whole loops; a whole phase
-         * c > 0 is the end of cycle c - 1. */
-        double p = wrapped_phase(s, phase), c = floor(p), f = p - c, start, length;
-        if (f == 0.0 && p > 0.0) {
-            c -= 1.0;
-            f = 1.0;
-        }
+         * followed the blend's own period would move the root as a weight came and went). In the
+         * blend's cycle c the sample plays its cycle c mod k after c div k whole loops. */
+        double f, start, length, c = split_phase(s, phase, &f);
         double k = cy->count, j = fmod(c, k);
         if (j < 0.0) j += k;
         sample_cycle(s, i, (int)j, &start, &length);
@@ -241,13 +246,17 @@ void pm_blend_space_sync_wrap(pm_blend_space *s) {
 
 int pm_blend_space_phase_wrap(const pm_blend_space *s) { return s ? s->phase_wrap : 0; }
 
+long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    long long p = 1;
+    for (int i = 0; i < w->count; i++)
+        if (s->animations[w->samples[i]].looping) p = lcm_capped(p, s->cycles[w->samples[i]].count);
+    return p;
+}
+
 int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!weights_usable(s, w)) return 0;
     if (s->sync == PM_BLEND_SYNC_NONE) return 1;
-    long long p = 1;
-    for (int i = 0; i < w->count; i++) {
+    for (int i = 0; i < w->count; i++)
         if (!s->animations[w->samples[i]].looping) return 1; /* runs from phase 0 to 1 once */
-        p = lcm_capped(p, s->cycles[w->samples[i]].count);
-    }
-    return (int)p;
+    return (int)pm_blend_space_looping_period(s, w);
 }

@@ -229,13 +229,12 @@ static float turn_from_first(const pm_clip *c, int j, int f, pm_vec3 up) {
     pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
     return 2.0f * atan2f(d.x * up.x + d.y * up.y + d.z * up.z, d.w);
 }
-static float wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
 
 pm_quat pm_clip_loop_turn(const pm_clip *c, int j) {
     int n = c->frame_count;
     pm_vec3 up = parent_vertical(c, j);
     float last = turn_from_first(c, j, n - 1, up), before = turn_from_first(c, j, n - 2, up), first = turn_from_first(c, j, 1, up);
-    return pm_quat_from_axis_angle(up, wrap_angle(last + 0.5f * (wrap_angle(last - before) + wrap_angle(first))));
+    return pm_quat_from_axis_angle(up, pm_wrap_angle(last + 0.5f * (pm_wrap_angle(last - before) + pm_wrap_angle(first))));
 }
 
 static int loop_travels(const pm_clip *c, int j) {

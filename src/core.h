@@ -2,6 +2,7 @@
 #ifndef PM_CORE_H
 #define PM_CORE_H
 
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 
 #include "posematch/base.h"
 #include "posematch/file.h" /* pm_file_write for the library's savers */
+#include "posematch/math.h" /* PM_PI for pm_wrap_angle */
 
 #if defined(__GNUC__)
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -73,6 +75,8 @@ int pm_cpu_has_avx2(void);
 /* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
  * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */
 int pm_cmp_float(const void *a, const void *b);
+/* An angle in radians wrapped to [-pi, pi). */
+static inline float pm_wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
 
 /* Frame of sample s of `samples` spread evenly over frames 0..frame_count-1, the first and the
  * last included (one sample: frame 0). */
