@@ -1,6 +1,7 @@
 /* libFuzzer target for the .pmdb loader. The checksum is skipped (PM_LOAD_SKIP_CHECKSUM) so
- * that mutations reach the structural checks behind it; whatever loads is searched in every
- * mode, which must then be safe too. */
+ * that mutations reach the structural checks behind it; whatever loads is verified and searched
+ * in every mode, which must then be safe too; what also verifies must answer the exact modes
+ * with brute force's optimum. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +24,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pm_search_def def = pm_default_search_def();
     def.kdtree_neighbors = 8;
     def.out_breakdown = breakdown;
+    int verified = pm_database_verify(db, &err) == PM_OK;
     size_t ss = pm_search_scratch_size(db, &def);
     void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
     for (int k = 0; k < 2 && q && scratch; k++) {
         if (k == 1 && info.poses > 0) pm_database_pose_features(q, db, info.poses / 2, NULL);
+        pm_search_result r[4];
         for (int m = 0; m < 4; m++) {
-            pm_search_result r;
             def.mode = (pm_search_mode)m;
             def.continuing_pose = k ? 0 : -1;
-            pm_search(&r, db, q, &def, scratch, ss, &err);
+            if (pm_search(&r[m], db, q, &def, scratch, ss, &err) != PM_OK) r[m].found = -1;
         }
+        if (verified && r[PM_SEARCH_BRUTEFORCE].found >= 0 &&
+            (r[PM_SEARCH_EXACT].pose != r[PM_SEARCH_BRUTEFORCE].pose || r[PM_SEARCH_VPTREE].pose != r[PM_SEARCH_BRUTEFORCE].pose))
+            abort(); /* a verified database answered an exact mode wrong */
     }
     for (int a = 0; a < info.assets; a++) {
         pm_asset_info ai;

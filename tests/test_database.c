@@ -583,14 +583,23 @@ static void test_corrupt_files(void **state) {
             copy[at % n] ^= (uint8_t)(1u << (pm_test_rng_u32(&rng) % 8));
         }
         if (pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) == PM_OK) {
+            /* What loads may still state wrong numbers; what also verifies answers every exact
+             * mode with brute force's optimum of its own values. */
+            int verified = pm_database_verify(x, &err) == PM_OK;
+            if (!verified) assert_int_equal(err.code, PM_ERR_CORRUPT);
             float q[DIMS] = {0};
+            pm_search_result r[4];
             for (int m = 0; m < 4; m++) {
                 sd.mode = (pm_search_mode)m;
                 size_t ss = pm_search_scratch_size(x, &sd);
                 void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
-                pm_search_result r;
-                pm_search(&r, x, q, &sd, scratch, ss, &err);
+                pm_search(&r[m], x, q, &sd, scratch, ss, &err);
                 free(scratch);
+            }
+            if (verified) {
+                assert_int_equal(r[PM_SEARCH_EXACT].pose, r[PM_SEARCH_BRUTEFORCE].pose);
+                assert_int_equal(r[PM_SEARCH_VPTREE].pose, r[PM_SEARCH_BRUTEFORCE].pose);
+                assert_true(r[PM_SEARCH_EXACT].cost == r[PM_SEARCH_BRUTEFORCE].cost);
             }
             pm_database_destroy(x);
         } else {
@@ -636,6 +645,86 @@ static void test_corrupt_files(void **state) {
     fixture_free(&f);
 }
 
+/* Loads (as a file resealed with a valid checksum would) and must fail verification naming
+ * `words`. */
+static void expect_unverified(const uint8_t *image, size_t n, const char *words) {
+    pm_database *x = NULL;
+    pm_error err;
+    if (pm_database_load_memory(&x, image, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
+        fail_msg("the crafted file should load: %s", err.message);
+    if (pm_database_verify(x, &err) != PM_ERR_CORRUPT) fail_msg("verification passed a file crafted to fail with '%s'", words);
+    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
+    pm_database_destroy(x);
+}
+
+static void test_verify(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    pm_database *db = build(&f, 1);
+    pm_error err;
+    assert_int_equal(pm_database_verify(db, &err), PM_OK);
+    assert_int_equal(pm_database_verify(NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pmdb_header h;
+    memcpy(&h, bytes, sizeof h);
+    const int rows = (int)h.bt_block_rows, D = (int)h.cardinality;
+
+    /* Two points of one leaf trade a coordinate: both stay inside the leaf's box, so loading
+     * cannot tell, but each is no longer the projection of its values. */
+    memcpy(copy, bytes, n);
+    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
+    float *points = (float *)section_data(copy, PMDB_BT_POINTS);
+    int swapped = 0;
+    for (uint32_t i = 0; i < h.bt_node_count && !swapped; i++) {
+        if (nodes[i].left || nodes[i].count < 2) continue;
+        size_t a = pm_bt_at(rows, nodes[i].first, 0), b = pm_bt_at(rows, nodes[i].first + 1, 0);
+        if (points[a] == points[b]) continue;
+        float t = points[a];
+        points[a] = points[b];
+        points[b] = t;
+        swapped = 1;
+    }
+    assert_true(swapped);
+    expect_unverified(copy, n, "not the projection");
+
+    /* A VP-tree radius shrunk to zero: its inside shell would be pruned from every query. */
+    memcpy(copy, bytes, n);
+    pmdb_vp_node *vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    assert_true(vp[0].inside != 0 && vp[0].mu > 0.0f);
+    vp[0].mu = 0.0f;
+    expect_unverified(copy, n, "radius");
+
+    /* A KD-tree split moved past its low side. */
+    memcpy(copy, bytes, n);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(copy, PMDB_KD_NODES);
+    assert_true(kd[0].dim >= 0);
+    kd[0].split -= 1000.0f;
+    expect_unverified(copy, n, "split");
+
+    /* A basis that stretches: projected distances could exceed the costs they bound. */
+    memcpy(copy, bytes, n);
+    float *basis = (float *)section_data(copy, PMDB_PCA_BASIS);
+    for (int d = 0; d < D; d++) basis[d] *= 1.001f;
+    expect_unverified(copy, n, "orthonormal");
+
+    /* A VP-tree leaf item listed twice hides the vector it replaced. */
+    memcpy(copy, bytes, n);
+    uint32_t *items = (uint32_t *)section_data(copy, PMDB_VP_ITEMS);
+    vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    uint32_t leaf = 0;
+    while (leaf < h.vp_node_count && (vp[leaf].inside || vp[leaf].outside < 2)) leaf++;
+    assert_true(leaf < h.vp_node_count);
+    items[vp[leaf].vp + 1] = items[vp[leaf].vp];
+    expect_unverified(copy, n, "twice");
+
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
@@ -650,6 +739,7 @@ int main(void) {
         cmocka_unit_test(test_resampled_pose_counts),
         cmocka_unit_test(test_pose_vectors_and_features),
         cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,18 @@ enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never 
 /* Copies `data` (the caller may free it on return); the database owns its copy. */
 PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, size_t size, unsigned flags,
                                          const pm_allocator *allocator, pm_error *error);
+/* The deep check for databases from sources you do not trust. Loading checks structure and
+ * checksum - enough against corruption, and no file can make a search read out of bounds - but
+ * the trees prune with numbers the file states: a file written with a recomputed checksum could
+ * state wrong ones and make `exact` or `vptree` miss the optimum. This recomputes them from the
+ * stored feature values as the builder does and compares: the PCA basis is orthonormal; every
+ * exact-mode coordinate, residual norm and KD-tree point is the projection of its vector's values
+ * bit for bit; each tree holds every searchable vector once, is at most 64 levels deep, and keeps
+ * its split (KD-tree) and radius (VP-tree) invariants. A database that passes answers `exact`
+ * and `vptree` with the brute-force optimum of its values. It reads everything once more and
+ * projects every vector (about as long as the load itself); PM_ERR_CORRUPT names the first
+ * disagreement. `posematch info --verify` runs it. */
+PM_API pm_result pm_database_verify(const pm_database *db, pm_error *error);
 /* The serialised bytes (what pm_database_save writes). */
 PM_API const void *pm_database_bytes(const pm_database *db, size_t *out_size);
 PM_API void pm_database_destroy(pm_database *db);

@@ -22,6 +22,8 @@ PY
 "$CLI" info "$T/a.pmdb" > "$T/info.txt" || fail "info"
 grep -q "poses" "$T/info.txt" || fail "info text"
 "$CLI" info "$T/a.pmdb" --json > "$T/info.json" || fail "info --json"
+"$CLI" info "$T/a.pmdb" --verify | grep -q "^verified .*all agree" || fail "info --verify"
+"$CLI" info "$T/a.pmdb" --verify --json | grep -q '"verified":[[:space:]]*true' || fail "info --verify --json"
 "$CLI" export-features "$T/a.pmdb" -o "$T/x" || fail "export-features"
 python3 - "$T" <<'PY' || fail "info/export json"
 import json, sys
