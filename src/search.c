@@ -32,7 +32,7 @@ pm_search_def pm_default_search_def(void) {
 /* ---- scratch ---- */
 
 typedef struct scratch_layout {
-    size_t qn, w, y, pc, zq, heap, knn, total;
+    size_t qn, w, we, y, pc, zq, heap, knn, total;
     size_t heap_items, knn_items;
 } scratch_layout;
 
@@ -45,6 +45,8 @@ static scratch_layout layout_scratch(const pm_database *db, const pm_search_def 
     l.qn = at;
     at = up16(at + (size_t)db->stride * sizeof(float));
     l.w = at;
+    at = up16(at + (size_t)db->stride * sizeof(float));
+    l.we = at;
     at = up16(at + (size_t)db->stride * sizeof(float));
     l.y = at;
     at = up16(at + (size_t)db->card * sizeof(double));
@@ -203,6 +205,13 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         s->w = w;
         /* A bound in the base metric times r2 bounds the dynamic cost (cost' >= r2 cost). */
         s->r2 = isfinite(r2) ? r2 * (1.0f - 1e-6f) : 0.0f;
+        float *we = (float *)(mem + l->we);
+        for (int d = 0; d < D; d++) {
+            float rest = def->dynamic_weights[d] - s->r2 * (db->wsqrt[d] * db->wsqrt[d]);
+            we[d] = rest > 0.0f ? sqrtf(rest) : 0.0f;
+        }
+        for (int d = D; d < S; d++) we[d] = 0.0f;
+        s->we = we;
     }
     s->magnitude = fabsf(db->header->min_cost_addend) + fabsf(def->continuing_cost_addend);
     s->best = def->max_cost;

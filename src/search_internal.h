@@ -21,6 +21,11 @@ typedef struct search_state {
     const float *qn; /* normalised query, stride floats */
     const float *w;  /* effective weight square roots, stride floats */
     float r2;        /* smallest (dynamic / base) weight ratio: scales base-space bounds */
+    /* Under dynamic weights, the square roots of what they add beyond r2 times the base ones
+     * (dynamic - r2 * base, per dimension); NULL without them. The cost splits into r2 times
+     * the base cost plus these terms, so a PCA bound of the first plus a value-box bound of the
+     * second bounds it: tighter than either alone when the weights are uneven. */
+    const float *we;
     float slack;     /* float rounding allowance for bounds */
     float magnitude; /* |smallest addend| + |continuing addend|: costs are sums of such terms */
     float best;      /* total cost to beat */

@@ -15,38 +15,74 @@
 
 #include "search_internal.h"
 
-/* Squared distance from q to a box (lo[n] then hi[n]), each lane's gap times w when w is given:
- * a PCA box against the query's exact-mode lanes (coordinates, residual norm, zeros; w NULL), or
- * a node's box of stored values against the normalised query weighted by the query's weights - a
- * bound in the cost's own metric, whatever the dynamic weights, where the PCA box only bounds it
- * through the smallest weight ratio. */
-PM_ALWAYS_INLINE static inline float box_gap2(const float *box, const float *q, const float *w, int n) {
+/* Lanes i..i+3 of the distance from q to a box (lo[n] then hi[n]): 0 inside. */
+PM_ALWAYS_INLINE static inline pm_v4f box_gap4(const float *box, const float *q, int n, int i) {
     const pm_v4f zero = {0, 0, 0, 0};
-    pm_v4f acc = zero;
+    pm_v4f x = pm_v4_load(q + i);
+    pm_v4f below = pm_v4_load(box + i) - x, above = x - pm_v4_load(box + n + i);
+    below = (pm_v4f)((pm_v4i)below & (below > zero));
+    above = (pm_v4f)((pm_v4i)above & (above > zero));
+    return below + above;
+}
+
+/* Squared distance from q to a box, each lane's gap times w when w is given: a PCA box against
+ * the query's exact-mode lanes (coordinates, residual norm, zeros; w NULL), or a node's box of
+ * stored values against the normalised query weighted by the query's weights - a bound in the
+ * cost's own metric, whatever the dynamic weights, where the PCA box only bounds it through the
+ * smallest weight ratio. */
+PM_ALWAYS_INLINE static inline float box_gap2(const float *box, const float *q, const float *w, int n) {
+    pm_v4f acc = {0, 0, 0, 0};
     for (int i = 0; i < n; i += 4) {
-        pm_v4f x = pm_v4_load(q + i);
-        pm_v4f below = pm_v4_load(box + i) - x, above = x - pm_v4_load(box + n + i);
-        below = (pm_v4f)((pm_v4i)below & (below > zero));
-        above = (pm_v4f)((pm_v4i)above & (above > zero));
-        pm_v4f d = below + above;
+        pm_v4f d = box_gap4(box, q, n, i);
         if (w) d *= pm_v4_load(w + i);
         acc += d * d;
     }
     return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-/* A child's key: its PCA-box bound, raised to its value-box bound when the first does not
- * prune it already (the value box is twice the bytes). Under dynamic weights every node takes
- * the second bound: the first one is scaled down by the smallest weight ratio and prunes little.
- * Without them only leaves do: that spares a leaf scan in dense regions (fewer exact costs, a
- * lower p99), while higher up the PCA box alone is as good. */
+/* A node's value box under dynamic weights, two ways in one pass: *full in the dynamic weights,
+ * *extra in what they add beyond r2 times the base ones (s->we). */
+PM_ALWAYS_INLINE static inline void value_box_gaps(float *full, float *extra, const search_state *s, uint32_t node) {
+    const int n = s->db->stride;
+    const float *box = s->db->bt_value_boxes + (size_t)node * 2 * n;
+    pm_v4f af = {0, 0, 0, 0}, ae = af;
+    for (int i = 0; i < n; i += 4) {
+        pm_v4f d = box_gap4(box, s->qn, n, i);
+        pm_v4f f = d * pm_v4_load(s->w + i), e = d * pm_v4_load(s->we + i);
+        af += f * f;
+        ae += e * e;
+    }
+    *full = (af[0] + af[1]) + (af[2] + af[3]);
+    *extra = (ae[0] + ae[1]) + (ae[2] + ae[3]);
+}
+
+/* What a leaf's points may add to their r2-scaled PCA bounds: the dynamic weights' share beyond
+ * r2 times the base ones, bounded over the leaf's value box. 0 without dynamic weights. */
+static inline float leaf_extra(const search_state *s, uint32_t leaf) {
+    if (!s->we) return 0.0f;
+    float full, extra;
+    value_box_gaps(&full, &extra, s, leaf);
+    return extra;
+}
+
+/* A child's key: its PCA-box bound, raised when that does not prune it already (the value box
+ * is twice the bytes). Without dynamic weights only leaves take their value-box bound: that
+ * spares a leaf scan in dense regions (fewer exact costs, a lower p99), while higher up the PCA
+ * box alone is as good. Under them every node takes the larger of its value-box bound and its
+ * r2-scaled PCA bound plus the weights' extra share over its value box (search_state.we). */
 static inline float child_key(const search_state *s, uint32_t child, const float *qz, int P, int bs, float r2) {
     const pm_database *db = s->db;
     const float *box = db->bt_boxes + (size_t)child * bs;
     float bound = box_gap2(box, qz, NULL, P) * r2, addend = box[2 * P];
-    if (bound + addend <= limit(s) && (s->w != db->wsqrt || db->bt_nodes[child].left == 0)) {
-        float v = box_gap2(db->bt_value_boxes + (size_t)child * 2 * db->stride, s->qn, s->w, db->stride);
-        if (v > bound) bound = v;
+    if (bound + addend <= limit(s)) {
+        if (s->we) {
+            float full, extra;
+            value_box_gaps(&full, &extra, s, child);
+            bound = PM_MAX(full, bound + extra);
+        } else if (db->bt_nodes[child].left == 0) {
+            float v = box_gap2(db->bt_value_boxes + (size_t)child * 2 * db->stride, s->qn, s->w, db->stride);
+            if (v > bound) bound = v;
+        }
     }
     return bound + addend;
 }
@@ -101,9 +137,10 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
         /* A leaf: bound 8 points at a time, then exact costs for the survivors. */
         const uint32_t end = node->first + node->count;
         const float *block = db->bt_points + (size_t)node->first * rows;
+        const float extra = leaf_extra(s, it.node);
         for (uint32_t b0 = node->first; b0 < end; b0 += PM_BT_BLOCK, block += PM_BT_BLOCK * rows) {
             float keys[PM_BT_BLOCK];
-            unsigned pass = block_keys(keys, block, qz, rows, r2, addend + b0, limit(s));
+            unsigned pass = block_keys(keys, block, qz, rows, r2, addend + b0, limit(s) - extra);
             if (end - b0 < PM_BT_BLOCK) pass &= (1u << (end - b0)) - 1u;
             if (!pass) continue;
             /* Dense clusters (idle takes) let much of a block through: then the 8-row kernel,
@@ -116,7 +153,7 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
             }
             for (; pass; pass &= pass - 1) {
                 int k = __builtin_ctz(pass);
-                if (keys[k] > limit(s)) continue; /* the best may have improved */
+                if (keys[k] > limit(s) - extra) continue; /* the best may have improved */
                 uint32_t i = b0 + (uint32_t)k;
                 consider_vector(s, i, batched ? costs[k] : vector_cost(s, i));
             }
