@@ -36,6 +36,7 @@ pm_result pm_pose_set_identity(pm_soa_transform *pose, int joint_count, pm_error
 pm_result pm_pose_from_aos(pm_soa_transform *out, int joint_count, const pm_quat *rotations,
                            const pm_vec3 *translations, pm_error *error) {
     if (!out || !rotations || !translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_aos: NULL argument");
+    if (!pm_pose_aligned(out)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_aos: out%s", PM_ALIGN_HINT);
     if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
         return pm_fail(error, PM_ERR_LIMIT, "pm_pose_from_aos: %d joints is outside 1..%d", joint_count, PM_MAX_JOINTS);
     pose_identity(out, joint_count);
@@ -47,6 +48,7 @@ pm_result pm_pose_to_aos(pm_quat *out_rotations, pm_vec3 *out_translations, int 
                          const pm_soa_transform *pose, pm_error *error) {
     if (!pose || (!out_rotations && !out_translations))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_to_aos: NULL argument");
+    if (!pm_pose_aligned(pose)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_to_aos: pose%s", PM_ALIGN_HINT);
     if (joint_count < 1 || joint_count > PM_MAX_JOINTS)
         return pm_fail(error, PM_ERR_LIMIT, "pm_pose_to_aos: %d joints is outside 1..%d", joint_count, PM_MAX_JOINTS);
     for (int j = 0; j < joint_count; j++) {
@@ -58,6 +60,8 @@ pm_result pm_pose_to_aos(pm_quat *out_rotations, pm_vec3 *out_translations, int 
 
 pm_result pm_pose_from_rest(pm_soa_transform *out, const pm_skeleton *skeleton, pm_error *error) {
     if (!out || !skeleton) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_pose_from_rest: NULL argument");
+    pm_result r = pm_skeleton_validate(skeleton, error);
+    if (r != PM_OK) return r;
     return pm_pose_from_aos(out, skeleton->joint_count, skeleton->rest_rotations, skeleton->rest_translations, error);
 }
 
@@ -171,6 +175,16 @@ pm_result pm_sampling_job_validate(const pm_sampling_job *job, pm_error *error) 
     const pm_animation *a = job->animation;
     if (!a || !a->keys || a->key_count < 1 || a->soa_count < 1)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: no animation (build one with pm_animation_build)");
+    /* The struct is public: fields edited by hand would send the job past the keys. */
+    if (a->joint_count < 1 || a->joint_count > PM_MAX_JOINTS || a->soa_count != pm_soa_count(a->joint_count) ||
+        (a->looping != 0 && a->looping != 1) || a->frame_count < 1 || a->frame_count > PM_MAX_FRAMES ||
+        a->key_count != a->frame_count + a->looping || !(a->frame_time > 0.0f) || !isfinite(a->frame_time) ||
+        !(a->duration >= 0.0f) || !isfinite(a->duration))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "sampling job: the animation's fields disagree (%d joints in %d groups, %d frames, %d keys, looping %d, "
+                       "frame time %g, duration %g): build it with pm_animation_build",
+                       a->joint_count, a->soa_count, a->frame_count, a->key_count, a->looping, (double)a->frame_time,
+                       (double)a->duration);
     if (!job->output) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: output is NULL");
     if (!pm_pose_aligned(job->output)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: output%s", PM_ALIGN_HINT);
     if (job->output_count < a->soa_count)

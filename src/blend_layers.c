@@ -76,9 +76,14 @@ static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base and output must be set");
     if (!pm_pose_aligned(job->base) || !pm_pose_aligned(job->output))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base or output%s", PM_ALIGN_HINT);
-    if (job->layer_count < 0 || job->layer_count > PM_BLEND_MAX_INPUTS || (job->layer_count > 0 && !job->layers))
+    if (job->layer_count < 0 || job->layer_count > PM_BLEND_MAX_INPUTS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: %d layers is outside 0..%d", job->layer_count,
                        PM_BLEND_MAX_INPUTS);
+    if (job->layer_count > 0 && !job->layers)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layers is NULL (%d layers)", job->layer_count);
+    if (job->blend_root_motion != 0 && job->blend_root_motion != 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: blend_root_motion %d is neither 0 nor 1",
+                       job->blend_root_motion);
     if (job->root_joint < -1 || job->root_joint >= job->joint_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: root_joint %d is outside -1..%d", job->root_joint,
                        job->joint_count - 1);

@@ -199,8 +199,8 @@ static char *dup_or(const pm_allocator *a, const char *s, const char *fallback) 
 }
 
 pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *def, pm_error *error) {
+    if (out) *out = NULL;
     if (!out || !def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_create: NULL argument");
-    *out = NULL;
     pm_result r = check_def(def, error);
     if (r != PM_OK) return r;
     pm_allocator alloc = pm_allocator_resolve(def->allocator);

@@ -105,8 +105,8 @@ pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error)
 pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float *params, float fps, pm_error *error) {
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_bake: NULL argument");
     memset(out, 0, sizeof *out);
-    if (fps != 0.0f && (!isfinite(fps) || !(fps > 0.0f) || fps > 10000.0f))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside (0, 10000] (0 = default)",
+    if (fps != 0.0f && !(fps >= 0.001f && fps <= 10000.0f))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside 0.001..10000 (0 = default)",
                        s->name, (double)fps);
     pm_blend_space_weights w;
     pm_result r = pm_blend_space_weights_at(&w, s, params, error);
@@ -117,9 +117,9 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
         float frame_time = s->animations[w.samples[0]].frame_time;
         for (int i = 1; i < w.count; i++) frame_time = PM_MIN(frame_time, s->animations[w.samples[i]].frame_time);
         fps = 1.0f / frame_time;
-        if (!(fps > 0.0f && fps <= 10000.0f))
+        if (!(fps >= 0.001f && fps <= 10000.0f))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "blend space '%s': the samples' highest rate, %g fps, is outside (0, 10000]: give a bake rate",
+                           "blend space '%s': the samples' highest rate, %g fps, is outside 0.001..10000: give a bake rate",
                            s->name, (double)fps);
     }
     double cycle0 = pm_blend_space_duration(s, &w);
@@ -178,7 +178,7 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     double c_start = 0.0, c_length = cycle0;
     for (int f = 0; f < frames; f++) {
         float phase = steps > 0.0 ? (float)((double)f / steps) : 0.0f;
-        if (cycles > 1) {
+        if (cycles > 1 && steps > 0.0) { /* (one frame of several cycles: the start, phase 0) */
             double t = (double)f * (duration / steps);
             while (c + 1 < cycles && t >= c_start + c_length) {
                 c_start += c_length;
@@ -218,6 +218,9 @@ pm_result pm_blend_space_grid(float *out_params, int capacity, int *out_count, c
                            def->counts[d], s->axis_names[d]);
         total *= def->counts[d];
     }
+    if (def->include_outside != 0 && def->include_outside != 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space grid: include_outside %d is neither 0 nor 1",
+                       def->include_outside);
     if (total > 10000000LL)
         return pm_fail(error, PM_ERR_LIMIT, "blend space grid: %lld points is too many", total);
     int n = 0;

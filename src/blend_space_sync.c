@@ -173,6 +173,14 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
     if (s->sync == PM_BLEND_SYNC_NONE || !a->looping) {
         /* The same absolute time for every sample (NONE), or a one-shot, clamped beyond its end. */
         time = s->sync == PM_BLEND_SYNC_NONE ? phase * blended_duration : phase * a->duration;
+        if (!(fabsf(time) <= 1e7f)) {
+            /* A phase far beyond any clip (a finite phase can make an infinite time): a one-shot
+             * is clamped there anyway and a loop wraps, so a time within one clip length says the
+             * same and keeps the sampling finite. */
+            double t = (double)phase * (s->sync == PM_BLEND_SYNC_NONE ? (double)blended_duration : (double)a->duration);
+            double len = a->duration > 0.0f ? (double)a->duration : 1.0;
+            time = (float)(a->looping ? fmod(t, len) : t > 0.0 ? 2.0 * len : -len);
+        }
         if (!(phase > 0.0f && phase <= 1.0f)) {
             out->time = time;
             out->at_end = 0;
@@ -196,11 +204,19 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
     out->at_end = a->looping && x >= n && x < n + 1e-3;
 }
 
+/* Weights as pm_blend_space_weights_at gives them: distinct samples in range, weights finite,
+ * non-negative and summing to 1 (to float rounding). */
 static int weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!s || !w || w->count < 1 || w->count > PM_BLEND_SPACE_MAX_WEIGHTS) return 0;
-    for (int i = 0; i < w->count; i++)
+    double sum = 0.0;
+    for (int i = 0; i < w->count; i++) {
         if (w->samples[i] < 0 || w->samples[i] >= s->sample_count) return 0;
-    return 1;
+        if (!(w->weights[i] >= 0.0f) || !isfinite(w->weights[i])) return 0;
+        for (int k = 0; k < i; k++)
+            if (w->samples[k] == w->samples[i]) return 0;
+        sum += w->weights[i];
+    }
+    return fabs(sum - 1.0) <= 1e-3;
 }
 
 float pm_blend_space_cycle_duration(const pm_blend_space *s, const pm_blend_space_weights *w, int cycle) {

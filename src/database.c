@@ -5,6 +5,7 @@
 #include "database_internal.h"
 
 void pm_database_get_info(pm_database_info *out, const pm_database *db) {
+    if (!out) return;
     memset(out, 0, sizeof *out);
     if (!db) return;
     const pmdb_header *h = db->header;

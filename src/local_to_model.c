@@ -25,6 +25,18 @@ static pm_result l2m_check_sizes(const pm_local_to_model_job *job, pm_error *err
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "local-to-model job: output_matrices is not 16-byte aligned (each matrix is four aligned "
                        "columns)");
+    /* The root is one transform: checked on every run, as the sizes are. A rotation that is not
+     * unit would scale and shear every joint below it. */
+    if (job->root) {
+        const pm_transform *t = job->root;
+        const pm_quat q = t->rotation;
+        if (!isfinite(q.x + q.y + q.z + q.w + t->translation.x + t->translation.y + t->translation.z))
+            return pm_fail(error, PM_ERR_NUMERIC, "local-to-model job: the root transform is not finite");
+        double n2 = (double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w;
+        if (!(fabs(n2 - 1.0) <= 1e-3))
+            return pm_fail(error, PM_ERR_NUMERIC, "local-to-model job: the root rotation is not a unit quaternion (norm %g)",
+                           sqrt(n2));
+    }
     return PM_OK;
 }
 
@@ -33,12 +45,6 @@ pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_er
     if (r != PM_OK) return r;
     for (int j = 0; j < job->joint_count; j++)
         if (job->parents[j] < -1 || job->parents[j] >= j) return pm_l2m_bad_parent(j, (int)job->parents[j], error);
-    if (job->root) {
-        const pm_transform *t = job->root;
-        if (!isfinite(t->rotation.x + t->rotation.y + t->rotation.z + t->rotation.w + t->translation.x +
-                      t->translation.y + t->translation.z))
-            return pm_fail(error, PM_ERR_NUMERIC, "local-to-model job: the root transform is not finite");
-    }
     return PM_OK;
 }
 

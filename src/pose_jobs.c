@@ -21,8 +21,9 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
     if (r != PM_OK) return r;
     if (!job->output) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: output is NULL");
     if (!pm_pose_aligned(job->output)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: output%s", PM_ALIGN_HINT);
-    if (!job->inputs || job->input_count < 1 || job->input_count > PM_BLEND_MAX_INPUTS)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: %d inputs is outside 1..%d", job->inputs ? job->input_count : 0,
+    if (!job->inputs) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: inputs is NULL (%d inputs)", job->input_count);
+    if (job->input_count < 1 || job->input_count > PM_BLEND_MAX_INPUTS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: %d inputs is outside 1..%d", job->input_count,
                        PM_BLEND_MAX_INPUTS);
     float sum = 0.0f, largest = 0.0f;
     int n = 0;

@@ -210,6 +210,34 @@ static void test_sampling_errors(void **state) {
     job.output_count = pm_soa_count(J_COUNT);
     job.time = NAN;
     assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_NUMERIC);
+    job.time = 0.1f;
+    /* The animation struct is public: fields edited by hand must not send the job past its keys. */
+    pm_animation edited[6];
+    for (int i = 0; i < 6; i++) edited[i] = anim;
+    edited[0].soa_count = 1000;
+    edited[1].joint_count = -5;
+    edited[2].key_count += 10;
+    edited[3].frame_time = 0.0f;
+    edited[4].duration = NAN;
+    edited[5].looping = 7;
+    for (int i = 0; i < 6; i++) {
+        job.animation = &edited[i];
+        job.output_count = 1000;
+        assert_int_not_equal(pm_sampling_job_run(&job, &e), PM_OK);
+    }
+    job.animation = &edited[2];
+    assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "disagree"));
+    job.animation = &anim;
+    job.output_count = pm_soa_count(J_COUNT);
+    /* Poses converted from or to arrays must be aligned like any pose. */
+    pm_quat qs[J_COUNT];
+    pm_vec3 ts[J_COUNT];
+    PM_ASSERT_OK(pm_pose_to_aos(qs, ts, J_COUNT, pose, NULL));
+    pm_soa_transform *odd = (pm_soa_transform *)(void *)((char *)pose + 4);
+    assert_int_equal(pm_pose_from_aos(odd, J_COUNT, qs, ts, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "aligned"));
+    assert_int_equal(pm_pose_to_aos(qs, ts, J_COUNT, odd, &e), PM_ERR_INVALID_ARGUMENT);
     /* A clip with a NaN does not become an animation. */
     clip.rotations[3].x = NAN;
     pm_animation bad;
@@ -387,6 +415,9 @@ static void test_blend_errors(void **state) {
     job.joint_count = J_COUNT;
     job.output = out;
     assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    job.input_count = 2;
+    assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "inputs is NULL"));
     pm_blend_input in[2] = {{a, NAN}, {a, 1.0f}};
     job.inputs = in;
     job.input_count = 2;
@@ -578,6 +609,14 @@ static void test_layered_errors(void **state) {
     job.root_joint = J_COUNT;
     assert_int_equal(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.root_joint = 0;
+    job.blend_root_motion = 7;
+    assert_int_equal(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "blend_root_motion"));
+    job.blend_root_motion = 0;
+    job.layers = NULL;
+    assert_int_equal(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "layers is NULL"));
+    job.layers = &l;
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
     pm_pose_free(base, NULL);
     pm_pose_free(out, NULL);
@@ -690,6 +729,19 @@ static void test_local_to_model(void **state) {
     assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.parents = NULL;
     assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    /* The root is checked on every run, not only by validate: finite and a unit rotation. */
+    job.parents = sk.parents;
+    pm_transform root = pm_transform_identity();
+    job.root = &root;
+    PM_ASSERT_OK(pm_local_to_model_job_run(&job, NULL));
+    root.translation.y = NAN;
+    assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_NUMERIC);
+    root = pm_transform_identity();
+    root.rotation.w = 2.0f;
+    assert_int_equal(pm_local_to_model_job_run(&job, &e), PM_ERR_NUMERIC);
+    assert_non_null(strstr(e.message, "unit"));
+    root.rotation.w = 0.0f;
+    assert_int_equal(pm_local_to_model_job_validate(&job, &e), PM_ERR_NUMERIC);
     pm_pose_free(pose, NULL);
     pm_skeleton_destroy(&sk);
 }

@@ -580,6 +580,30 @@ static void test_bake(void **state) {
     assert_int_equal(pm_blend_space_bake(&baked, s, mid, -5.0f, &e), PM_ERR_INVALID_ARGUMENT);
     float nan2[2] = {NAN, 0};
     assert_int_equal(pm_blend_space_bake(&baked, s, nan2, 30.0f, &e), PM_ERR_NUMERIC);
+    /* The slowest rate allowed gives one frame; slower ones (whose frame time would not be finite)
+     * are errors. */
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 0.001f, NULL));
+    assert_int_equal(baked.frame_count, 1);
+    PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
+    pm_clip_destroy(&baked);
+    assert_int_equal(pm_blend_space_bake(&baked, s, mid, 1e-30f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "0.001..10000"));
+
+    /* The duration helpers take weights as pm_blend_space_weights_at gives them; anything else
+     * (NaN, negative, a sample twice, not summing to 1) is "malformed": 0. */
+    assert_true(pm_blend_space_duration(s, &w) > 0.0f && pm_blend_space_period(s, &w) == 1);
+    assert_true(w.count >= 2);
+    pm_blend_space_weights bad[4];
+    for (int i = 0; i < 4; i++) bad[i] = w;
+    bad[0].weights[0] = NAN;
+    bad[1].weights[0] = -bad[1].weights[0];
+    bad[2].samples[1] = bad[2].samples[0];
+    for (int i = 0; i < bad[3].count; i++) bad[3].weights[i] *= 2.0f;
+    for (int i = 0; i < 4; i++) {
+        assert_true(pm_blend_space_duration(s, &bad[i]) == 0.0f);
+        assert_true(pm_blend_space_cycle_duration(s, &bad[i], 1) == 0.0f);
+        assert_int_equal(pm_blend_space_period(s, &bad[i]), 0);
+    }
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -607,7 +631,15 @@ static void test_grid(void **state) {
     assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_LIMIT);
     g.counts[0] = 0;
     assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    g.counts[0] = 4;
+    g.include_outside = 7;
+    assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "include_outside"));
     pm_blend_space_destroy(s);
+    /* A failed create leaves *out NULL, whatever it held. */
+    s = (pm_blend_space *)(void *)&g;
+    assert_int_equal(pm_blend_space_create(&s, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_null(s);
     pm_test_blend_fixture_free(&fx);
 }
 
@@ -796,6 +828,59 @@ static void test_inspection_errors(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* Any finite phase gives a finite pose, on one-shot samples (clamped beyond their end) and without
+ * sync (where looping samples wrap) as on synced loops: a phase times a duration may overflow a
+ * float, the sampling must not see that. */
+static void test_extreme_phases(void **state) {
+    (void)state;
+    for (int variant = 0; variant < 3; variant++) {
+        fixture fx;
+        fixture_init(&fx, 3);
+        for (int i = 0; i < 3; i++) fx.clips[i].looping = variant != 0;
+        float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+        pm_blend_sample_def samples[3];
+        for (int i = 0; i < 3; i++) {
+            samples[i] = pm_default_blend_sample_def();
+            samples[i].clip = &fx.clips[i];
+            samples[i].params[0] = pts[i][0];
+            samples[i].params[1] = pts[i][1];
+        }
+        pm_blend_space_def def = pm_default_blend_space_def();
+        def.dimensions = 2;
+        def.samples = samples;
+        def.sample_count = 3;
+        def.align = PM_BLEND_ALIGN_NONE;
+        if (variant == 2) def.sync = PM_BLEND_SYNC_NONE;
+        pm_blend_space *s;
+        PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+        int soa = pm_soa_count(JOINTS);
+        pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
+        float mid[2] = {0.25f, 0.25f};
+        const float phases[] = {3e38f, -3e38f, 1e20f, 12345.678f, -0.5f};
+        for (int k = 0; k < 5; k++) {
+            pm_blend_space_job job = pm_default_blend_space_job();
+            job.space = s;
+            job.params = mid;
+            job.phase = phases[k];
+            job.scratch = scratch;
+            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+            job.output = out;
+            job.output_count = soa;
+            pm_error e;
+            if (pm_blend_space_job_run(&job, &e) != PM_OK) fail_msg("variant %d, phase %g: %s", variant, (double)phases[k], e.message);
+            pm_quat q[JOINTS];
+            pm_vec3 t[JOINTS];
+            PM_ASSERT_OK(pm_pose_to_aos(q, t, JOINTS, out, NULL));
+            for (int j = 0; j < JOINTS; j++)
+                assert_true(isfinite(q[j].x + q[j].y + q[j].z + q[j].w + t[j].x + t[j].y + t[j].z));
+        }
+        pm_pose_free(scratch, NULL);
+        pm_pose_free(out, NULL);
+        pm_blend_space_destroy(s);
+        pm_test_blend_fixture_free(&fx);
+    }
+}
+
 /* Listing the samples in another order changes nothing baked: skeleton (rest offsets), default
  * rate and frames, even when the samples' rates and offsets differ. */
 static void test_bake_order_independent(void **state) {
@@ -853,6 +938,7 @@ int main(void) {
         cmocka_unit_test(test_resolution_message),
         cmocka_unit_test(test_scratch_count),
         cmocka_unit_test(test_inspection_errors),
+        cmocka_unit_test(test_extreme_phases),
         cmocka_unit_test(test_bake_order_independent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

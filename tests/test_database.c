@@ -101,6 +101,12 @@ static void test_accessor_errors(void **state) {
     fixture_init(&f, 40);
     pm_database *db = build(&f, 1);
     pm_error err;
+    /* Info: zeros for no database, nothing written (and no crash) for no output. */
+    pm_database_info info;
+    memset(&info, 0x5A, sizeof info);
+    pm_database_get_info(&info, NULL);
+    assert_int_equal(info.poses, 0);
+    pm_database_get_info(NULL, db);
     pm_asset_info a, a_sentinel;
     memset(&a_sentinel, 0x5A, sizeof a_sentinel);
     a = a_sentinel;

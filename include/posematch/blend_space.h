@@ -172,7 +172,9 @@ PM_API pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm
                                            const float *params, pm_error *error);
 /* Duration of the blend's first cycle (phase 0 to 1): the weight-averaged duration of the
  * contributing samples' first cycles (their whole clips when they have one cycle). 0 for NULL
- * or malformed weights (a count or sample index out of range). */
+ * or malformed weights: weights as pm_blend_space_weights_at gives them are well formed; a count
+ * or sample index out of range, a sample listed twice, a weight negative or not finite, or
+ * weights not summing to 1 (within 1e-3) are not. */
 PM_API float pm_blend_space_duration(const pm_blend_space *space, const pm_blend_space_weights *weights);
 /* Duration of the blend's cycle `cycle` (phase cycle to cycle + 1): each contributing sample
  * plays its cycle `cycle` modulo its cycle count. The same for every cycle when every sample has
@@ -185,8 +187,8 @@ PM_API int pm_blend_space_sample_cycles(const pm_blend_space *space, int sample)
 /* Cycles after which the blend repeats, every contributing sample back at its first cycle: the
  * least common multiple of their cycle counts (1 when each has one cycle). 1 also when a
  * contributing sample does not loop (the blend then runs from phase 0 to 1 once) and with
- * PM_BLEND_SYNC_NONE; 0 beyond 2^30 cycles, or for NULL or malformed weights (a count or sample
- * index out of range). */
+ * PM_BLEND_SYNC_NONE; 0 beyond 2^30 cycles, or for NULL or malformed weights (as for
+ * pm_blend_space_duration). */
 PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_space_weights *weights);
 /* Cycles after which the job's phases wrap, whatever the weights: the least common multiple of
  * every looping sample's cycle count (1 when each has one; 0 beyond 2^30: no wrap; 1 with
@@ -244,7 +246,7 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
  * weight-averaged duration; several when samples have several gait cycles, below) at about `fps`
  * frames per second (the frame time is the cycles' duration divided into whole frames), root
  * motion included, on the space's skeleton (pm_blend_space_skeleton).
- * fps is in (0, 10000], or 0 for the highest frame rate among the contributing samples (on a
+ * fps is in 0.001..10000, or 0 for the highest frame rate among the contributing samples (on a
  * sample: its own rate). Looping when every contributing sample loops; otherwise the last frame is
  * phase 1, where looping samples are at their cycle's end (see the job). When looping samples
  * have several gait cycles the clip holds the blend's period (phase 0 to the period, each cycle at

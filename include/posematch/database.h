@@ -75,8 +75,11 @@ PM_API pm_result pm_database_build(pm_database **out, const pm_database_def *def
                                    int asset_count, pm_error *error);
 
 /* The key a build with these inputs and settings will record: 32 hex digits + NUL. Inputs are
- * validated as pm_database_build validates them (not the searchable-pose count, which needs
- * the features), and out_key is left untouched on failure. */
+ * validated as pm_database_build validates them before any work (the def's fields, every asset's
+ * fields and clip); what a build only finds while preparing the clips - a joint the schema or the
+ * root definition names that a skeleton lacks, a given mirror map that is no left/right swap,
+ * legs missing for facing from the legs, no searchable pose - is not checked here, so a key may
+ * exist for inputs a build then refuses. out_key is left untouched on failure. */
 PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def *def, const pm_asset_def *assets,
                                          int asset_count, pm_error *error);
 
@@ -124,6 +127,7 @@ typedef struct pm_database_info {
     char key[33];
     char schema_name[PM_NAME_SIZE];
 } pm_database_info;
+/* Zeros for a NULL db; nothing for a NULL out. */
 PM_API void pm_database_get_info(pm_database_info *out, const pm_database *db);
 /* Cumulative explained variance of the first k components (1 <= k <= cardinality). */
 PM_API float pm_database_explained_variance(const pm_database *db, int k);
@@ -180,7 +184,7 @@ PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int
  * (rest-frame trimming, resampling to its fps, its root extraction and schema). The clip's own
  * `looping` flag decides how its ends are read: for the rows of an asset that was built with a
  * looping override (pm_asset_def.looping, `posematch build --loop`), set it alike. *out_rows is
- * allocated with the database's allocator: free it with pm_free_buffer (declared in bvh.h),
+ * allocated with the database's allocator: free it with pm_free_buffer (declared in base.h),
  * passing that allocator (the one given to pm_database_build in its def or to pm_database_load;
  * NULL if none was). Row f holds frame f. */
 PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,

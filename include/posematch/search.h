@@ -35,8 +35,8 @@ PM_API int pm_search_mode_from_name(const char *name);
 
 /* Per-candidate penalty (environment-aware search, roadmap): called only for candidates whose
  * cost so far (dissimilarity + addends) is below `best_cost`, or equal to it with a lower pose
- * index (ties go to the lower index); return the penalty to add (>= 0,
- * or INFINITY to reject). Return as soon as the penalty alone reaches best_cost - cost_so_far:
+ * index (ties go to the lower index); return the penalty to add (>= 0; a negative one counts as
+ * 0, NaN as a rejection), or INFINITY to reject. Return as soon as the penalty alone reaches best_cost - cost_so_far:
  * the candidate cannot win then. Must be thread-safe for concurrent searches. */
 typedef float (*pm_penalty_fn)(void *user, int pose, float cost_so_far, float best_cost);
 
@@ -95,7 +95,8 @@ PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const f
 /* Searches `count` databases, each with its own query row and its own def (schemas may differ:
  * dynamic weights, breakdown buffers and query sizes are per database; the continuing pose
  * belongs to the database that holds it; a penalty's user data tells it which database it
- * scores), and returns the cheapest result; out_database receives its index (-1 when none).
+ * scores), and returns the cheapest result; out_database (may be NULL) receives its index (-1
+ * when none).
  * Each search starts from the best cost found so far, so later databases prune harder; ties stay
  * with the earlier database. defs may be NULL (defaults for all). A def's out_breakdown holds
  * its own database's result, or zeros when it found nothing cheaper than the earlier ones.
