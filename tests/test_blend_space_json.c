@@ -166,6 +166,8 @@ static void test_json(void **state) {
         /* fps: the same range as --fps, nothing silently turned into "default". */
         {"{\"fps\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 1e-300 is outside 0.001..10000"},
         {"{\"fps\": 20000, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 20000 is outside"},
+        /* One document: anything after it is a mistake, not ignored. */
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}\n xx", "text after the top-level value, line 2"},
         /* Strict types and keys. */
         {"{\"name\": 5, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "top level: \"name\" must be a string"},
         {"{\"samples\": [{\"name\": [\"w\"], \"clip\": \"clip0.bvh\", \"params\": [0]}]}",

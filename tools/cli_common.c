@@ -18,6 +18,10 @@ int pm_cli_fail(const char *format, ...) {
     return 1;
 }
 
+int pm_cli_has_value(int argc, char **argv, int i) {
+    return i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0;
+}
+
 int pm_cli_fail_error(const pm_error *error) { return pm_cli_fail("%s", error->message); }
 
 pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...) {
@@ -29,6 +33,17 @@ pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, 
         va_end(args);
     }
     return code;
+}
+
+cJSON *pm_cli_json_parse(const char *text, const char **after) {
+    const char *end = NULL;
+    *after = NULL;
+    cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
+    if (root && end) {
+        while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
+        if (*end) *after = end;
+    }
+    return root;
 }
 
 int pm_cli_text_line(const char *text, const char *at) {
@@ -67,7 +82,7 @@ int pm_cli_number(double *out, const char *command, const char *option, const ch
 
 int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **argv, int *i) {
     const char *s = argv[*i];
-    if (*i + 1 >= argc) return 0;
+    if (!pm_cli_has_value(argc, argv, *i)) return 0;
     if (!strcmp(s, "--unit-scale")) {
         double v;
         if (!pm_cli_number(&v, command, s, argv[++*i], 1e-6, 1e6, 0)) return -1;

@@ -8,6 +8,12 @@
 
 #define PM_CLI_MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* Whether option argv[i] has a value after it: an argument that exists and is no long option (a
+ * value starting with "--" is taken for a forgotten value, so that "-o --quiet" is an incomplete
+ * option rather than a file named "--quiet"; "-1" stays a value, and an empty value is the
+ * option's own error to report). */
+int pm_cli_has_value(int argc, char **argv, int i);
+
 /* Prints "posematch: <message>" on one stderr line and returns 1 (the exit code). */
 int pm_cli_fail(const char *format, ...)
 #if defined(__GNUC__)
@@ -46,5 +52,9 @@ int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **arg
  * both list; info adds more). */
 struct cJSON;
 struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
+/* Parses one JSON document; NULL when malformed (cJSON_GetErrorPtr says where). *after is set to
+ * the first non-blank character after the top-level value, NULL when there is none: a file with
+ * more after its value is an error, not a document whose tail is silently ignored. */
+struct cJSON *pm_cli_json_parse(const char *text, const char **after);
 
 #endif

@@ -293,7 +293,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     double v;
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        int more = i + 1 < argc;
+        int more = pm_cli_has_value(argc, argv, i);
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(bench_usage, stdout);
             return 0;

@@ -103,15 +103,15 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             /* Given twice: taking the last silently would hide a mistake in a script. */
             pm_cli_fail("blend: %s given twice ('%s' and '%s')", s, previous, argv[i + 1]);
             return 2;
-        } else if (!strcmp(s, "--param") && i + 1 < argc) {
+        } else if (!strcmp(s, "--param") && pm_cli_has_value(argc, argv, i)) {
             if (!parse_params(a, argv[++i])) {
                 pm_cli_fail("blend: --param '%s' must be one to three decimal numbers separated by commas", argv[i]);
                 return 2;
             }
             a->param_text = argv[i];
             have_param = 1;
-        } else if (!strcmp(s, "-o") && i + 1 < argc) a->output = argv[++i];
-        else if (!strcmp(s, "--fps") && i + 1 < argc) {
+        } else if (!strcmp(s, "-o") && pm_cli_has_value(argc, argv, i)) a->output = argv[++i];
+        else if (!strcmp(s, "--fps") && pm_cli_has_value(argc, argv, i)) {
             double v;
             const char *t = argv[++i], *stop = scan_decimal(t);
             if (!stop || *stop) {

@@ -113,7 +113,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
     if (!a->inputs || !a->addend_pattern || !a->addend_value || !a->pair_spec) return pm_cli_fail("build: out of memory");
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        int more = i + 1 < argc, bvh_opt;
+        int more = pm_cli_has_value(argc, argv, i), bvh_opt;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(build_usage, stdout);
             return 0;

@@ -29,8 +29,8 @@ int pm_cmd_export_features(int argc, char **argv) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(export_usage, stdout);
             return 0;
-        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc) prefix = argv[++i];
-        else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("export-features: unknown option '%s'", argv[i]) + 1;
+        } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && pm_cli_has_value(argc, argv, i)) prefix = argv[++i];
+        else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("export-features: unknown or incomplete option '%s'", argv[i]) + 1;
         else if (!path) path = argv[i];
         else return pm_cli_fail("export-features: one database at a time") + 1;
     }

@@ -37,7 +37,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
     a->def = pm_default_search_def();
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        int more = i + 1 < argc;
+        int more = pm_cli_has_value(argc, argv, i);
         double v;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(search_usage, stdout);

@@ -23,7 +23,7 @@ int pm_cmd_synth(int argc, char **argv) {
     const char *prefix = "synth";
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
-        int more = i + 1 < argc;
+        int more = pm_cli_has_value(argc, argv, i);
         double v;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(synth_usage, stdout);

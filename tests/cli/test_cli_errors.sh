@@ -30,6 +30,14 @@ cat > "$T/space.json" <<JSON
              {"name": "b", "clip": "clips/synth_001.bvh", "params": [3.0]}]}
 JSON
 
+# 0. An option whose value is forgotten does not take the next option as its value: no file named
+#    "--quiet" or "--json", no swallowed --frame.
+( cd "$T" && expect_error "build -o --quiet" "incomplete option '-o'" "$CLI" build "$T/clips" -o --quiet )
+[ -e "$T/--quiet" ] && fail "build -o --quiet wrote a file named --quiet"
+( cd "$T" && expect_error "export-features -o --json" "incomplete option '-o'" "$CLI" export-features "$T/a.pmdb" -o --json )
+expect_error "search --query-clip --frame" "incomplete option '--query-clip'" "$CLI" search "$T/a.pmdb" --query-clip --frame 4
+( cd "$T" && expect_error "blend -o --weights" "incomplete option '-o'" "$CLI" blend "$T/space.json" --param 2 -o --weights )
+
 # 1. Outputs that exist and are not regular files are refused before the work and left alone.
 expect_error "build -o FIFO" "fifo: not a regular file (a FIFO)" "$CLI" build "$T/clips" -o "$T/fifo" --quiet
 [ -p "$T/fifo" ] || fail "build -o FIFO replaced the FIFO"

@@ -174,6 +174,8 @@ printf '{"channels": [{"kind": "position", "bone": "LeftFoot", "weight": 1, "wei
 expect_error "repeated schema field" "k4.json: channels\[0\].weight: appears twice" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k4.json"
 printf '{"bogus": 1, "channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/k3.json"
 expect_error "unknown top-level field" "k3.json: (top).bogus: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k3.json"
+printf '{"channels": [{"kind": "velocity", "bone": "hips"}]}\n}' > "$T/k5.json"
+expect_error "text after the schema" "k5.json:2: text after the top-level JSON value" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k5.json"
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
 expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
