@@ -13,7 +13,8 @@
 #include "commands.h"
 
 static const char blend_usage[] =
-    "usage: posematch blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh [--fps N] | --weights [--json])\n"
+    "usage: posematch blend SPACE.json --param X[,Y[,Z]] [-o OUT.bvh [--fps N]] [--weights [--json]]\n"
+    "(at least one of -o and --weights; both together write the file and print the weights)\n"
     "Evaluates a blend space (format: docs/BLEND_SPACE.md) at a parameter point.\n"
     "  --param X[,Y[,Z]] the point (one number per axis); clamped to the axes, projected onto the\n"
     "                    samples' hull when outside it\n"
@@ -150,6 +151,10 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         pm_cli_fail("blend: --json goes with --weights");
         return 2;
     }
+    if (a->fps_text && !a->output) {
+        pm_cli_fail("blend: --fps is the rate of -o OUT.bvh; without -o it has no effect");
+        return 2;
+    }
     return -1;
 }
 
@@ -225,7 +230,8 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
 
 static void print_weights_text(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
     int dims = pm_blend_space_dimensions(s);
-    printf("space '%s' (%dD, %d samples) at", pm_blend_space_name(s), dims, pm_blend_space_sample_count(s));
+    int n = pm_blend_space_sample_count(s);
+    printf("space '%s' (%dD, %d sample%s) at", pm_blend_space_name(s), dims, n, n == 1 ? "" : "s");
     for (int d = 0; d < dims; d++) printf(" %s=%g", pm_blend_space_axis_name(s, d), (double)a->params[d]);
     if (w->outside) {
         printf(" (outside; used");
@@ -242,9 +248,12 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
         if (k > 1) printf("  (%d gait cycles)", k);
         printf("\n");
     }
-    int period = pm_blend_space_period(s, w);
+    int period = pm_blend_space_period(s, w), loops = 1;
+    for (int i = 0; i < w->count; i++) loops &= pm_blend_space_sample_animation(s, w->samples[i])->looping;
     if (period == 1) {
-        printf("cycle duration: %.4f s\n", (double)pm_blend_space_duration(s, w));
+        /* A blend with a one-shot sample runs from phase 0 to 1 once: a duration, not a cycle's. */
+        printf("%s: %.4f s\n", loops ? "cycle duration" : "duration (once, phase 0 to 1)",
+               (double)pm_blend_space_duration(s, w));
     } else {
         if (period > 0) printf("repeats after %d cycles:", period);
         else printf("repeats after too many cycles to count:");
@@ -282,8 +291,10 @@ int pm_cmd_blend(int argc, char **argv) {
             return pm_cli_fail_error(&e);
         }
         if (!a.json)
-            printf("wrote %s: %d frames at %.6g fps (%.4g s)%s\n", a.output, clip.frame_count, 1.0 / clip.frame_time,
-                   (double)pm_clip_duration(&clip), clip.looping ? ", looping" : "");
+            /* A loop's duration counts the step from its last frame back to its first, which a BVH
+             * file cannot say: `inspect` of the file reports one frame less. */
+            printf("wrote %s: %d frames at %.6g fps, %s %.4g s\n", a.output, clip.frame_count, 1.0 / clip.frame_time,
+                   clip.looping ? "a loop of" : "lasting", (double)pm_clip_duration(&clip));
         pm_clip_destroy(&clip);
     }
     if (a.weights) {

@@ -108,7 +108,12 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     int k = -1;
     for (int i = 0; i < 8; i++)
         if (!strcmp(kind->valuestring, kind_names[i])) k = i;
-    if (k < 0) return bad(p, where, "unknown kind (trajectory, position, velocity, heading, phase, curve, padding, group)");
+    if (k < 0) {
+        char what[200];
+        snprintf(what, sizeof what, "unknown kind '%.40s' (trajectory, position, velocity, heading, phase, curve, padding, group)",
+                 kind->valuestring);
+        return bad(p, where, what);
+    }
     pm_channel_def ch = pm_default_channel_def((pm_feature_kind)k);
     ch.parent = parent;
     if ((r = get_string(p, c, "name", path, ch.name, sizeof ch.name)) != PM_OK) return r;
@@ -162,8 +167,13 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
                 if (cJSON_IsString(f))
                     for (int b = 0; b < 8; b++)
                         if (!strcmp(f->valuestring, flag_names[b])) bit = b;
-                if (bit < 0)
-                    return bad(p, fw, "unknown flag (Velocity, Position, VelocityDirection, FacingDirection and their XY variants)");
+                if (bit < 0) {
+                    char what[200];
+                    snprintf(what, sizeof what,
+                             "unknown flag '%.40s' (Velocity, Position, VelocityDirection, FacingDirection and their XY variants)",
+                             cJSON_IsString(f) ? f->valuestring : "(not a string)");
+                    return bad(p, fw, what);
+                }
                 t->flags |= 1u << bit;
             }
             ch.sample_count++;
