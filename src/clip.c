@@ -57,8 +57,9 @@ static pm_result clip_check_curves(const pm_clip *c, const char *op, pm_error *e
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve %d has no values", op, i);
         long bad = pm_name_control_at(c->curves[i].name);
         if (bad >= 0)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve %d's name has a control character (byte 0x%02x at offset %ld)",
-                           op, i, (unsigned)(unsigned char)c->curves[i].name[bad], bad);
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "%s: curve %d's name has a control character (byte 0x%02x at offset %ld)", op, i,
+                           (unsigned)(unsigned char)c->curves[i].name[bad], bad);
     }
     return PM_OK;
 }
@@ -131,7 +132,8 @@ pm_result pm_clip_set_name(pm_clip *c, const char *name, pm_error *error) {
     if (!c || !name) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_set_name: NULL argument");
     long bad = pm_name_control_at(name);
     if (bad >= 0)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_set_name: name has a control character (byte 0x%02x at offset %ld)",
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_clip_set_name: name has a control character (byte 0x%02x at offset %ld)",
                        (unsigned)(unsigned char)name[bad], bad);
     char *copy = pm_strdup(&c->allocator, name);
     if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for its name");
