@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "pose_kernels.h"
 
@@ -271,16 +272,22 @@ pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *
 pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm_clip *base, int base_frame,
                                    pm_error *error) {
     if (!out || !source || !base) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_extract_additive: NULL argument");
-    memset(out, 0, sizeof *out);
+    /* out may be source or base: the result is built aside and replaces out only on success. */
+    const int aliased = out == source || out == base;
     pm_result r = pm_clip_validate(source, error);
     if (r == PM_OK) r = pm_clip_validate(base, error);
-    if (r != PM_OK) return r;
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     const char *sname = source->name ? source->name : "source", *bname = base->name ? base->name : "base";
     if (!pm_skeleton_same_topology(&source->skeleton, &base->skeleton))
-        return pm_fail(error, PM_ERR_MISMATCH, "additive: '%s' and '%s' have different skeletons", sname, bname);
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_MISMATCH, "additive: '%s' and '%s' have different skeletons", sname,
+                                         bname));
     if (base_frame >= base->frame_count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive: base frame %d is outside '%s' (%d frames)", base_frame,
-                       bname, base->frame_count);
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive: base frame %d is outside '%s' (%d frames)",
+                                         base_frame, bname, base->frame_count));
+    pm_clip add;
+    memset(&add, 0, sizeof add);
     int jc = source->skeleton.joint_count;
     pm_quat *brot = (pm_quat *)pm_alloc_array(&source->allocator, (size_t)jc, sizeof(pm_quat), 16);
     pm_vec3 *btr = (pm_vec3 *)pm_alloc_array(&source->allocator, (size_t)jc, sizeof(pm_vec3), 16);
@@ -288,10 +295,10 @@ pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "additive: out of memory");
         goto done;
     }
-    if ((r = pm_clip_copy(out, source, NULL, error)) != PM_OK) goto done;
+    if ((r = pm_clip_copy(&add, source, NULL, error)) != PM_OK) goto done;
     char name[256];
     snprintf(name, sizeof name, "%s-additive", sname);
-    if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
+    if ((r = pm_clip_set_name(&add, name, error)) != PM_OK) goto done;
     float sdur = pm_clip_duration(source), bdur = pm_clip_duration(base);
     /* A fixed base frame is sampled once. */
     if (base_frame >= 0 && (r = pm_clip_sample(brot, btr, base, (float)base_frame * base->frame_time, error)) != PM_OK)
@@ -303,13 +310,17 @@ pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm
         }
         size_t at = (size_t)f * jc;
         for (int j = 0; j < jc; j++) {
-            out->rotations[at + j] = pm_quat_normalize(pm_quat_mul(pm_quat_conjugate(brot[j]), source->rotations[at + j]));
-            out->translations[at + j] = pm_vec3_sub(source->translations[at + j], btr[j]);
+            add.rotations[at + j] = pm_quat_normalize(pm_quat_mul(pm_quat_conjugate(brot[j]), source->rotations[at + j]));
+            add.translations[at + j] = pm_vec3_sub(source->translations[at + j], btr[j]);
         }
     }
 done:
-    if (r != PM_OK) pm_clip_destroy(out);
     pm_free(&source->allocator, brot);
     pm_free(&source->allocator, btr);
-    return r;
+    if (r != PM_OK) {
+        pm_clip_destroy(&add);
+        return pm_clip_fail_into(out, aliased, r);
+    }
+    pm_clip_move_into(out, &add, aliased);
+    return PM_OK;
 }

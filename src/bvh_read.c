@@ -552,6 +552,11 @@ static pm_result parse_motion_header(bvh_parser *p) {
     if (nr == 2 || !(ft > 0.0) || !(ft < PM_BVH_FLOAT_LIMIT) || !((float)ft > 0.0f))
         return bvh_fail(p, PM_ERR_NUMERIC, t.line, "Frame Time", "%s must be a positive finite number of seconds",
                         tok_text(p, t));
+    /* A tiny frame time is a corrupt header, not a capture: every rate and duration derived
+     * from it would be meaningless, and resampling such a clip overflows frame counts. */
+    if (ft < PM_BVH_MIN_FRAME_TIME)
+        return bvh_fail(p, PM_ERR_NUMERIC, t.line, "Frame Time", "%s is below %g s (a rate above %g kHz)",
+                        tok_text(p, t), PM_BVH_MIN_FRAME_TIME, 1e-3 / PM_BVH_MIN_FRAME_TIME);
     p->frame_time = (float)ft;
     skip_blanks(p);
     if (!at_eol(p)) {
@@ -722,7 +727,8 @@ pm_result pm_bvh_parse(pm_clip *out, const char *data, size_t size, const char *
     if (r == PM_OK) r = check_unique_names(&p);
     if (r == PM_OK) r = parse_motion_header(&p);
     if (r == PM_OK) r = build_skeleton(&skeleton, &p);
-    if (r == PM_OK) r = pm_clip_create(out, &skeleton, p.frame_count, p.frame_time, allocator, error);
+    if (r == PM_OK && (r = pm_clip_create(out, &skeleton, p.frame_count, p.frame_time, allocator, error)) != PM_OK)
+        pm_error_prefix(error, "%s", source);
     if (r == PM_OK) r = parse_frames(&p, out);
     if (r != PM_OK) pm_clip_destroy(out);
     pm_skeleton_destroy(&skeleton);

@@ -418,7 +418,9 @@ done:
 /* ---- files ---- */
 
 pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def, pm_error *error) {
-    if (!clip || !path || !path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_write_file: NULL argument");
+    if (!clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_write_file: clip is NULL");
+    if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_write_file: path is NULL");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_write_file: path is empty");
     char *data;
     size_t size;
     pm_result r = pm_bvh_write_memory(&data, &size, clip, def, error);

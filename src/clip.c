@@ -18,48 +18,105 @@ static pm_result clip_alloc_frames(pm_clip *c, int frame_count, pm_error *error)
     return PM_OK;
 }
 
+/* A clip's name is quoted in messages: it must not break their line. */
+static pm_result clip_check_name(const pm_clip *c, const char *op, pm_error *error) {
+    long bad = c->name ? pm_name_control_at(c->name) : -1;
+    if (bad >= 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip's name has a control character (byte 0x%02x at offset %ld)",
+                       op, (unsigned)(unsigned char)c->name[bad], bad);
+    return PM_OK;
+}
+
 /* What the frame operations need of a source clip (pm_clip_validate checks the values too). */
 static pm_result clip_check_ready(const pm_clip *c, const char *op, pm_error *error) {
     if (!c->rotations || !c->translations || !c->skeleton.parents || c->frame_count < 1 || c->frame_count > PM_MAX_FRAMES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip is not initialised (create it with pm_clip_create)", op);
+    /* Frames are indexed frame * joint_count: a count out of range would point anywhere. */
+    if (c->skeleton.joint_count < 1 || c->skeleton.joint_count > PM_MAX_JOINTS)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip's skeleton.joint_count %d is outside 1..%d", op,
+                       c->skeleton.joint_count, PM_MAX_JOINTS);
+    pm_result r = clip_check_name(c, op, error);
+    if (r != PM_OK) return r;
     if (!(c->frame_time > 0.0f) || !isfinite(c->frame_time))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: clip '%s' has frame time %g (must be positive and finite)", op,
                        c->name ? c->name : "(unnamed)", (double)c->frame_time);
     return PM_OK;
 }
 
+/* The library's curve arrays end in a zeroed entry (see pm_clip_add_curve), so that a
+ * curve_count beyond the array stops at it instead of reading past the allocation. */
+static pm_result clip_check_curves(const pm_clip *c, const char *op, pm_error *error) {
+    if (c->curve_count < 0 || (c->curve_count > 0 && !c->curves))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve_count %d does not match the curves array (%s)", op,
+                       c->curve_count, c->curves ? "set" : "NULL");
+    for (int i = 0; i < c->curve_count; i++) {
+        if (!c->curves[i].name)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve_count is %d but the curves array holds %d", op,
+                           c->curve_count, i);
+        if (!c->curves[i].values)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve %d has no values", op, i);
+        long bad = pm_name_control_at(c->curves[i].name);
+        if (bad >= 0)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "%s: curve %d's name has a control character (byte 0x%02x at offset %ld)", op, i,
+                           (unsigned)(unsigned char)c->curves[i].name[bad], bad);
+    }
+    return PM_OK;
+}
+
+void pm_clip_move_into(pm_clip *out, pm_clip *result, int out_is_input) {
+    if (out_is_input) pm_clip_destroy(out);
+    *out = *result;
+}
+
+pm_result pm_clip_fail_into(pm_clip *out, int out_is_input, pm_result r) {
+    if (!out_is_input) memset(out, 0, sizeof *out);
+    return r;
+}
+
 pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
                          const pm_allocator *allocator, pm_error *error) {
     if (!out || !skeleton) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_create: NULL argument");
-    memset(out, 0, sizeof *out);
+    /* The skeleton may be out's own: then out is replaced only once the new clip exists. */
+    const int aliased = skeleton == &out->skeleton;
     if (frame_count < 1 || frame_count > PM_MAX_FRAMES)
-        return pm_fail(error, PM_ERR_LIMIT, "clip: %d frames is outside 1..%d", frame_count, PM_MAX_FRAMES);
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_LIMIT, "clip: %d frames is outside 1..%d", frame_count, PM_MAX_FRAMES));
     if (!(frame_time > 0.0f) || !isfinite(frame_time))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: frame time %g must be positive and finite", (double)frame_time);
-    out->allocator = pm_allocator_resolve(allocator);
-    pm_result r = pm_skeleton_copy(&out->skeleton, skeleton, &out->allocator, error);
-    if (r != PM_OK) return r;
-    r = clip_alloc_frames(out, frame_count, error);
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: frame time %g must be positive and finite",
+                                         (double)frame_time));
+    pm_result r = pm_skeleton_validate(skeleton, error);
     if (r != PM_OK) {
-        pm_clip_destroy(out);
-        return r;
+        pm_error_prefix(error, "pm_clip_create");
+        return pm_clip_fail_into(out, aliased, r);
     }
-    out->frame_time = frame_time;
-    out->unit_scale = 1.0f;
-    out->source_up = PM_UP_Y;
+    pm_clip c;
+    memset(&c, 0, sizeof c);
+    c.allocator = pm_allocator_resolve(allocator);
+    if ((r = pm_skeleton_copy_valid(&c.skeleton, skeleton, &c.allocator, error)) == PM_OK)
+        r = clip_alloc_frames(&c, frame_count, error);
+    if (r != PM_OK) {
+        pm_clip_destroy(&c);
+        return pm_clip_fail_into(out, aliased, r);
+    }
+    c.frame_time = frame_time;
+    c.unit_scale = 1.0f;
+    c.source_up = PM_UP_Y;
     int jc = skeleton->joint_count;
     for (int f = 0; f < frame_count; f++)
         for (int j = 0; j < jc; j++) {
-            out->rotations[(size_t)f * jc + j] = skeleton->rest_rotations[j];
-            out->translations[(size_t)f * jc + j] = skeleton->rest_translations[j];
+            c.rotations[(size_t)f * jc + j] = skeleton->rest_rotations[j];
+            c.translations[(size_t)f * jc + j] = skeleton->rest_translations[j];
         }
+    pm_clip_move_into(out, &c, aliased);
     return PM_OK;
 }
 
 void pm_clip_destroy(pm_clip *c) {
     if (!c) return;
     const pm_allocator *a = &c->allocator;
-    for (int i = 0; i < c->curve_count; i++) {
+    for (int i = 0; c->curves && i < c->curve_count && c->curves[i].name; i++) {
         pm_free(a, c->curves[i].name);
         pm_free(a, c->curves[i].values);
     }
@@ -73,6 +130,11 @@ void pm_clip_destroy(pm_clip *c) {
 
 pm_result pm_clip_set_name(pm_clip *c, const char *name, pm_error *error) {
     if (!c || !name) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_set_name: NULL argument");
+    long bad = pm_name_control_at(name);
+    if (bad >= 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_clip_set_name: name has a control character (byte 0x%02x at offset %ld)",
+                       (unsigned)(unsigned char)name[bad], bad);
     char *copy = pm_strdup(&c->allocator, name);
     if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for its name");
     pm_free(&c->allocator, c->name);
@@ -82,6 +144,17 @@ pm_result pm_clip_set_name(pm_clip *c, const char *name, pm_error *error) {
 
 pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, pm_error *error) {
     if (!c || !name || !values) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_add_curve: NULL argument");
+    if (c->frame_count < 1 || c->frame_count > PM_MAX_FRAMES)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_add_curve: the clip is not initialised (%d frames)",
+                       c->frame_count);
+    pm_result r = clip_check_curves(c, "pm_clip_add_curve", error);
+    if (r == PM_OK) r = clip_check_name(c, "pm_clip_add_curve", error);
+    if (r != PM_OK) return r;
+    long bad = pm_name_control_at(name);
+    if (bad >= 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_clip_add_curve: the curve name has a control character (byte 0x%02x at offset %ld)",
+                       (unsigned)(unsigned char)name[bad], bad);
     for (int f = 0; f < c->frame_count; f++)
         if (!isfinite(values[f]))
             return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", c->name ? c->name : "",
@@ -96,7 +169,8 @@ pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, p
             return PM_OK;
         }
     char *name_copy = pm_strdup(&c->allocator, name);
-    pm_curve *curves = (pm_curve *)pm_alloc_array(&c->allocator, (size_t)c->curve_count + 1, sizeof(pm_curve), 0);
+    /* One zeroed entry past the last curve: see clip_check_curves. */
+    pm_curve *curves = (pm_curve *)pm_alloc_array(&c->allocator, (size_t)c->curve_count + 2, sizeof(pm_curve), 0);
     if (!name_copy || !curves) {
         pm_free(&c->allocator, copy);
         pm_free(&c->allocator, name_copy);
@@ -113,37 +187,44 @@ pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, p
 }
 
 const pm_curve *pm_clip_find_curve(const pm_clip *c, const char *name) {
-    if (!c || !name) return NULL;
-    for (int i = 0; i < c->curve_count; i++)
+    if (!c || !name || !c->curves) return NULL;
+    for (int i = 0; i < c->curve_count && c->curves[i].name; i++)
         if (strcmp(c->curves[i].name, name) == 0) return &c->curves[i];
     return NULL;
 }
 
 pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_copy: NULL argument");
-    pm_result r = pm_clip_create(out, &src->skeleton, src->frame_count, src->frame_time,
-                                 allocator ? allocator : &src->allocator, error);
-    if (r != PM_OK) return r;
+    const int aliased = out == src;
+    pm_result r = clip_check_ready(src, "pm_clip_copy", error);
+    if (r == PM_OK) r = clip_check_curves(src, "pm_clip_copy", error);
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
+    pm_clip c;
+    r = pm_clip_create(&c, &src->skeleton, src->frame_count, src->frame_time, allocator ? allocator : &src->allocator,
+                       error);
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     size_t n = (size_t)src->frame_count * (size_t)src->skeleton.joint_count;
-    memcpy(out->rotations, src->rotations, n * sizeof(pm_quat));
-    memcpy(out->translations, src->translations, n * sizeof(pm_vec3));
-    out->looping = src->looping;
-    out->unit_scale = src->unit_scale;
-    out->source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    memcpy(c.rotations, src->rotations, n * sizeof(pm_quat));
+    memcpy(c.translations, src->translations, n * sizeof(pm_vec3));
+    c.looping = src->looping;
+    c.unit_scale = src->unit_scale;
+    c.source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     for (int i = 0; i < src->curve_count; i++)
-        if ((r = pm_clip_add_curve(out, src->curves[i].name, src->curves[i].values, error)) != PM_OK) goto fail;
+        if ((r = pm_clip_add_curve(&c, src->curves[i].name, src->curves[i].values, error)) != PM_OK) goto fail;
+    pm_clip_move_into(out, &c, aliased);
     return PM_OK;
 fail:
-    pm_clip_destroy(out);
-    return r;
+    pm_clip_destroy(&c);
+    return pm_clip_fail_into(out, aliased, r);
 }
 
 pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
     if (!c || !c->rotations || !c->translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: not initialised");
+    pm_result r = clip_check_name(c, "clip", error);
+    if (r != PM_OK) return r;
     const char *name = c->name ? c->name : "(unnamed)";
-    pm_result r = pm_skeleton_validate(&c->skeleton, error);
-    if (r != PM_OK) {
+    if ((r = pm_skeleton_validate(&c->skeleton, error)) != PM_OK) {
         pm_error_prefix(error, "clip '%s'", name);
         return r;
     }
@@ -151,6 +232,22 @@ pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
         return pm_fail(error, PM_ERR_LIMIT, "clip '%s': %d frames is outside 1..%d", name, c->frame_count, PM_MAX_FRAMES);
     if (!(c->frame_time > 0.0f) || !isfinite(c->frame_time))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': frame time %g must be positive", name, (double)c->frame_time);
+    if (c->looping != 0 && c->looping != 1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': looping is %d (must be 0 or 1)", name, c->looping);
+    if (c->source_up != PM_UP_Y && c->source_up != PM_UP_Z)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': source_up is %d (must be PM_UP_Y or PM_UP_Z)", name,
+                       (int)c->source_up);
+    if (!(c->unit_scale > 0.0f) || !isfinite(c->unit_scale))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': unit_scale %g must be positive and finite", name,
+                       (double)c->unit_scale);
+    char what[96];
+    snprintf(what, sizeof what, "clip '%s'", name);
+    if ((r = clip_check_curves(c, what, error)) != PM_OK) return r;
+    for (int i = 0; i < c->curve_count; i++)
+        for (int f = 0; f < c->frame_count; f++)
+            if (!isfinite(c->curves[i].values[f]))
+                return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", name,
+                               c->curves[i].name, f);
     int jc = c->skeleton.joint_count;
     for (int f = 0; f < c->frame_count; f++)
         for (int j = 0; j < jc; j++) {
@@ -327,7 +424,10 @@ static double resample_grid(const pm_clip *src, double new_dt, double *step) {
         double p = floor(ratio * q + 0.5);
         if (p < 1.0 || fabs(ratio * q - p) > 1e-4 * ratio * q) continue;
         *step = (double)src->frame_time * q / p;
-        return (double)(((long long)(src->frame_count - 1) * (long long)p) / q) + 1.0; /* exact, in integers */
+        /* In doubles first: p can be far beyond any integer type (1e30 s frames at 10 kHz). */
+        double whole = (double)(src->frame_count - 1) * p;
+        if (whole / q >= PM_MAX_FRAMES) return floor(whole / q) + 1.0; /* refused by the caller */
+        return (double)((long long)whole / q) + 1.0; /* below 2^53, so exact, in integers */
     }
     *step = new_dt;
     return floor(pm_clip_duration(src) / new_dt + 1e-3) + 1.0;
@@ -335,10 +435,14 @@ static double resample_grid(const pm_clip *src, double new_dt, double *step) {
 
 pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
+    const int aliased = out == src;
     if (!(fps > 0.0f) || !isfinite(fps) || fps > 10000.0f)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps);
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps));
     pm_result r = clip_check_ready(src, "resample", error);
-    if (r != PM_OK) return r;
+    if (r == PM_OK) r = clip_check_curves(src, "resample", error);
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
+    /* A float, as the clip's times are (an overflow to Inf makes the count Inf, refused below). */
     double duration = pm_clip_duration(src);
     double new_dt = 1.0 / fps, step = new_dt; /* step: source seconds between new frames */
     double count_d;
@@ -349,20 +453,24 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
         count_d = resample_grid(src, new_dt, &step);
     }
     if (count_d < 1.0) count_d = 1.0;
-    if (count_d > PM_MAX_FRAMES)
-        return pm_fail(error, PM_ERR_LIMIT, "resample: %s at %g fps would have %.0f frames (limit %d)",
-                       src->name ? src->name : "clip", (double)fps, count_d, PM_MAX_FRAMES);
+    if (!(count_d <= PM_MAX_FRAMES))
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_LIMIT,
+                                         "resample: clip '%s' (%d frames of %g s) at %g fps would have %.3g frames (limit %d)",
+                                         src->name ? src->name : "(unnamed)", src->frame_count, (double)src->frame_time,
+                                         (double)fps, count_d, PM_MAX_FRAMES));
     int count = (int)count_d;
-    r = pm_clip_create(out, &src->skeleton, count, (float)new_dt, &src->allocator, error);
-    if (r != PM_OK) return r;
-    out->looping = src->looping;
-    out->unit_scale = src->unit_scale;
-    out->source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    pm_clip c;
+    r = pm_clip_create(&c, &src->skeleton, count, (float)new_dt, &src->allocator, error);
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
+    c.looping = src->looping;
+    c.unit_scale = src->unit_scale;
+    c.source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     int jc = src->skeleton.joint_count;
     for (int f = 0; f < count; f++) {
         float t = (float)PM_MIN(f * step, duration);
-        r = pm_clip_sample(out->rotations + (size_t)f * jc, out->translations + (size_t)f * jc, src, t, error);
+        r = pm_clip_sample(c.rotations + (size_t)f * jc, c.translations + (size_t)f * jc, src, t, error);
         if (r != PM_OK) goto fail;
     }
     for (int i = 0; i < src->curve_count; i++) {
@@ -377,45 +485,54 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
             clip_frame_pair(src, (float)PM_MIN(f * step, duration), &f0, &f1, &t);
             vals[f] = src->curves[i].values[f0] + (src->curves[i].values[f1] - src->curves[i].values[f0]) * t;
         }
-        r = pm_clip_add_curve(out, src->curves[i].name, vals, error);
+        r = pm_clip_add_curve(&c, src->curves[i].name, vals, error);
         pm_free(&src->allocator, vals);
         if (r != PM_OK) goto fail;
     }
+    pm_clip_move_into(out, &c, aliased);
     return PM_OK;
 fail:
-    pm_clip_destroy(out);
-    return r;
+    pm_clip_destroy(&c);
+    return pm_clip_fail_into(out, aliased, r);
 }
 
 pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_trim: NULL argument");
+    const int aliased = out == src;
     pm_result r = clip_check_ready(src, "trim", error);
-    if (r != PM_OK) return r;
+    if (r == PM_OK) r = clip_check_curves(src, "trim", error);
+    if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     /* In 64 bits: first + count overflows an int for first > 0 and count near INT_MAX. */
     if (first < 0 || count < 1 || (long long)first + count > src->frame_count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "trim: frames [%d, %lld) are outside the clip's frames [0, %d)",
-                       first, (long long)first + count, src->frame_count);
-    if ((r = pm_clip_create(out, &src->skeleton, count, src->frame_time, &src->allocator, error)) != PM_OK) return r;
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                                         "trim: frames [%d, %lld) are outside the clip's frames [0, %d)", first,
+                                         (long long)first + count, src->frame_count));
+    pm_clip c;
+    if ((r = pm_clip_create(&c, &src->skeleton, count, src->frame_time, &src->allocator, error)) != PM_OK)
+        return pm_clip_fail_into(out, aliased, r);
     size_t jc = (size_t)src->skeleton.joint_count;
-    memcpy(out->rotations, src->rotations + first * jc, count * jc * sizeof(pm_quat));
-    memcpy(out->translations, src->translations + first * jc, count * jc * sizeof(pm_vec3));
-    out->looping = 0; /* a part of a loop is not a loop */
-    out->unit_scale = src->unit_scale;
-    out->source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(out, src->name, error)) != PM_OK) goto fail;
+    memcpy(c.rotations, src->rotations + first * jc, count * jc * sizeof(pm_quat));
+    memcpy(c.translations, src->translations + first * jc, count * jc * sizeof(pm_vec3));
+    c.looping = 0; /* a part of a loop is not a loop */
+    c.unit_scale = src->unit_scale;
+    c.source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     for (int i = 0; i < src->curve_count; i++)
-        if ((r = pm_clip_add_curve(out, src->curves[i].name, src->curves[i].values + first, error)) != PM_OK) goto fail;
+        if ((r = pm_clip_add_curve(&c, src->curves[i].name, src->curves[i].values + first, error)) != PM_OK) goto fail;
+    pm_clip_move_into(out, &c, aliased);
     return PM_OK;
 fail:
-    pm_clip_destroy(out);
-    return r;
+    pm_clip_destroy(&c);
+    return pm_clip_fail_into(out, aliased, r);
 }
 
 pm_result pm_clip_scale(pm_clip *c, float factor, pm_error *error) {
     /* A zero, negative or non-finite factor would collapse, mirror or poison the clip, so it is
      * refused with the clip untouched. */
     if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_scale: clip is NULL");
-    if (!c->translations || !c->skeleton.rest_translations || !c->skeleton.end_sites || c->frame_count < 0)
+    if (!c->translations || !c->skeleton.rest_translations || !c->skeleton.end_sites || c->frame_count < 0 ||
+        c->frame_count > PM_MAX_FRAMES || c->skeleton.joint_count < 1 || c->skeleton.joint_count > PM_MAX_JOINTS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "pm_clip_scale: the clip is not initialised (create it with pm_clip_create)");
     if (!(factor > 0.0f) || !isfinite(factor))

@@ -5,6 +5,19 @@
 
 #include "posematch/anim.h"
 
+/* pm_skeleton_copy without its check, for a `src` that passed pm_skeleton_validate; out must not
+ * be src. */
+pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator,
+                                 pm_error *error);
+
+/* Hands a result built in a local clip to the caller's *out. When out is one of the inputs its
+ * old contents are released only now, on success, so that a failure leaves every input as it
+ * was. */
+void pm_clip_move_into(pm_clip *out, pm_clip *result, int out_is_input);
+/* On failure: *out zeroed (safe to destroy) unless it is one of the inputs, which stay as they
+ * were. Returns r. */
+pm_result pm_clip_fail_into(pm_clip *out, int out_is_input, pm_result r);
+
 /* Where a looping clip's first frame lies one cycle on, for joint j: for a joint that travels
  * (root motion: extrapolating the seam's steps misses frame 0 by more than three times half
  * their difference) the last frame plus one average step (the mean of the last and the first

@@ -72,6 +72,14 @@ uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
  * runtime (libgcc, compiler-rt) detected at start-up, cheap enough per call. */
 int pm_cpu_has_avx2(void);
 
+/* Offset of the first control character (below 0x20, or DEL) in a name, or -1. Names echoed
+ * into one-line error messages and written into line-based files must not break the line. */
+static inline long pm_name_control_at(const char *s) {
+    for (const char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) return (long)(c - s);
+    return -1;
+}
+
 /* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
  * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */
 int pm_cmp_float(const void *a, const void *b);

@@ -393,7 +393,14 @@ pm_result pm_features_extract(float *out, size_t stride, uint8_t *out_bt, const 
     int card = pm_schema_cardinality(schema);
     if (stride < (size_t)card)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_features_extract: stride %zu < cardinality %d", stride, card);
+    if (stride > PM_MAX_FEATURE_STRIDE)
+        return pm_fail(error, PM_ERR_LIMIT, "pm_features_extract: stride %zu is above %d floats a row", stride,
+                       PM_MAX_FEATURE_STRIDE);
     if ((r = pm_clip_validate(clip, error)) != PM_OK) return r;
+    /* Rows are addressed as frame * stride: that product, in bytes, must fit. */
+    if (stride && (size_t)clip->frame_count > SIZE_MAX / sizeof(float) / stride)
+        return pm_fail(error, PM_ERR_LIMIT, "pm_features_extract: %d frames x stride %zu floats exceeds the address space",
+                       clip->frame_count, stride);
     extractor *x = (extractor *)pm_alloc_zero(&clip->allocator, sizeof(extractor), 16);
     if (!x) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "features: out of memory");
     r = extractor_init(x, clip, schema, root_def, error);

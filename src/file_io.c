@@ -311,6 +311,29 @@ static pm_result pending_write(pending_file *p, const char *path, const void *da
     return PM_OK;
 }
 
+/* Whether two resolved targets are one file: the same name in the same directory, however the
+ * directory is spelled ("a" and "./a", a link to the directory and the directory). */
+static int same_target(const char *a, const char *b) {
+    if (strcmp(a, b) == 0) return 1;
+    const char *na = strrchr(a, '/'), *nb = strrchr(b, '/');
+    if (strcmp(na ? na + 1 : a, nb ? nb + 1 : b) != 0) return 0;
+    char *da = dir_of(a), *db = dir_of(b);
+    struct stat sa, sb;
+    int same = da && db && stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    pm_free(NULL, da);
+    pm_free(NULL, db);
+    return same;
+}
+
+static pm_result check_distinct_targets(const char *fn, const pending_file *p, int count, pm_error *error) {
+    for (int i = 0; i < count; i++)
+        for (int k = i + 1; k < count; k++)
+            if (same_target(p[i].target, p[k].target))
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: paths %d ('%s') and %d ('%s') name the same file", fn, i,
+                               p[i].path, k, p[k].path);
+    return PM_OK;
+}
+
 /* pm_file_write_all, with `fn` naming the public function in argument errors. */
 static pm_result write_files(const char *fn, int count, const char *const *paths, const void *const *data,
                              const size_t *sizes, pm_error *error) {
@@ -322,11 +345,19 @@ static pm_result write_files(const char *fn, int count, const char *const *paths
         if (!data[i] && sizes[i])
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: %s: data is NULL for %zu bytes", fn, paths[i], sizes[i]);
     }
+    /* Two writes to one file cannot both be what the set holds: the later rename would silently
+     * win. Same strings here; the same file under other names once the targets are resolved. */
+    for (int i = 0; i < count; i++)
+        for (int k = i + 1; k < count; k++)
+            if (strcmp(paths[i], paths[k]) == 0)
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: paths %d and %d are both '%s' (one file written twice)",
+                               fn, i, k, paths[i]);
     pending_file *p = (pending_file *)pm_alloc_array(NULL, (size_t)count, sizeof *p, 0);
     if (!p) return out_of_memory(error, paths[0]);
     pm_result r = PM_OK;
     int started = 0;
     for (; started < count && r == PM_OK; started++) r = pending_write(&p[started], paths[started], data[started], sizes[started], error);
+    if (r == PM_OK) r = check_distinct_targets(fn, p, count, error);
     /* Nothing is renamed until every file is written, so a failure leaves every target as it was. */
     for (int i = 0; i < count && r == PM_OK; i++) {
         if (rename(p[i].tmp, p[i].target) != 0) {

@@ -443,14 +443,20 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
 
 pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in, int axis, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_mirror: NULL argument");
-    if (axis < -1 || axis > 2) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: axis %d is not -1, 0, 1 or 2", axis);
+    const int aliased = out == src;
+    if (axis < -1 || axis > 2)
+        return pm_clip_fail_into(out, aliased,
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: axis %d is not -1, 0, 1 or 2", axis));
     /* The re-parenting below indexes parents directly: an unordered hierarchy would read out of
      * bounds. */
     pm_result r = pm_clip_validate(src, error);
     if (r != PM_OK) {
         pm_error_prefix(error, "mirror");
-        return r;
+        return pm_clip_fail_into(out, aliased, r);
     }
+    /* Built aside and moved into out at the end, so that out may be src. */
+    pm_clip m;
+    memset(&m, 0, sizeof m);
     int jc = src->skeleton.joint_count;
     const pm_allocator *a = &src->allocator;
     int32_t *map = (int32_t *)pm_alloc_array(a, (size_t)jc, sizeof(int32_t), 0);
@@ -493,7 +499,7 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
         goto done;
     }
 
-    if ((r = pm_clip_copy(out, src, NULL, error)) != PM_OK) goto done;
+    if ((r = pm_clip_copy(&m, src, NULL, error)) != PM_OK) goto done;
     for (int f = 0; f < src->frame_count; f++) {
         size_t base = (size_t)f * jc;
         (void)pm_local_to_model(world, src->skeleton.parents, jc, src->rotations + base, src->translations + base, NULL);
@@ -505,12 +511,12 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
         for (int j = 0; j < jc; j++) {
             int p = src->skeleton.parents[j];
             if (p < 0) {
-                out->rotations[base + j] = mworld[j].rotation;
-                out->translations[base + j] = mworld[j].translation;
+                m.rotations[base + j] = mworld[j].rotation;
+                m.translations[base + j] = mworld[j].translation;
             } else {
                 pm_quat inv = pm_quat_conjugate(mworld[p].rotation);
-                out->rotations[base + j] = pm_quat_normalize(pm_quat_mul(inv, mworld[j].rotation));
-                out->translations[base + j] = pm_quat_rotate(inv, pm_vec3_sub(mworld[j].translation, mworld[p].translation));
+                m.rotations[base + j] = pm_quat_normalize(pm_quat_mul(inv, mworld[j].rotation));
+                m.translations[base + j] = pm_quat_rotate(inv, pm_vec3_sub(mworld[j].translation, mworld[p].translation));
             }
         }
     }
@@ -518,5 +524,10 @@ done:
     pm_free(a, map);
     pm_free(a, rest);
     pm_free(a, corr);
-    return r;
+    if (r != PM_OK) {
+        pm_clip_destroy(&m);
+        return pm_clip_fail_into(out, aliased, r);
+    }
+    pm_clip_move_into(out, &m, aliased);
+    return PM_OK;
 }

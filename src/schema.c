@@ -17,7 +17,9 @@ pm_channel_def pm_default_channel_def(pm_feature_kind kind) {
     return c;
 }
 
-void pm_schema_init(pm_schema *s) { memset(s, 0, sizeof *s); }
+void pm_schema_init(pm_schema *s) {
+    if (s) memset(s, 0, sizeof *s);
+}
 
 static const char *kind_name(pm_feature_kind k) {
     switch (k) {
@@ -36,6 +38,7 @@ static const char *kind_name(pm_feature_kind k) {
 int pm_trajectory_flag_size(uint32_t flag) { return flag >= PM_TRAJ_VELOCITY_XY ? 2 : 3; }
 
 int pm_channel_size(const pm_channel_def *c) {
+    if (!c) return 0;
     int dims = c->components == PM_COMPONENTS_XY ? 2 : 3;
     switch (c->kind) {
     case PM_FEATURE_TRAJECTORY: {
@@ -65,11 +68,18 @@ int pm_schema_cardinality(const pm_schema *s) {
 }
 
 void pm_channel_display_name(char *out, size_t size, const pm_channel_def *c) {
-    if (c->name[0]) snprintf(out, size, "%s", c->name);
-    else if (c->kind == PM_FEATURE_CURVE) snprintf(out, size, "Curve %s", c->curve);
+    if (!out || size == 0) return;
+    if (!c) {
+        out[0] = '\0';
+        return;
+    }
+    /* Bounded by the fields' size: a name that fills its field has no NUL. */
+    const int n = PM_NAME_SIZE;
+    if (c->name[0]) snprintf(out, size, "%.*s", n, c->name);
+    else if (c->kind == PM_FEATURE_CURVE) snprintf(out, size, "Curve %.*s", n, c->curve);
     else if (c->bone[0] && c->kind != PM_FEATURE_TRAJECTORY && c->kind != PM_FEATURE_PADDING &&
              c->kind != PM_FEATURE_GROUP)
-        snprintf(out, size, "%s %s", kind_name(c->kind), c->bone);
+        snprintf(out, size, "%s %.*s", kind_name(c->kind), n, c->bone);
     else snprintf(out, size, "%s", kind_name(c->kind));
 }
 

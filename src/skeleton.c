@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "clip_internal.h"
 #include "core.h"
 #include "posematch/anim.h"
+#include "posematch/bvh.h" /* pm_bvh_channel_name */
 
 pm_result pm_skeleton_create(pm_skeleton *out, int joint_count, const pm_allocator *allocator, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_create: out is NULL");
@@ -65,8 +67,9 @@ void pm_skeleton_destroy(pm_skeleton *s) {
     memset(s, 0, sizeof *s);
 }
 
-pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator, pm_error *error) {
-    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_copy: NULL argument");
+/* Copies a skeleton that passed pm_skeleton_validate into `out` (not src). */
+pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator,
+                                 pm_error *error) {
     pm_result r = pm_skeleton_create(out, src->joint_count, allocator ? allocator : &src->allocator, error);
     if (r != PM_OK) return r;
     size_t n = (size_t)src->joint_count;
@@ -78,7 +81,7 @@ pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_al
     memcpy(out->has_end_site, src->has_end_site, n);
     memcpy(out->end_sites, src->end_sites, n * sizeof(pm_vec3));
     for (int j = 0; j < src->joint_count; j++) {
-        r = pm_skeleton_set_name(out, j, src->names[j] ? src->names[j] : "", error);
+        r = pm_skeleton_set_name(out, j, src->names[j], error);
         if (r != PM_OK) {
             pm_skeleton_destroy(out);
             return r;
@@ -87,23 +90,94 @@ pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_al
     return PM_OK;
 }
 
+pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator, pm_error *error) {
+    if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_skeleton_copy: NULL argument");
+    /* Checked before anything is allocated: the copy reads every array over joint_count. */
+    pm_result r = pm_skeleton_validate(src, error);
+    if (r != PM_OK) {
+        pm_error_prefix(error, "pm_skeleton_copy");
+        if (out != src) memset(out, 0, sizeof *out);
+        return r;
+    }
+    /* Built aside, so that out may be src: its arrays are released only once the copy exists. */
+    pm_skeleton copy;
+    r = pm_skeleton_copy_valid(&copy, src, allocator, error);
+    if (r != PM_OK) {
+        if (out != src) memset(out, 0, sizeof *out);
+        return r;
+    }
+    if (out == src) pm_skeleton_destroy(out);
+    *out = copy;
+    return PM_OK;
+}
+
 static int finite3(pm_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
+static int unit_quat(pm_quat q) {
+    float len2 = pm_quat_dot(q, q);
+    return isfinite(len2) && fabsf(len2 - 1.0f) <= 1e-3f;
+}
+
+/* Names come first so that every later message may quote them: they are non-empty and free of
+ * control characters (a newline would break a one-line message and a BVH file alike). */
+static pm_result validate_joint_name(const pm_skeleton *s, int j, pm_error *error) {
+    if (!s->names[j] || !s->names[j][0])
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint %d has no name", j);
+    long bad = pm_name_control_at(s->names[j]);
+    if (bad >= 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "skeleton: joint %d's name has a control character (byte 0x%02x at offset %ld)", j,
+                       (unsigned)(unsigned char)s->names[j][bad], bad);
+    return PM_OK;
+}
+
+/* Channels index per-channel tables (the BVH writer's values, Euler orders): each must be a
+ * pm_channel, listed once, as the BVH reader requires. */
+static pm_result validate_channels(const pm_skeleton *s, int j, pm_error *error) {
+    if (s->channel_counts[j] > 6)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint '%s' has %d channels (at most 6)", s->names[j],
+                       s->channel_counts[j]);
+    int seen = 0;
+    for (int i = 0; i < s->channel_counts[j]; i++) {
+        int ch = s->channels[(size_t)j * 6 + (size_t)i];
+        if (ch > PM_CHANNEL_ZROTATION)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "skeleton: joint '%s' channel %d is %d (must be a pm_channel, 0..%d)", s->names[j], i, ch,
+                           PM_CHANNEL_ZROTATION);
+        if (seen & (1 << ch))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint '%s' lists channel %d (%s) twice",
+                           s->names[j], ch, pm_bvh_channel_name(ch));
+        seen |= 1 << ch;
+    }
+    return PM_OK;
+}
+
 pm_result pm_skeleton_validate(const pm_skeleton *s, pm_error *error) {
-    if (!s || !s->names || !s->parents) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: not initialised");
+    if (!s || !s->names || !s->parents || !s->rest_translations || !s->rest_rotations || !s->channel_counts ||
+        !s->channels || !s->has_end_site || !s->end_sites)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: not initialised (create it with pm_skeleton_create)");
     if (s->joint_count < 1 || s->joint_count > PM_MAX_JOINTS)
         return pm_fail(error, PM_ERR_LIMIT, "skeleton: %d joints is outside 1..%d", s->joint_count, PM_MAX_JOINTS);
+    pm_result r;
+    for (int j = 0; j < s->joint_count; j++)
+        if ((r = validate_joint_name(s, j, error)) != PM_OK) return r;
     for (int j = 0; j < s->joint_count; j++) {
+        const char *name = s->names[j];
         if (s->parents[j] < -1 || s->parents[j] >= j)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint %d has parent %d (parents must come first)", j,
                            (int)s->parents[j]);
-        if (!s->names[j] || !s->names[j][0])
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint %d has no name", j);
         if (!finite3(s->rest_translations[j]))
-            return pm_fail(error, PM_ERR_NUMERIC, "skeleton: joint '%s' has a non-finite offset", s->names[j]);
-        if (s->channel_counts[j] > 6)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint '%s' has %d channels", s->names[j],
-                           s->channel_counts[j]);
+            return pm_fail(error, PM_ERR_NUMERIC, "skeleton: joint '%s' has a non-finite offset", name);
+        pm_quat q = s->rest_rotations[j];
+        if (!unit_quat(q))
+            return pm_fail(error, PM_ERR_NUMERIC, "skeleton: joint '%s' rest_rotation (%g, %g, %g, %g) is not a unit quaternion",
+                           name, (double)q.x, (double)q.y, (double)q.z, (double)q.w);
+        if ((r = validate_channels(s, j, error)) != PM_OK) return r;
+        if (s->has_end_site[j] > 1)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint '%s' has_end_site is %d (must be 0 or 1)", name,
+                           s->has_end_site[j]);
+        if (!finite3(s->end_sites[j]))
+            return pm_fail(error, PM_ERR_NUMERIC, "skeleton: joint '%s' has a non-finite End Site offset", name);
     }
     /* Names must be unique: BVH lookups and mirror maps depend on it. Quadratic is fine for
      * PM_MAX_JOINTS-sized skeletons built offline. */
@@ -114,18 +188,24 @@ pm_result pm_skeleton_validate(const pm_skeleton *s, pm_error *error) {
     return PM_OK;
 }
 
+/* What the lookups below read, short of pm_skeleton_validate's full (quadratic) check. */
+static int names_readable(const pm_skeleton *s) {
+    return s && s->names && s->joint_count >= 1 && s->joint_count <= PM_MAX_JOINTS;
+}
+
 int pm_skeleton_find_joint(const pm_skeleton *s, const char *name) {
-    if (!s || !name) return -1;
+    if (!names_readable(s) || !name) return -1;
     for (int j = 0; j < s->joint_count; j++)
         if (s->names[j] && strcmp(s->names[j], name) == 0) return j;
     return -1;
 }
 
 int pm_skeleton_same_topology(const pm_skeleton *a, const pm_skeleton *b) {
-    if (!a || !b || a->joint_count != b->joint_count) return 0;
+    if (!names_readable(a) || !names_readable(b) || !a->parents || !b->parents || a->joint_count != b->joint_count)
+        return 0;
     for (int j = 0; j < a->joint_count; j++) {
         if (a->parents[j] != b->parents[j]) return 0;
-        if (strcmp(a->names[j], b->names[j]) != 0) return 0;
+        if (!a->names[j] || !b->names[j] || strcmp(a->names[j], b->names[j]) != 0) return 0;
     }
     return 1;
 }
@@ -190,11 +270,12 @@ static side name_side(const char *name, char *swapped, size_t cap) {
 }
 
 int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
-    if (!out_map || !s || !s->names) return 0;
+    if (!out_map || !names_readable(s)) return 0;
     int pairs = 0;
     for (int j = 0; j < s->joint_count; j++) out_map[j] = j;
     for (int j = 0; j < s->joint_count; j++) {
         char swapped[300];
+        if (!s->names[j]) continue;
         side sd = name_side(s->names[j], swapped, sizeof swapped);
         if (sd == SIDE_NONE) continue;
         int other = pm_skeleton_find_joint(s, swapped);
@@ -225,11 +306,16 @@ void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
     static const char *const foot_words[] = {"foot", "ankle", NULL};
     static const char *const upleg_words[] = {"upleg", "upperleg", "thigh", "up_leg", "upper_leg", "femur", NULL};
     static const char *const head_words[] = {"head", "face", NULL};
-    if (!s || !s->names || !s->parents) return;
+    if (!names_readable(s) || !s->parents) return;
+    /* The walks up the hierarchy below need parents before children (or they read out of
+     * bounds or never end); a skeleton without them has no roles. */
+    for (int j = 0; j < s->joint_count; j++)
+        if (s->parents[j] < -1 || s->parents[j] >= j) return;
     int hips_rank = 100;
     for (int j = 0; j < s->joint_count; j++) {
         char low[256];
         char swapped[300];
+        if (!s->names[j]) continue;
         lower_copy(low, sizeof low, s->names[j]);
         side sd = name_side(s->names[j], swapped, sizeof swapped);
         if (sd == SIDE_NONE) {

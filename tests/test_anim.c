@@ -839,6 +839,236 @@ static void test_clip_functions_report_errors(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* ---- input validation (audit) ---- */
+
+/* Asserts code and a word of the message, and that the message stays on one line. */
+static void expect_error(pm_result got, pm_result code, const pm_error *err, const char *word) {
+    assert_int_equal(got, code);
+    if (!strstr(err->message, word)) fail_msg("expected '%s' in: %s", word, err->message);
+    assert_null(strchr(err->message, '\n'));
+}
+
+/* Every field a writer or kinematics indexes with is checked: channels within the enum and
+ * listed once, unit rest rotations, finite End Sites, 0/1 flags, names without control
+ * characters. pm_clip_validate and pm_animation_build inherit the checks. */
+static void test_skeleton_validate_checks_every_field(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_error err;
+    make_biped(&s, biped_names);
+    s.channel_counts[2] = 3;
+    s.channels[2 * 6 + 0] = PM_CHANNEL_ZROTATION;
+    s.channels[2 * 6 + 1] = PM_CHANNEL_XROTATION;
+    s.channels[2 * 6 + 2] = PM_CHANNEL_YROTATION;
+    PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
+    const uint8_t bad_channels[] = {6, 9, 17, 255};
+    for (size_t i = 0; i < sizeof bad_channels; i++) {
+        s.channels[2 * 6 + 1] = bad_channels[i];
+        expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "must be a pm_channel");
+    }
+    s.channels[2 * 6 + 1] = PM_CHANNEL_ZROTATION;
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "twice");
+    s.channels[2 * 6 + 1] = PM_CHANNEL_XROTATION;
+
+    const pm_quat bad_rest[] = {{NAN, 0, 0, 1}, {0, 0, 0, 0}, {0, 0, 0, 2}, {0, 0, 0, INFINITY}};
+    for (size_t i = 0; i < sizeof bad_rest / sizeof bad_rest[0]; i++) {
+        s.rest_rotations[4] = bad_rest[i];
+        expect_error(pm_skeleton_validate(&s, &err), PM_ERR_NUMERIC, &err, "rest_rotation");
+        assert_non_null(strstr(err.message, "RightUpLeg"));
+    }
+    s.rest_rotations[4] = pm_quat_from_axis_angle(AY, 0.5f);
+    PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
+
+    s.has_end_site[8] = 1;
+    s.end_sites[8] = pm_vec3_make(0, INFINITY, 0);
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_NUMERIC, &err, "End Site");
+    s.end_sites[8] = pm_vec3_make(0, 0.1f, 0);
+    s.has_end_site[8] = 2;
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "has_end_site");
+    s.has_end_site[8] = 1;
+
+    /* A newline in a name would split the one-line message that quotes it: refused, unquoted. */
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 7, "Spi\nne", NULL));
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "control character");
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 7, "Spine", NULL));
+
+    /* Inherited by clips (and so by the BVH writer, which indexed tables with the channel). */
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 2, 0.1f, NULL, &err));
+    c.skeleton.channels[2 * 6 + 1] = 17;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "must be a pm_channel");
+    char *text = NULL;
+    size_t size = 0;
+    expect_error(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "channel 1 is 17");
+    assert_null(text);
+    c.skeleton.channels[2 * 6 + 1] = PM_CHANNEL_XROTATION;
+    c.skeleton.rest_rotations[3] = pm_quat_make(0, 0, 0, 0);
+    pm_animation anim;
+    expect_error(pm_animation_build(&anim, &c, NULL, &err), PM_ERR_NUMERIC, &err, "rest_rotation");
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
+/* A struct with a joint count but no arrays (zeroed, then a count set) is refused before
+ * anything reads it; pm_clip_create validates the skeleton it is given. */
+static void test_uninitialised_skeletons_are_refused(void **state) {
+    (void)state;
+    pm_error err;
+    pm_skeleton zeroed, copy;
+    memset(&zeroed, 0, sizeof zeroed);
+    zeroed.joint_count = 3;
+    expect_error(pm_skeleton_copy(&copy, &zeroed, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "not initialised");
+    pm_clip c, d;
+    expect_error(pm_clip_create(&c, &zeroed, 2, 0.1f, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "not initialised");
+    assert_int_equal(pm_skeleton_find_joint(&zeroed, "j0"), -1);
+    assert_int_equal(pm_skeleton_same_topology(&zeroed, &zeroed), 0);
+
+    pm_clip zero_clip;
+    memset(&zero_clip, 0, sizeof zero_clip);
+    zero_clip.skeleton.joint_count = 3;
+    zero_clip.frame_count = 2;
+    zero_clip.frame_time = 0.1f;
+    expect_error(pm_clip_copy(&d, &zero_clip, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "not initialised");
+
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, 5, NULL, NULL));
+    const int32_t parents[] = {-1, 0, 7, 2, 3};
+    for (int j = 0; j < 5; j++) {
+        char name[8];
+        snprintf(name, sizeof name, "j%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
+        s.parents[j] = parents[j];
+    }
+    expect_error(pm_clip_create(&c, &s, 2, 0.1f, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "parent 7");
+    pm_skeleton_destroy(&s);
+}
+
+/* A joint count below 1 would index frames before the arrays. */
+static void test_sample_checks_the_joint_count(void **state) {
+    (void)state;
+    pm_clip c;
+    pm_error err;
+    make_ramp_clip(&c, 4, 0.1f);
+    pm_quat r[9];
+    pm_vec3 t[9];
+    const int counts[] = {-1, 0, PM_MAX_JOINTS + 1};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        c.skeleton.joint_count = counts[i];
+        expect_error(pm_clip_sample(r, t, &c, 0.15f, &err), PM_ERR_INVALID_ARGUMENT, &err, "joint_count");
+    }
+    c.skeleton.joint_count = 9;
+    PM_ASSERT_OK(pm_clip_sample(r, t, &c, 0.15f, &err));
+    pm_clip_destroy(&c);
+}
+
+/* A frame time that passes validation (1e30 s) resampled at 10 kHz asks for ~1e35 frames:
+ * counted in doubles and refused, not converted to an integer type it overflows. */
+static void test_resample_refuses_counts_beyond_the_frame_limit(void **state) {
+    (void)state;
+    pm_clip c, r;
+    pm_error err;
+    make_ramp_clip(&c, 20, 1e30f);
+    PM_ASSERT_OK(pm_clip_validate(&c, &err));
+    expect_error(pm_clip_resample(&r, &c, 10000.0f, &err), PM_ERR_LIMIT, &err, "limit 10000000");
+    c.looping = 1;
+    expect_error(pm_clip_resample(&r, &c, 10000.0f, &err), PM_ERR_LIMIT, &err, "would have");
+    c.looping = 0;
+    c.frame_time = 3e38f; /* the duration overflows a float */
+    expect_error(pm_clip_resample(&r, &c, 30.0f, &err), PM_ERR_LIMIT, &err, "would have");
+    pm_clip_destroy(&c);
+}
+
+/* Looping is 0 or 1; curve_count is >= 0 and matches the curves array (the library's arrays
+ * end in a zeroed entry, so a count beyond it is caught); unit_scale and source_up are sane. */
+static void test_clip_validate_checks_flags_and_counts(void **state) {
+    (void)state;
+    pm_clip c;
+    pm_error err;
+    make_ramp_clip(&c, 4, 0.1f);
+    const float v[4] = {1, 2, 3, 4};
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", v, NULL));
+    PM_ASSERT_OK(pm_clip_validate(&c, &err));
+    c.looping = 7;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "looping is 7");
+    c.looping = 1;
+    PM_ASSERT_OK(pm_clip_validate(&c, &err));
+    c.curve_count = 5;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "curve_count is 5");
+    pm_clip copy;
+    expect_error(pm_clip_copy(&copy, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err, "curve_count");
+    c.curve_count = -1;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "curve_count -1");
+    c.curve_count = 1;
+    c.curves[0].values[2] = NAN;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_NUMERIC, &err, "curve 'speed'");
+    c.curves[0].values[2] = 3;
+    c.unit_scale = NAN;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "unit_scale");
+    c.unit_scale = 1.0f;
+    c.source_up = (pm_up_axis)9;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "source_up");
+    c.source_up = PM_UP_Y;
+    expect_error(pm_clip_set_name(&c, "a\nb", &err), PM_ERR_INVALID_ARGUMENT, &err, "control character");
+    PM_ASSERT_OK(pm_clip_validate(&c, &err));
+    pm_clip_destroy(&c);
+}
+
+/* A clip operation may write over its input: the result replaces it only on success, nothing
+ * leaks (ASan), and a failure leaves the input whole. */
+static void test_out_may_be_an_input(void **state) {
+    (void)state;
+    pm_clip a, b, ref;
+    pm_error err;
+    make_ramp_clip(&a, 10, 0.1f);
+    PM_ASSERT_OK(pm_clip_set_name(&a, "ramp", NULL));
+
+    PM_ASSERT_OK(pm_clip_resample(&ref, &a, 20.0f, &err));
+    PM_ASSERT_OK(pm_clip_resample(&a, &a, 20.0f, &err));
+    assert_int_equal(a.frame_count, ref.frame_count);
+    assert_memory_equal(a.translations, ref.translations, (size_t)ref.frame_count * 9 * sizeof(pm_vec3));
+    assert_string_equal(a.name, "ramp");
+    pm_clip_destroy(&ref);
+
+    PM_ASSERT_OK(pm_clip_trim(&a, &a, 2, 5, &err));
+    assert_int_equal(a.frame_count, 5);
+    pm_test_assert_vec3_near(a.translations[0], pm_vec3_make(1.0f, 0.95f, 0), 1e-6f);
+    /* Failures leave the input as it was. */
+    expect_error(pm_clip_trim(&a, &a, 3, 5, &err), PM_ERR_INVALID_ARGUMENT, &err, "outside");
+    expect_error(pm_clip_resample(&a, &a, -1.0f, &err), PM_ERR_INVALID_ARGUMENT, &err, "fps");
+    expect_error(pm_clip_mirror(&a, &a, NULL, 5, &err), PM_ERR_INVALID_ARGUMENT, &err, "axis 5");
+    assert_int_equal(a.frame_count, 5);
+    PM_ASSERT_OK(pm_clip_validate(&a, &err));
+
+    PM_ASSERT_OK(pm_clip_mirror(&ref, &a, NULL, 0, &err));
+    PM_ASSERT_OK(pm_clip_mirror(&a, &a, NULL, 0, &err));
+    assert_memory_equal(a.rotations, ref.rotations, (size_t)5 * 9 * sizeof(pm_quat));
+    pm_clip_destroy(&ref);
+
+    PM_ASSERT_OK(pm_clip_copy(&a, &a, NULL, &err));
+    PM_ASSERT_OK(pm_clip_validate(&a, &err));
+    PM_ASSERT_OK(pm_clip_create(&a, &a.skeleton, 3, 0.2f, NULL, &err));
+    assert_int_equal(a.frame_count, 3);
+    assert_string_equal(a.skeleton.names[3], "LeftFoot");
+
+    make_ramp_clip(&b, 6, 0.1f);
+    PM_ASSERT_OK(pm_clip_extract_additive(&ref, &a, &b, 0, &err));
+    PM_ASSERT_OK(pm_clip_extract_additive(&a, &a, &b, 0, &err));
+    assert_memory_equal(a.translations, ref.translations, (size_t)3 * 9 * sizeof(pm_vec3));
+    pm_clip_destroy(&ref);
+    PM_ASSERT_OK(pm_clip_extract_additive(&b, &a, &b, -1, &err));
+    assert_int_equal(b.frame_count, 3);
+    expect_error(pm_clip_extract_additive(&b, &b, &a, 99, &err), PM_ERR_INVALID_ARGUMENT, &err, "base frame 99");
+    assert_int_equal(b.frame_count, 3);
+    pm_clip_destroy(&b);
+
+    pm_skeleton s;
+    make_biped(&s, biped_names);
+    PM_ASSERT_OK(pm_skeleton_copy(&s, &s, NULL, &err));
+    PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
+    pm_skeleton_destroy(&s);
+    pm_clip_destroy(&a);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quaternion_basics),
@@ -860,6 +1090,12 @@ int main(void) {
         cmocka_unit_test(test_local_to_model_checks_parents),
         cmocka_unit_test(test_clip_functions_report_errors),
         cmocka_unit_test(test_root_def_checks),
+        cmocka_unit_test(test_skeleton_validate_checks_every_field),
+        cmocka_unit_test(test_uninitialised_skeletons_are_refused),
+        cmocka_unit_test(test_sample_checks_the_joint_count),
+        cmocka_unit_test(test_resample_refuses_counts_beyond_the_frame_limit),
+        cmocka_unit_test(test_clip_validate_checks_flags_and_counts),
+        cmocka_unit_test(test_out_may_be_an_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

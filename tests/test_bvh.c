@@ -504,6 +504,7 @@ static void test_errors_numbers(void **state) {
 
 static void test_errors_motion_header(void **state) {
     (void)state;
+    pm_clip lo;
 #define TO_16 L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 L12 L13 L14 L15 L16
     expect_error(TO_16 "Frames: 99999999999\n" L18 L19 L20, PM_ERR_LIMIT, "t.bvh:17: Frames", "99999999999");
     expect_error(TO_16 "Frames: 1000000\n" L18 L19 L20, PM_ERR_PARSE, "t.bvh:17: Frames", "bytes");
@@ -515,6 +516,11 @@ static void test_errors_motion_header(void **state) {
     expect_error(TO_16 L17 "Frame Time: -0.03\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", NULL);
     expect_error(TO_16 L17 "Frame Time: inf\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", NULL);
     expect_error(TO_16 L17 "Frame Time: 1e-60\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", NULL);
+    /* Finite and positive, but no capture runs above 100 kHz: a corrupt header. */
+    expect_error(TO_16 L17 "Frame Time: 1e-40\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "below 1e-05 s");
+    expect_error(TO_16 L17 "Frame Time: 0.0000099\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "'0.0000099'");
+    load_raw(&lo, TO_16 L17 "Frame Time: 0.00001\n" L19 L20);
+    pm_clip_destroy(&lo);
     expect_error(TO_16 L17 "Frame Time: fast\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'fast'");
     expect_error(TO_16 L17 "Frame Time: 0.03 extra\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'extra'");
     /* Frame-data problems Frames: and the bytes left cannot catch. */

@@ -376,6 +376,45 @@ static void test_locale_independent(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* What the writer would have to invent or could not read back is refused: a clip unit_scale
+ * that is not a scale (the default def writes in it), names with control characters (quoted
+ * unbroken nowhere, so not at all), an empty path. Names with inner spaces, as 3ds Max's
+ * "Bip01 L Thigh", are BVH (the reader takes the rest of the line) and round-trip. */
+static void test_write_refuses_what_cannot_read_back(void **state) {
+    (void)state;
+    pm_clip c, back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", NULL, NULL));
+    char *text = NULL;
+    size_t size = 0;
+    pm_error err = {PM_OK, {0}};
+    const float bad_scales[] = {NAN, INFINITY, 0.0f, -1.0f};
+    for (size_t i = 0; i < sizeof bad_scales / sizeof bad_scales[0]; i++) {
+        c.unit_scale = bad_scales[i];
+        assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(err.message, "unit_scale"));
+        assert_null(text);
+    }
+    c.unit_scale = 0.01f;
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Kn\nee", NULL));
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "control character"));
+    assert_null(strchr(err.message, '\n'));
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "", NULL));
+    assert_int_equal(pm_bvh_write_memory(&text, &size, &c, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "no name"));
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Bip01 L  Knee", NULL));
+    PM_ASSERT_OK(pm_bvh_write_memory(&text, &size, &c, NULL, &err));
+    PM_ASSERT_OK(pm_bvh_read_memory(&back, text, size, "back.bvh", NULL, &err));
+    assert_string_equal(back.skeleton.names[1], "Bip01 L  Knee");
+    pm_clip_destroy(&back);
+    pm_free_buffer(text, &c.allocator);
+    assert_int_equal(pm_bvh_write_file(&c, "", NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_bvh_write_file: path is empty");
+    assert_int_equal(pm_bvh_write_file(&c, NULL, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_bvh_write_file: path is NULL");
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_orders_random),
@@ -386,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_write_file),
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_locale_independent),
+        cmocka_unit_test(test_write_refuses_what_cannot_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

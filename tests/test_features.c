@@ -286,6 +286,32 @@ static void test_root_def_errors(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* A stride whose rows would not fit (frames x stride overflowing, or beyond the limit) is
+ * refused before a row is written. */
+static void test_huge_strides_are_refused(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
+    float values[10] = {0};
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", values, NULL));
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(cv.curve, "speed");
+    pm_schema_add(&s, &cv, NULL);
+    float rows[10];
+    rows[0] = 42.0f;
+    pm_error err;
+    const size_t strides[] = {SIZE_MAX, SIZE_MAX / 4, SIZE_MAX / 10 + 1, (size_t)PM_MAX_FEATURE_STRIDE + 1};
+    for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+        assert_int_equal(pm_features_extract(rows, strides[i], NULL, &c, &s, NULL, &err), PM_ERR_LIMIT);
+        assert_non_null(strstr(err.message, "stride"));
+        assert_true(rows[0] == 42.0f);
+    }
+    PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, &err));
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
@@ -295,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_turning),
         cmocka_unit_test(test_curve_and_errors),
         cmocka_unit_test(test_root_def_errors),
+        cmocka_unit_test(test_huge_strides_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

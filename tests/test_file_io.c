@@ -109,6 +109,38 @@ static void test_write_all(void **state) {
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
+/* One file named twice cannot hold both contents: the same string, another spelling of its
+ * directory, or a link to it is refused, and every target is left as it was. */
+static void test_write_all_refuses_one_file_twice(void **state) {
+    (void)state;
+    char d[1024], a[1024], dot[1024], link[1024], other[1024];
+    fresh_dir(d, sizeof d, "write_all_twice");
+    in(a, sizeof a, d, "set.json");
+    put(a, "old");
+    const void *data[3] = {"first", "second", "third"};
+    size_t sizes[3] = {5, 6, 5};
+    pm_error err = {PM_OK, {0}};
+    const char *same[2] = {a, a};
+    ASSERT_FAILS(pm_file_write_all(2, same, data, sizes, &err), err, PM_ERR_INVALID_ARGUMENT, "paths 0 and 1 are both");
+    snprintf(dot, sizeof dot, "%s/./set.json", d);
+    in(other, sizeof other, d, "other.json");
+    const char *spelled[3] = {other, a, dot};
+    ASSERT_FAILS(pm_file_write_all(3, spelled, data, sizes, &err), err, PM_ERR_INVALID_ARGUMENT, "name the same file");
+    assert_non_null(strstr(err.message, "paths 1"));
+    in(link, sizeof link, d, "link.json");
+    assert_int_equal(symlink("set.json", link), 0);
+    const char *linked[2] = {link, a};
+    ASSERT_FAILS(pm_file_write_all(2, linked, data, sizes, &err), err, PM_ERR_INVALID_ARGUMENT, "same file");
+    assert_content(a, "old");
+    assert_false(exists(other));
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+    /* Different files in one directory are fine. */
+    const char *two[2] = {a, other};
+    PM_ASSERT_OK(pm_file_write_all(2, two, data, sizes, &err));
+    assert_content(a, "first");
+    assert_content(other, "second");
+}
+
 static void test_non_regular_targets(void **state) {
     (void)state;
     char d[1024], f[1024], l[1024];
@@ -394,6 +426,7 @@ int main(void) {
         cmocka_unit_test(test_write),
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_write_all),
+        cmocka_unit_test(test_write_all_refuses_one_file_twice),
         cmocka_unit_test(test_non_regular_targets),
         cmocka_unit_test(test_symlink_written_through),
         cmocka_unit_test(test_chain_and_dangling),

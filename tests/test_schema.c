@@ -199,6 +199,31 @@ static void test_time_window_errors(void **state) {
     assert_float_equal(past, 0.4f, 1e-6);
 }
 
+/* The functions without an error out are safe with NULL: init does nothing, a NULL channel
+ * has size 0 and the display name "", a NULL or empty buffer is not written. */
+static void test_null_arguments(void **state) {
+    (void)state;
+    pm_schema_init(NULL);
+    assert_int_equal(pm_channel_size(NULL), 0);
+    char buf[8];
+    memset(buf, 'x', sizeof buf);
+    pm_channel_display_name(buf, sizeof buf, NULL);
+    assert_string_equal(buf, "");
+    pm_channel_def ch = pm_default_channel_def(PM_FEATURE_VELOCITY);
+    strcpy(ch.bone, "Hips");
+    pm_channel_display_name(NULL, 8, &ch);
+    memset(buf, 'x', sizeof buf);
+    pm_channel_display_name(buf, 0, &ch);
+    assert_true(buf[0] == 'x');
+    pm_channel_display_name(buf, sizeof buf, &ch);
+    assert_string_equal(buf, "Velocit"); /* cut to fit */
+    /* A name that fills its field without a NUL is read no further than the field. */
+    memset(ch.name, 'n', sizeof ch.name);
+    char wide[2 * PM_NAME_SIZE];
+    pm_channel_display_name(wide, sizeof wide, &ch);
+    assert_int_equal(strlen(wide), PM_NAME_SIZE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets),
@@ -206,6 +231,7 @@ int main(void) {
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_layout_groups),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_null_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

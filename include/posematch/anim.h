@@ -34,7 +34,7 @@ typedef struct pm_skeleton {
     pm_vec3 *rest_translations;/* local offset to the parent (BVH OFFSET), metres */
     pm_quat *rest_rotations;   /* local rest rotation (identity for BVH) */
     uint8_t *channel_counts;   /* source channels per joint, 0..6 */
-    uint8_t *channels;         /* joint_count * 6 pm_channel values, first channel_counts[j] used */
+    uint8_t *channels;         /* joint_count * 6 pm_channel values, first channel_counts[j] used, each once */
     uint8_t *has_end_site;     /* 1 when the joint ends in a BVH End Site */
     pm_vec3 *end_sites;        /* End Site offsets, metres */
     pm_allocator allocator;
@@ -57,7 +57,8 @@ typedef struct pm_clip {
     pm_quat *rotations;        /* frame_count * joint_count local rotations */
     pm_vec3 *translations;     /* frame_count * joint_count local translations, metres */
     int curve_count;
-    pm_curve *curves;
+    pm_curve *curves;          /* curve_count curves, then a zeroed one (pm_clip_add_curve's arrays end so,
+                                  which lets pm_clip_validate tell a curve_count beyond the array) */
     /* What the loader found and converted; informative. */
     float unit_scale;          /* metres per file unit that was applied */
     pm_up_axis source_up;      /* up axis of the source file */
@@ -70,11 +71,16 @@ typedef struct pm_clip {
  * no channels and empty names; the caller fills names with pm_skeleton_set_name. */
 PM_API pm_result pm_skeleton_create(pm_skeleton *out, int joint_count, const pm_allocator *allocator, pm_error *error);
 PM_API pm_result pm_skeleton_set_name(pm_skeleton *skeleton, int joint, const char *name, pm_error *error);
+/* src must pass pm_skeleton_validate (else its error, prefixed "pm_skeleton_copy"). out may be src:
+ * it is replaced only once the copy exists. On failure out, unless it is src, is zeroed. */
 PM_API pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator, pm_error *error);
 PM_API void pm_skeleton_destroy(pm_skeleton *skeleton);
-/* Checks parents (ordered, in range), names (unique, non-empty), finite offsets. */
+/* Checks that every array is allocated and joint_count within 1..PM_MAX_JOINTS; names (non-empty,
+ * unique, no control characters, so that messages may quote them); parents (ordered, in range);
+ * finite offsets and End Sites; unit rest rotations (within 1e-3 in squared length);
+ * channel_counts <= 6 with each channel a pm_channel listed once; has_end_site 0 or 1. */
 PM_API pm_result pm_skeleton_validate(const pm_skeleton *skeleton, pm_error *error);
-/* Joint index by exact name, or -1. */
+/* Joint index by exact name, or -1 (also for NULL arguments and skeletons without names). */
 PM_API int pm_skeleton_find_joint(const pm_skeleton *skeleton, const char *name);
 /* 1 when both have the same joint names and parents (offsets may differ). */
 PM_API int pm_skeleton_same_topology(const pm_skeleton *a, const pm_skeleton *b);
@@ -95,16 +101,30 @@ PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skel
 
 /* ---- clip ---- */
 
-/* Allocates a clip of `frame_count` frames over a copy of `skeleton`, every frame at rest. */
+/* Allocates a clip of `frame_count` frames over a copy of `skeleton`, every frame at rest. The
+ * skeleton must pass pm_skeleton_validate (else its error, prefixed "pm_clip_create"); it may be
+ * out's own (&out->skeleton), out then being replaced only on success.
+ *
+ * The functions below that build a clip into `out` from input clips (create, copy, resample,
+ * trim, mirror, pm_clip_extract_additive) accept out being the same clip as an input: the
+ * result is built aside and the old clip released only on success. On failure every input is
+ * untouched, and out, when it is not an input, is zeroed (safe to destroy). */
 PM_API pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
                                 const pm_allocator *allocator, pm_error *error);
+/* src needs what pm_clip_sample needs, and its curves consistent (see pm_clip_validate). out may
+ * be src. */
 PM_API pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error);
 PM_API void pm_clip_destroy(pm_clip *clip);
+/* Names are quoted in messages: a name with a control character is PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_clip_set_name(pm_clip *clip, const char *name, pm_error *error);
-/* Adds (or replaces) a curve; `values` holds frame_count floats and is copied. */
+/* Adds (or replaces) a curve; `values` holds frame_count finite floats and is copied; the name
+ * has no control characters. */
 PM_API pm_result pm_clip_add_curve(pm_clip *clip, const char *name, const float *values, pm_error *error);
 PM_API const pm_curve *pm_clip_find_curve(const pm_clip *clip, const char *name);
-/* Checks sizes, finite values and unit quaternions. */
+/* Checks the skeleton (pm_skeleton_validate), the clip's name (no control characters), sizes,
+ * looping 0 or 1, source_up PM_UP_Y or PM_UP_Z, unit_scale positive and finite, curve_count
+ * >= 0 and consistent with the curves array (each with a name and finite values), finite values
+ * and unit quaternions. */
 PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
 /* (frame_count - 1) * frame_time, or frame_count * frame_time for looping clips. */
 PM_API float pm_clip_duration(const pm_clip *clip);
@@ -119,7 +139,8 @@ PM_API float pm_clip_duration(const pm_clip *clip);
  * frame.
  * out arrays hold joint_count entries.
  * Errors (the outputs untouched): a NULL argument, a clip that is not initialised (no frames,
- * NULL arrays, a frame time that is not positive and finite) - PM_ERR_INVALID_ARGUMENT; a time
+ * NULL arrays, a joint count outside 1..PM_MAX_JOINTS, a frame time that is not positive and
+ * finite, a name with a control character) - PM_ERR_INVALID_ARGUMENT; a time
  * that is not finite - PM_ERR_NUMERIC. */
 PM_API pm_result pm_clip_sample(pm_quat *out_rotations, pm_vec3 *out_translations, const pm_clip *clip, float time,
                                 pm_error *error);
@@ -130,9 +151,12 @@ PM_API pm_result pm_clip_sample(pm_quat *out_rotations, pm_vec3 *out_translation
  * exact ratio: new frames fall on source frames and fixed fractions of them, and the last source
  * frame is kept whenever the new grid reaches it (the timing stretches by at most 1e-4 for it).
  * At other rates it ends on the last new frame at or before its end. A looping clip keeps its
- * period to the nearest new frame. */
+ * period to the nearest new frame. A result beyond PM_MAX_FRAMES frames is PM_ERR_LIMIT
+ * ("resample: clip 'x' (...) at 10000 fps would have 1.9e+35 frames (limit 10000000)"). out may
+ * be src. */
 PM_API pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error);
-/* Keeps frames [first, first + count), which must lie within the clip; the result does not loop. */
+/* Keeps frames [first, first + count), which must lie within the clip; the result does not loop.
+ * out may be src. */
 PM_API pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error);
 /* Multiplies every translation, offset and End Site by `factor` (e.g. 0.01 for centimetres) and
  * the recorded unit_scale with it. `factor` must be positive and finite (mirror with
@@ -150,7 +174,7 @@ PM_API pm_result pm_clip_z_up_to_y_up(pm_clip *clip, pm_error *error);
  * same joint frames (so a clip and its mirror blend): joint frames need not be symmetric - each
  * mirrored rotation is corrected, from the rest pose where it is symmetric, else from the bone
  * offsets (every offset comes out as the skeleton's; a turn about a bone the offsets leave free
- * is chosen to match the clip's mean pose). src must pass pm_clip_validate. */
+ * is chosen to match the clip's mean pose). src must pass pm_clip_validate. out may be src. */
 PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *mirror_map, int axis,
                                 pm_error *error);
 

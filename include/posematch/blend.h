@@ -258,7 +258,8 @@ PM_API pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_
 
 /* Offline: an additive clip, every frame of `source` relative to `base`: frame `base_frame` of base
  * when base_frame >= 0 (a reference pose, as engines usually do), else base sampled at the same
- * normalised time as each source frame. Skeletons must have the same topology. */
+ * normalised time as each source frame. Skeletons must have the same topology. out may be source
+ * or base (see pm_clip_create in anim.h). */
 PM_API pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, const pm_clip *base, int base_frame,
                                           pm_error *error);
 

@@ -19,6 +19,10 @@ typedef struct pm_bvh_def {
 } pm_bvh_def;
 PM_API pm_bvh_def pm_default_bvh_def(void);
 
+/* Shortest Frame Time the reader accepts, in seconds (100 kHz); shorter is refused as
+ * "FILE:LINE: Frame Time: ... is below 1e-05 s". */
+#define PM_BVH_MIN_FRAME_TIME 1e-5
+
 /* Reads a BVH file into `out` (which the caller later frees with pm_clip_destroy). The clip
  * name is the file name without directory and extension. */
 PM_API pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def, pm_error *error);

@@ -6,8 +6,14 @@
 
 PM_EXTERN_C_BEGIN
 
+/* Longest row pm_features_extract accepts, in floats: room for rows interleaved with other data,
+ * and far from overflowing frame count x stride. */
+#define PM_MAX_FEATURE_STRIDE (1 << 20)
+
 /* Extracts one row of pm_schema_cardinality(schema) floats per frame of `clip` into
- * out_values (row f starts at out_values + f * stride; stride >= cardinality).
+ * out_values (row f starts at out_values + f * stride; cardinality <= stride <=
+ * PM_MAX_FEATURE_STRIDE, else PM_ERR_INVALID_ARGUMENT or PM_ERR_LIMIT before anything is
+ * written).
  * Samples that fall outside the clip wrap around with the clip's root motion for looping
  * clips and clamp to the first/last frame otherwise; out_block_transition (optional, one byte
  * per frame) is set to 1 for frames whose future window leaves a non-looping clip.

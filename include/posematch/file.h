@@ -59,6 +59,9 @@ PM_API pm_result pm_file_write(const char *path, const void *data, size_t size, 
  * written, so a failure (a full disk, a target that is a directory) leaves every target as it
  * was and no temporary file behind. Only a failing rename itself, after the earlier ones
  * succeeded, can leave a partial set; rename within a directory fails only in rare cases. */
+/* Every path must name a different file: the same path twice, or two spellings of one (a link
+ * and the file it names, "a" and "./a"), is PM_ERR_INVALID_ARGUMENT with every target left as
+ * it was. */
 PM_API pm_result pm_file_write_all(int count, const char *const *paths, const void *const *data,
                                    const size_t *sizes, pm_error *error);
 

@@ -76,18 +76,20 @@ typedef struct pm_schema {
     pm_channel_def channels[PM_MAX_CHANNELS];
 } pm_schema;
 
-/* Empty schema; add channels with pm_schema_add. */
+/* Empty schema; add channels with pm_schema_add. Does nothing for NULL. */
 PM_API void pm_schema_init(pm_schema *schema);
 /* Appends a channel, returns its index (for Group parents) or -1 with the error filled. */
 PM_API int pm_schema_add(pm_schema *schema, const pm_channel_def *channel, pm_error *error);
 /* Checks every channel (kinds, weights finite and >= 0, offsets finite, flags, group parents,
  * cardinality within PM_MAX_CARDINALITY). */
 PM_API pm_result pm_schema_validate(const pm_schema *schema, pm_error *error);
-/* Values this channel contributes (0 for groups). */
+/* Values this channel contributes (0 for groups and for NULL). */
 PM_API int pm_channel_size(const pm_channel_def *channel);
 /* Sum of the channels' sizes; -1 for a NULL schema or a channel count outside 0..PM_MAX_CHANNELS. */
 PM_API int pm_schema_cardinality(const pm_schema *schema);
-/* Display name of a channel: its name, or "Trajectory", "Position @left_foot", ... */
+/* Display name of a channel: its name, or "Trajectory", "Position @left_foot", ..., cut to fit
+ * `size` bytes with a NUL. Writes nothing when out is NULL or size is 0, and "" for a NULL
+ * channel. */
 PM_API void pm_channel_display_name(char *out, size_t size, const pm_channel_def *channel);
 
 /* Built-in presets: "ue-locomotion" (UE's default trajectory + feet position/velocity + pelvis
