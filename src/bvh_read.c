@@ -140,9 +140,18 @@ static const char *tok_text(bvh_parser *p, bvh_token t) {
     char *buf = p->tok_buf[p->tok_slot++ & 1];
     size_t n = t.n > 40 ? 40 : t.n;
     snprintf(buf, sizeof p->tok_buf[0], "'%.*s%s'", (int)n, t.s, t.n > 40 ? "..." : "");
-    /* Control bytes would garble a one-line message. */
-    for (char *c = buf; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    /* Control bytes would garble a one-line message, and bytes that are not UTF-8 (a binary
+     * file given as BVH) would put raw binary in it; well-formed UTF-8 names stay readable. */
+    for (unsigned char *c = (unsigned char *)buf; *c; c++) {
+        if (*c < 0x20 || *c == 0x7f) *c = '?';
+        else if (*c >= 0x80) {
+            int len = *c >= 0xF0 && *c < 0xF5 ? 4 : *c >= 0xE0 ? 3 : *c >= 0xC2 && *c < 0xE0 ? 2 : 0;
+            int ok = len > 0;
+            for (int k = 1; ok && k < len; k++) ok = (c[k] & 0xC0) == 0x80;
+            if (!ok) *c = '?';
+            else c += len - 1;
+        }
+    }
     return buf;
 }
 

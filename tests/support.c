@@ -177,3 +177,31 @@ int pm_test_count_temp_files(const char *dir) {
     closedir(d);
     return n;
 }
+
+/* ---- animation data ---- */
+
+/* A biped with the given left/right naming pattern ("%sFoot" with "Left"/"Right" etc.). */
+void pm_test_biped(pm_skeleton *s, const char *const *names) {
+    static const int parents[] = {-1, 0, 1, 2, 0, 4, 5, 0, 7};
+    static const float off[][3] = {{0, 0.95f, 0},     {0.1f, -0.05f, 0},  {0, -0.42f, 0}, {0, -0.42f, 0.02f},
+                                   {-0.1f, -0.05f, 0}, {0, -0.42f, 0},     {0, -0.42f, 0.02f}, {0, 0.2f, 0},
+                                   {0, 0.4f, 0}};
+    PM_ASSERT_OK(pm_skeleton_create(s, 9, NULL, NULL));
+    for (int j = 0; j < 9; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(s, j, names[j], NULL));
+        s->parents[j] = parents[j];
+        s->rest_translations[j] = pm_vec3_make(off[j][0], off[j][1], off[j][2]);
+    }
+}
+
+const char *const pm_test_biped_names[] = {"Hips", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot",
+                                          "Spine", "Head"};
+
+/* A biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
+void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time) {
+    pm_skeleton s;
+    pm_test_biped(&s, pm_test_biped_names);
+    PM_ASSERT_OK(pm_clip_create(c, &s, frames, frame_time, NULL, NULL));
+    pm_skeleton_destroy(&s);
+    for (int f = 0; f < frames; f++) c->translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
+}

@@ -45,6 +45,11 @@ void pm_test_assert_same_database(const pm_database *a, const pm_database *b);
  * schema of curve channels (pm_test_curve_schema) gives arbitrary feature rows. */
 void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
 void pm_test_curve_schema(pm_schema *out, int dims);
+/* A 9-joint biped (hips, two legs of three, spine, head) named by `names`, e.g. pm_test_biped_names. */
+void pm_test_biped(pm_skeleton *s, const char *const *names);
+extern const char *const pm_test_biped_names[];
+/* A pm_test_biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
+void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time);
 
 /* Temporary files a write left in `dir` ("<target>.tmp-..." names, pm_file_write's). */
 int pm_test_count_temp_files(const char *dir);

@@ -98,6 +98,11 @@ if "$CLI" inspect "$TMP/missing.bvh" 2>"$TMP/err"; then fail "inspect accepted a
 [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "missing.bvh" "$TMP/err" || fail "missing file: $(cat "$TMP/err")"
 if "$CLI" inspect "$bvh" --frobnicate 2>"$TMP/err"; then fail "inspect accepted an unknown option"; fi
 [ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "unknown option: $(cat "$TMP/err")"
+# A binary file given as BVH: the message quotes what it found without raw bytes.
+printf 'PMDB\x89\r\n\x1a\x00\x01' > "$TMP/binary.bvh"
+if "$CLI" inspect "$TMP/binary.bvh" 2>"$TMP/err"; then fail "inspect accepted a binary file"; fi
+grep -q "found 'PMDB?" "$TMP/err" || fail "binary file: $(cat "$TMP/err")"
+LC_ALL=C grep -q $'[\x80-\xff]' "$TMP/err" && fail "binary file: raw bytes in the message"
 
 # Help.
 "$CLI" inspect --help | grep -q "usage: posematch inspect" || fail "--help"
