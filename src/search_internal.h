@@ -113,6 +113,12 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
     return top;
 }
 
+/* Rows of a leaf block bounded before the kernels check whether any of its 8 points can still
+ * pass (an even count, about half): most blocks of a visited leaf fail, and half their rows
+ * already tell (a partial sum of squares is a lower bound of the whole, so no point that would
+ * pass is dropped and the pass masks are the same). */
+#define PM_BT_EARLY_ROWS(rows) (((rows) / 2) & ~1)
+
 /* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz (heap
  * holds bt_node_count + 1 items), and the brute-force scan. Two builds of each: baseline SIMD and
  * AVX2, which compute the same bits (see src/search_kernels.h). */

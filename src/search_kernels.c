@@ -7,14 +7,21 @@ static inline unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, c
     const pm_v4f zero = {0, 0, 0, 0};
     pm_v4f lo0 = zero, lo1 = zero, hi0 = zero, hi1 = zero;
     int c = 0;
-    for (; c + 2 <= rows; c += 2, block += 2 * PM_BT_BLOCK) {
-        pm_v4f q0 = zero + qz[c], q1 = zero + qz[c + 1];
-        pm_v4f d0 = q0 - pm_v4_load(block), d1 = q0 - pm_v4_load(block + 4);
-        pm_v4f d2 = q1 - pm_v4_load(block + 8), d3 = q1 - pm_v4_load(block + 12);
-        lo0 += d0 * d0;
-        hi0 += d1 * d1;
-        lo1 += d2 * d2;
-        hi1 += d3 * d3;
+    for (int stop = PM_BT_EARLY_ROWS(rows);; stop = rows) {
+        for (; c + 2 <= stop; c += 2, block += 2 * PM_BT_BLOCK) {
+            pm_v4f q0 = zero + qz[c], q1 = zero + qz[c + 1];
+            pm_v4f d0 = q0 - pm_v4_load(block), d1 = q0 - pm_v4_load(block + 4);
+            pm_v4f d2 = q1 - pm_v4_load(block + 8), d3 = q1 - pm_v4_load(block + 12);
+            lo0 += d0 * d0;
+            hi0 += d1 * d1;
+            lo1 += d2 * d2;
+            hi1 += d3 * d3;
+        }
+        if (stop == rows) break;
+        /* Sums of squares only grow: a block already past the limit halfway stays past it. */
+        pm_v4f limv = zero + lim;
+        pm_v4f klo = (lo0 + lo1) * r2 + pm_v4_load(addend), khi = (hi0 + hi1) * r2 + pm_v4_load(addend + 4);
+        if (!(pm_v4_mask(klo <= limv) | pm_v4_mask(khi <= limv))) return 0;
     }
     if (c < rows) {
         pm_v4f q0 = zero + qz[c];

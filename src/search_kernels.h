@@ -7,7 +7,8 @@
  *
  * which bounds the 8 points of a leaf block - squared distance in the exact-mode lanes, rows
  * summed alternately into two accumulators per lane (even rows, odd rows), the two added, times
- * r2, plus each vector's smallest addend - into keys and returns the bit mask of keys <= lim.
+ * r2, plus each vector's smallest addend - into keys and returns the bit mask of keys <= lim
+ * (0, keys unwritten, when the first PM_BT_EARLY_ROWS rows already put every point past lim).
  * Every build adds the same lanes in the same order, so the bounds, the candidates and the
  * work counters are the same bits on every machine. */
 #ifndef PM_SEARCH_KERNELS_H

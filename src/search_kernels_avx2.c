@@ -13,10 +13,16 @@ static inline unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, c
     const pm_v8f zero = {0, 0, 0, 0, 0, 0, 0, 0};
     pm_v8f a0 = zero, a1 = zero;
     int c = 0;
-    for (; c + 2 <= rows; c += 2, block += 2 * PM_BT_BLOCK) {
-        pm_v8f d0 = (zero + qz[c]) - pm_v8_load(block), d1 = (zero + qz[c + 1]) - pm_v8_load(block + PM_BT_BLOCK);
-        a0 += d0 * d0;
-        a1 += d1 * d1;
+    for (int stop = PM_BT_EARLY_ROWS(rows);; stop = rows) {
+        for (; c + 2 <= stop; c += 2, block += 2 * PM_BT_BLOCK) {
+            pm_v8f d0 = (zero + qz[c]) - pm_v8_load(block), d1 = (zero + qz[c + 1]) - pm_v8_load(block + PM_BT_BLOCK);
+            a0 += d0 * d0;
+            a1 += d1 * d1;
+        }
+        if (stop == rows) break;
+        /* Sums of squares only grow: a block already past the limit halfway stays past it. */
+        pm_v8f k = (a0 + a1) * r2 + pm_v8_load(addend);
+        if (!_mm256_movemask_ps((__m256)(k <= zero + lim))) return 0;
     }
     if (c < rows) {
         pm_v8f d0 = (zero + qz[c]) - pm_v8_load(block);
