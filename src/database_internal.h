@@ -206,7 +206,7 @@ struct pm_database {
     size_t strings_size;
     const pmdb_asset *assets;
     const uint64_t *meta;
-    const float *offset, *scale, *wsqrt;
+    const float *offset, *scale, *wsqrt; /* wsqrt: stride floats (wsqrt_padded for loaded files) */
     const float *values;
     const uint32_t *vec_pose_start, *vec_poses;
     const float *vec_min_addend;
@@ -219,6 +219,9 @@ struct pm_database {
     const float *bt_value_boxes; /* lo[stride], hi[stride] per node */
     const pmdb_vp_node *vp_nodes;
     const uint32_t *vp_items;
+    /* The weights' section holds cardinality floats; the cost kernels read whole rows of stride
+     * floats. A copy padded with zeros keeps them inside the database whatever the file's layout. */
+    float wsqrt_padded[(PM_MAX_CARDINALITY + 7) / 8 * 8];
 };
 
 /* Serialised database pieces a build hands to pm_database_assemble. */

@@ -294,6 +294,10 @@ static pm_result check_bound_tree_boxes(const pm_database *db, const pmdb_header
         const float *vlo = db->bt_value_boxes + (size_t)i * 2 * S, *vhi = vlo + S;
         for (int d = 0; d < P; d++)
             if (!(box[d] <= box[P + d])) return CORRUPT("bound-tree node %u: box is inverted in lane %d", i, d);
+        /* Lanes past the coordinates and the residual meet the query's zeros: anything else there
+         * would raise every bound. */
+        for (int d = rows; d < P; d++)
+            if (box[d] != 0.0f || box[P + d] != 0.0f) return CORRUPT("bound-tree node %u: padding lane %d is not zero", i, d);
         for (int d = 0; d < S; d++)
             if (!(vlo[d] <= vhi[d])) return CORRUPT("bound-tree node %u: value box is inverted in dimension %d", i, d);
         if (n->left) {
@@ -469,6 +473,15 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
             r = CORRUPT("dimension %u: scale or weight out of range", i);
             goto fail;
         }
+    memcpy(db->wsqrt_padded, db->wsqrt, (size_t)D * sizeof(float)); /* the rest stays zero */
+    db->wsqrt = db->wsqrt_padded;
+    /* Rows are padded to the stride with zeros: the kernels sum whole rows. */
+    for (uint32_t row = 0; row < V; row++)
+        for (uint32_t d = D; d < h.stride; d++)
+            if (db->values[(size_t)row * h.stride + d] != 0.0f) {
+                r = CORRUPT("value row %u: padding dimension %u is not zero", row, d);
+                goto fail;
+            }
     size_t seen_size = PM_MAX(PM_MAX((size_t)P, (size_t)h.kd_node_count), PM_MAX((size_t)h.bt_node_count, (size_t)h.vp_node_count));
     seen = (uint8_t *)pm_alloc_zero(allocator, seen_size + 1, 1);
     if (!seen) {

@@ -64,6 +64,37 @@ static pm_result check_basis(const pm_database *db, verify_mem *m, pm_error *err
     return PM_OK;
 }
 
+/* The PCA mean is the mean of the weighted searchable values (to float rounding: the builder
+ * sums them in another order), and no value lies absurdly far from it. Projections are
+ * recomputed bit for bit from the stored mean; a mean far from the data would make every
+ * coordinate large, and float rounding of large coordinates can lift a bound above the cost it
+ * bounds by more than the search's margins, which are sized for data around its mean. For the
+ * same reason values beyond MAX_DEVIATION scales (normalised units) are refused. */
+#define MAX_DEVIATION 1e4
+static pm_result check_mean(const pm_database *db, verify_mem *m, pm_error *error) {
+    const int D = db->card, S = db->stride;
+    const uint32_t VS = db->header->searchable_vectors;
+    double *sum = m->pc, *sum2 = m->y;
+    for (int d = 0; d < D; d++) sum[d] = sum2[d] = 0.0;
+    for (uint32_t v = 0; v < VS; v++) {
+        const float *row = db->values + (size_t)v * S;
+        for (int d = 0; d < D; d++) {
+            if (!(fabsf(row[d]) <= MAX_DEVIATION))
+                return FAIL("vector %u: value %d (%g) lies beyond %g scales from the mean", v, d, (double)row[d], MAX_DEVIATION);
+            double y = (double)(row[d] * db->wsqrt[d]);
+            sum[d] += y;
+            sum2[d] += y * y;
+        }
+    }
+    for (int d = 0; d < D; d++) {
+        double mean = VS ? sum[d] / VS : 0.0, var = VS ? sum2[d] / VS - mean * mean : 0.0;
+        double spread = fabs(mean) + sqrt(var > 0.0 ? var : 0.0);
+        if (!(fabs((double)db->pca_mean[d] - mean) <= 1e-6 * spread + 1e-30))
+            return FAIL("PCA mean: dimension %d is %g, the searchable values' mean is %g", d, (double)db->pca_mean[d], mean);
+    }
+    return PM_OK;
+}
+
 /* The KD-tree's leaves, left before right, must tile its points in order; every point's
  * coordinate must lie on its side of each ancestor's split. Records each KD point's vectors in
  * owner (vector -> KD point) and checks they cover the searchable vectors once. */
@@ -209,6 +240,7 @@ pm_result pm_database_verify(const pm_database *db, pm_error *error) {
     pm_result r = PM_OK;
     if (!m.stack || !m.owner || !m.pc || !m.y) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "pm_database_verify: out of memory");
     if (r == PM_OK) r = check_basis(db, &m, error);
+    if (r == PM_OK) r = check_mean(db, &m, error);
     if (r == PM_OK) r = check_kd_tree(db, &m, error); /* fills owner: vector -> KD point */
     if (r == PM_OK) r = check_projections(db, &m, error);
     if (r == PM_OK) r = check_bound_tree(db, &m, error);

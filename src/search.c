@@ -152,8 +152,13 @@ static void search_vptree(search_state *s, heap_item *stack) {
         float d = sqrtf(base);
         reach = limit(s) - min_add;
         tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
-        float in_lb = d > node->mu ? d - node->mu : 0.0f;
-        float out_lb = d < node->mu ? node->mu - d : 0.0f;
+        /* The triangle inequality holds for true distances; d and mu carry float rounding of
+         * their own size (sums of squares, then roots), so the bounds give that much away: far
+         * vantage points must not prune a near answer. */
+        float err = (d + node->mu) * 1e-5f;
+        float in_lb = d - node->mu - err, out_lb = node->mu - d - err;
+        if (!(in_lb > 0.0f)) in_lb = 0.0f;
+        if (!(out_lb > 0.0f)) out_lb = 0.0f;
         /* Push the farther side first so the nearer one is searched first. */
         if (d <= node->mu) {
             if (out_lb <= tau) stack[sp].key = out_lb, stack[sp++].node = node->outside;

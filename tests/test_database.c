@@ -716,6 +716,13 @@ static void test_verify(void **state) {
     for (int d = 0; d < D; d++) basis[d] *= 1.001f;
     expect_unverified(copy, n, "orthonormal");
 
+    /* A PCA mean far from the data: every coordinate large, and its float rounding larger than
+     * the search's margins. */
+    memcpy(copy, bytes, n);
+    float *mean = (float *)section_data(copy, PMDB_PCA_MEAN);
+    mean[0] += 1000.0f;
+    expect_unverified(copy, n, "PCA mean");
+
     /* A VP-tree leaf item listed twice hides the vector it replaced. */
     memcpy(copy, bytes, n);
     uint32_t *items = (uint32_t *)section_data(copy, PMDB_VP_ITEMS);
@@ -726,6 +733,31 @@ static void test_verify(void **state) {
     items[vp[leaf].vp + 1] = items[vp[leaf].vp];
     expect_unverified(copy, n, "twice");
 
+    free(copy);
+    pm_database_destroy(db);
+
+    /* Loading itself refuses what no build writes and the kernels would sum: padding lanes of
+     * the PCA boxes that are not zero (5 exact-mode rows in 8 lanes here) and rows whose padding
+     * dimensions are not zero. */
+    f.def.exact_components = 4;
+    db = build(&f, 1);
+    bytes = pm_database_bytes(db, &n);
+    copy = malloc(n);
+    memcpy(&h, bytes, sizeof h);
+    memcpy(copy, bytes, n);
+    float *boxes = (float *)section_data(copy, PMDB_BT_BOXES);
+    const int P = pm_bt_box_lanes(4);
+    assert_int_equal(P, 8);
+    boxes[6] = boxes[P + 6] = 100.0f;
+    pm_database *x = NULL;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "padding lane"));
+    memcpy(copy, bytes, n);
+    float *values = (float *)section_data(copy, PMDB_VALUES);
+    assert_true(h.stride > h.cardinality);
+    values[h.cardinality] = 1.0f;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "padding dimension"));
     free(copy);
     pm_database_destroy(db);
     fixture_free(&f);

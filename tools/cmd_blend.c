@@ -100,7 +100,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(blend_usage, stdout);
             return 0;
-        } else if (i + 1 < argc && (previous = given_before(a, s)) != NULL) {
+        } else if (pm_cli_has_value(argc, argv, i) && (previous = given_before(a, s)) != NULL) {
             /* Given twice: taking the last silently would hide a mistake in a script. */
             pm_cli_fail("blend: %s given twice ('%s' and '%s')", s, previous, argv[i + 1]);
             return 2;

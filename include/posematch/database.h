@@ -96,9 +96,10 @@ PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, si
  * checksum - enough against corruption, and no file can make a search read out of bounds - but
  * the trees prune with numbers the file states: a file written with a recomputed checksum could
  * state wrong ones and make `exact` or `vptree` miss the optimum. This recomputes them from the
- * stored feature values as the builder does and compares: the PCA basis is orthonormal; every
- * exact-mode coordinate, residual norm and KD-tree point is the projection of its vector's values
- * bit for bit; each tree holds every searchable vector once, is at most 64 levels deep, and keeps
+ * stored feature values as the builder does and compares: the PCA basis is orthonormal and its
+ * mean is the values' mean; no value lies beyond 1e4 scales from it (float rounding of such
+ * coordinates could exceed the search's margins); every exact-mode coordinate, residual norm and
+ * KD-tree point is the projection of its vector's values bit for bit; each tree holds every searchable vector once, is at most 64 levels deep, and keeps
  * its split (KD-tree) and radius (VP-tree) invariants. A database that passes answers `exact`
  * and `vptree` with the brute-force optimum of its values. It reads everything once more and
  * projects every vector (about as long as the load itself); PM_ERR_CORRUPT names the first
