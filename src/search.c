@@ -220,6 +220,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
     }
     s->magnitude = fabsf(db->header->min_cost_addend) + fabsf(def->continuing_cost_addend);
     s->best = def->max_cost;
+    update_limit(s); /* (again once a tree mode has set its allowances) */
     s->best_rank = INT64_MAX;
     s->best_pose = -1;
     s->continuing_pose = def->continuing_pose;
@@ -341,6 +342,23 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
          * all shrink a million-fold prune as well as the stored ones. (Value-box bounds are
          * exact ranges of the stored values: their rounding is relative, which limit() covers.) */
         s.slack = 1e-3f * s.r2;
+        if (def.mode == PM_SEARCH_EXACT) {
+            /* Coordinates are floats rounded from doubles, each off by at most 2^-24 of its size:
+             * far from the data's centre (an outlier, a query far away) that exceeds the fixed
+             * slack. M bounds every coordinate - the root box holds the points - and the query's. */
+            const pmdb_header *hh = db->header;
+            const int lanes = pm_bt_box_lanes(ke);
+            float M = 0.0f;
+            if (hh->bt_node_count) {
+                const float *root = db->bt_boxes;
+                for (int c = 0; c <= ke; c++) M = PM_MAX(M, PM_MAX(fabsf(root[c]), fabsf(root[lanes + c])));
+            }
+            for (int c = 0; c <= ke; c++) M = PM_MAX(M, fabsf(zq[c]));
+            float lane_err = 1.2e-7f * M, rows = (float)(ke + 1);
+            s.coord_err = 2.0f * sqrtf(rows) * lane_err * sqrtf(s.r2) * 2.0f;
+            s.slack += rows * lane_err * lane_err * s.r2 * 4.0f;
+        }
+        update_limit(&s);
         if (def.mode == PM_SEARCH_EXACT) {
 #if defined(PM_HAVE_AVX2_KERNELS)
             if (avx2) pm_search_exact_avx2(&s, zq, heap);

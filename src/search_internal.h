@@ -27,6 +27,9 @@ typedef struct search_state {
      * second bounds it: tighter than either alone when the weights are uneven. */
     const float *we;
     float slack;     /* float rounding allowance for bounds */
+    float coord_err; /* exact mode: allowance for the rounding of large PCA coordinates, per
+                        square root of cost (0 elsewhere) */
+    float lim;       /* limit(s): recomputed whenever best changes */
     float magnitude; /* |smallest addend| + |continuing addend|: costs are sums of such terms */
     float best;      /* total cost to beat */
     int64_t best_rank;
@@ -42,10 +45,15 @@ typedef struct search_state {
  * of stored coordinates and of the two ways of summing costs (a bound may exceed the true
  * cost by a hair; costs are never pruned by more than this). The rounding scales with the
  * terms summed, not with their total - a negative addend can make the best cost small or
- * negative while its dissimilarity is large - hence |best| plus the addends' magnitude. */
-static inline float limit(const search_state *s) {
-    return s->best + (fabsf(s->best) + s->magnitude) * 1e-5f + s->slack;
+ * negative while its dissimilarity is large - hence |best| plus the addends' magnitude. A
+ * coordinate rounded by d moves a squared distance B by up to 2 sqrt(B) d: the coord_err term,
+ * with B bounded by |best| plus the addends' magnitude. Kept in s->lim, recomputed when the
+ * best changes (the walks read it per node and per block). */
+static inline void update_limit(search_state *s) {
+    float b = fabsf(s->best) + s->magnitude;
+    s->lim = s->best + b * 1e-5f + s->slack + (s->coord_err > 0.0f ? s->coord_err * sqrtf(b) : 0.0f); /* (0 * inf) */
 }
+static inline float limit(const search_state *s) { return s->lim; }
 
 static inline void consider_pose(search_state *s, uint32_t pose, float dissim, float extra_addend, int continuing) {
     float addend = pm_half_to_float(PM_META_ADDEND(s->db->meta[pose])) + extra_addend;
@@ -62,6 +70,7 @@ static inline void consider_pose(search_state *s, uint32_t pose, float dissim, f
         if (!(total < INFINITY) || total > s->best || (total == s->best && rank >= s->best_rank)) return;
     }
     s->best = total;
+    update_limit(s);
     s->best_rank = rank;
     s->best_pose = (int)pose;
     s->best_dissim = dissim;
