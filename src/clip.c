@@ -20,11 +20,9 @@ static pm_result clip_alloc_frames(pm_clip *c, int frame_count, pm_error *error)
 
 /* A clip's name is quoted in messages: it must not break their line. */
 static pm_result clip_check_name(const pm_clip *c, const char *op, pm_error *error) {
-    long bad = c->name ? pm_name_control_at(c->name) : -1;
-    if (bad >= 0)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip's name has a control character (byte 0x%02x at offset %ld)",
-                       op, (unsigned)(unsigned char)c->name[bad], bad);
-    return PM_OK;
+    char what[128];
+    snprintf(what, sizeof what, "%s: the clip's name", op);
+    return c->name ? pm_check_name(c->name, what, error) : PM_OK;
 }
 
 /* What the frame operations need of a source clip (pm_clip_validate checks the values too). */
@@ -55,11 +53,10 @@ static pm_result clip_check_curves(const pm_clip *c, const char *op, pm_error *e
                            c->curve_count, i);
         if (!c->curves[i].values)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: curve %d has no values", op, i);
-        long bad = pm_name_control_at(c->curves[i].name);
-        if (bad >= 0)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "%s: curve %d's name has a control character (byte 0x%02x at offset %ld)", op, i,
-                           (unsigned)(unsigned char)c->curves[i].name[bad], bad);
+        char what[128];
+        snprintf(what, sizeof what, "%s: curve %d's name", op, i);
+        pm_result r = pm_check_name(c->curves[i].name, what, error);
+        if (r != PM_OK) return r;
     }
     return PM_OK;
 }
@@ -130,11 +127,8 @@ void pm_clip_destroy(pm_clip *c) {
 
 pm_result pm_clip_set_name(pm_clip *c, const char *name, pm_error *error) {
     if (!c || !name) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_set_name: NULL argument");
-    long bad = pm_name_control_at(name);
-    if (bad >= 0)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "pm_clip_set_name: name has a control character (byte 0x%02x at offset %ld)",
-                       (unsigned)(unsigned char)name[bad], bad);
+    pm_result r = pm_check_name(name, "pm_clip_set_name: name", error);
+    if (r != PM_OK) return r;
     char *copy = pm_strdup(&c->allocator, name);
     if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for its name");
     pm_free(&c->allocator, c->name);
@@ -150,11 +144,7 @@ pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, p
     pm_result r = clip_check_curves(c, "pm_clip_add_curve", error);
     if (r == PM_OK) r = clip_check_name(c, "pm_clip_add_curve", error);
     if (r != PM_OK) return r;
-    long bad = pm_name_control_at(name);
-    if (bad >= 0)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "pm_clip_add_curve: the curve name has a control character (byte 0x%02x at offset %ld)",
-                       (unsigned)(unsigned char)name[bad], bad);
+    if ((r = pm_check_name(name, "pm_clip_add_curve: the curve name", error)) != PM_OK) return r;
     for (int f = 0; f < c->frame_count; f++)
         if (!isfinite(values[f]))
             return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", c->name ? c->name : "",
@@ -193,6 +183,19 @@ const pm_curve *pm_clip_find_curve(const pm_clip *c, const char *name) {
     return NULL;
 }
 
+/* A new clip `c` of `frames` frames on src's skeleton, with src's loop flag, units, up axis and
+ * name: what copy, trim and resample start from. On failure c is empty (safe to destroy). */
+static pm_result clip_create_like(pm_clip *c, const pm_clip *src, int frames, float frame_time, const pm_allocator *allocator,
+                                  pm_error *error) {
+    pm_result r = pm_clip_create(c, &src->skeleton, frames, frame_time, allocator, error);
+    if (r != PM_OK) return r;
+    c->looping = src->looping;
+    c->unit_scale = src->unit_scale;
+    c->source_up = src->source_up;
+    if (src->name && (r = pm_clip_set_name(c, src->name, error)) != PM_OK) pm_clip_destroy(c);
+    return r;
+}
+
 pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_copy: NULL argument");
     const int aliased = out == src;
@@ -200,16 +203,11 @@ pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *all
     if (r == PM_OK) r = clip_check_curves(src, "pm_clip_copy", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     pm_clip c;
-    r = pm_clip_create(&c, &src->skeleton, src->frame_count, src->frame_time, allocator ? allocator : &src->allocator,
-                       error);
+    r = clip_create_like(&c, src, src->frame_count, src->frame_time, allocator ? allocator : &src->allocator, error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     size_t n = (size_t)src->frame_count * (size_t)src->skeleton.joint_count;
     memcpy(c.rotations, src->rotations, n * sizeof(pm_quat));
     memcpy(c.translations, src->translations, n * sizeof(pm_vec3));
-    c.looping = src->looping;
-    c.unit_scale = src->unit_scale;
-    c.source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     for (int i = 0; i < src->curve_count; i++)
         if ((r = pm_clip_add_curve(&c, src->curves[i].name, src->curves[i].values, error)) != PM_OK) goto fail;
     pm_clip_move_into(out, &c, aliased);
@@ -461,12 +459,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
                                          (double)fps, count_d, PM_MAX_FRAMES));
     int count = (int)count_d;
     pm_clip c;
-    r = pm_clip_create(&c, &src->skeleton, count, (float)new_dt, &src->allocator, error);
+    r = clip_create_like(&c, src, count, (float)new_dt, &src->allocator, error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
-    c.looping = src->looping;
-    c.unit_scale = src->unit_scale;
-    c.source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     int jc = src->skeleton.joint_count;
     for (int f = 0; f < count; f++) {
         float t = (float)PM_MIN(f * step, duration);
@@ -509,15 +503,12 @@ pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, p
                                          "trim: frames [%d, %lld) are outside the clip's frames [0, %d)", first,
                                          (long long)first + count, src->frame_count));
     pm_clip c;
-    if ((r = pm_clip_create(&c, &src->skeleton, count, src->frame_time, &src->allocator, error)) != PM_OK)
+    if ((r = clip_create_like(&c, src, count, src->frame_time, &src->allocator, error)) != PM_OK)
         return pm_clip_fail_into(out, aliased, r);
     size_t jc = (size_t)src->skeleton.joint_count;
     memcpy(c.rotations, src->rotations + first * jc, count * jc * sizeof(pm_quat));
     memcpy(c.translations, src->translations + first * jc, count * jc * sizeof(pm_vec3));
     c.looping = 0; /* a part of a loop is not a loop */
-    c.unit_scale = src->unit_scale;
-    c.source_up = src->source_up;
-    if (src->name && (r = pm_clip_set_name(&c, src->name, error)) != PM_OK) goto fail;
     for (int i = 0; i < src->curve_count; i++)
         if ((r = pm_clip_add_curve(&c, src->curves[i].name, src->curves[i].values + first, error)) != PM_OK) goto fail;
     pm_clip_move_into(out, &c, aliased);

@@ -28,6 +28,14 @@ void pm_error_prefix(pm_error *error, const char *format, ...) {
     snprintf(error->message, sizeof error->message, "%s: %s", prefix, old);
 }
 
+pm_result pm_check_name(const char *name, const char *what, pm_error *error) {
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s has a control character (byte 0x%02x at offset %ld)", what,
+                           (unsigned)(unsigned char)*c, (long)(c - name));
+    return PM_OK;
+}
+
 const char *pm_result_string(pm_result result) {
     switch (result) {
     case PM_OK: return "ok";

@@ -72,13 +72,10 @@ uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
  * runtime (libgcc, compiler-rt) detected at start-up, cheap enough per call. */
 int pm_cpu_has_avx2(void);
 
-/* Offset of the first control character (below 0x20, or DEL) in a name, or -1. Names echoed
- * into one-line error messages and written into line-based files must not break the line. */
-static inline long pm_name_control_at(const char *s) {
-    for (const char *c = s; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) return (long)(c - s);
-    return -1;
-}
+/* Names echoed into one-line error messages and written into line-based files must not break
+ * the line: PM_ERR_INVALID_ARGUMENT, "<what> has a control character (byte .. at offset ..)",
+ * when `name` holds one (below 0x20, or DEL). */
+pm_result pm_check_name(const char *name, const char *what, pm_error *error);
 
 /* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
  * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */

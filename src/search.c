@@ -346,17 +346,17 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
             /* Coordinates are floats rounded from doubles, each off by at most 2^-24 of its size:
              * far from the data's centre (an outlier, a query far away) that exceeds the fixed
              * slack. M bounds every coordinate - the root box holds the points - and the query's. */
-            const pmdb_header *hh = db->header;
             const int lanes = pm_bt_box_lanes(ke);
+            const float *root = db->bt_boxes;
             float M = 0.0f;
-            if (hh->bt_node_count) {
-                const float *root = db->bt_boxes;
-                for (int c = 0; c <= ke; c++) M = PM_MAX(M, PM_MAX(fabsf(root[c]), fabsf(root[lanes + c])));
+            for (int c = 0; c <= ke; c++) {
+                M = PM_MAX(M, fabsf(zq[c]));
+                if (db->header->bt_node_count) M = PM_MAX(M, PM_MAX(fabsf(root[c]), fabsf(root[lanes + c])));
             }
-            for (int c = 0; c <= ke; c++) M = PM_MAX(M, fabsf(zq[c]));
-            float lane_err = 1.2e-7f * M, rows = (float)(ke + 1);
-            s.coord_err = 2.0f * sqrtf(rows) * lane_err * sqrtf(s.r2) * 2.0f;
-            s.slack += rows * lane_err * lane_err * s.r2 * 4.0f;
+            /* Each lane is off by at most 1.2e-7 M (both ends rounded), a factor 2 to spare. */
+            float lane_err = 2.4e-7f * M, rows = (float)(ke + 1);
+            s.coord_err = 2.0f * sqrtf(rows * s.r2) * lane_err;
+            s.slack += rows * lane_err * lane_err * s.r2;
         }
         update_limit(&s);
         if (def.mode == PM_SEARCH_EXACT) {

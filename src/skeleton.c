@@ -123,12 +123,9 @@ static int unit_quat(pm_quat q) {
 static pm_result validate_joint_name(const pm_skeleton *s, int j, pm_error *error) {
     if (!s->names[j] || !s->names[j][0])
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "skeleton: joint %d has no name", j);
-    long bad = pm_name_control_at(s->names[j]);
-    if (bad >= 0)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "skeleton: joint %d's name has a control character (byte 0x%02x at offset %ld)", j,
-                       (unsigned)(unsigned char)s->names[j][bad], bad);
-    return PM_OK;
+    char what[64];
+    snprintf(what, sizeof what, "skeleton: joint %d's name", j);
+    return pm_check_name(s->names[j], what, error);
 }
 
 /* Channels index per-channel tables (the BVH writer's values, Euler orders): each must be a
