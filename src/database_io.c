@@ -126,7 +126,8 @@ static pm_result check_header(const pmdb_header *h, size_t size, pm_error *error
         return CORRUPT("pose and vector counts disagree");
     if (h->pca_components < 1 || h->pca_components > PM_MAX_PCA_COMPONENTS || h->pca_components > h->cardinality)
         return CORRUPT("%u PCA components", h->pca_components);
-    if (h->exact_components < 1 || h->exact_components > h->cardinality) return CORRUPT("%u exact components", h->exact_components);
+    if (h->exact_components < 1 || h->exact_components > h->cardinality || h->exact_components > PM_MAX_PCA_COMPONENTS)
+        return CORRUPT("%u exact components", h->exact_components);
     if (h->bt_block_rows != h->exact_components + 1u) return CORRUPT("bound-tree block rows");
     if (h->kd_point_count > h->searchable_vectors) return CORRUPT("%u KD-tree points", h->kd_point_count);
     uint32_t max_nodes = 2u * h->searchable_vectors + 1u;
