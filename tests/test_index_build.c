@@ -1,0 +1,172 @@
+/* The exact mode's bound-tree builder on its own: its splits must keep the invariants the
+ * search and the loader rely on (blocks, coverage, boxes, balance, depth) whatever the data's
+ * shape - skewed, clustered, identical - and for every leaf size the settings allow. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index_build.h"
+#include "support.h"
+
+typedef struct tree {
+    uint32_t n, count;
+    int dims;
+    float *coords, *rho, *addend, *boxes;
+    pmdb_bt_node *nodes;
+    uint32_t *perm;
+} tree;
+
+static void tree_alloc(tree *t, uint32_t n, int dims) {
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->dims = dims;
+    t->coords = calloc((size_t)n * dims + 1, sizeof(float));
+    t->rho = calloc(n + 1, sizeof(float));
+    t->addend = calloc(n + 1, sizeof(float));
+    t->nodes = calloc(2 * (size_t)n + 1, sizeof(pmdb_bt_node));
+    t->boxes = calloc((2 * (size_t)n + 1) * pm_bt_box_stride(dims), sizeof(float));
+    t->perm = calloc(n + 1, sizeof(uint32_t));
+}
+
+static void tree_free(tree *t) {
+    free(t->coords);
+    free(t->rho);
+    free(t->addend);
+    free(t->nodes);
+    free(t->boxes);
+    free(t->perm);
+}
+
+/* Walks the tree from the root and checks every node; returns the depth. */
+static int check_tree(const tree *t, int leaf_size) {
+    const int P = pm_bt_box_lanes(t->dims), bs = pm_bt_box_stride(t->dims);
+    uint32_t stack[128], depth_of[128], sp = 0, leaves_points = 0;
+    int max_depth = 0;
+    char *seen = calloc(t->n, 1);
+    for (uint32_t i = 0; i < t->n; i++) {
+        assert_true(t->perm[i] < t->n);
+        assert_int_equal(seen[t->perm[i]], 0); /* a permutation */
+        seen[t->perm[i]] = 1;
+    }
+    free(seen);
+    assert_int_equal(t->nodes[0].first, 0);
+    assert_int_equal(t->nodes[0].count, t->n);
+    stack[sp] = 0;
+    depth_of[sp++] = 0;
+    while (sp) {
+        uint32_t id = stack[--sp], depth = depth_of[sp];
+        assert_true(id < t->count);
+        if ((int)depth > max_depth) max_depth = (int)depth;
+        assert_true(depth < 64);
+        const pmdb_bt_node *nd = &t->nodes[id];
+        const float *lo = t->boxes + (size_t)id * bs, *hi = lo + P;
+        float min_add = INFINITY;
+        for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+            uint32_t p = t->perm[i];
+            for (int d = 0; d <= t->dims; d++) {
+                float v = d < t->dims ? t->coords[(size_t)p * t->dims + d] : t->rho[p];
+                assert_true(lo[d] <= v && v <= hi[d]);
+            }
+            if (t->addend[p] < min_add) min_add = t->addend[p];
+        }
+        assert_true(hi[P] == min_add);
+        if (!nd->left) {
+            leaves_points += nd->count;
+            continue;
+        }
+        const pmdb_bt_node *a = &t->nodes[nd->left], *b = &t->nodes[nd->right];
+        assert_true(nd->count > (uint32_t)leaf_size);
+        assert_int_equal(a->first, nd->first);
+        assert_int_equal(b->first, nd->first + a->count);
+        assert_int_equal(a->count + b->count, nd->count);
+        assert_int_equal(a->count % PM_BT_BLOCK, 0); /* every leaf starts a block */
+        assert_true(a->count > 0 && b->count > 0);
+        /* Balanced to within the middle half (a block either way for small nodes). */
+        uint32_t big = a->count > b->count ? a->count : b->count;
+        assert_true(big <= nd->count - nd->count / 4 + PM_BT_BLOCK);
+        stack[sp] = nd->right;
+        depth_of[sp++] = depth + 1;
+        stack[sp] = nd->left;
+        depth_of[sp++] = depth + 1;
+    }
+    assert_int_equal(leaves_points, t->n);
+    return max_depth;
+}
+
+static void build_and_check(tree *t, int leaf_size) {
+    t->count = pm_bound_tree_build(t->nodes, t->boxes, t->perm, t->coords, t->rho, t->addend, t->n, t->dims, leaf_size);
+    assert_true(t->count >= 1 && t->count <= 2 * t->n + 1);
+    check_tree(t, leaf_size);
+}
+
+static void test_skewed_and_clustered(void **state) {
+    (void)state;
+    const uint32_t n = 6007;
+    const int dims = 7;
+    tree t;
+    tree_alloc(&t, n, dims);
+    pm_test_rng rng = {11};
+    for (uint32_t i = 0; i < n; i++) {
+        /* A dense cluster (a third of the points, nearly identical), an exponential tail on
+         * the first coordinate, and a few far outliers on the last. */
+        int cluster = i % 3 == 0;
+        for (int d = 0; d < dims; d++) {
+            float g = pm_test_rng_normal(&rng);
+            float v = cluster ? 0.001f * g : g * (float)(dims - d);
+            if (d == 0 && !cluster) v = expf(2.0f * fabsf(g));
+            if (d == dims - 1 && i % 997 == 0) v = 1e4f;
+            t.coords[(size_t)i * dims + d] = v;
+        }
+        t.rho[i] = fabsf(pm_test_rng_normal(&rng));
+        t.addend[i] = i % 5 == 0 ? -0.5f : 0.0f;
+    }
+    for (int leaf = PM_BT_BLOCK; leaf <= 256; leaf *= 2) build_and_check(&t, leaf);
+    /* The same inputs give the same tree. */
+    pmdb_bt_node *nodes = malloc((2 * (size_t)n + 1) * sizeof *nodes);
+    uint32_t *perm = malloc(n * sizeof *perm);
+    build_and_check(&t, 128);
+    memcpy(nodes, t.nodes, t.count * sizeof *nodes);
+    memcpy(perm, t.perm, n * sizeof *perm);
+    uint32_t count = t.count;
+    build_and_check(&t, 128);
+    assert_int_equal(count, t.count);
+    assert_memory_equal(nodes, t.nodes, count * sizeof *nodes);
+    assert_memory_equal(perm, t.perm, n * sizeof *perm);
+    free(nodes);
+    free(perm);
+    tree_free(&t);
+}
+
+static void test_degenerate(void **state) {
+    (void)state;
+    tree t;
+    /* Identical points: no coordinate spreads, so no split is worth making... */
+    tree_alloc(&t, 1000, 3);
+    for (uint32_t i = 0; i < 3000; i++) t.coords[i] = 2.5f;
+    build_and_check(&t, 16);
+    /* ...unless the residual norms differ: then they split. */
+    for (uint32_t i = 0; i < 1000; i++) t.rho[i] = (float)(i % 17);
+    build_and_check(&t, 16);
+    assert_true(t.count > 1);
+    tree_free(&t);
+    /* Two points far apart, many on top of each other: the mean falls outside the middle half. */
+    tree_alloc(&t, 4096, 2);
+    for (uint32_t i = 0; i < 4096; i++) t.coords[2 * i] = i < 8 ? 1e6f : 0.0f;
+    build_and_check(&t, PM_BT_BLOCK);
+    tree_free(&t);
+    /* Sizes around the block: 1 point, one block, a block and one. */
+    for (uint32_t n = 1; n <= 2 * PM_BT_BLOCK + 1; n++) {
+        tree_alloc(&t, n, 2);
+        for (uint32_t i = 0; i < 2 * n; i++) t.coords[i] = (float)((i * 7) % 5);
+        build_and_check(&t, PM_BT_BLOCK);
+        tree_free(&t);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skewed_and_clustered),
+        cmocka_unit_test(test_degenerate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
