@@ -49,13 +49,13 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
         hi[P] = min_add;
         hi[P + 1] = hi[P + 2] = hi[P + 3] = 0.0f;
         if (!split) continue;
-        /* Split across the coordinate the points spread most along - mean absolute deviation -
-         * not the one of largest extent: a few outlying poses (a stumble in a walk) stretch the
+        /* Split across the coordinate the points spread most along (mean absolute deviation),
+         * not the one of largest extent: a few outlying poses (a stumble in a walk) stretch an
          * extent without widening the bulk, and splitting there leaves fat boxes that many
-         * queries' bounds reach. Split by the bulk's spread, the exact walk scans a quarter to a
-         * third fewer leaves for the bench's noisy queries; variance, which outliers still
-         * sway, gets most but not all of that. Sums are doubles in point
-         * order, so the choice does not depend on the thread count. */
+         * queries' bounds reach. With these splits (and the position below) the exact walk
+         * scans about a third fewer leaves for the bench's noisy queries; variance, which
+         * outliers still sway, gets most but not all of that. Sums are doubles in point order,
+         * so the choice does not depend on the thread count. */
         double dev[PM_MAX_PCA_COMPONENTS];
         for (int d = 0; d < dims; d++) {
             dev[d] = 0.0;
@@ -79,9 +79,9 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
             /* At the mean rather than the median: where a skewed coordinate thins out, so that
              * a dense cluster (an idle take) is not cut in two and its sparse tail gets its own
              * boxes (fewer points bounded per query, most of all for far queries and under
-             * dynamic weights). Kept within the middle half, so the larger child holds at most about 3/4 of
-             * the points: at most 59 levels for the largest database the format allows (2^27
-             * vectors, leaves of 8), below the 64 the loader accepts. */
+             * dynamic weights). Kept within the middle half, so the larger child holds at most
+             * about 3/4 of the points: at most 59 levels for the largest database the format
+             * allows (2^27 vectors, leaves of 8), below the 64 the loader accepts. */
             uint32_t below = 0;
             for (uint32_t i = s.first; i < s.first + s.count; i++) below += coords[(size_t)perm[i] * dims + best] < sum[best];
             uint32_t quarter = s.count / 4 / PM_BT_BLOCK * PM_BT_BLOCK;
@@ -90,8 +90,7 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
             uint32_t at = (below + PM_BT_BLOCK / 2) / PM_BT_BLOCK * PM_BT_BLOCK;
             if (lo_m <= hi_m) mid = PM_MIN(PM_MAX(at, lo_m), hi_m);
             pm_select_by_key(perm + s.first, s.count, mid, coords + best, (uint32_t)dims);
-        }
-        else if (hi[dims] > lo[dims]) pm_select_by_key(perm + s.first, s.count, mid, rho, 1);
+        } else if (hi[dims] > lo[dims]) pm_select_by_key(perm + s.first, s.count, mid, rho, 1);
         /* else: identical points, any split is as good; keep index order. */
         stack[top++] = (span){s.first + mid, s.count - mid, &nodes[id].right};
         stack[top++] = (span){s.first, mid, &nodes[id].left};

@@ -9,9 +9,9 @@
  * residual norm each; addend[i] = smallest cost addend of point i. Fills nodes (capacity
  * 2n + 1), boxes (pm_bt_box_stride floats per node: lo[P], hi[P] over the coordinates then the
  * residual norm, zero-padded to P = pm_bt_box_lanes lanes, then the smallest addend and 3 zeros)
- * and perm (leaf order -> point). Nodes split across the coordinate with the largest mean absolute
- * deviation, at its mean kept within the middle half, on multiples of PM_BT_BLOCK points. Returns the node count.
- * `dims` <= PM_MAX_PCA_COMPONENTS. */
+ * and perm (leaf order -> point). Nodes split across the coordinate with the largest mean
+ * absolute deviation, at its mean kept within the middle half, on multiples of PM_BT_BLOCK
+ * points. Returns the node count. `dims` <= PM_MAX_PCA_COMPONENTS. */
 uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
                              const float *addend, uint32_t n, int dims, int leaf_size);
 
