@@ -265,7 +265,7 @@ static pm_result build_plane(pm_blend_space *s, int third, pm_error *error) {
     }
     for (int k = 0; k < n; k++) {
         pm_dt3_point p = s->points[k];
-        int64_t c[3] = {p.x, p.y, p.z}, uvc[2];
+        int64_t c[3] = {p.x, p.y, p.z}, uvc[2] = {0, 0};
         for (int d = 0, m = 0; d < 3; d++)
             if (d != s->plane_axis) uvc[m++] = c[d];
         s->plane_points[k].x = uv[k].x = uvc[0];

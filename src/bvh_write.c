@@ -122,12 +122,14 @@ static int has_channel(const joint_out *o, int ch) {
 /* Whether component k of joint j's translation leaves its rest value in some frame. Ten
  * microns of slack: edits such as mirroring recompute every translation with rounding noise,
  * which should not add position channels to every joint. */
+static float vec3_component(pm_vec3 v, int k) { return k == 0 ? v.x : k == 1 ? v.y : v.z; }
+
 static int translation_moves(const pm_clip *c, int j, int k) {
     int jc = c->skeleton.joint_count;
-    const float *rest = &c->skeleton.rest_translations[j].x;
+    float rest = vec3_component(c->skeleton.rest_translations[j], k);
     for (int f = 0; f < c->frame_count; f++) {
-        const float *t = &c->translations[(size_t)f * jc + j].x;
-        if (fabsf(t[k] - rest[k]) > 1e-5f * PM_MAX(1.0f, fabsf(rest[k]))) return 1;
+        float t = vec3_component(c->translations[(size_t)f * jc + j], k);
+        if (fabsf(t - rest) > 1e-5f * PM_MAX(1.0f, fabsf(rest))) return 1;
     }
     return 0;
 }

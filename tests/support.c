@@ -149,6 +149,10 @@ pm_quat pm_test_random_quat(pm_test_rng *rng) {
 
 int pm_test_quat_same(pm_quat a, pm_quat b, float tol) { return fabsf(pm_quat_dot(a, b)) > 1.0f - tol; }
 
+pm_vec3 pm_test_unit_axis(int axis) {
+    return pm_vec3_make(axis == 0 ? 1.0f : 0.0f, axis == 1 ? 1.0f : 0.0f, axis == 2 ? 1.0f : 0.0f);
+}
+
 void pm_test_assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol) {
     if (!(fabsf(a.x - b.x) <= tol && fabsf(a.y - b.y) <= tol && fabsf(a.z - b.z) <= tol)) /* NaN fails too */
         fail_msg("(%g %g %g) != (%g %g %g) (tolerance %g)", (double)a.x, (double)a.y, (double)a.z, (double)b.x, (double)b.y,

@@ -36,6 +36,8 @@ pm_quat pm_test_random_quat(pm_test_rng *rng);
 int pm_test_quat_same(pm_quat a, pm_quat b, float tol);
 /* Fails unless every component of a and b differs by at most tol (tol 0: equal). */
 void pm_test_assert_vec3_near(pm_vec3 a, pm_vec3 b, float tol);
+/* The unit vector along axis 0 (x), 1 (y) or 2 (z). */
+pm_vec3 pm_test_unit_axis(int axis);
 
 /* Two databases hold the same bytes (same size, non-empty). */
 void pm_test_assert_same_database(const pm_database *a, const pm_database *b);

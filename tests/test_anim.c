@@ -59,8 +59,7 @@ static void test_euler_orders(void **state) {
         pm_quat expect = pm_quat_identity();
         for (int i = 0; i < 3; i++) {
             int axis = pm_euler_axis(order, i);
-            pm_vec3 a = pm_vec3_zero();
-            (&a.x)[axis] = 1.0f;
+            pm_vec3 a = pm_test_unit_axis(axis);
             expect = pm_quat_mul(expect, pm_quat_from_axis_angle(a, (float)rad[axis]));
         }
         assert_true(pm_test_quat_same(pm_euler_to_quat_d(rad, order), expect, 1e-6f));

@@ -112,11 +112,9 @@ static void test_all_orders_random(void **state) {
         for (int f = 30; f < 40; f++)
             for (int j = 0; j < 6; j++) {
                 const char *ord = j == 0 ? orders[o] : orders[(o + j) % 6];
-                pm_vec3 axis = pm_vec3_zero();
-                (&axis.x)[ord[1] - 'X'] = 1.0f;
+                pm_vec3 axis = pm_test_unit_axis(ord[1] - 'X');
                 pm_quat lock = pm_quat_from_axis_angle(axis, (f & 1 ? 0.5f : -0.5f) * PM_PI);
-                pm_vec3 first = pm_vec3_zero();
-                (&first.x)[ord[0] - 'X'] = 1.0f;
+                pm_vec3 first = pm_test_unit_axis(ord[0] - 'X');
                 c.rotations[(size_t)f * 6 + j] = pm_quat_mul(pm_quat_from_axis_angle(first, 0.3f * (float)f), lock);
             }
         c.unit_scale = 0.01f; /* written in centimetres */
