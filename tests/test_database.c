@@ -651,6 +651,43 @@ static void test_corrupt_files(void **state) {
     fixture_free(&f);
 }
 
+/* A header may not ask for more exact components than the builder can split on (its per-node
+ * sums are sized for PM_MAX_PCA_COMPONENTS), even when the cardinality has room for them. */
+static void test_exact_components_limit(void **state) {
+    (void)state;
+    enum { WIDE = PM_MAX_PCA_COMPONENTS + 2 };
+    pm_clip clips[2];
+    pm_asset_def assets[2];
+    for (int i = 0; i < 2; i++) {
+        pm_test_random_clip(&clips[i], 40, WIDE, (uint64_t)i + 9);
+        assets[i] = pm_default_asset_def(&clips[i]);
+    }
+    pm_database_def def = pm_default_database_def();
+    pm_test_curve_schema(&def.schema, WIDE);
+    def.exact_components = PM_MAX_PCA_COMPONENTS;
+    def.threads = 1;
+    pm_database *db = NULL;
+    pm_error err;
+    PM_ASSERT_OK(pm_database_build(&db, &def, assets, 2, &err));
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    memcpy(copy, bytes, n);
+    pmdb_header h;
+    memcpy(&h, copy, sizeof h);
+    assert_int_equal(h.exact_components, PM_MAX_PCA_COMPONENTS);
+    h.exact_components = PM_MAX_PCA_COMPONENTS + 1;
+    h.bt_block_rows = h.exact_components + 1;
+    memcpy(copy, &h, sizeof h);
+    pm_database *x = NULL;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_null(x);
+    assert_non_null(strstr(err.message, "65 exact components"));
+    free(copy);
+    pm_database_destroy(db);
+    for (int i = 0; i < 2; i++) pm_clip_destroy(&clips[i]);
+}
+
 /* Loads (as a file resealed with a valid checksum would) and must fail verification naming
  * `words`. */
 static void expect_unverified(const uint8_t *image, size_t n, const char *words) {
@@ -777,6 +814,7 @@ int main(void) {
         cmocka_unit_test(test_resampled_pose_counts),
         cmocka_unit_test(test_pose_vectors_and_features),
         cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_exact_components_limit),
         cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

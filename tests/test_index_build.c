@@ -121,6 +121,9 @@ static void test_skewed_and_clustered(void **state) {
         t.addend[i] = i % 5 == 0 ? -0.5f : 0.0f;
     }
     for (int leaf = PM_BT_BLOCK; leaf <= 256; leaf *= 2) build_and_check(&t, leaf);
+    /* The same shapes mirrored: tails below the bulk push the mean the other way. */
+    for (size_t i = 0; i < (size_t)n * dims; i++) t.coords[i] = -t.coords[i];
+    for (int leaf = PM_BT_BLOCK; leaf <= 256; leaf *= 2) build_and_check(&t, leaf);
     /* The same inputs give the same tree. */
     pmdb_bt_node *nodes = malloc((2 * (size_t)n + 1) * sizeof *nodes);
     uint32_t *perm = malloc(n * sizeof *perm);
@@ -140,18 +143,29 @@ static void test_skewed_and_clustered(void **state) {
 static void test_degenerate(void **state) {
     (void)state;
     tree t;
-    /* Identical points: no coordinate spreads, so no split is worth making... */
+    /* Identical points: no coordinate spreads, any split is as good (index order)... */
     tree_alloc(&t, 1000, 3);
     for (uint32_t i = 0; i < 3000; i++) t.coords[i] = 2.5f;
     build_and_check(&t, 16);
-    /* ...unless the residual norms differ: then they split. */
+    /* ...unless the residual norms differ: then the root splits them, small ones left. */
     for (uint32_t i = 0; i < 1000; i++) t.rho[i] = (float)(i % 17);
     build_and_check(&t, 16);
-    assert_true(t.count > 1);
+    const pmdb_bt_node *root = &t.nodes[0], *left = &t.nodes[root->left];
+    float left_max = -INFINITY, right_min = INFINITY;
+    for (uint32_t i = 0; i < t.n; i++) {
+        float r = t.rho[t.perm[i]];
+        if (i < left->count) left_max = r > left_max ? r : left_max;
+        else right_min = r < right_min ? r : right_min;
+    }
+    assert_true(left_max <= right_min);
+    assert_true(left_max < 16.0f); /* a real cut, not index order */
     tree_free(&t);
-    /* Two points far apart, many on top of each other: the mean falls outside the middle half. */
+    /* Eight points far away, the rest on top of each other: the mean falls outside the middle
+     * half, on either side. */
     tree_alloc(&t, 4096, 2);
     for (uint32_t i = 0; i < 4096; i++) t.coords[2 * i] = i < 8 ? 1e6f : 0.0f;
+    build_and_check(&t, PM_BT_BLOCK);
+    for (uint32_t i = 0; i < 8; i++) t.coords[2 * i] = -1e6f;
     build_and_check(&t, PM_BT_BLOCK);
     tree_free(&t);
     /* Sizes around the block: 1 point, one block, a block and one. */
