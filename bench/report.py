@@ -66,20 +66,20 @@ def search_section(out, data):
                      + f"; brute force <= 1.5x the re-read: {bench['bruteforce_vs_warm_read']:.2f}"
                      + f"; build < 3 s: {b['build_s']:.2f} s (+{b['read_s']:.2f} s parsing)\n")
         lines.append("| mode | query set | median us | p99 us | brute-force optimum | mean excess | worst | "
-                     "speed vs brute force | exact costs | build ms | bytes |")
-        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                     "speed vs brute force | exact costs | tree nodes | build ms | bytes |")
+        lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for m in bench["modes"]:
             lines.append(f"| {m['mode']} | {m['query_set']} | {m['median_us']:.1f} | {m['p99_us']:.1f} | "
                          f"{100 * m['exact_fraction']:.1f}% | {100 * m['mean_excess']:.2f}% | "
                          f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
-                         f"{m['candidates']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
+                         f"{m['candidates']:.0f} | {m['nodes']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
         for s, n in nanoflann.items():
             if not n:
                 continue
             lines.append(f"| nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']}) | {s} | "
                          f"{n['nanoflann']['median_us']:.1f} | {n['nanoflann']['p99_us']:.1f} | "
                          f"{100 * n['nanoflann']['exact_fraction']:.1f}% | {100 * n['nanoflann']['mean_excess']:.2f}% | | "
-                         f"{n['nanoflann_speedup_vs_bruteforce']:.1f}x | | {n['nanoflann_build_ms']:.0f} | |")
+                         f"{n['nanoflann_speedup_vs_bruteforce']:.1f}x | | | {n['nanoflann_build_ms']:.0f} | |")
         lines.append("")
         for s, n in nanoflann.items():
             if n:

@@ -88,6 +88,7 @@ static void search_kdtree(search_state *s, const float *zq, heap_item *stack, he
         heap_item it = stack[--sp];
         float worst = nk == kmax ? -knn[0].key : INFINITY;
         if (it.key > worst) continue;
+        s->nodes++;
         const pmdb_kd_node *node = &db->kd_nodes[it.node];
         if (node->dim < 0) {
             for (uint32_t i = node->a; i < node->a + node->b; i++) {
@@ -138,6 +139,7 @@ static void search_vptree(search_state *s, heap_item *stack) {
         float reach = limit(s) - min_add;
         float tau = reach > 0.0f ? sqrtf(reach / s->r2) : 0.0f;
         if (it.key > tau) continue;
+        s->nodes++;
         const pmdb_vp_node *node = &db->vp_nodes[it.node];
         if (node->inside == 0) {
             for (uint32_t i = node->vp; i < node->vp + node->outside; i++) {

@@ -63,6 +63,7 @@ typedef struct mode_row {
     double exact_fraction, mean_excess, max_excess_ratio;
     double speedup;
     double candidates;
+    double nodes;
     double build_ms;
     size_t bytes;
 } mode_row;
@@ -113,10 +114,11 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
     memset(m, 0, sizeof *m);
     snprintf(m->mode, sizeof m->mode, "%s", mode);
     snprintf(m->set, sizeof m->set, "%s", set);
-    double sum = 0.0, exact = 0.0, excess = 0.0, worst = 1.0, cand = 0.0;
+    double sum = 0.0, exact = 0.0, excess = 0.0, worst = 1.0, cand = 0.0, nodes = 0.0;
     for (int i = 0; i < qs->count; i++) {
         sum += times[i];
         cand += res[i].candidates;
+        nodes += res[i].nodes;
         int same = res[i].found == ref[i].found && res[i].pose == ref[i].pose && res[i].cost == ref[i].cost;
         exact += same;
         if (res[i].found && ref[i].found && ref[i].cost > 0.0f) {
@@ -133,6 +135,7 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
     m->mean_excess = excess / qs->count;
     m->max_excess_ratio = worst;
     m->candidates = cand / qs->count;
+    m->nodes = nodes / qs->count;
     m->speedup = bf_median > 0.0 ? bf_median / m->median_us : 1.0;
     m->build_ms = build_ms;
     m->bytes = bytes;
@@ -523,6 +526,7 @@ int pm_cmd_bench(int argc, char **argv) {
             cJSON_AddNumberToObject(x, "max_excess_ratio", m->max_excess_ratio);
             cJSON_AddNumberToObject(x, "speedup_vs_bruteforce", m->speedup);
             cJSON_AddNumberToObject(x, "candidates", m->candidates);
+            cJSON_AddNumberToObject(x, "nodes", m->nodes);
             cJSON_AddNumberToObject(x, "build_ms", m->build_ms);
             cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
             cJSON_AddItemToArray(modes, x);
@@ -536,13 +540,13 @@ int pm_cmd_bench(int argc, char **argv) {
                info.searchable_poses, card, nq, (double)info.bytes / info.poses);
         printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
                read_us, bf_floor_us / read_us, bf_floor_us);
-        printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %9s %10s\n", "mode", "query set", "median us", "p99 us",
-               "exact", "excess", "worst", "speedup", "candidates", "build ms", "bytes");
+        printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s\n", "mode", "query set", "median us", "p99 us",
+               "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes");
         for (int i = 0; i < b.row_count; i++) {
             mode_row *m = &b.rows[i];
-            printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %9.1f %10zu\n", m->mode, m->set,
+            printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %7.0f %9.1f %10zu\n", m->mode, m->set,
                    m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
-                   m->speedup, m->candidates, m->build_ms, m->bytes);
+                   m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes);
         }
         printf("exact vs brute force, median over both sets' queries: %.1fx (%.1f vs %.1f us)\n", headline, bf_pooled,
                ex_pooled);

@@ -82,7 +82,7 @@ typedef struct pm_search_result {
     float penalty;
     int continuing;         /* the continuing pose won */
     int candidates;         /* exact costs evaluated (work measure) */
-    int nodes;              /* tree nodes visited (work measure) */
+    int nodes;              /* tree nodes visited (work measure; 0 for brute force) */
 } pm_search_result;
 
 /* Bytes of scratch a search with this def needs on this database (16-byte aligned). */
