@@ -297,10 +297,12 @@ static void bm_free_all(build_mem *m) {
 
 /* Automatic exact components: the tree splits on these, the rest goes into one residual norm.
  * More components make the bound tighter (fewer exact costs) and each bound dearer. With the
- * AVX2 walk and the value boxes, 99.5% of the variance is where the two balance on locomotion
- * data (`posematch build --exact-components K` and `posematch bench` compare choices): against
- * 98.5%, far fewer exact costs and a lower p99 for the same median, for a few percent more bytes.
- * A multiple of 4 minus one keeps a point (coordinates + residual) a whole number of SIMD lanes. */
+ * AVX2 walk, the value boxes and the spread-based splits, 99.9% of the variance is where the two
+ * balance on locomotion data (`posematch build --exact-components K` and `posematch bench`
+ * compare choices): 23 components on both presets' bench databases, against 19 at 99.5% a third
+ * of the exact costs and a lower noisy median and p99, for 6% more bytes; all 27 or 31
+ * components gain little more and lose under dynamic weights. A multiple of 4 minus one keeps a
+ * point (coordinates + residual) a whole number of SIMD lanes. */
 static int auto_exact_components(const double *eigen, int card) {
     double total = 0.0;
     for (int i = 0; i < card; i++) total += PM_MAX(eigen[i], 0.0);
@@ -308,7 +310,7 @@ static int auto_exact_components(const double *eigen, int card) {
     double part = 0.0;
     for (int i = 0; i < card; i++) {
         part += PM_MAX(eigen[i], 0.0);
-        if (total <= 0.0 || part >= 0.995 * total) {
+        if (total <= 0.0 || part >= 0.999 * total) {
             k = i + 1;
             break;
         }
