@@ -61,6 +61,14 @@ static pm_result clip_check_curves(const pm_clip *c, const char *op, pm_error *e
     return PM_OK;
 }
 
+static pm_result check_curve_values(const char *clip, const char *curve, const float *values, int frames,
+                                    pm_error *error) {
+    for (int f = 0; f < frames; f++)
+        if (!isfinite(values[f]))
+            return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", clip, curve, f);
+    return PM_OK;
+}
+
 void pm_clip_move_into(pm_clip *out, pm_clip *result, int out_is_input) {
     if (out_is_input) pm_clip_destroy(out);
     *out = *result;
@@ -145,10 +153,7 @@ pm_result pm_clip_add_curve(pm_clip *c, const char *name, const float *values, p
     if (r == PM_OK) r = clip_check_name(c, "pm_clip_add_curve", error);
     if (r != PM_OK) return r;
     if ((r = pm_check_name(name, "pm_clip_add_curve: the curve name", error)) != PM_OK) return r;
-    for (int f = 0; f < c->frame_count; f++)
-        if (!isfinite(values[f]))
-            return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", c->name ? c->name : "",
-                           name, f);
+    if ((r = check_curve_values(c->name ? c->name : "", name, values, c->frame_count, error)) != PM_OK) return r;
     float *copy = (float *)pm_alloc_array(&c->allocator, (size_t)c->frame_count, sizeof(float), 0);
     if (!copy) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "clip: out of memory for curve '%s'", name);
     memcpy(copy, values, (size_t)c->frame_count * sizeof(float));
@@ -242,10 +247,8 @@ pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
     snprintf(what, sizeof what, "clip '%s'", name);
     if ((r = clip_check_curves(c, what, error)) != PM_OK) return r;
     for (int i = 0; i < c->curve_count; i++)
-        for (int f = 0; f < c->frame_count; f++)
-            if (!isfinite(c->curves[i].values[f]))
-                return pm_fail(error, PM_ERR_NUMERIC, "clip '%s': curve '%s' frame %d is not finite", name,
-                               c->curves[i].name, f);
+        if ((r = check_curve_values(name, c->curves[i].name, c->curves[i].values, c->frame_count, error)) != PM_OK)
+            return r;
     int jc = c->skeleton.joint_count;
     for (int f = 0; f < c->frame_count; f++)
         for (int j = 0; j < jc; j++) {

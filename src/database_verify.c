@@ -18,8 +18,9 @@
 
 #define FAIL(...) pm_fail(error, PM_ERR_CORRUPT, __VA_ARGS__)
 
-/* Deeper than any tree the builder makes (median splits: about log2 of the vectors), and what
- * keeps the ancestor checks O(n log n) on a crafted degenerate tree. */
+/* Deeper than any tree the builder makes (KD- and VP-trees split at medians, about log2 of the
+ * vectors; the bound tree keeps its splits in the middle half, at most 59 levels: see
+ * src/index_build.c), and what keeps the ancestor checks O(n log n) on a crafted degenerate tree. */
 enum { MAX_DEPTH = 64 };
 
 /* The exact bound takes the basis as orthonormal: a basis B whose Gram matrix G = B B^T is off

@@ -52,9 +52,10 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
         /* Split across the coordinate the points spread most along (mean absolute deviation),
          * not the one of largest extent: a few outlying poses (a stumble in a walk) stretch an
          * extent without widening the bulk, and splitting there leaves fat boxes that many
-         * queries' bounds reach. With these splits (and the position below) the exact walk
-         * scans about a third fewer leaves for the bench's noisy queries; variance, which
-         * outliers still sway, gets most but not all of that. Sums are doubles in point order,
+         * queries' bounds reach. With these splits (and the position below) fewer leaves reach a
+         * query's bound, so the exact walk visits fewer nodes and bounds fewer blocks (the tree
+         * nodes of `make bench`); variance, which outliers still sway, gets most but not all of
+         * that. Sums are doubles in point order,
          * so the choice does not depend on the thread count. */
         double dev[PM_MAX_PCA_COMPONENTS];
         for (int d = 0; d < dims; d++) {
@@ -88,7 +89,7 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
             uint32_t lo_m = PM_MAX(quarter, (uint32_t)PM_BT_BLOCK), hi_m = (s.count - quarter) / PM_BT_BLOCK * PM_BT_BLOCK;
             if (hi_m >= s.count) hi_m -= PM_BT_BLOCK;
             uint32_t at = (below + PM_BT_BLOCK / 2) / PM_BT_BLOCK * PM_BT_BLOCK;
-            if (lo_m <= hi_m) mid = PM_MIN(PM_MAX(at, lo_m), hi_m);
+            mid = PM_MIN(PM_MAX(at, lo_m), hi_m); /* lo_m <= hi_m once a node splits (>= 16 points) */
             pm_select_by_key(perm + s.first, s.count, mid, coords + best, (uint32_t)dims);
         } else if (hi[dims] > lo[dims]) pm_select_by_key(perm + s.first, s.count, mid, rho, 1);
         /* else: identical points, any split is as good; keep index order. */

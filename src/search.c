@@ -32,7 +32,7 @@ pm_search_def pm_default_search_def(void) {
 /* ---- scratch ---- */
 
 typedef struct scratch_layout {
-    size_t qn, w, we, y, pc, zq, heap, knn, total;
+    size_t qn, w, we, y, pc, zq, extra, heap, knn, total;
     size_t heap_items, knn_items;
 } scratch_layout;
 
@@ -54,6 +54,8 @@ static scratch_layout layout_scratch(const pm_database *db, const pm_search_def 
     at = up16(at + (size_t)db->card * sizeof(double));
     l.zq = at;
     at = up16(at + ((size_t)db->card + 8) * sizeof(float));
+    l.extra = at;
+    at = up16(at + (size_t)h->bt_node_count * sizeof(float));
     uint32_t nodes = h->bt_node_count;
     if (h->kd_node_count > nodes) nodes = h->kd_node_count;
     if (h->vp_node_count > nodes) nodes = h->vp_node_count;
@@ -219,6 +221,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         }
         for (int d = D; d < S; d++) we[d] = 0.0f;
         s->we = we;
+        s->node_extra = (float *)(mem + l->extra);
     }
     s->magnitude = fabsf(db->header->min_cost_addend) + fabsf(def->continuing_cost_addend);
     s->best = def->max_cost;

@@ -26,6 +26,9 @@ typedef struct search_state {
      * the base cost plus these terms, so a PCA bound of the first plus a value-box bound of the
      * second bounds it: tighter than either alone when the weights are uneven. */
     const float *we;
+    /* Under dynamic weights, the extra share (above) over each pushed node's value box, written
+     * when its key is computed so that a leaf popped later need not bound its box again. */
+    float *node_extra;
     float slack;     /* float rounding allowance for bounds */
     float coord_err; /* exact mode: allowance for the rounding of large PCA coordinates, per
                         square root of cost (0 elsewhere) */

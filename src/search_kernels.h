@@ -57,15 +57,6 @@ PM_ALWAYS_INLINE static inline void value_box_gaps(float *full, float *extra, co
     *extra = (ae[0] + ae[1]) + (ae[2] + ae[3]);
 }
 
-/* What a leaf's points may add to their r2-scaled PCA bounds: the dynamic weights' share beyond
- * r2 times the base ones, bounded over the leaf's value box. 0 without dynamic weights. */
-static inline float leaf_extra(const search_state *s, uint32_t leaf) {
-    if (!s->we) return 0.0f;
-    float full, extra;
-    value_box_gaps(&full, &extra, s, leaf);
-    return extra;
-}
-
 /* A child's key: its PCA-box bound, raised when that does not prune it already (the value box
  * is twice the bytes). Without dynamic weights only leaves take their value-box bound: that
  * spares a leaf scan in dense regions (fewer exact costs, a lower p99), while higher up the PCA
@@ -79,6 +70,7 @@ static inline float child_key(const search_state *s, uint32_t child, const float
         if (s->we) {
             float full, extra;
             value_box_gaps(&full, &extra, s, child);
+            s->node_extra[child] = extra;
             bound = PM_MAX(full, bound + extra);
         } else if (db->bt_nodes[child].left == 0) {
             float v = box_gap2(db->bt_value_boxes + (size_t)child * 2 * db->stride, s->qn, s->w, db->stride);
@@ -138,7 +130,9 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
         /* A leaf: bound 8 points at a time, then exact costs for the survivors. */
         const uint32_t end = node->first + node->count;
         const float *block = db->bt_points + (size_t)node->first * rows;
-        const float extra = leaf_extra(s, it.node);
+        /* What a leaf's points may add to their r2-scaled PCA bounds under dynamic weights (set
+         * by child_key when the leaf was pushed: every pushed node passed that bound). */
+        const float extra = s->we ? s->node_extra[it.node] : 0.0f;
         for (uint32_t b0 = node->first; b0 < end; b0 += PM_BT_BLOCK, block += PM_BT_BLOCK * rows) {
             float keys[PM_BT_BLOCK];
             unsigned pass = block_keys(keys, block, qz, rows, r2, addend + b0, limit(s) - extra);

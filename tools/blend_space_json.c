@@ -190,13 +190,11 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     if (!out || !text) return bad(&l, PM_ERR_INVALID_ARGUMENT, "input", "NULL argument");
     memset(out, 0, sizeof *out);
     out->grid = pm_default_blend_grid_def();
-    const char *after = NULL;
-    cJSON *root = pm_cli_json_parse(text, &after);
-    if (!root) return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", pm_cli_text_line(text, cJSON_GetErrorPtr()));
-    if (after) {
-        cJSON_Delete(root);
-        return bad(&l, PM_ERR_PARSE, "JSON", "text after the top-level value, line %d", pm_cli_text_line(text, after));
-    }
+    int line, trailing;
+    cJSON *root = pm_cli_json_parse(text, &line, &trailing);
+    if (!root)
+        return bad(&l, PM_ERR_PARSE, "JSON", trailing ? "text after the top-level value, line %d" : "malformed near line %d",
+                   line);
     pm_result r = PM_OK;
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;

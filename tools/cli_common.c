@@ -35,13 +35,22 @@ pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, 
     return code;
 }
 
-cJSON *pm_cli_json_parse(const char *text, const char **after) {
+cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing) {
     const char *end = NULL;
-    *after = NULL;
+    *trailing = 0;
     cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
-    if (root && end) {
+    if (!root) {
+        *bad_line = pm_cli_text_line(text, cJSON_GetErrorPtr());
+        return NULL;
+    }
+    if (end) {
         while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
-        if (*end) *after = end;
+        if (*end) {
+            cJSON_Delete(root);
+            *trailing = 1;
+            *bad_line = pm_cli_text_line(text, end);
+            return NULL;
+        }
     }
     return root;
 }

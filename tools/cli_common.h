@@ -52,9 +52,9 @@ int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **arg
  * both list; info adds more). */
 struct cJSON;
 struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
-/* Parses one JSON document; NULL when malformed (cJSON_GetErrorPtr says where). *after is set to
- * the first non-blank character after the top-level value, NULL when there is none: a file with
- * more after its value is an error, not a document whose tail is silently ignored. */
-struct cJSON *pm_cli_json_parse(const char *text, const char **after);
+/* Parses one JSON document. NULL when it is malformed or has more than blanks after its value (a
+ * file's tail is an error, not something to ignore): *trailing tells which (1: text after the
+ * value) and *bad_line where. */
+struct cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing);
 
 #endif

@@ -207,16 +207,12 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
         snprintf(origin->source, sizeof origin->source, "%s", p.source);
     }
     pm_schema_init(out);
-    const char *after = NULL;
-    cJSON *root = pm_cli_json_parse(text, &after);
+    int line, trailing;
+    cJSON *root = pm_cli_json_parse(text, &line, &trailing);
     if (!root)
-        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: not valid JSON", p.source,
-                                pm_cli_text_line(text, cJSON_GetErrorPtr()));
-    if (after) {
-        cJSON_Delete(root);
-        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: text after the top-level JSON value", p.source,
-                                pm_cli_text_line(text, after));
-    }
+        return pm_cli_set_error(error, PM_ERR_PARSE,
+                                trailing ? "%s:%d: text after the top-level JSON value" : "%s:%d: not valid JSON", p.source,
+                                line);
     pm_result r = PM_OK;
     if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
     if (r == PM_OK) r = check_keys(&p, root, "(top)", top_keys);
