@@ -1,6 +1,7 @@
 /* Minimal embedding example: load a database, build a query from a clip frame, search it.
  *   build/examples/search_example DB.pmdb CLIP.bvh FRAME
  * The query would normally come from the character's state; a clip frame stands in here. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,19 +24,25 @@ int main(int argc, char **argv) {
         pm_database_destroy(db);
         return 1;
     }
-    /* Feature rows for every frame, prepared as the database prepared its own clips. */
+    /* Feature rows for the whole clip, prepared as the database prepared its own clips. */
     float *rows = NULL;
-    int frames = 0;
-    if (pm_database_clip_queries(&rows, &frames, db, &clip, &err) != PM_OK) {
+    int count = 0;
+    if (pm_database_clip_queries(&rows, &count, db, &clip, &err) != PM_OK) {
         fprintf(stderr, "%s\n", err.message);
         pm_clip_destroy(&clip);
         pm_database_destroy(db);
         return 1;
     }
+    /* FRAME is a frame of the file; the rows are at the database's rate after any rest-pose
+     * lead-in it drops, so the library maps one to the other. */
     char *end;
     long frame = strtol(argv[3], &end, 10);
-    if (*end || end == argv[3] || frame < 0 || frame >= frames) {
-        fprintf(stderr, "%s: frame '%s' is outside 0..%d\n", argv[2], argv[3], frames - 1);
+    int row = -1;
+    if (*end || end == argv[3] || frame < 0 || frame > INT_MAX)
+        fprintf(stderr, "%s: '%s' is not a frame number\n", argv[2], argv[3]);
+    else if (pm_database_clip_frame_row(&row, db, &clip, (int)frame, &err) != PM_OK)
+        fprintf(stderr, "%s\n", err.message); /* a frame past the clip, or a lead-in it drops */
+    if (row < 0) {
         pm_free_buffer(rows, NULL);
         pm_clip_destroy(&clip);
         pm_database_destroy(db);
@@ -50,7 +57,7 @@ int main(int argc, char **argv) {
     pm_search_result r;
     pm_asset_info asset;
     if (!scratch) fprintf(stderr, "out of memory for %zu bytes of scratch\n", size);
-    else if (pm_search(&r, db, rows + (size_t)frame * cardinality, &def, scratch, size, &err) != PM_OK ||
+    else if (pm_search(&r, db, rows + (size_t)row * cardinality, &def, scratch, size, &err) != PM_OK ||
              (r.found && pm_database_asset(&asset, db, r.asset, &err) != PM_OK))
         fprintf(stderr, "%s\n", err.message);
     else if (!r.found) fprintf(stderr, "no pose found\n");

@@ -434,6 +434,19 @@ static double resample_grid(const pm_clip *src, double new_dt, double *step) {
     return floor(pm_clip_duration(src) / new_dt + 1e-3) + 1.0;
 }
 
+double pm_clip_resample_plan(const pm_clip *src, float fps, double *step) {
+    double new_dt = 1.0 / fps;
+    *step = new_dt; /* source seconds between new frames */
+    double count_d;
+    if (src->looping) {
+        /* A looping clip keeps its period: frames cover [0, duration). */
+        count_d = floor(pm_clip_duration(src) / new_dt + 0.5);
+    } else {
+        count_d = resample_grid(src, new_dt, step);
+    }
+    return count_d < 1.0 ? 1.0 : count_d;
+}
+
 pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
     const int aliased = out == src;
@@ -445,15 +458,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     /* A float, as the clip's times are (an overflow to Inf makes the count Inf, refused below). */
     double duration = pm_clip_duration(src);
-    double new_dt = 1.0 / fps, step = new_dt; /* step: source seconds between new frames */
-    double count_d;
-    if (src->looping) {
-        /* A looping clip keeps its period: frames cover [0, duration). */
-        count_d = floor(duration / new_dt + 0.5);
-    } else {
-        count_d = resample_grid(src, new_dt, &step);
-    }
-    if (count_d < 1.0) count_d = 1.0;
+    double new_dt = 1.0 / fps, step;
+    double count_d = pm_clip_resample_plan(src, fps, &step);
     if (!(count_d <= PM_MAX_FRAMES))
         return pm_clip_fail_into(out, aliased,
                                  pm_fail(error, PM_ERR_LIMIT,

@@ -10,6 +10,10 @@
 pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator,
                                  pm_error *error);
 
+/* The frame count pm_clip_resample gives `src` at `fps` (a valid rate), and in *step the source
+ * seconds between its frames (1 / fps, or a nearby step that lands on source frames). */
+double pm_clip_resample_plan(const pm_clip *src, float fps, double *step);
+
 /* Hands a result built in a local clip to the caller's *out. When out is one of the inputs its
  * old contents are released only now, on success, so that a failure leaves every input as it
  * was. */

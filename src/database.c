@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "clip_internal.h"
 #include "database_internal.h"
 
 void pm_database_get_info(pm_database_info *out, const pm_database *db) {
@@ -117,6 +118,47 @@ const float *pm_database_values(const pm_database *db, int *rows, int *stride) {
     if (rows) *rows = db ? (int)db->header->searchable_vectors : 0;
     if (stride) *stride = db ? db->stride : 0;
     return db ? db->values : NULL;
+}
+
+pm_result pm_database_clip_lead_in(float *out_seconds, const pm_database *db, const pm_clip *clip, pm_error *error) {
+    if (!out_seconds || !db || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_clip_lead_in: NULL argument");
+    *out_seconds = 0.0f;
+    pm_result r = pm_clip_validate(clip, error);
+    int frames = 0;
+    if (r == PM_OK) r = pm_clip_lead_in_frames(&frames, clip, &db->settings, error);
+    if (r == PM_OK) *out_seconds = (float)frames * clip->frame_time;
+    return r;
+}
+
+pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db, const pm_clip *clip, int frame,
+                                     pm_error *error) {
+    if (!out_row || !db || !clip)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_clip_frame_row: NULL argument");
+    *out_row = -1;
+    pm_result r = pm_clip_validate(clip, error);
+    if (r != PM_OK) return r;
+    const char *name = clip->name ? clip->name : "(unnamed)";
+    if (frame < 0 || frame >= clip->frame_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': frame %d is outside 0..%d", name, frame,
+                       clip->frame_count - 1);
+    int lead = 0;
+    if ((r = pm_clip_lead_in_frames(&lead, clip, &db->settings, error)) != PM_OK) return r;
+    if (frame < lead)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "clip '%s': frame %d is a rest-pose lead-in frame the database drops (its motion starts at "
+                       "frame %d)",
+                       name, frame, lead);
+    /* The clip as pm_prepare_clip sees it after the trim: only its frame count and rate matter. */
+    pm_clip kept = *clip;
+    kept.frame_count -= lead;
+    if (!pm_clip_needs_resample(&kept, &db->settings)) {
+        *out_row = frame - lead;
+        return PM_OK;
+    }
+    double step, count = pm_clip_resample_plan(&kept, db->settings.fps, &step);
+    double row = floor((double)(frame - lead) * kept.frame_time / step + 0.5);
+    *out_row = (int)PM_MIN(row, count - 1.0);
+    return PM_OK;
 }
 
 pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,

@@ -39,8 +39,26 @@ pm_database_def pm_default_database_def(void) {
 }
 
 static pm_result validate_def(const pm_database_def *d, pm_error *error) {
-    pm_result r = pm_schema_validate(&d->schema, error);
+    pm_schema_layout layout;
+    pm_result r = pm_schema_layout_compute(&layout, &d->schema, error);
     if (r != PM_OK) return r;
+    for (int i = 0; i < d->schema.channel_count; i++)
+        if (d->schema.channels[i].role != 0) {
+            char label[96];
+            pm_channel_display_name(label, sizeof label, &d->schema.channels[i]);
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "schema channel %d (%s) reads role %d: databases of single-character clips read role 0 only",
+                           i, label, d->schema.channels[i].role);
+        }
+    /* Weights of zero everywhere (trajectory samples left at weight 0, say) would make every
+     * pose cost the same: a search could not tell them apart. */
+    int weighted = 0;
+    for (int k = 0; k < layout.cardinality; k++) weighted |= layout.dim_weight[k] > 0.0f;
+    if (!weighted)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "schema '%s': every feature's weight is 0 (channel, trajectory sample and group weights "
+                       "multiply): a search could not tell poses apart",
+                       d->schema.name);
     int card = pm_schema_cardinality(&d->schema);
     if (!(d->fps >= 1.0f && d->fps <= 1000.0f))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: fps %g is outside 1..1000", (double)d->fps);
@@ -159,6 +177,19 @@ typedef struct builder {
     uint8_t *excluded;
 } builder;
 
+pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *e) {
+    *out = 0;
+    if (!def->trim_rest_first_frame || src->frame_count <= 2) return PM_OK;
+    pm_clip_survey sv;
+    pm_result r = pm_clip_survey_compute(&sv, src, e);
+    if (r == PM_OK) *out = sv.first_frame_is_rest;
+    return r;
+}
+
+int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def) {
+    return fabsf(1.0f / clip->frame_time - def->fps) > 1e-3f * def->fps;
+}
+
 /* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
  * the same preparation for assets and for query clips. */
 pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
@@ -166,13 +197,9 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
     pm_clip tmp;
     memset(&tmp, 0, sizeof tmp);
     memset(out, 0, sizeof *out);
-    pm_result r = PM_OK;
-    int first = 0;
-    if (def->trim_rest_first_frame && src->frame_count > 2) {
-        pm_clip_survey sv;
-        if ((r = pm_clip_survey_compute(&sv, src, e)) != PM_OK) return r;
-        first = sv.first_frame_is_rest;
-    }
+    int first;
+    pm_result r = pm_clip_lead_in_frames(&first, src, def, e);
+    if (r != PM_OK) return r;
     if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
     else r = pm_clip_copy(&tmp, src, NULL, e);
     if (r != PM_OK) return r;
@@ -184,8 +211,7 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
         tmp = m;
     }
     tmp.looping = looping;
-    float fps = 1.0f / tmp.frame_time;
-    if (fabsf(fps - def->fps) > 1e-3f * def->fps) {
+    if (pm_clip_needs_resample(&tmp, def)) {
         r = pm_clip_resample(out, &tmp, def->fps, e);
         pm_clip_destroy(&tmp);
         return r;

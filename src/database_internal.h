@@ -242,6 +242,10 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
  * that pm_database_compute_key refuses exactly the inputs a build would. */
 pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
                                    pm_error *error);
+/* Frames a database with these settings drops at the start of `src` (1: a rest-pose lead-in it
+ * trims, else 0), and whether it resamples `src` to its rate. */
+pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *error);
+int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def);
 /* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
 pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
                           const int32_t *mirror_map, int looping,

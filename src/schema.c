@@ -14,6 +14,7 @@ pm_channel_def pm_default_channel_def(pm_feature_kind kind) {
     c.axis = 2;
     c.size = kind == PM_FEATURE_PADDING ? 1 : 0;
     c.parent = -1;
+    for (int i = 0; i < PM_MAX_TRAJECTORY_SAMPLES; i++) c.samples[i].weight = 1.0f;
     return c;
 }
 

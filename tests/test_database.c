@@ -315,6 +315,25 @@ static void test_build_errors(void **state) {
     assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_NOT_FOUND);
     assert_non_null(strstr(err.message, "random"));
     assert_null(db);
+    /* Only role 0 exists for single-character clips: refused before any work, key included. */
+    d = f.def;
+    d.schema.channels[2].role = 1;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "channel 2"));
+    assert_non_null(strstr(err.message, "role 1"));
+    char key[33] = "untouched";
+    assert_int_equal(pm_database_compute_key(key, &d, f.assets, 4, NULL), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(key, "untouched");
+    /* Every weight zero: every pose would cost the same. */
+    d = f.def;
+    for (int c = 0; c < d.schema.channel_count; c++) d.schema.channels[c].weight = 0.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "weight is 0"));
+    assert_null(db);
+    /* A trajectory sample given only an offset and flags weighs 1, as in a JSON schema. */
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = PM_MAX_TRAJECTORY_SAMPLES;
+    for (int k = 0; k < PM_MAX_TRAJECTORY_SAMPLES; k++) assert_true(t.samples[k].weight == 1.0f);
     fixture_free(&f);
 }
 
@@ -504,6 +523,52 @@ static void test_resampled_pose_counts(void **state) {
         expect += a.pose_count;
     }
     assert_int_equal(in.poses, expect);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* A clip frame maps to the query row at the database's rate (30 fps clips, a 60 fps database:
+ * frame f is row 2f), and that row holds the features the asset stored for the pose (read back
+ * from the normalised values: equal within rounding). */
+static void test_clip_frame_rows(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 30.0f;
+    f.def.fps = 60.0f;
+    pm_database *db = build(&f, 1);
+    float *rows = NULL, lead = -1.0f, feat[DIMS];
+    int n = 0, row = -1;
+    pm_error err;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &f.clips[2], NULL));
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &f.clips[2], NULL));
+    assert_true(lead == 0.0f); /* not a rest pose: nothing dropped */
+    pm_asset_info a;
+    PM_ASSERT_OK(pm_database_asset(&a, db, 2, NULL));
+    assert_int_equal(n, a.pose_count);
+    for (int fr = 0; fr < f.clips[2].frame_count; fr++) {
+        PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &f.clips[2], fr, NULL));
+        assert_int_equal(row, 2 * fr);
+        PM_ASSERT_OK(pm_database_pose_features(feat, db, a.first_pose + row, NULL));
+        for (int d = 0; d < DIMS; d++) /* stored normalised: read back within rounding */
+            assert_true(fabsf(feat[d] - rows[(size_t)row * DIMS + d]) <= 1e-5f * (1.0f + fabsf(feat[d])));
+    }
+    assert_int_equal(pm_database_clip_frame_row(&row, db, &f.clips[2], f.clips[2].frame_count, &err),
+                     PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(row, -1);
+    assert_non_null(strstr(err.message, "is outside 0..53"));
+    assert_int_equal(pm_database_clip_frame_row(&row, db, &f.clips[2], -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_clip_frame_row(NULL, db, &f.clips[2], 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_clip_lead_in(&lead, NULL, &f.clips[2], &err), PM_ERR_INVALID_ARGUMENT);
+    pm_free_buffer(rows, NULL);
+    pm_database_destroy(db);
+    /* 120 fps clips in a 60 fps database: frame f is row f / 2, rounded half up. */
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 120.0f;
+    db = build(&f, 1);
+    for (int fr = 0; fr < f.clips[1].frame_count; fr++) {
+        PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &f.clips[1], fr, NULL));
+        assert_int_equal(row, (fr + 1) / 2 < (f.clips[1].frame_count + 1) / 2 ? (fr + 1) / 2 : (f.clips[1].frame_count - 1) / 2);
+    }
     pm_database_destroy(db);
     fixture_free(&f);
 }
@@ -812,6 +877,7 @@ int main(void) {
         cmocka_unit_test(test_def_errors),
         cmocka_unit_test(test_no_searchable_pose),
         cmocka_unit_test(test_resampled_pose_counts),
+        cmocka_unit_test(test_clip_frame_rows),
         cmocka_unit_test(test_pose_vectors_and_features),
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_exact_components_limit),

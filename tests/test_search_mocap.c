@@ -168,11 +168,52 @@ static void test_a_pose_finds_itself(void **state) {
     pm_database_destroy(db);
 }
 
+/* CMU 01_01 opens on a T-pose the database drops: its frames map to rows past that lead-in,
+ * and a result's time plus the lead-in is the clip's own time. */
+static void test_lead_in_frames(void **state) {
+    (void)state;
+    pm_clip c;
+    pm_error err;
+    if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_def def = pm_default_database_def();
+    PM_ASSERT_OK(pm_schema_preset(&def.schema, "holden27", NULL));
+    def.fps = 60.0f;
+    pm_asset_def a = pm_default_asset_def(&c);
+    pm_database *db = NULL;
+    if (pm_database_build(&db, &def, &a, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    float lead = 0.0f;
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c, NULL));
+    assert_true(lead == c.frame_time);
+    int row = -1, n = 0;
+    assert_int_equal(pm_database_clip_frame_row(&row, db, &c, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "lead-in"));
+    PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &c, 1, NULL));
+    assert_int_equal(row, 0);
+    float *rows = NULL;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &c, NULL));
+    PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &c, c.frame_count - 1, NULL));
+    assert_int_equal(row, n - 1);
+    PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &c, 201, NULL));
+    assert_int_equal(row, 100);
+    pm_search_def sd = pm_default_search_def();
+    size_t ss = pm_search_scratch_size(db, &sd);
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    pm_search_result r;
+    PM_ASSERT_OK(pm_search(&r, db, rows + (size_t)row * 27, &sd, scratch, ss, NULL));
+    assert_true(r.cost < 1e-6f);
+    assert_true(fabsf(r.time + lead - 201 * c.frame_time) < 1e-4f);
+    free(scratch);
+    pm_free_buffer(rows, NULL);
+    pm_database_destroy(db);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     pm_test_require_mocap("test_search_mocap");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_holden27),
         cmocka_unit_test(test_ue_locomotion),
+        cmocka_unit_test(test_lead_in_frames),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_a_pose_finds_itself),
     };

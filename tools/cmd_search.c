@@ -127,35 +127,24 @@ int pm_cmd_search(int argc, char **argv) {
         }
         if (a.loop) clip.looping = 1;
         float *all = NULL;
-        int n = 0;
-        /* The query rows start after a rest-pose lead-in frame the database drops, as its
-         * assets do (pm_database_clip_queries trims the same way). */
-        pm_clip_survey survey;
-        if (pm_clip_survey_compute(&survey, &clip, &err) != PM_OK) {
-            pm_cli_fail_error(&err);
-            pm_clip_destroy(&clip);
-            goto done;
+        int n = 0, row = -1;
+        float lead_in = 0.0f;
+        /* --frame counts the file's frames: the library maps it past a rest-pose lead-in the
+         * database drops and onto its own rate; the CLI words the two refusals in its terms. */
+        pm_result r = pm_database_clip_lead_in(&lead_in, db, &clip, &err);
+        if (r == PM_OK && a.frame >= clip.frame_count)
+            pm_cli_fail("%s: --frame %ld is past the clip's last frame %d", a.clip, a.frame, clip.frame_count - 1);
+        else if (r == PM_OK && a.frame == 0 && lead_in > 0.0f)
+            pm_cli_fail("%s: --frame 0 is a rest-pose lead-in frame the database drops (build --keep-rest-frame keeps "
+                        "it); the motion starts at frame 1",
+                        a.clip);
+        else {
+            if (r == PM_OK) r = pm_database_clip_frame_row(&row, db, &clip, (int)a.frame, &err);
+            if (r == PM_OK) r = pm_database_clip_queries(&all, &n, db, &clip, &err);
+            if (r != PM_OK) pm_cli_fail_error(&err);
         }
-        int trimmed = pm_database_settings(db)->trim_rest_first_frame && survey.first_frame_is_rest;
-        /* --frame counts the file's frames; the database samples at its own rate. */
-        double t = (double)(a.frame - trimmed) * clip.frame_time;
-        long source_frames = clip.frame_count;
-        pm_result r = pm_database_clip_queries(&all, &n, db, &clip, &err);
         pm_clip_destroy(&clip);
-        if (r != PM_OK) {
-            pm_cli_fail_error(&err);
-            goto done;
-        }
-        if (a.frame >= source_frames || (trimmed && a.frame == 0)) {
-            pm_free_buffer(all, NULL);
-            if (trimmed && a.frame == 0)
-                pm_cli_fail("%s: --frame 0 is a rest-pose lead-in frame the database drops (build --keep-rest-frame keeps "
-                            "it); the motion starts at frame 1", a.clip);
-            else pm_cli_fail("%s: --frame %ld is past the clip's last frame %ld", a.clip, a.frame, source_frames - 1);
-            goto done;
-        }
-        long row = lround(t * info.fps);
-        if (row >= n) row = n - 1;
+        if (!all) goto done;
         rows = malloc((size_t)card * sizeof(float));
         if (rows) memcpy(rows, all + (size_t)row * card, (size_t)card * sizeof(float));
         pm_free_buffer(all, NULL);

@@ -46,7 +46,8 @@ typedef void (*pm_progress_fn)(void *user, const char *stage, float fraction);
 
 typedef struct pm_database_def {
     pm_schema schema;
-    float fps;                  /* poses per second of every asset (clips are resampled); 30 */
+    float fps;                  /* poses per second of every asset (clips are resampled),
+                                   1..1000; 30 */
     int mirror;                 /* add a mirrored copy of every asset, 0 or 1; 0 */
     int pca_components;         /* PCA components of the KD-tree (PS6), 1..64; 4 */
     int kdtree_leaf_size;       /* 16 */
@@ -135,7 +136,8 @@ PM_API float pm_database_explained_variance(const pm_database *db, int k);
 
 PM_API const pm_schema *pm_database_schema(const pm_database *db);
 /* Settings the database was built with (fps, root extraction, trimming...), so that queries
- * can be built from clips the same way. */
+ * can be built from clips the same way. What only steered the build is not stored: threads
+ * reads 1, allocator, progress and progress_user NULL. */
 PM_API const pm_database_def *pm_database_settings(const pm_database *db);
 
 typedef struct pm_asset_info {
@@ -187,9 +189,24 @@ PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int
  * looping override (pm_asset_def.looping, `posematch build --loop`), set it alike. *out_rows is
  * allocated with the database's allocator: free it with pm_free_buffer (declared in base.h),
  * passing that allocator (the one given to pm_database_build in its def or to pm_database_load;
- * NULL if none was). Row f holds frame f. */
+ * NULL if none was). The rows are at the database's rate from the clip's first kept frame: row r
+ * holds the clip at r / fps seconds after its lead-in (pm_database_clip_lead_in), which is not
+ * the clip's frame r unless the rates agree and nothing was trimmed (pm_database_clip_frame_row
+ * maps a frame). */
 PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,
                                           pm_error *error);
+/* Seconds at the start of `clip` the database drops, as it dropped them from its own assets: one
+ * frame time when the clip opens on a rest pose (a T-pose lead-in) and the database was built
+ * with trim_rest_first_frame, else 0. An asset built from this clip plays the clip's time
+ * t + lead-in at its own time t (pm_search_result.time, pm_pose_info.time). */
+PM_API pm_result pm_database_clip_lead_in(float *out_seconds, const pm_database *db, const pm_clip *clip,
+                                          pm_error *error);
+/* The row of pm_database_clip_queries(db, clip) nearest to the clip's frame `frame` (a frame of
+ * the clip as loaded, at its own rate, lead-in included: what `posematch search --frame` takes).
+ * Errors (PM_ERR_INVALID_ARGUMENT): a NULL argument, a frame outside 0..frame_count-1, or a
+ * lead-in frame the database drops ("clip 'x': frame 0 is a rest-pose lead-in frame ..."). */
+PM_API pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db, const pm_clip *clip, int frame,
+                                            pm_error *error);
 
 /* Diagnostics for benchmarks: rebuilds one search mode's structure (a pm_search_mode value)
  * from the stored values, reporting the time it took and the bytes the mode reads. */

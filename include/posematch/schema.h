@@ -63,11 +63,15 @@ typedef struct pm_channel_def {
     int axis;                 /* Heading: 0 = X, 1 = Y, 2 = Z local axis of the bone */
     int size;                 /* Padding: number of floats */
     int parent;               /* index of an enclosing Group channel, -1 = top level */
-    int role;                 /* which character's data (multi-character assets); 0 = own */
+    int role;                 /* which character's data (multi-character assets, to come: a
+                                 database build accepts 0, the character's own, only); not a
+                                 bone role like @hips */
     int sample_count;         /* Trajectory */
     pm_trajectory_sample samples[PM_MAX_TRAJECTORY_SAMPLES];
 } pm_channel_def;
 
+/* Weight 1 (0 for padding), every trajectory sample slot's weight 1 too, so that a sample given
+ * only an offset and flags counts; XYZ components, Z heading axis, top level, role 0. */
 PM_API pm_channel_def pm_default_channel_def(pm_feature_kind kind);
 
 typedef struct pm_schema {

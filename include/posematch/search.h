@@ -15,7 +15,8 @@
  *   PM_SEARCH_VPTREE      exact, vantage-point tree in the weighted feature space.
  *
  * The search allocates nothing: scratch memory is the caller's (pm_search_scratch_size), and
- * any number of threads may search one database at once, each with its own scratch. */
+ * any number of threads may search one database at once, each with its own scratch (and its own
+ * def when the def asks for a breakdown: out_breakdown is written). */
 #ifndef POSEMATCH_SEARCH_H
 #define POSEMATCH_SEARCH_H
 
@@ -53,7 +54,8 @@ typedef struct pm_search_def {
                                        database's cardinality (catches a query built for another
                                        schema); 0 = trusted to be the cardinality */
     const float *dynamic_weights;   /* PS9: cardinality weights replacing the schema's effective
-                                       weights for this query (not square roots), each in
+                                       weights for this query (not square roots: the schema's are
+                                       pm_database_weights_sqrt squared), each in
                                        0..PM_SEARCH_MAX_DYNAMIC_WEIGHT; NULL = none */
     int continuing_pose;            /* PS8: the pose being played, -1 = none */
     float continuing_cost_addend;   /* added to the continuing pose's cost (which is scored once,
@@ -88,7 +90,9 @@ typedef struct pm_search_result {
 /* Bytes of scratch a search with this def needs on this database (16-byte aligned). */
 PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def);
 
-/* Searches with a raw (unnormalised) query row of cardinality floats. */
+/* Searches with a raw (unnormalised) query row of cardinality floats. Errors: NULL or
+ * misaligned scratch, a def field out of range (PM_ERR_INVALID_ARGUMENT), scratch short of
+ * pm_search_scratch_size (PM_ERR_MISMATCH), a NaN or out-of-range query value (PM_ERR_NUMERIC). */
 PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
                            void *scratch, size_t scratch_size, pm_error *error);
 
