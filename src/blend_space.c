@@ -144,6 +144,19 @@ static pm_result align_clip(pm_clip *clip, pm_blend_align align, const char *sam
 
 static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     const char *name = def->name ? def->name : "blendspace";
+    /* Names go into messages, baked asset names and BVH files: one line each. */
+    pm_result rn = pm_check_name(name, "blend space name", error);
+    for (int d = 0; rn == PM_OK && d < PM_BLEND_SPACE_MAX_DIMENSIONS && d < def->dimensions; d++)
+        if (def->axis_names[d]) {
+            rn = pm_check_name(def->axis_names[d], "axis name", error);
+            if (rn != PM_OK) pm_error_prefix(error, "blend space axis %d", d);
+        }
+    for (int i = 0; rn == PM_OK && def->samples && i < def->sample_count && i < PM_BLEND_SPACE_MAX_SAMPLES; i++)
+        if (def->samples[i].name) {
+            rn = pm_check_name(def->samples[i].name, "sample name", error);
+            if (rn != PM_OK) pm_error_prefix(error, "blend space sample %d", i);
+        }
+    if (rn != PM_OK) return rn;
     if (def->dimensions < 1 || def->dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': %d dimensions (1, 2 or 3 are supported)", name,
                        def->dimensions);

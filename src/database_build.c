@@ -101,6 +101,11 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
 /* The fields of one asset; the clip itself is validated by the caller. */
 static pm_result validate_asset(const pm_asset_def *a, int i, pm_error *error) {
     const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+    /* Asset names go into one-line messages and `info` listings. */
+    if (pm_check_name(name, "its name", error) != PM_OK) {
+        pm_error_prefix(error, "asset %d", i);
+        return PM_ERR_INVALID_ARGUMENT;
+    }
     /* Poses carry their addend as a half float; beyond its largest finite value it would be Inf. */
     if (!(fabsf(a->cost_addend) <= PM_MAX_COST_ADDEND))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,

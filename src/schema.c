@@ -107,6 +107,15 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
     if (c->parent >= 0 && s->channels[c->parent].kind != PM_FEATURE_GROUP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): parent %d is not a Group", i, name,
                        c->parent);
+    /* Weights multiply down the groups; bounded so that weighted costs stay far from overflow
+     * whatever the data (and dynamic weights of a few times them stay valid). */
+    double w = c->weight;
+    for (int p = c->parent, below = i; p >= 0 && p < below; below = p, p = s->channels[p].parent)
+        w *= s->channels[p].weight; /* (parents only ever point up: a loop in bad data ends) */
+    if (w > PM_MAX_WEIGHT)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "schema channel %d (%s): weight %g (times its groups' weights) exceeds %g", i, name, w,
+                       (double)PM_MAX_WEIGHT);
     if (c->role < 0 || c->role > 15)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): role %d is outside 0..15", i, name, c->role);
     switch (c->kind) {
@@ -122,6 +131,10 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
             if (!isfinite(t->weight) || t->weight < 0.0f)
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: weight must be >= 0", i,
                                name, k);
+            if (w * t->weight > PM_MAX_WEIGHT)
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                               "schema channel %d (%s) sample %d: weight %g (times the channel's and its groups') exceeds %g",
+                               i, name, k, w * t->weight, (double)PM_MAX_WEIGHT);
             if (t->flags == 0 || (t->flags & ~(uint32_t)PM_TRAJ_ALL))
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: flags 0x%x are not valid",
                                i, name, k, (unsigned)t->flags);

@@ -384,7 +384,7 @@ static void test_json_with_real_clips(void **state) {
     /* Grid of 5 over [0, 4]: 0 and 4 lie outside the samples' span [0.8, 3.2] and are skipped. */
     pm_clip *clips;
     int count;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, &file, 0.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, 0, &file, 0.0f, NULL));
     assert_int_equal(count, 3);
     for (int i = 0; i < count; i++) {
         PM_ASSERT_OK(pm_clip_validate(&clips[i], NULL));

@@ -660,6 +660,20 @@ static void test_resolution_message(void **state) {
     samples[1].params[0] = 0.0f;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "same coordinates"));
+    /* Names go into messages, asset names and BVH files: no control characters. */
+    samples[1].params[0] = 1.0f;
+    def.axis_max[0] = def.axis_max[1] = 1.0f;
+    def.name = "x\001";
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "blend space name has a control character (byte 0x01 at offset 1)"));
+    def.name = NULL;
+    def.axis_names[1] = "tu\nrn";
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "blend space axis 1: axis name has a control character"));
+    def.axis_names[1] = NULL;
+    samples[0].name = "w\033";
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "blend space sample 0: sample name has a control character"));
     pm_test_blend_fixture_free(&fx);
 }
 

@@ -602,7 +602,7 @@ static void test_json(void **state) {
     pm_clip *clips;
     float *params;
     int count;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, &f, 0.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, 0, &f, 0.0f, NULL));
     /* Grid points in the tetrahedron x/2 + y + z <= 1 (y over [0, 1], z over [-1, 1]). */
     assert_int_equal(count, 7);
     assert_true(params[0] == 0.0f && params[1] == 0.0f && params[2] == 0.0f);

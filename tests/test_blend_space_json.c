@@ -130,7 +130,7 @@ static void test_json(void **state) {
     assert_true(lo == 0.0f && hi == 1.0f); /* the samples' extent */
     pm_clip *clips;
     int count;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, NULL, 0, &f, 0.0f, NULL));
     assert_int_equal(count, 4); /* (0,0) (1,0) (0,0.5) (0,1) lie in the triangle */
     assert_true(fabsf(1.0f / clips[0].frame_time - 24.0f) < 1.0f);
     pm_blend_space_free_clips(clips, count);
@@ -175,6 +175,10 @@ static void test_json(void **state) {
         {"{\"axes\": [{\"name\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
          "axes[0]: \"name\" must be a string"},
         {"{\"samples\": [{\"clip\": 7, \"params\": [0]}]}", "\"clip\" must be a string"},
+        {"{\"name\": \"sp\\nace\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "top level: \"name\" has a control character (byte 0x0a at offset 2)"},
+        {"{\"samples\": [{\"name\": \"s\\u001b[31m\", \"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "samples[0]: \"name\" has a control character (byte 0x1b"},
         {"{\"name\": \"a\", \"name\": \"b\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
          "top level: key \"name\" appears twice"},
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"params\": [1]}]}",
@@ -200,7 +204,7 @@ static void test_json(void **state) {
     for (int outside = 0; outside < 2; outside++) {
         f.grid.include_outside = outside;
         float *params;
-        PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, &f, 0.0f, NULL));
+        PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, 0, &f, 0.0f, NULL));
         assert_int_equal(count, 1);
         assert_true(params[0] == 0.0f && params[1] == 0.0f);
         pm_blend_space_free_clips(clips, count);
@@ -208,14 +212,18 @@ static void test_json(void **state) {
     }
     f.grid.include_outside = 0;
     f.grid.counts[0] = 4; /* no point on the sample */
-    assert_int_equal(pm_blend_space_file_bake_grid(&clips, &count, NULL, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_blend_space_file_bake_grid(&clips, &count, NULL, 0, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "no point of its grid"));
     assert_null(clips);
     pm_blend_space_file_free(&f);
     if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
     f.grid.include_outside = 1;
     float *params;
-    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, &f, 0.0f, NULL));
+    /* A bake past the poses a database holds stops there, its clips freed. */
+    assert_int_equal(pm_blend_space_file_bake_grid(&clips, &count, &params, 10, &f, 0.0f, &e), PM_ERR_LIMIT);
+    assert_non_null(strstr(e.message, "bakes more than the 10 poses"));
+    assert_null(clips);
+    PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, 0, &f, 0.0f, NULL));
     assert_true(count > 4 && count < 12);
     for (int i = 0; i < count; i++) {
         pm_blend_space_weights wi, wk;

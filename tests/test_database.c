@@ -383,6 +383,9 @@ static void test_asset_field_errors(void **state) {
     a = f.assets[0];
     a.exclude_start = 1e30f; /* seconds x fps would not fit an int */
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_start 1e+30 is outside");
+    a = f.assets[0];
+    a.name = "a\nb";
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0: its name has a control character (byte 0x0a at offset 1)");
 
     /* The extremes of the half float are accepted, and addends come back as stored. */
     pm_asset_def two[2] = {f.assets[0], f.assets[1]};

@@ -73,6 +73,22 @@ static void test_validation(void **state) {
     pad.size = 3;
     assert_int_equal(pm_schema_add(&s, &pad, &err), 1);
     assert_int_equal(pm_schema_cardinality(&s), 6);
+    /* Weights multiply down groups up to PM_MAX_WEIGHT, named with the channel and sample. */
+    pm_channel_def g = pm_default_channel_def(PM_FEATURE_GROUP);
+    g.weight = 1e4f;
+    assert_int_equal(pm_schema_add(&s, &g, &err), 2);
+    child = c;
+    child.parent = 2;
+    child.weight = 1e3f;
+    assert_int_equal(pm_schema_add(&s, &child, &err), -1);
+    assert_non_null(strstr(err.message, "exceeds"));
+    child.weight = 100.0f; /* 1e6 exactly */
+    assert_int_equal(pm_schema_add(&s, &child, &err), 3);
+    t.parent = 2;
+    t.samples[0].offset = 0.5f;
+    t.samples[0].weight = 200.0f;
+    assert_int_equal(pm_schema_add(&s, &t, &err), -1);
+    assert_non_null(strstr(err.message, "sample 0"));
 }
 
 static void test_layout_groups(void **state) {
@@ -149,6 +165,16 @@ static void test_json(void **state) {
         {"{\"channels\": [{\"kind\": \"group\", \"channels\": [{\"kind\": \"position\", \"bone\": \"@right_fot\"}]}]}",
          "channels[0].channels[0]: schema channel 1 (Position @right_fot): unknown role '@right_fot'"},
         {"{\"channels\": [", "bad.json:1"},
+        /* Fields the kind does not read, fractional sizes and control characters in names. */
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"size\": 2}]}",
+         "channels[0].size: a position channel has no \"size\" field"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"size\": 1.5}]}", "channels[0].size: must be a whole number"},
+        {"{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\", \"name\": \"a\\nb\"}]}",
+         "channels[0].name: has a control character"},
+        /* Weights multiply down groups up to PM_MAX_WEIGHT. */
+        {"{\"channels\": [{\"kind\": \"group\", \"weight\": 1e6, \"channels\": [{\"kind\": \"group\", \"weight\": 1e6, "
+         "\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}]}]}",
+         "channels[0].channels[0]: schema channel 1 (Group): weight 1e+12"},
         {"[1, 2]", "(top)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

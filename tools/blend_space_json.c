@@ -77,6 +77,10 @@ static pm_result get_string(const loader *l, const cJSON *obj, const char *key, 
     *out = NULL;
     if (!v) return PM_OK;
     if (!cJSON_IsString(v)) return bad(l, PM_ERR_PARSE, where, "\"%s\" must be a string", key);
+    long at = pm_cli_control_char(v->valuestring);
+    if (at >= 0)
+        return bad(l, PM_ERR_PARSE, where, "\"%s\" has a control character (byte 0x%02x at offset %ld)", key,
+                   (unsigned)(unsigned char)v->valuestring[at], at);
     *out = v->valuestring;
     return PM_OK;
 }
@@ -424,7 +428,7 @@ static size_t blend_key_hash(const blend_key *k) {
     return (size_t)(h ^ (h >> 32));
 }
 
-pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params, long long max_poses,
                                         const pm_blend_space_file *f, float fps, pm_error *error) {
     if (!out_clips || !out_count || !f || !f->space)
         return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_file_bake_grid: NULL argument");
@@ -468,10 +472,20 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, flo
         slot_of[k] = (int)at;
     }
     float rate = fps > 0.0f ? fps : f->fps;
+    long long poses = 0;
     for (int k = 0; k < count; k++) {
         if (table[slot_of[k]] != k + 1) continue;
         const float *p = points + (size_t)k * dims;
         if ((r = pm_blend_space_bake(&clips[made], f->space, p, rate, error)) != PM_OK) goto done;
+        poses += clips[made].frame_count;
+        if (max_poses > 0 && poses > max_poses) {
+            made++; /* freed below with the others */
+            r = pm_cli_set_error(error, PM_ERR_LIMIT,
+                                 "blend space '%s': its grid of %d points bakes more than the %lld poses a database of "
+                                 "this schema holds (after %d points; make \"grid\" coarser)",
+                                 pm_blend_space_name(f->space), count, max_poses, made);
+            goto done;
+        }
         /* Kept points move down in place: the list stays in grid order. */
         memmove(points + (size_t)made * dims, p, sizeof(float) * (size_t)dims);
         made++;

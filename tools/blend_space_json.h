@@ -49,8 +49,10 @@ void pm_blend_space_file_free(pm_blend_space_file *file);
  * at the first of them inside the hull, else the first in grid order; identical assets would
  * only add duplicate poses. Clips come in grid order. No point left is an error. *out_clips is
  * malloc'd; free with pm_blend_space_free_clips. When out_params is not NULL it receives the
- * points baked (malloc'd, count x dimensions floats). */
-pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params,
+ * points baked (malloc'd, count x dimensions floats). max_poses (> 0) stops the bake with
+ * PM_ERR_LIMIT as soon as the clips hold more frames than that: a grid far beyond what a database
+ * can hold fails before it fills the memory. */
+pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params, long long max_poses,
                                         const pm_blend_space_file *file, float fps, pm_error *error);
 void pm_blend_space_free_clips(pm_clip *clips, int count);
 

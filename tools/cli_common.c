@@ -120,3 +120,9 @@ cJSON *pm_cli_asset_json(const pm_asset_info *a) {
     cJSON_AddBoolToObject(x, "mirrored", a->mirrored);
     return x;
 }
+
+long pm_cli_control_char(const char *text) {
+    for (const char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) return (long)(c - text);
+    return -1;
+}

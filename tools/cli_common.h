@@ -57,4 +57,8 @@ struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
  * value) and *bad_line where. */
 struct cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing);
 
+/* Offset of the first control character (below 0x20, or DEL) in a name read from a file, or -1:
+ * the library refuses such names, and a file's loader names the field first. */
+long pm_cli_control_char(const char *text);
+
 #endif

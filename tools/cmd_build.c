@@ -269,7 +269,10 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
     pm_clip *baked = NULL;
     float *params = NULL;
     int n = 0;
-    pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, &space, a->def.fps, &err);
+    /* Bounded by what a database of this schema holds, so that a grid far too fine fails early. */
+    int card = pm_schema_cardinality(&a->def.schema);
+    long long max_poses = card > 0 ? (long long)(PM_MAX_POSE_VALUES / (unsigned)card) : 0;
+    pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, max_poses, &space, a->def.fps, &err);
     int dims = pm_blend_space_dimensions(space.space);
     pm_blend_space_file_free(&space);
     if (r != PM_OK) return pm_cli_fail("%s: %s", path, err.message), 0;

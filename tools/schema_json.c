@@ -53,6 +53,7 @@ static pm_result get_string(parser *p, const cJSON *obj, const char *key, const 
     snprintf(where, sizeof where, "%s.%s", path, key);
     if (!cJSON_IsString(v)) return bad(p, where, "expected a string");
     if (strlen(v->valuestring) >= size) return bad(p, where, "too long");
+    if (pm_cli_control_char(v->valuestring) >= 0) return bad(p, where, "has a control character");
     snprintf(out, size, "%s", v->valuestring);
     return PM_OK;
 }
@@ -97,6 +98,21 @@ static pm_result parse_channels(parser *p, const cJSON *arr, const char *path, i
     return PM_OK;
 }
 
+/* Whether a channel of this kind reads the field (kind, name, weight and group: every kind). */
+static int key_applies(pm_feature_kind kind, const char *key) {
+    const int bone = kind == PM_FEATURE_POSITION || kind == PM_FEATURE_VELOCITY || kind == PM_FEATURE_HEADING ||
+                     kind == PM_FEATURE_PHASE;
+    if (!strcmp(key, "bone")) return bone;
+    if (!strcmp(key, "offset")) return bone || kind == PM_FEATURE_CURVE;
+    if (!strcmp(key, "components")) return bone && kind != PM_FEATURE_PHASE;
+    if (!strcmp(key, "axis")) return kind == PM_FEATURE_HEADING;
+    if (!strcmp(key, "curve")) return kind == PM_FEATURE_CURVE;
+    if (!strcmp(key, "size")) return kind == PM_FEATURE_PADDING;
+    if (!strcmp(key, "samples")) return kind == PM_FEATURE_TRAJECTORY;
+    if (!strcmp(key, "channels")) return kind == PM_FEATURE_GROUP;
+    return 1;
+}
+
 static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int parent) {
     if (!cJSON_IsObject(c)) return bad(p, path, "expected an object");
     pm_result r = check_keys(p, c, path, channel_keys);
@@ -114,6 +130,16 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
                  kind->valuestring);
         return bad(p, where, what);
     }
+    /* A field the kind does not read is a mistake (a "size" on a position, say), not ignored. */
+    const cJSON *field;
+    cJSON_ArrayForEach(field, c) {
+        if (!key_applies((pm_feature_kind)k, field->string)) {
+            char what[160];
+            snprintf(where, sizeof where, "%s.%s", path, field->string);
+            snprintf(what, sizeof what, "a %s channel has no \"%s\" field", kind_names[k], field->string);
+            return bad(p, where, what);
+        }
+    }
     pm_channel_def ch = pm_default_channel_def((pm_feature_kind)k);
     ch.parent = parent;
     if ((r = get_string(p, c, "name", path, ch.name, sizeof ch.name)) != PM_OK) return r;
@@ -124,6 +150,10 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     if ((r = get_number(p, c, "offset", path, &ch.offset, -60.0f, 60.0f)) != PM_OK) return r;
     float size = (float)ch.size;
     if ((r = get_number(p, c, "size", path, &size, 1.0f, 64.0f)) != PM_OK) return r;
+    if (size != floorf(size)) {
+        snprintf(where, sizeof where, "%s.size", path);
+        return bad(p, where, "must be a whole number");
+    }
     ch.size = (int)size;
     char comp[8] = "";
     if ((r = get_string(p, c, "components", path, comp, sizeof comp)) != PM_OK) return r;

@@ -16,6 +16,9 @@ PM_EXTERN_C_BEGIN
 #define PM_MAX_CHANNELS 128
 #define PM_MAX_TRAJECTORY_SAMPLES 16
 #define PM_MAX_CARDINALITY 1024
+/* Largest weight of a dimension: channel, trajectory sample and enclosing group weights
+ * multiplied. */
+#define PM_MAX_WEIGHT 1e6f
 #define PM_NAME_SIZE 64
 
 typedef enum pm_feature_kind {
