@@ -126,3 +126,61 @@ long pm_cli_control_char(const char *text) {
         if ((unsigned char)*c < 0x20 || *c == 0x7f) return (long)(c - text);
     return -1;
 }
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none: overlong
+ * forms, surrogates and code points past U+10FFFF are invalid too. */
+static int utf8_length(const unsigned char *s) {
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    if (n == 0 || c > 0xf4 || c == 0xc0 || c == 0xc1) return 0;
+    unsigned cp = c & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return n;
+}
+
+char *pm_cli_json_print(const cJSON *json, int formatted) {
+    char *text = formatted ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
+    if (!text) return NULL;
+    size_t bad = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int k = utf8_length(p);
+        bad += k == 0;
+        p += k ? k : 1;
+    }
+    if (!bad) return text;
+    /* Bytes outside ASCII only occur inside strings, where an escape is as good as the byte. */
+    size_t len = strlen(text);
+    char *out = malloc(len + 5 * bad + 1);
+    if (out) {
+        char *o = out;
+        for (const unsigned char *p = (const unsigned char *)text; *p;) {
+            int k = utf8_length(p);
+            if (k) {
+                memcpy(o, p, (size_t)k);
+                o += k;
+                p += k;
+            } else {
+                memcpy(o, "\\ufffd", 6);
+                o += 6;
+                p++;
+            }
+        }
+        *o = '\0';
+    }
+    cJSON_free(text);
+    return out;
+}
+
+int pm_cli_json_puts(const cJSON *json) {
+    char *text = pm_cli_json_print(json, 1);
+    if (!text) return pm_cli_fail("out of memory printing JSON");
+    puts(text);
+    free(text);
+    return 0;
+}

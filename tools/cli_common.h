@@ -57,6 +57,13 @@ struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
  * value) and *bad_line where. */
 struct cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing);
 
+/* A JSON document as text (formatted or on one line), malloc'd (free()), NULL when out of
+ * memory. Names copied from files may hold bytes that are not UTF-8, which cJSON copies as they
+ * are: each such byte becomes \ufffd, so the output is always valid JSON. */
+char *pm_cli_json_print(const struct cJSON *json, int formatted);
+/* Prints a document with pm_cli_json_print and a newline; 1 after printing an error. */
+int pm_cli_json_puts(const struct cJSON *json);
+
 /* Offset of the first control character (below 0x20, or DEL) in a name read from a file, or -1:
  * the library refuses such names, and a file's loader names the field first. */
 long pm_cli_control_char(const char *text);

@@ -532,9 +532,7 @@ int pm_cmd_bench(int argc, char **argv) {
             cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
             cJSON_AddItemToArray(modes, x);
         }
-        char *text = cJSON_Print(o);
-        puts(text);
-        free(text);
+        rc = pm_cli_json_puts(o);
         cJSON_Delete(o);
     } else {
         printf("%s: %d poses (%d searchable) x %d, %d queries per set, %.1f bytes/pose\n", a.path, info.poses,

@@ -220,11 +220,7 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
     for (int c = 0; c < listed_cycles(period); c++)
         cJSON_AddItemToArray(ds, cJSON_CreateNumber(pm_cli_round_sig(pm_blend_space_cycle_duration(s, w, c), 7)));
     cJSON_AddItemToObject(o, "cycle_durations", ds);
-    char *text = cJSON_Print(o);
-    if (text) {
-        puts(text);
-        free(text);
-    }
+    pm_cli_json_puts(o);
     cJSON_Delete(o);
 }
 

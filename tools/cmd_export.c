@@ -117,7 +117,7 @@ int pm_cmd_export_features(int argc, char **argv) {
         cJSON_AddItemToArray(bt, cJSON_CreateNumber(pi.block_transition));
         cJSON_AddItemToArray(ca, cJSON_CreateNumber(pi.cost_addend));
     }
-    text = cJSON_PrintUnformatted(o);
+    text = pm_cli_json_print(o, 0);
     if (!text) {
         pm_cli_fail("export-features: out of memory");
         goto done;

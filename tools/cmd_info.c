@@ -92,10 +92,12 @@ int pm_cmd_info(int argc, char **argv) {
             for (int k = 0; k < ai.param_count; k++) cJSON_AddItemToArray(params, cJSON_CreateNumber(ai.params[k]));
             cJSON_AddItemToArray(list, x);
         }
-        char *text = cJSON_Print(o);
-        puts(text);
-        free(text);
+        int failed = pm_cli_json_puts(o);
         cJSON_Delete(o);
+        if (failed) {
+            pm_database_destroy(db);
+            return 1;
+        }
     } else {
         printf("database        %s\n", path);
         printf("schema          %s (%d channels, cardinality %d)\n", in.schema_name, in.channels, in.cardinality);

@@ -172,12 +172,9 @@ static int print_json(const char *path, const clip_facts *f) {
     cJSON_AddNumberToObject(o, "hip_height", pm_cli_round_sig(f->survey.hip_height, 5));
     cJSON_AddNumberToObject(o, "joint_count", s->joint_count);
     cJSON_AddItemToObject(o, "joints", joints_json(s));
-    char *text = cJSON_Print(o);
+    int failed = pm_cli_json_puts(o);
     cJSON_Delete(o);
-    if (!text) return pm_cli_fail("inspect: out of memory printing JSON");
-    puts(text);
-    cJSON_free(text);
-    return 0;
+    return failed;
 }
 
 /* ---- text ---- */

@@ -184,6 +184,20 @@ int pm_cmd_search(int argc, char **argv) {
         goto done;
     }
     a.def.out_breakdown = breakdown;
+    /* Every query checked as pm_search checks it before any result is printed: a bad row in the
+     * middle of a file fails the command without half of its output. */
+    const float *offset = pm_database_offsets(db), *scale = pm_database_scales(db);
+    for (long q = 0; q < count; q++)
+        for (int d = 0; d < card; d++) {
+            float v = rows[(size_t)q * card + d], n = (v - offset[d]) / scale[d];
+            if (!isfinite(v) || !(fabsf(n) <= PM_SEARCH_MAX_DEVIATION)) {
+                if (a.queries) pm_cli_fail("%s: query %ld value %d (%g) is %s", a.queries, q, d, (double)v,
+                                           isfinite(v) ? "far beyond the database's values (check units and layout)"
+                                                       : "not finite");
+                else pm_cli_fail("%s: frame %ld: feature %d is not finite", a.clip, a.frame, d);
+                goto done;
+            }
+        }
     cJSON *root = a.json ? cJSON_CreateObject() : NULL;
     cJSON *results = root ? cJSON_AddArrayToObject(root, "results") : NULL;
     if (root) cJSON_AddStringToObject(root, "mode", pm_search_mode_name(a.def.mode));
@@ -257,10 +271,9 @@ int pm_cmd_search(int argc, char **argv) {
         } else printf("query %ld: no pose found (no cost: every pose is excluded from search or costs infinity)\n", q);
     }
     if (root) {
-        char *text = cJSON_Print(root);
-        puts(text);
-        free(text);
+        int failed = pm_cli_json_puts(root);
         cJSON_Delete(root);
+        if (failed) goto done;
     }
     rc = 0;
 done:

@@ -365,7 +365,7 @@ char *pm_schema_to_json(const pm_schema *s) {
         if (!parent) parent = cJSON_AddArrayToObject(objs[c->parent], "channels");
         cJSON_AddItemToArray(parent, o);
     }
-    char *text = cJSON_Print(root);
+    char *text = pm_cli_json_print(root, 1);
     cJSON_Delete(root);
     return text;
 }

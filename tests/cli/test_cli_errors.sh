@@ -115,6 +115,14 @@ expect_error "search --weights DIR" "empty: is a directory" "$CLI" search "$T/a.
 expect_error "build --schema DIR/" "empty/: is a directory" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/empty/"
 expect_error "blend DIR" "empty: is a directory" "$CLI" blend "$T/empty" --param 1 --weights
 expect_error "search missing queries" "nothere.f32: cannot open: No such file" "$CLI" search "$T/a.pmdb" --queries "$T/nothere.f32"
+# A NaN in the third query: refused before any result is printed.
+python3 -c "
+import struct, sys
+rows = open(sys.argv[1], 'rb').read() * 3
+open(sys.argv[2], 'wb').write(rows[:-4] + struct.pack('<f', float('nan')))" "$T/q.f32" "$T/q_nan.f32" || fail "q_nan.f32"
+expect_error "search --queries with a NaN" "q_nan.f32: query 2 value $((D - 1)) (nan) is not finite" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q_nan.f32"
+[ -z "$("$CLI" search "$T/a.pmdb" --queries "$T/q_nan.f32" 2>/dev/null)" ] || fail "search printed results before a bad query"
 # Query rows through a pipe are fine.
 "$CLI" search "$T/a.pmdb" --queries <(cat "$T/q.f32") > /dev/null || fail "search --queries from a pipe"
 

@@ -104,6 +104,16 @@ if "$CLI" inspect "$TMP/binary.bvh" 2>"$TMP/err"; then fail "inspect accepted a 
 grep -q "found 'PMDB?" "$TMP/err" || fail "binary file: $(cat "$TMP/err")"
 LC_ALL=C grep -q $'[\x80-\xff]' "$TMP/err" && fail "binary file: raw bytes in the message"
 
+# A joint name that is not UTF-8 (bytes 0xff 0xfe): the JSON stays valid, the bytes escaped.
+sed 's/LeftFoot/Left\xff\xfeFoot/' "$bvh" > "$TMP/latin.bvh"
+LC_ALL=C grep -q $'\xff' "$TMP/latin.bvh" || fail "latin.bvh has no 0xff byte"
+"$CLI" inspect "$TMP/latin.bvh" --json > "$TMP/latin.json" || fail "inspect --json of a non-UTF-8 name exited $?"
+python3 - "$TMP/latin.json" <<'EOF' || fail "inspect --json of a non-UTF-8 name is not valid JSON"
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert any(j["name"] == "Left\ufffd\ufffdFoot" for j in d["joints"]), [j["name"] for j in d["joints"]]
+EOF
+
 # Help.
 "$CLI" inspect --help | grep -q "usage: posematch inspect" || fail "--help"
 echo "ok"
