@@ -64,6 +64,13 @@ pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset
     return PM_OK;
 }
 
+int pm_database_find_asset(const pm_database *db, const char *name) {
+    if (!db || !name) return -1;
+    for (uint32_t i = 0; i < db->header->asset_count; i++)
+        if (!strcmp(db->strings + db->assets[i].name, name)) return (int)i;
+    return -1;
+}
+
 int pm_database_pose_count(const pm_database *db) { return db ? (int)db->header->pose_count : 0; }
 
 pm_result pm_database_pose(pm_pose_info *out, const pm_database *db, int pose, pm_error *error) {

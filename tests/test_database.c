@@ -118,6 +118,14 @@ static void test_accessor_errors(void **state) {
     }
     assert_int_equal(pm_database_asset(&a, db, 12, &err), PM_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "pm_database_asset: asset 12 is outside 0..3");
+    /* Assets by name. */
+    for (int i = 0; i < 4; i++) {
+        PM_ASSERT_OK(pm_database_asset(&a, db, i, NULL));
+        assert_int_equal(pm_database_find_asset(db, a.name), i);
+    }
+    assert_int_equal(pm_database_find_asset(db, "nothere"), -1);
+    assert_int_equal(pm_database_find_asset(db, NULL), -1);
+    assert_int_equal(pm_database_find_asset(NULL, "random1"), -1);
     assert_int_equal(pm_database_asset(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
     assert_string_equal(err.message, "pm_database_asset: out is NULL");
     assert_int_equal(pm_database_asset(&a, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);

@@ -155,6 +155,9 @@ PM_API int pm_database_asset_count(const pm_database *db);
 /* Errors, with *out untouched: a NULL argument, an asset outside 0..asset_count-1
  * ("pm_database_asset: asset 12 is outside 0..5"), PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset, pm_error *error);
+/* The first asset with this name (mirrored copies are named "<name>.mirror"), or -1 when none
+ * has it (or an argument is NULL). A linear scan: look names up once, not per frame. */
+PM_API int pm_database_find_asset(const pm_database *db, const char *name);
 
 typedef struct pm_pose_info {
     int asset;
