@@ -114,7 +114,10 @@ static pm_result detect_up_axis(pm_up_axis *out, const pm_clip *clip, pm_error *
 
 /* ---- entry points ---- */
 
-/* File name without directory and extension: the clip's name. */
+/* File name without directory and extension: the clip's name. Control characters, legal in
+ * file names, become '_': a clip name is quoted in messages and must not break their line, and
+ * the file's contents are no less readable for its name. A long name is cut at a character
+ * boundary so that a UTF-8 name stays UTF-8. */
 static void base_name(char *out, size_t cap, const char *path) {
     const char *b = path;
     for (const char *c = path; *c; c++)
@@ -122,12 +125,15 @@ static void base_name(char *out, size_t cap, const char *path) {
     size_t n = strlen(b);
     const char *dot = strrchr(b, '.');
     if (dot && dot != b) n = (size_t)(dot - b);
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)b[n] & 0xC0) == 0x80) n--;
+    }
     if (n == 0) {
         b = "clip";
         n = 4;
     }
-    if (n >= cap) n = cap - 1;
-    memcpy(out, b, n);
+    for (size_t i = 0; i < n; i++) out[i] = (unsigned char)b[i] < 0x20 || b[i] == 0x7f ? '_' : b[i];
     out[n] = '\0';
 }
 
@@ -159,7 +165,10 @@ static pm_result finish_clip(pm_clip *clip, const pm_bvh_def *def, const char *s
     }
     char name[256];
     base_name(name, sizeof name, source ? source : "clip");
-    if ((r = pm_clip_set_name(clip, name, error)) != PM_OK) return r;
+    if ((r = pm_clip_set_name(clip, name, error)) != PM_OK) {
+        pm_error_prefix(error, "%s", where);
+        return r;
+    }
     /* Huge but finite file values can still overflow once scaled. */
     if ((r = pm_clip_validate(clip, error)) != PM_OK) pm_error_prefix(error, "%s", where);
     return r;

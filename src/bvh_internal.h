@@ -9,6 +9,34 @@
  * values at or above it (converting them to float would be undefined). */
 #define PM_BVH_FLOAT_LIMIT 0x1.ffffffp+127
 
+/* ---- the reader's limits, which the writer checks too: it never writes what cannot be read ---- */
+
+/* Longest joint name, in bytes. */
+#define PM_BVH_MAX_NAME_LENGTH 1024
+
+/* Whether byte c may be part of a joint name. The reader takes the rest of the ROOT/JOINT line up
+ * to a '{', trimmed of blanks, and refuses control characters and '}' in it; the writer also
+ * refuses '{' (it would end the name) and outer blanks (they would be trimmed away). */
+static inline int pm_bvh_name_byte_ok(char c) {
+    return (unsigned char)c >= 0x20 && c != 0x7f && c != '{' && c != '}';
+}
+
+/* A clip stores a rotation and a translation per joint and frame however few channels the file
+ * has, so joints without channels cost memory but no text: a small file declaring millions of
+ * frames of a big skeleton with one channel would take gigabytes. Above PM_BVH_SPARSE_BYTES of
+ * motion the reader wants at least one channel per PM_BVH_MAX_JOINTS_PER_CHANNEL joints (real
+ * captures have 3 to 6 per joint). A frame line takes at least 2 bytes per channel, so beyond
+ * that floor the clip takes at most 28 * 4 / 2 = 56 bytes per byte of the file. */
+#define PM_BVH_SPARSE_BYTES (64.0 * 1024.0 * 1024.0)
+#define PM_BVH_MAX_JOINTS_PER_CHANNEL 4
+
+/* Bytes reading `frames` frames of `joints` joints and `channels` channels allocates for the
+ * motion: the clip's rotations and translations, and one frame line's values. */
+double pm_bvh_motion_bytes(long long frames, int joints, int channels);
+
+/* Whether the reader accepts that much motion for that many channels (see PM_BVH_SPARSE_BYTES). */
+int pm_bvh_motion_fits(long long frames, int joints, int channels);
+
 /* Parses BVH text into a clip in the file's own units and axes (unit_scale 1, source_up Y,
  * no name). Every error names `source`, the line and the field. On failure *out is zeroed. */
 pm_result pm_bvh_parse(pm_clip *out, const char *data, size_t size, const char *source,

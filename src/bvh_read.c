@@ -271,8 +271,7 @@ static int parse_count(long long *out, bvh_token t) {
 
 /* ---- hierarchy ---- */
 
-/* Longer names are refused; messages quote at most NAME_QUOTE bytes of one. */
-#define MAX_NAME_LENGTH 1024
+/* Messages quote at most NAME_QUOTE bytes of a name. */
 #define NAME_QUOTE 60
 #define NAME_ARG(j) (int)PM_MIN((j)->name_len, (size_t)NAME_QUOTE), (j)->name
 
@@ -300,11 +299,11 @@ static pm_result read_joint_name(bvh_parser *p, bvh_token keyword, const char **
     const char *e = p->cur;
     while (e > s && is_blank(e[-1])) e--;
     if (e == s) return bvh_fail(p, PM_ERR_PARSE, keyword.line, "JOINT", "%.*s without a name", (int)keyword.n, keyword.s);
-    if (e - s > MAX_NAME_LENGTH)
+    if (e - s > PM_BVH_MAX_NAME_LENGTH)
         return bvh_fail(p, PM_ERR_LIMIT, keyword.line, "JOINT", "a name of %zu bytes (at most %d)", (size_t)(e - s),
-                        MAX_NAME_LENGTH);
+                        PM_BVH_MAX_NAME_LENGTH);
     for (const char *c = s; c < e; c++)
-        if ((unsigned char)*c < 0x20 || *c == '}' || *c == 0x7f)
+        if (!pm_bvh_name_byte_ok(*c))
             return bvh_fail(p, PM_ERR_PARSE, keyword.line, "JOINT", "the name '%.*s' contains a control character or '}'",
                             (int)(e - s > 40 ? 40 : e - s), s);
     *name = s;
@@ -574,16 +573,27 @@ static pm_result parse_motion_header(bvh_parser *p) {
                         tok_text(p, extra));
     }
     skip_eol(p);
+    /* Frame lines are read after skipping blank lines, so a frame without values could not even
+     * be told from none: such a file has no motion. */
     if (p->total_channels == 0)
         return bvh_fail(p, PM_ERR_PARSE, t.line, "CHANNELS", "no joint has channels, so there is no motion to read");
-    /* Every value takes at least one character and one separator: refuse counts the rest of
-     * the file cannot hold before allocating for them. */
-    long long need = frames * 2LL * p->total_channels - 1;
+    /* Everything below is refused before the clip is allocated. Every value takes at least one
+     * character and one separator (a blank, or the line break ending all lines but the last). */
+    int channels = p->total_channels;
     long long left = (long long)(p->end - p->cur);
-    if (need > left)
+    long long most = (left + 1) / (2LL * channels);
+    if (frames > most)
         return bvh_fail(p, PM_ERR_PARSE, frames_line, "Frames",
-                        "%lld frames of %d values need at least %lld bytes, but only %lld bytes follow (truncated file?)",
-                        frames, p->total_channels, need, left);
+                        "%lld frames, but the %lld bytes after the header hold at most %lld frame lines of %d values "
+                        "(truncated file?)",
+                        frames, left, most, channels);
+    if (!pm_bvh_motion_fits(frames, p->joint_count, channels))
+        return bvh_fail(p, PM_ERR_LIMIT, frames_line, "Frames",
+                        "%lld frames of %d joints take %.0f MiB, but the file has only %d channel%s for them (above "
+                        "%.0f MiB at least one channel per %d joints)",
+                        frames, p->joint_count, pm_bvh_motion_bytes(frames, p->joint_count, channels) / 1048576.0,
+                        channels, channels == 1 ? "" : "s", PM_BVH_SPARSE_BYTES / 1048576.0,
+                        PM_BVH_MAX_JOINTS_PER_CHANNEL);
     return PM_OK;
 }
 
@@ -594,6 +604,16 @@ typedef struct joint_layout {
     int first;
     pm_euler_order order;
 } joint_layout;
+
+double pm_bvh_motion_bytes(long long frames, int joints, int channels) {
+    return (double)frames * joints * (double)(sizeof(pm_quat) + sizeof(pm_vec3)) +
+           (double)joints * sizeof(joint_layout) + (double)channels * sizeof(double);
+}
+
+int pm_bvh_motion_fits(long long frames, int joints, int channels) {
+    return pm_bvh_motion_bytes(frames, joints, channels) <= PM_BVH_SPARSE_BYTES ||
+           (long long)joints <= (long long)channels * PM_BVH_MAX_JOINTS_PER_CHANNEL;
+}
 
 static void apply_frame(pm_clip *c, int frame, const bvh_parser *p, const joint_layout *layout, const double *values) {
     int jc = p->joint_count;

@@ -83,24 +83,37 @@ static size_t format_g(char *out, size_t cap, double v, int precision) {
 }
 
 /* At full precision (9 digits, enough for any float) the shortest of 6..9 digits that reads
- * back to the same float: a file read and written again keeps its "20.6881", not "20.6881006". */
+ * back to the same float: a file read and written again keeps its "20.6881", not "20.6881006".
+ * Returns 0 (and "0" in text) when the text would not read back as a finite float. */
+static int format_number(char text[64], size_t *n, double v, int precision) {
+    if (v == 0.0) v = 0.0; /* no "-0" */
+    /* FLT_MAX plus half an ulp: the first double that rounds to inf; converting it to float
+     * would be undefined. */
+    int ok = fabs(v) < PM_BVH_FLOAT_LIMIT;
+    if (!ok) v = 0.0;
+    if (precision < 9) {
+        *n = format_g(text, 64, v, precision);
+        /* Fewer digits can round up past the limit: 3.4028e38 at 4 digits is "3.403e+38". */
+        double back;
+        if (fabs(v) >= 1e38 && !(pm_bvh_parse_double(&back, text, *n) == 0 && fabs(back) < PM_BVH_FLOAT_LIMIT)) {
+            ok = 0;
+            *n = format_g(text, 64, 0.0, precision);
+        }
+    } else {
+        float f = (float)v;
+        for (int p = 6;; p++) {
+            *n = format_g(text, 64, (double)f, p);
+            double back;
+            if (p == 9 || (pm_bvh_parse_double(&back, text, *n) == 0 && (float)back == f)) break;
+        }
+    }
+    return ok;
+}
+
 static void buf_number(out_buf *b, double v, int precision) {
     char text[64];
     size_t n;
-    if (v == 0.0) v = 0.0; /* no "-0" */
-    if (!(fabs(v) < PM_BVH_FLOAT_LIMIT)) { /* FLT_MAX plus half an ulp: the first double that rounds to inf */
-        b->overflow = 1; /* reported once by the caller; converting it to float would be undefined */
-        v = 0.0;
-    }
-    if (precision < 9) n = format_g(text, sizeof text, v, precision);
-    else {
-        float f = (float)v;
-        for (int p = 6;; p++) {
-            n = format_g(text, sizeof text, (double)f, p);
-            double back;
-            if (p == 9 || (pm_bvh_parse_double(&back, text, n) == 0 && (float)back == f)) break;
-        }
-    }
+    if (!format_number(text, &n, v, precision)) b->overflow = 1; /* reported once by the caller */
     buf_append(b, text, n);
 }
 
@@ -200,7 +213,20 @@ typedef struct write_ctx {
     double scale; /* metres per written unit */
     int z_up;
     int precision;
+    /* Where the first value beyond the float range is, for the message. */
+    int bad_joint, bad_frame;
+    const char *bad_field;
 } write_ctx;
+
+static void write_value(write_ctx *w, double v, int j, int frame, const char *field) {
+    int before = w->buf->overflow;
+    buf_number(w->buf, v, w->precision);
+    if (w->buf->overflow && !before) {
+        w->bad_joint = j;
+        w->bad_frame = frame;
+        w->bad_field = field;
+    }
+}
 
 /* Y-up clip space to the written axes: +90 degrees about X maps +Y to +Z. */
 static pm_quat to_file_rotation(const write_ctx *w, int j, pm_quat q) {
@@ -214,12 +240,12 @@ static pm_vec3 to_file_translation(const write_ctx *w, int j, pm_vec3 t) {
     return pm_vec3_make(t.x, -t.z, t.y);
 }
 
-static void write_vec3(write_ctx *w, const char *label, pm_vec3 v) {
-    buf_str(w->buf, label);
+static void write_offset(write_ctx *w, int j, const char *field, pm_vec3 v) {
+    buf_str(w->buf, "OFFSET");
     const float c[3] = {v.x, v.y, v.z};
     for (int k = 0; k < 3; k++) {
         buf_append(w->buf, " ", 1);
-        buf_number(w->buf, (double)c[k] / w->scale, w->precision);
+        write_value(w, (double)c[k] / w->scale, j, -1, field);
     }
     buf_append(w->buf, "\n", 1);
 }
@@ -234,7 +260,7 @@ static void write_joint_header(write_ctx *w, int j) {
     buf_indent(w->buf, d);
     buf_str(w->buf, "{\n");
     buf_indent(w->buf, d + 1);
-    write_vec3(w, "OFFSET", to_file_translation(w, j, s->rest_translations[j]));
+    write_offset(w, j, "OFFSET", to_file_translation(w, j, s->rest_translations[j]));
     buf_indent(w->buf, d + 1);
     char count[16];
     snprintf(count, sizeof count, "CHANNELS %d", w->layout[j].count);
@@ -250,7 +276,7 @@ static void write_joint_header(write_ctx *w, int j) {
         buf_indent(w->buf, d + 1);
         buf_str(w->buf, "{\n");
         buf_indent(w->buf, d + 2);
-        write_vec3(w, "OFFSET", s->end_sites[j]);
+        write_offset(w, j, "End Site OFFSET", s->end_sites[j]);
         buf_indent(w->buf, d + 1);
         buf_str(w->buf, "}\n");
     }
@@ -298,7 +324,7 @@ static void write_motion(write_ctx *w) {
                 if (!first) buf_append(w->buf, " ", 1);
                 first = 0;
                 double v = ch <= PM_CHANNEL_ZPOSITION ? (double)tv[ch] / w->scale : a[ch - PM_CHANNEL_XROTATION] * deg;
-                buf_number(w->buf, v, w->precision);
+                write_value(w, v, j, f, pm_bvh_channel_name(ch));
             }
         }
         buf_append(w->buf, "\n", 1);
@@ -332,16 +358,37 @@ static int depth_first_order(int *order, int *depth, int *scratch, const pm_skel
     return 1;
 }
 
+/* Messages quote at most NAME_QUOTE bytes of a name. */
+#define NAME_QUOTE 60
+
 static pm_result check_names(const pm_skeleton *s, pm_error *error) {
     for (int j = 0; j < s->joint_count; j++) {
         const char *n = s->names[j];
         size_t len = strlen(n);
+        int q = (int)PM_MIN(len, (size_t)NAME_QUOTE);
+        const char *more = len > NAME_QUOTE ? "..." : "";
+        if (len > PM_BVH_MAX_NAME_LENGTH)
+            return pm_fail(error, PM_ERR_LIMIT, "bvh write: joint %d name '%.*s%s' has %zu bytes (the reader takes at most %d)",
+                           j, q, n, more, len, PM_BVH_MAX_NAME_LENGTH);
         int bad = n[0] == ' ' || n[0] == '\t' || n[len - 1] == ' ' || n[len - 1] == '\t';
-        for (const char *c = n; *c && !bad; c++) bad = (unsigned char)*c < 0x20 || *c == '{' || *c == '}' || *c == 0x7f;
+        for (const char *c = n; *c && !bad; c++) bad = !pm_bvh_name_byte_ok(*c);
         if (bad)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "bvh write: joint %d name '%s' has a control character, a brace or outer spaces", j, n);
+                           "bvh write: joint %d name '%.*s%s' has a control character, a brace or outer spaces", j, q, n,
+                           more);
     }
+    return PM_OK;
+}
+
+/* The frame time as the reader will see it: the text written, read back. */
+static pm_result check_frame_time(const pm_clip *c, pm_error *error) {
+    char text[64];
+    size_t n;
+    double back = 0.0;
+    if (!format_number(text, &n, c->frame_time, 9) || pm_bvh_parse_double(&back, text, n) != 0 ||
+        back < PM_BVH_MIN_FRAME_TIME)
+        return pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': Frame Time %s s is below %g s (the reader refuses it)",
+                       c->name ? c->name : "clip", text, PM_BVH_MIN_FRAME_TIME);
     return PM_OK;
 }
 
@@ -363,6 +410,7 @@ pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *
     pm_result r = check_write_def(&def, error);
     if (r == PM_OK && (r = pm_clip_validate(clip, error)) != PM_OK) pm_error_prefix(error, "bvh write");
     if (r == PM_OK) r = check_names(&clip->skeleton, error);
+    if (r == PM_OK) r = check_frame_time(clip, error);
     if (r != PM_OK) return r;
 
     const pm_skeleton *s = &clip->skeleton;
@@ -394,17 +442,31 @@ pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *
     for (int j = 0; j < jc; j++)
         if (s->channel_counts[j]) built_in_code = 0;
     for (int j = 0; j < jc; j++) layout_joint(&w.layout[j], clip, j, built_in_code);
+    int channels = 0;
+    for (int j = 0; j < jc; j++) channels += w.layout[j].count;
+    if (!pm_bvh_motion_fits(clip->frame_count, jc, channels)) {
+        r = pm_fail(error, PM_ERR_LIMIT,
+                    "bvh write: '%s': Frames: %d frames of %d joints with %d channel%s: the reader refuses more than "
+                    "%.0f MiB of motion with fewer than one channel per %d joints",
+                    clip->name ? clip->name : "clip", clip->frame_count, jc, channels, channels == 1 ? "" : "s",
+                    PM_BVH_SPARSE_BYTES / 1048576.0, PM_BVH_MAX_JOINTS_PER_CHANNEL);
+        goto done;
+    }
     /* Guess the size once so the buffer rarely regrows. */
-    double values = 0.0;
-    for (int j = 0; j < jc; j++) values += w.layout[j].count;
+    double values = channels;
     buf_reserve(&buf, (size_t)PM_MIN(4096.0 + jc * 160.0 + values * clip->frame_count * 12.0, 1073741824.0));
     buf.failed = 0; /* the guess may be too big for this allocator; grow on demand instead */
     write_hierarchy(&w);
     write_motion(&w);
     if (buf.failed) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "bvh write: out of memory for the text");
+    else if (buf.overflow && w.bad_frame >= 0)
+        r = pm_fail(error, PM_ERR_NUMERIC,
+                    "bvh write: '%s': joint '%.*s' frame %d %s: a value exceeds the float range in units of %g m",
+                    clip->name ? clip->name : "clip", NAME_QUOTE, s->names[w.bad_joint], w.bad_frame, w.bad_field,
+                    w.scale);
     else if (buf.overflow)
-        r = pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': a value exceeds the float range in units of %g m",
-                    clip->name ? clip->name : "clip", w.scale);
+        r = pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': joint '%.*s' %s: a value exceeds the float range in units of %g m",
+                    clip->name ? clip->name : "clip", NAME_QUOTE, s->names[w.bad_joint], w.bad_field, w.scale);
 done:
     pm_free(a, w.layout);
     pm_free(a, ints);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh_internal.h"
 #include "support.h"
 
 /* ---- helpers ---- */
@@ -307,6 +308,24 @@ static void test_clip_name_from_source(void **state) {
     PM_ASSERT_OK(pm_bvh_read_file(&c, path, &def, NULL));
     assert_string_equal(c.name, "run_01");
     pm_clip_destroy(&c);
+    /* Control characters are legal in file names but not in clip names: replaced, the file reads. */
+    path = pm_test_tmp_path("a\nb.bvh");
+    pm_test_write_file(path, GOOD, strlen(GOOD));
+    pm_error err = {PM_OK, {0}};
+    if (pm_bvh_read_file(&c, path, &def, &err) != PM_OK) fail_msg("a newline in the file name: %s", err.message);
+    assert_string_equal(c.name, "a_b");
+    pm_clip_destroy(&c);
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "dir/we\tird\x7f\x1b.bvh", &def, NULL));
+    assert_string_equal(c.name, "we_ird__");
+    pm_clip_destroy(&c);
+    /* A long UTF-8 name is cut at a character boundary: 150 two-byte characters give 127. */
+    char source[400] = "d/";
+    for (int i = 0; i < 150; i++) strcat(source, "\xc3\xa9");
+    strcat(source, ".bvh");
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), source, &def, NULL));
+    assert_int_equal(strlen(c.name), 254);
+    assert_memory_equal(c.name, source + 2, 254);
+    pm_clip_destroy(&c);
 }
 
 /* ---- rotation orders, checked against matrices built here ---- */
@@ -507,7 +526,7 @@ static void test_errors_motion_header(void **state) {
     pm_clip lo;
 #define TO_16 L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 L12 L13 L14 L15 L16
     expect_error(TO_16 "Frames: 99999999999\n" L18 L19 L20, PM_ERR_LIMIT, "t.bvh:17: Frames", "99999999999");
-    expect_error(TO_16 "Frames: 1000000\n" L18 L19 L20, PM_ERR_PARSE, "t.bvh:17: Frames", "bytes");
+    expect_error(TO_16 "Frames: 1000000\n" L18 L19 L20, PM_ERR_PARSE, "t.bvh:17: Frames", "frame lines of 9 values");
     expect_error(TO_16 "Frames: 0\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "0 frames");
     expect_error(TO_16 "Frames: -2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'-2'");
     expect_error(TO_16 "Frames 2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "':'");
@@ -533,6 +552,98 @@ static void test_errors_motion_header(void **state) {
     /* A hierarchy without channels has no motion to read. */
     expect_error("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nMOTION\nFrames: 1\nFrame Time: 1\n\n", PM_ERR_PARSE, "CHANNELS", NULL);
 #undef TO_16
+}
+
+/* An allocator that refuses, and records, requests above `cap` bytes. */
+typedef struct capped_allocator {
+    size_t cap, largest;
+    long allocs, frees;
+} capped_allocator;
+
+static void *capped_alloc(size_t size, size_t alignment, void *user) {
+    capped_allocator *c = (capped_allocator *)user;
+    if (size > c->largest) c->largest = size;
+    if (size > c->cap) return NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+    c->allocs++;
+    return p;
+}
+
+static void capped_free(void *ptr, void *user) {
+    ((capped_allocator *)user)->frees++;
+    free(ptr);
+}
+
+/* `joints` joints in a chain, only the root with a channel, `frames` declared and `lines` frame
+ * lines of "0"; *frames_line is the line of Frames:. */
+static char *sparse_bvh(int joints, long frames, long lines, size_t *size, int *frames_line) {
+    text t = {NULL, 0, 0};
+    text_add(&t, "HIERARCHY\nROOT J0\n{\nOFFSET 0 0 0\nCHANNELS 1 Yrotation\n");
+    for (int j = 1; j < joints; j++) text_add(&t, "JOINT J%d\n{\nOFFSET 0 1 0\n", j);
+    for (int j = 0; j < joints; j++) text_add(&t, "}\n");
+    text_add(&t, "MOTION\n");
+    *frames_line = 1;
+    for (size_t i = 0; i < t.n; i++) *frames_line += t.s[i] == '\n';
+    text_add(&t, "Frames: %ld\nFrame Time: 0.01\n", frames);
+    size_t head = t.n;
+    char *s = malloc(head + (size_t)lines * 2 + 1);
+    assert_non_null(s);
+    memcpy(s, t.s, head);
+    for (long i = 0; i < lines; i++) memcpy(s + head + (size_t)i * 2, "0\n", 2);
+    *size = head + (size_t)lines * 2;
+    s[*size] = '\0';
+    free(t.s);
+    return s;
+}
+
+static void test_frames_bounded_before_allocating(void **state) {
+    (void)state;
+    /* 40 joints, one channel, 10 million frames: 20 MB of text the clip would store in 11 GB (28
+     * bytes per joint and frame). Refused without any allocation near that size. */
+    size_t size;
+    int line;
+    char *bvh = sparse_bvh(40, 10000000, 10000000, &size, &line);
+    capped_allocator cap = {1u << 20, 0, 0, 0};
+    pm_allocator a = {capped_alloc, capped_free, &cap};
+    pm_bvh_def def = pm_default_bvh_def();
+    def.allocator = &a;
+    pm_clip c;
+    pm_error err = {PM_OK, {0}};
+    pm_result r = pm_bvh_read_memory(&c, bvh, size, "t.bvh", &def, &err);
+    if (r != PM_ERR_LIMIT) fail_msg("expected a limit error, got %s: %s", pm_result_string(r), err.message);
+    char needle[64];
+    snprintf(needle, sizeof needle, "t.bvh:%d: Frames: 10000000 frames of 40 joints", line);
+    if (!strstr(err.message, needle) || !strstr(err.message, "one channel per 4 joints"))
+        fail_msg("message '%s'", err.message);
+    assert_true(cap.largest < (1u << 20));
+    assert_true(is_zeroed(&c));
+    assert_int_equal(cap.allocs, cap.frees);
+    free(bvh);
+    /* The same sparse skeleton is fine while its motion is small. */
+    bvh = sparse_bvh(40, 1000, 1000, &size, &line);
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, bvh, size, "t.bvh", NULL, NULL));
+    assert_int_equal(c.frame_count, 1000);
+    pm_clip_destroy(&c);
+    free(bvh);
+    /* Frames: beyond what the text after the header can hold, counted in frame lines; the last
+     * line needs no line break. */
+    bvh = sparse_bvh(2, 1001, 1000, &size, &line);
+    snprintf(needle, sizeof needle, "t.bvh:%d: Frames: 1001 frames", line);
+    expect_error_n(bvh, size, PM_ERR_PARSE, needle, "hold at most 1000 frame lines of 1 values");
+    free(bvh);
+    bvh = sparse_bvh(2, 1000, 1000, &size, &line);
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, bvh, size - 1, "t.bvh", NULL, NULL));
+    assert_int_equal(c.frame_count, 1000);
+    pm_clip_destroy(&c);
+    free(bvh);
+    /* The rule's edges: 64 MiB of motion for any skeleton, beyond it 4 joints per channel. */
+    assert_true(pm_bvh_motion_fits(500, 4096, 1));
+    assert_false(pm_bvh_motion_fits(600, 4096, 1));
+    assert_false(pm_bvh_motion_fits(PM_MAX_FRAMES, 41, 10));
+    assert_true(pm_bvh_motion_fits(PM_MAX_FRAMES, 40, 10));
+    assert_true(pm_bvh_motion_bytes(1000, 40, 1) > 1000.0 * 40 * 28);
 }
 
 static void test_errors_structure(void **state) {
@@ -722,6 +833,7 @@ int main(void) {
         cmocka_unit_test(test_errors_channels),
         cmocka_unit_test(test_errors_numbers),
         cmocka_unit_test(test_errors_motion_header),
+        cmocka_unit_test(test_frames_bounded_before_allocating),
         cmocka_unit_test(test_errors_structure),
         cmocka_unit_test(test_errors_limits),
         cmocka_unit_test(test_truncated_everywhere),

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bvh_internal.h"
 #include "support.h"
 
 /* ---- helpers ---- */
@@ -413,6 +414,106 @@ static void test_write_refuses_what_cannot_read_back(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* Expects the write to fail with `code` and both needles, writing no file. */
+static void expect_write_error(const pm_clip *c, const pm_bvh_write_def *w, pm_result code, const char *n1, const char *n2) {
+    const char *path = pm_test_tmp_path("refused.bvh");
+    pm_error err = {PM_OK, {0}};
+    pm_result r = pm_bvh_write_file(c, path, w, &err);
+    if (r != code) fail_msg("expected %s, got %s: %s", pm_result_string(code), pm_result_string(r), err.message);
+    if (!strstr(err.message, n1) || (n2 && !strstr(err.message, n2))) fail_msg("message '%s' lacks '%s'", err.message, n2 ? n2 : n1);
+    assert_true(strlen(err.message) < 400);
+    FILE *f = fopen(path, "rb");
+    assert_null(f);
+    assert_int_equal(pm_test_count_temp_files(pm_test_tmp_dir()), 0);
+}
+
+/* Writes and reads back, returning the read clip (in the written units, Y up). */
+static void write_read(pm_clip *back, const pm_clip *c, const pm_bvh_write_def *w) {
+    char *text;
+    size_t size;
+    pm_error err = {PM_OK, {0}};
+    if (pm_bvh_write_memory(&text, &size, c, w, &err) != PM_OK) fail_msg("write: %s", err.message);
+    pm_bvh_def def = pm_default_bvh_def();
+    def.unit_scale = w && w->unit_scale > 0.0f ? w->unit_scale : c->unit_scale;
+    def.up_axis = PM_UP_Y;
+    if (pm_bvh_read_memory(back, text, size, "back.bvh", &def, &err) != PM_OK) fail_msg("read back: %s", err.message);
+    pm_free_buffer(text, &c->allocator);
+}
+
+/* Everything the library accepts in a clip but the reader refuses in a file is refused by the
+ * writer, naming the joint or field, with no file written; the values at the reader's edges
+ * still round-trip. */
+static void test_write_refuses_what_the_reader_refuses(void **state) {
+    (void)state;
+    pm_clip c, back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", NULL, NULL));
+    /* Names: the reader takes at most 1024 bytes. */
+    char name[3000];
+    memset(name, 'k', sizeof name);
+    name[2999] = '\0';
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, name, NULL));
+    expect_write_error(&c, NULL, PM_ERR_LIMIT, "joint 1 name 'kkkk", "2999 bytes (the reader takes at most 1024)");
+    name[PM_BVH_MAX_NAME_LENGTH] = '\0';
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, name, NULL));
+    write_read(&back, &c, NULL);
+    assert_string_equal(back.skeleton.names[1], name);
+    pm_clip_destroy(&back);
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Kn}ee", NULL));
+    expect_write_error(&c, NULL, PM_ERR_INVALID_ARGUMENT, "joint 1 name 'Kn}ee'", NULL);
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Knee ", NULL));
+    expect_write_error(&c, NULL, PM_ERR_INVALID_ARGUMENT, "joint 1 name", "outer spaces");
+    PM_ASSERT_OK(pm_skeleton_set_name(&c.skeleton, 1, "Knee", NULL));
+    /* Frame times: the reader refuses below 1e-5 s, judged on the text written. */
+    c.frame_time = 1e-6f;
+    expect_write_error(&c, NULL, PM_ERR_NUMERIC, "Frame Time 1e-06 s is below 1e-05 s", NULL);
+    c.frame_time = 1e-5f; /* 9.99999975e-06 as a float, written "1e-05" */
+    write_read(&back, &c, NULL);
+    assert_true(back.frame_time == 1e-5f);
+    pm_clip_destroy(&back);
+    c.frame_time = 0.0333333f;
+    /* Values beyond the float range, named; fewer digits must not round a value past it either:
+     * 3.4028e38 at 4 digits would be "3.403e+38", which the reader refuses. */
+    pm_bvh_write_def w = pm_default_bvh_write_def();
+    w.unit_scale = 1.0f;
+    c.translations[(size_t)2 * 3].y = 3.4028e38f;
+    w.precision = 4;
+    expect_write_error(&c, &w, PM_ERR_NUMERIC, "joint 'Hips' frame 2 Yposition", "float range");
+    w.precision = 3;
+    write_read(&back, &c, &w); /* "3.40e+38" */
+    pm_clip_destroy(&back);
+    w.precision = 0;
+    write_read(&back, &c, &w);
+    assert_true(back.translations[(size_t)2 * 3].y == 3.4028e38f);
+    pm_clip_destroy(&back);
+    c.translations[(size_t)2 * 3].y = 90.0f;
+    c.skeleton.rest_translations[2].x = 3e38f;
+    w.unit_scale = 0.01f;
+    expect_write_error(&c, &w, PM_ERR_NUMERIC, "joint 'Foot' OFFSET", NULL);
+    c.skeleton.rest_translations[2].x = 0.0f;
+    c.skeleton.end_sites[2].z = 3e38f;
+    expect_write_error(&c, &w, PM_ERR_NUMERIC, "joint 'Foot' End Site OFFSET", NULL);
+    pm_clip_destroy(&c);
+    /* Motion the reader refuses to allocate: above 64 MiB, fewer than one channel per 4 joints
+     * (41 joints, only the root's one channel, 60000 frames: 66 MiB). */
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, 41, NULL, NULL));
+    for (int j = 0; j < 41; j++) {
+        snprintf(name, sizeof name, "J%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
+        s.parents[j] = j - 1;
+    }
+    set_channels(&s, 0, "Y");
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 60000, 0.01f, NULL, NULL));
+    expect_write_error(&c, NULL, PM_ERR_LIMIT, "Frames: 60000 frames of 41 joints with 1 channel:", "one channel per 4 joints");
+    pm_clip_destroy(&c);
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 1000, 0.01f, NULL, NULL));
+    write_read(&back, &c, NULL);
+    assert_int_equal(back.frame_count, 1000);
+    pm_clip_destroy(&back);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_orders_random),
@@ -424,6 +525,7 @@ int main(void) {
         cmocka_unit_test(test_write_errors),
         cmocka_unit_test(test_locale_independent),
         cmocka_unit_test(test_write_refuses_what_cannot_read_back),
+        cmocka_unit_test(test_write_refuses_what_the_reader_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -267,8 +267,12 @@ pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_schema_origin
     if (!text) return error ? error->code : PM_ERR_IO;
     pm_result r = pm_schema_from_json(out, text, path, origin, error);
     if (r == PM_OK && !out->name[0]) {
+        /* Named after its file; control characters, legal in file names, would break the lines
+         * of `info` and of messages, as for clips named after BVH files. */
         const char *base = strrchr(path, '/');
         snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
+        for (char *c = out->name; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '_';
     }
     free(text);
     return r;

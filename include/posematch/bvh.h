@@ -23,10 +23,18 @@ PM_API pm_bvh_def pm_default_bvh_def(void);
  * "FILE:LINE: Frame Time: ... is below 1e-05 s". */
 #define PM_BVH_MIN_FRAME_TIME 1e-5
 
+/* Before allocating the clip, the reader refuses a Frames: count the rest of the file has too
+ * few bytes for, and motion of more than 64 MiB with fewer than one channel per 4 joints (a clip
+ * stores 28 bytes per joint and frame however few channels the file has), both as
+ * "FILE:LINE: Frames: ...": what a file can make the reader allocate stays proportional to its
+ * size. Joint names are at most 1024 bytes. */
+
 /* Reads a BVH file into `out` (which the caller later frees with pm_clip_destroy). The clip
- * name is the file name without directory and extension. */
+ * name is the file name without directory and extension, cut to at most 255 bytes at a UTF-8
+ * character boundary, with control characters (a newline is legal in a file name but not in a
+ * clip name) replaced by '_'. */
 PM_API pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def, pm_error *error);
-/* Same from memory; `source_name` is used in messages and as the clip name. */
+/* Same from memory; `source_name` is used in messages and, derived as above, as the clip name. */
 PM_API pm_result pm_bvh_read_memory(pm_clip *out, const char *data, size_t size, const char *source_name,
                                     const pm_bvh_def *def, pm_error *error);
 
@@ -41,7 +49,12 @@ PM_API pm_bvh_write_def pm_default_bvh_write_def(void);
 /* Writes the clip with each joint's original channel layout (joints whose translation moves
  * get position channels; clips built in code get Xposition Yposition Zposition Zrotation
  * Xrotation Yrotation on moving joints and Zrotation Xrotation Yrotation elsewhere). The file
- * is written as pm_file_write writes (file.h): a failure leaves no partial file. */
+ * is written as pm_file_write writes (file.h): a failure leaves no partial file. What the reader
+ * would refuse is refused before anything is written, with an error naming the joint or field:
+ * a joint name over 1024 bytes, with a control character, a brace or outer blanks
+ * (PM_ERR_LIMIT, PM_ERR_INVALID_ARGUMENT), a frame time written below PM_BVH_MIN_FRAME_TIME or a
+ * value beyond the float range in the written units (PM_ERR_NUMERIC), a hierarchy deeper than
+ * PM_MAX_JOINT_DEPTH and motion the reader's 64 MiB rule above refuses (PM_ERR_LIMIT). */
 PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def,
                                    pm_error *error);
 

@@ -238,4 +238,13 @@ expect_error "--save-queries into a directory" "sq_far.f32" "$CLI" bench "$T/a.p
 [ -e "$T/sq_noisy.f32" ] && fail "--save-queries left half a pair"
 "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" --save-queries "$T/sq2" > /dev/null 2>&1 || fail "--save-queries"
 [ -s "$T/sq2_noisy.f32" ] && [ -s "$T/sq2_far.f32" ] || fail "--save-queries did not write both sets"
+# Control characters are legal in file names: a clip or schema named after such a file gets '_'
+# for them, and the build, info and its one-line output work.
+mkdir -p "$T/odd"
+cp "$T/clips/synth_000.bvh" "$T/odd/a"$'\n'"b.bvh"
+printf '{"channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/odd/s"$'\t'"x.json"
+"$CLI" build "$T/odd" -o "$T/odd.pmdb" --schema "$T/odd/s"$'\t'"x.json" --quiet || fail "build of a file named with a newline"
+"$CLI" info "$T/odd.pmdb" --assets > "$T/odd.txt" || fail "info of odd names"
+grep -q "a_b: poses" "$T/odd.txt" || fail "asset name: $(cat "$T/odd.txt")"
+grep -q "^schema  *s_x.json " "$T/odd.txt" || fail "schema name: $(cat "$T/odd.txt")"
 echo "ok"
