@@ -225,9 +225,13 @@ static pm_result write_target(char **out, const char *path, pm_error *error) {
 
 /* ---- writing ---- */
 
-/* Opens "<path>.tmp-XXXXXXXX" exclusively (O_EXCL also refuses a link planted under that
- * name), with a name unlikely to collide with other writers. */
+/* Opens "<directory of path>/.pm-XXXXXXXX.tmp" exclusively (O_EXCL also refuses a link planted
+ * under that name), with a name unlikely to collide with other writers. Not "<path>.tmp-...":
+ * for a name near NAME_MAX that would be too long, and a legal target would fail. Hidden, so
+ * that directory scans (build DIR) pass over a temporary file left by a killed writer. */
 static int open_temp(char *tmp, size_t cap, const char *path) {
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash ? (int)(slash - path + 1) : 0;
     struct {
         long pid;
         long t;
@@ -240,10 +244,13 @@ static int open_temp(char *tmp, size_t cap, const char *path) {
     seed.t = (long)time(NULL);
     seed.c = (long)clock();
     seed.where = (const void *)&seed;
+    /* The target's name goes into the hash: the files of one pm_file_write_all share a directory
+     * and, often, everything else in the seed. */
+    uint64_t name = pm_hash64(path, strlen(path), 0x6276685F746D70ull);
     for (int attempt = 0; attempt < 16; attempt++) {
         seed.attempt = attempt;
-        uint64_t h = pm_hash64(&seed, sizeof seed, 0x6276685F746D70ull);
-        snprintf(tmp, cap, "%s.tmp-%08x", path, (unsigned)(h & 0xffffffffu));
+        uint64_t h = pm_hash64(&seed, sizeof seed, name);
+        snprintf(tmp, cap, "%.*s.pm-%08x.tmp", dir_len, path, (unsigned)(h & 0xffffffffu));
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }

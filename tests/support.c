@@ -177,7 +177,7 @@ int pm_test_count_temp_files(const char *dir) {
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (strstr(e->d_name, ".tmp-")) n++;
+        if (!strncmp(e->d_name, ".pm-", 4)) n++;
     closedir(d);
     return n;
 }

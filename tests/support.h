@@ -53,7 +53,7 @@ extern const char *const pm_test_biped_names[];
 /* A pm_test_biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
 void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time);
 
-/* Temporary files a write left in `dir` ("<target>.tmp-..." names, pm_file_write's). */
+/* Temporary files a write left in `dir` (".pm-XXXXXXXX.tmp" names, pm_file_write's). */
 int pm_test_count_temp_files(const char *dir);
 
 #define PM_ASSERT_OK(expr)                                                                          \

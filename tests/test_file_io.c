@@ -393,6 +393,32 @@ static void test_arguments(void **state) {
 
 /* Reading: a file's bytes with a NUL after them; directories and (unless asked for) FIFOs
  * refused by name; bad arguments named. */
+/* A target name of NAME_MAX (255) characters is legal: the temporary name beside it must not be
+ * longer (it was "<name>.tmp-XXXXXXXX"). Twenty files written together in one directory each get
+ * their own temporary name. */
+static void test_long_names_and_many_files(void **state) {
+    (void)state;
+    char d[1024], p[1024], name[256], paths[20][1100];
+    fresh_dir(d, sizeof d, "long_names");
+    memset(name, 'n', 255);
+    name[255] = '\0';
+    in(p, sizeof p, d, name);
+    write_text(p, "long");
+    assert_content(p, "long");
+    const char *ps[20];
+    const void *data[20];
+    size_t sizes[20];
+    for (int i = 0; i < 20; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%.*s%02d", d, 253, name, i);
+        ps[i] = paths[i];
+        data[i] = "x";
+        sizes[i] = 1;
+    }
+    PM_ASSERT_OK(pm_file_write_all(20, ps, data, sizes, NULL));
+    for (int i = 0; i < 20; i++) assert_content(paths[i], "x");
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+}
+
 static void test_read(void **state) {
     (void)state;
     char d[512], f[600], fifo[600];
@@ -424,6 +450,7 @@ static void test_read(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
+        cmocka_unit_test(test_long_names_and_many_files),
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_write_all),
         cmocka_unit_test(test_write_all_refuses_one_file_twice),

@@ -124,9 +124,9 @@ static char *join_path(const char *dir, const char *file) {
     return p;
 }
 
-/* Reads, trims, loops and mirrors one sample's clip. */
-static pm_result load_sample_clip(const loader *l, pm_clip *out, const cJSON *s, const char *where, const char *base_dir,
-                                  const pm_bvh_def *bvh) {
+/* Reads, trims, loops and mirrors one sample's clip; *out_path (malloc'd) is the file read. */
+static pm_result load_sample_clip(const loader *l, pm_clip *out, char **out_path, const cJSON *s, const char *where,
+                                  const char *base_dir, const pm_bvh_def *bvh) {
     const char *file;
     pm_result r = get_string(l, s, "clip", where, &file);
     if (r != PM_OK) return r;
@@ -141,7 +141,7 @@ static pm_result load_sample_clip(const loader *l, pm_clip *out, const cJSON *s,
     if (!path) return bad(l, PM_ERR_OUT_OF_MEMORY, where, "out of memory");
     pm_clip clip;
     r = pm_bvh_read_file(&clip, path, bvh, l->error);
-    free(path);
+    *out_path = path;
     if (r != PM_OK) {
         char msg[PM_ERROR_MESSAGE_SIZE] = "cannot read the clip";
         if (l->error) snprintf(msg, sizeof msg, "%s", l->error->message);
@@ -324,7 +324,8 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     }
     clips = calloc((size_t)n, sizeof *clips);
     samples = calloc((size_t)n, sizeof *samples);
-    if (!clips || !samples) {
+    out->clip_paths = calloc((size_t)(n ? n : 1), sizeof(char *));
+    if (!clips || !samples || !out->clip_paths) {
         r = bad(&l, PM_ERR_OUT_OF_MEMORY, "samples", "out of memory");
         goto done;
     }
@@ -359,7 +360,9 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
                     def.dimensions == 1 ? " (or one number)" : "", p ? "" : "; it is missing");
             goto done;
         }
-        if ((r = load_sample_clip(&l, &clips[i], s, where, base_dir, &bvh)) != PM_OK) goto done;
+        r = load_sample_clip(&l, &clips[i], &out->clip_paths[i], s, where, base_dir, &bvh);
+        if (out->clip_paths[i]) out->clip_path_count = i + 1;
+        if (r != PM_OK) goto done;
         clip_count++;
         samples[i].clip = &clips[i];
     }
@@ -405,6 +408,8 @@ pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, c
 void pm_blend_space_file_free(pm_blend_space_file *f) {
     if (!f) return;
     pm_blend_space_destroy(f->space);
+    for (int i = 0; i < f->clip_path_count; i++) free(f->clip_paths[i]);
+    free(f->clip_paths);
     memset(f, 0, sizeof *f);
 }
 

@@ -32,6 +32,10 @@ typedef struct pm_blend_space_file {
     pm_blend_space *space;      /* owned: pm_blend_space_file_free */
     pm_blend_grid_def grid;     /* "grid", "grid_include_outside" */
     float fps;                  /* "fps"; 0 = pm_blend_space_bake's default */
+    char **clip_paths;          /* the samples' clip files as read (resolved against the JSON's
+                                 * directory), so that a command writing a file can refuse to
+                                 * overwrite one of them */
+    int clip_path_count;
 } pm_blend_space_file;
 
 /* Reads SPACE.json and every clip it names, and creates the space. `bvh` may be NULL (defaults;

@@ -2,6 +2,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -74,24 +75,69 @@ static const char *bound_text(char *buf, size_t cap, double v) {
     return buf;
 }
 
+const char *pm_cli_scan_decimal(const char *p) {
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    for (; isdigit((unsigned char)*p); p++) digits++;
+    if (*p == '.')
+        for (p++; isdigit((unsigned char)*p); p++) digits++;
+    if (!digits) return NULL;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return NULL;
+        while (isdigit((unsigned char)*p)) p++;
+    }
+    return p;
+}
+
 int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
                   int integer) {
-    char *end;
+    char *end = NULL;
     errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno || !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
+    /* Decimal only: strtod alone would read "0x10" as 16 and take "inf", "nan" and leading blanks. */
+    const char *stop = pm_cli_scan_decimal(text);
+    double v = stop ? strtod(text, &end) : 0.0;
+    if (!stop || *stop || end != stop || errno || !isfinite(v) || v < lo || v > hi || (integer && v != floor(v))) {
         char lo_text[32], hi_text[32];
-        pm_cli_fail("%s: %s '%s' must be %s in %s..%s", command, option, text, integer ? "an integer" : "a number",
-                    bound_text(lo_text, sizeof lo_text, lo), bound_text(hi_text, sizeof hi_text, hi));
+        pm_cli_fail("%s: %s '%s' must be %s in %s..%s", command, option, text,
+                    integer ? "a decimal integer" : "a decimal number", bound_text(lo_text, sizeof lo_text, lo),
+                    bound_text(hi_text, sizeof hi_text, hi));
         return 0;
     }
     *out = v;
     return 1;
 }
 
-int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **argv, int *i) {
+int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, const char *value) {
+    /* -o and --output are one option: "-o a --output b" is the same mistake as "-o a -o b". */
+    const char *key = !strcmp(option, "--output") ? "-o" : option;
+    for (int k = 0; k < seen->count; k++)
+        if (!strcmp(seen->option[k], key)) {
+            pm_cli_fail("%s: %s given twice ('%s' and '%s')", command, option, seen->value[k], value);
+            return 0;
+        }
+    /* A command has fewer single-value options than slots; were one added past them, it would go
+     * unchecked rather than refused. */
+    if (seen->count < PM_CLI_SEEN_MAX) {
+        seen->option[seen->count] = key;
+        seen->value[seen->count++] = value;
+    }
+    return 1;
+}
+
+int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const *options, int argc, char **argv,
+                       int i) {
+    if (!pm_cli_has_value(argc, argv, i)) return 1;
+    for (int k = 0; options[k]; k++)
+        if (!strcmp(argv[i], options[k])) return pm_cli_once(seen, command, argv[i], argv[i + 1]);
+    return 1;
+}
+
+int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i) {
     const char *s = argv[*i];
     if (!pm_cli_has_value(argc, argv, *i)) return 0;
+    if ((!strcmp(s, "--unit-scale") || !strcmp(s, "--up")) && !pm_cli_once(seen, command, s, argv[*i + 1])) return -1;
     if (!strcmp(s, "--unit-scale")) {
         double v;
         if (!pm_cli_number(&v, command, s, argv[++*i], 1e-6, 1e6, 0)) return -1;

@@ -37,16 +37,38 @@ int pm_cli_text_line(const char *text, const char *at);
  * otherwise print as 0.0333332997560501. */
 double pm_cli_round_sig(double v, int digits);
 
-/* The number in an option's argument: 1 on success, else prints
+/* End of a plain decimal number at p ([+-]digits[.digits][e[+-]digits]), or NULL when there is
+ * none. */
+const char *pm_cli_scan_decimal(const char *p);
+
+/* The number in an option's argument, written in decimal: 1 on success, else prints
  * "posematch: COMMAND: OPTION 'TEXT' must be ..." and returns 0. `integer` requires a whole
  * number. */
 int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
                   int integer);
 
-/* The BVH reading options every command that reads clips takes (--unit-scale M, --up y|z).
- * argv[*i] is the option; returns 1 when it was one of them (consuming its argument), 0 when
- * not, -1 after printing an error. */
-int pm_cli_bvh_option(pm_bvh_def *def, const char *command, int argc, char **argv, int *i);
+/* The single-value options a command was given so far (zero-initialise one per parse). Taking
+ * the last of two values silently would hide a mistake in a script, so a second one is refused. */
+#define PM_CLI_SEEN_MAX 32
+typedef struct pm_cli_seen {
+    const char *option[PM_CLI_SEEN_MAX];
+    const char *value[PM_CLI_SEEN_MAX];
+    int count;
+} pm_cli_seen;
+
+/* Records single-value option `option` (as typed; -o and --output count as one) with its
+ * argument `value`: 1 the first time, else prints "posematch: COMMAND: OPTION given twice ('A'
+ * and 'B')" and returns 0. */
+int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, const char *value);
+/* pm_cli_once for option argv[i] when it is one of `options` (NULL-terminated) and has a value
+ * after it; 1 otherwise. Called first thing for each argument, before the option is taken. */
+int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const *options, int argc, char **argv,
+                       int i);
+
+/* The BVH reading options every command that reads clips takes (--unit-scale M, --up y|z), each
+ * at most once (recorded in `seen`). argv[*i] is the option; returns 1 when it was one of them
+ * (consuming its argument), 0 when not, -1 after printing an error. */
+int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i);
 
 /* An asset as JSON: name, first_pose, poses, looping, mirrored (what info and export-features
  * both list; info adds more). */

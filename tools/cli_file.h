@@ -11,11 +11,17 @@
  * and pipes only: "PATH: is a directory", "PATH: not a regular file (...)". */
 char *pm_cli_read_text(const char *path, size_t *size, pm_error *error);
 /* Expands directories into their .bvh files (recursively, sorted by path so that the order
- * never depends on the file system); plain files (.json blend spaces among them) are kept as
- * given. A directory without .bvh files is an error. Returns a malloc'd array of malloc'd
- * strings. */
+ * never depends on the file system; a directory reached again through a symbolic link is not
+ * scanned again); plain files (.json blend spaces among them) are kept as given. A directory
+ * without .bvh files is an error, and so is anything the scan cannot look into (an unreadable
+ * directory, a path longer than the system allows, a broken link named *.bvh). Returns a
+ * malloc'd array of malloc'd strings. */
 pm_result pm_cli_expand_inputs(char ***out, int *out_count, char **inputs, int count, pm_error *error);
 void pm_cli_free_list(char **list, int count);
+/* Refuses to write `output` when it is one of the `count` inputs (the same file by any name: a
+ * link, another spelling, a hard link): "OUTPUT: the output is also an input ...". PM_OK when it
+ * is none of them or does not exist yet. */
+pm_result pm_cli_check_not_input(const char *output, const char *const *inputs, int count, pm_error *error);
 /* 1 when path ends with suffix (case-insensitive). */
 int pm_cli_has_suffix(const char *path, const char *suffix);
 

@@ -295,9 +295,14 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->far = calloc((size_t)argc, sizeof(char *));
     if (!a->far) return pm_cli_fail("bench: out of memory");
     double v;
+    /* (--far takes a list and is repeatable.) */
+    static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
+                                                       "--save-queries", NULL};
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i);
+        if (!pm_cli_once_listed(&seen, "bench", single_value_options, argc, argv, i)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(bench_usage, stdout);
             return 0;
@@ -319,7 +324,8 @@ static int parse_args(bench_args *a, int argc, char **argv) {
             while (i + 1 < argc && argv[i + 1][0] != '-') a->far[a->far_count++] = argv[++i];
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("bench: unknown or incomplete option '%s' (try posematch bench --help)", s) + 1;
-        else a->path = s;
+        else if (!a->path) a->path = s;
+        else return pm_cli_fail("bench: one database at a time ('%s' and '%s')", a->path, s) + 1;
     }
     if (!a->path) return pm_cli_fail("bench: no database given (try posematch bench --help)") + 1;
     return -1;
@@ -365,7 +371,8 @@ int pm_cmd_bench(int argc, char **argv) {
     const char *set_names[2] = {"noisy", "far"};
     for (int s = 0; a.save && s < (a.far_count ? 2 : 1); s++) {
         snprintf(save_path[s], sizeof save_path[s], "%s_%s.f32", a.save, set_names[s]);
-        if (pm_file_check_output(save_path[s], &err) != PM_OK) {
+        if (pm_file_check_output(save_path[s], &err) != PM_OK ||
+            pm_cli_check_not_input(save_path[s], &a.path, 1, &err) != PM_OK) {
             free(a.far);
             return pm_cli_fail_error(&err);
         }

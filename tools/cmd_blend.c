@@ -1,5 +1,4 @@
 /* posematch blend SPACE.json --param X[,Y[,Z]] (-o OUT.bvh | --weights [--json]): evaluate a blend space. */
-#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 
 #include "blend_space_json.h"
 #include "cli_common.h"
+#include "cli_file.h"
 #include "commands.h"
 
 static const char blend_usage[] =
@@ -39,33 +39,15 @@ typedef struct blend_args {
     float fps;
     int weights, json;
     pm_bvh_def bvh;
-    const char *param_text, *fps_text; /* as given, for the repeated-option error */
+    int fps_given;
 } blend_args;
-
-/* End of a plain decimal number at p ([+-]digits[.digits][e[+-]digits]), or NULL: strtod would
- * also take hexadecimal, "inf", "nan" and leading spaces. */
-static const char *scan_decimal(const char *p) {
-    int digits = 0;
-    if (*p == '+' || *p == '-') p++;
-    for (; isdigit((unsigned char)*p); p++) digits++;
-    if (*p == '.')
-        for (p++; isdigit((unsigned char)*p); p++) digits++;
-    if (!digits) return NULL;
-    if (*p == 'e' || *p == 'E') {
-        p++;
-        if (*p == '+' || *p == '-') p++;
-        if (!isdigit((unsigned char)*p)) return NULL;
-        while (isdigit((unsigned char)*p)) p++;
-    }
-    return p;
-}
 
 static int parse_params(blend_args *a, const char *text) {
     const char *p = text;
     a->param_count = 0;
     while (*p) {
         if (a->param_count == PM_BLEND_SPACE_MAX_DIMENSIONS) return 0;
-        const char *stop = scan_decimal(p);
+        const char *stop = pm_cli_scan_decimal(p);
         if (!stop) return 0;
         char *end;
         double v = strtod(p, &end);
@@ -81,50 +63,36 @@ static int parse_params(blend_args *a, const char *text) {
     return a->param_count > 0;
 }
 
-/* The earlier value of an option that takes one and was already given, else NULL. */
-static const char *given_before(const blend_args *a, const char *option) {
-    if (!strcmp(option, "--param")) return a->param_text;
-    if (!strcmp(option, "-o")) return a->output;
-    if (!strcmp(option, "--fps")) return a->fps_text;
-    return NULL;
-}
+static const char *const single_value_options[] = {"--param", "-o", "--fps", NULL};
 
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(blend_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->bvh = pm_default_bvh_def();
     int have_param = 0;
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
-        const char *s = argv[i], *previous;
-        int bvh_opt;
+        const char *s = argv[i];
+        int more = pm_cli_has_value(argc, argv, i), bvh_opt;
+        if (!pm_cli_once_listed(&seen, "blend", single_value_options, argc, argv, i)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(blend_usage, stdout);
             return 0;
-        } else if (pm_cli_has_value(argc, argv, i) && (previous = given_before(a, s)) != NULL) {
-            /* Given twice: taking the last silently would hide a mistake in a script. */
-            pm_cli_fail("blend: %s given twice ('%s' and '%s')", s, previous, argv[i + 1]);
-            return 2;
-        } else if (!strcmp(s, "--param") && pm_cli_has_value(argc, argv, i)) {
+        } else if (!strcmp(s, "--param") && more) {
             if (!parse_params(a, argv[++i])) {
                 pm_cli_fail("blend: --param '%s' must be one to three decimal numbers separated by commas", argv[i]);
                 return 2;
             }
-            a->param_text = argv[i];
             have_param = 1;
-        } else if (!strcmp(s, "-o") && pm_cli_has_value(argc, argv, i)) a->output = argv[++i];
-        else if (!strcmp(s, "--fps") && pm_cli_has_value(argc, argv, i)) {
+        } else if (!strcmp(s, "-o") && more) a->output = argv[++i];
+        else if (!strcmp(s, "--fps") && more) {
             double v;
-            const char *t = argv[++i], *stop = scan_decimal(t);
-            if (!stop || *stop) {
-                pm_cli_fail("blend: --fps '%s' must be a decimal number in %g..%g", t, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX);
-                return 2;
-            }
-            if (!pm_cli_number(&v, "blend", s, t, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX, 0)) return 2;
+            if (!pm_cli_number(&v, "blend", s, argv[++i], PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX, 0)) return 2;
             a->fps = (float)v;
-            a->fps_text = t;
+            a->fps_given = 1;
         } else if (!strcmp(s, "--weights")) a->weights = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
-        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "blend", argc, argv, &i)) != 0) {
+        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, &seen, "blend", argc, argv, &i)) != 0) {
             if (bvh_opt < 0) return 2;
         } else if (s[0] == '-' && s[1]) {
             pm_cli_fail("blend: unknown or incomplete option '%s' (try posematch blend --help)", s);
@@ -151,7 +119,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         pm_cli_fail("blend: --json goes with --weights");
         return 2;
     }
-    if (a->fps_text && !a->output) {
+    if (a->fps_given && !a->output) {
         pm_cli_fail("blend: --fps is the rate of -o OUT.bvh; without -o it has no effect");
         return 2;
     }
@@ -264,8 +232,17 @@ int pm_cmd_blend(int argc, char **argv) {
     if (code >= 0) return code;
     pm_error e;
     memset(&e, 0, sizeof e);
+    /* Before the work, as build does: a missing directory found after the bake wastes it. */
+    if (a.output &&
+        (pm_file_check_output(a.output, &e) != PM_OK || pm_cli_check_not_input(a.output, &a.space, 1, &e) != PM_OK))
+        return pm_cli_fail_error(&e);
     pm_blend_space_file file;
     if (pm_blend_space_load_json(&file, a.space, &a.bvh, &e) != PM_OK) return pm_cli_fail_error(&e);
+    if (a.output &&
+        pm_cli_check_not_input(a.output, (const char *const *)file.clip_paths, file.clip_path_count, &e) != PM_OK) {
+        pm_blend_space_file_free(&file);
+        return pm_cli_fail_error(&e);
+    }
     const pm_blend_space *s = file.space;
     int dims = pm_blend_space_dimensions(s);
     if (a.param_count != dims) {

@@ -23,7 +23,8 @@ static const char build_usage[] =
     "  --fps N                 poses per second (clips are resampled); 30\n"
     "  --mirror                also add a mirrored copy of every clip\n"
     "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
-    "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable\n"
+    "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable,\n"
+    "                          each joint in one pair at most\n"
     "  --threads N             builder threads (the result never depends on it); all CPUs\n"
     "  --pca K                 PCA components of the KD-tree (pcakdtree mode); 4\n"
     "  --exact-components K    components the exact bound tree splits on; automatic\n"
@@ -84,10 +85,19 @@ static int parse_int(const char *opt, const char *text, int lo, int hi, int *out
 /* "X,Y,Z": a non-zero axis, normalised. */
 static int parse_axis(const char *text, pm_vec3 *out) {
     double v[3];
-    char tail;
-    if (sscanf(text, "%lf,%lf,%lf%c", &v[0], &v[1], &v[2], &tail) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
-        !isfinite(v[2]) || fabs(v[0]) > 1e6 || fabs(v[1]) > 1e6 || fabs(v[2]) > 1e6) {
-        pm_cli_fail("build: --hips-axis '%s' must be three numbers X,Y,Z within +-1e6", text);
+    const char *p = text;
+    int ok = 1;
+    for (int k = 0; k < 3 && ok; k++) {
+        const char *stop = pm_cli_scan_decimal(p);
+        ok = stop && *stop == (k < 2 ? ',' : '\0');
+        if (ok) {
+            v[k] = strtod(p, NULL);
+            ok = isfinite(v[k]) && fabs(v[k]) <= 1e6;
+            p = stop + 1;
+        }
+    }
+    if (!ok) {
+        pm_cli_fail("build: --hips-axis '%s' must be three decimal numbers X,Y,Z within +-1e6", text);
         return 0;
     }
     double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -98,6 +108,27 @@ static int parse_axis(const char *text, pm_vec3 *out) {
     *out = pm_vec3_make((float)(v[0] / len), (float)(v[1] / len), (float)(v[2] / len));
     return 1;
 }
+
+/* The length of the joint that pairs "A=B" and "C=D" (both valid) have in common, which *joint
+ * points to in q; 0 when they share none. */
+static int shared_joint(const char *p, const char *q, const char **joint) {
+    const char *pe = strchr(p, '='), *qe = strchr(q, '=');
+    const char *pj[2] = {p, pe + 1}, *qj[2] = {q, qe + 1};
+    size_t pn[2] = {(size_t)(pe - p), strlen(pe + 1)}, qn[2] = {(size_t)(qe - q), strlen(qe + 1)};
+    for (int x = 0; x < 2; x++)
+        for (int y = 0; y < 2; y++)
+            if (pn[x] == qn[y] && !strncmp(pj[x], qj[y], pn[x])) {
+                *joint = qj[y];
+                return (int)qn[y];
+            }
+    return 0;
+}
+
+/* The options that take one value (--mirror-pair and --addend are repeatable; --unit-scale and
+ * --up are pm_cli_bvh_option's). */
+static const char *const single_value_options[] = {
+    "-o", "--output", "--schema", "--fps", "--threads", "--pca", "--exact-components", "--exact-leaf", "--cache",
+    "--exclude-end", "--exclude-start", "--facing", "--hips-axis", "--ground", "--root-smoothing", NULL};
 
 static int parse_args(build_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
@@ -111,9 +142,11 @@ static int parse_args(build_args *a, int argc, char **argv) {
     a->addend_value = calloc((size_t)argc, sizeof(float));
     a->pair_spec = calloc((size_t)argc, sizeof(char *));
     if (!a->inputs || !a->addend_pattern || !a->addend_value || !a->pair_spec) return pm_cli_fail("build: out of memory");
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i), bvh_opt;
+        if (!pm_cli_once_listed(&seen, "build", single_value_options, argc, argv, i)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(build_usage, stdout);
             return 0;
@@ -157,6 +190,14 @@ static int parse_args(build_args *a, int argc, char **argv) {
             if (strlen(eq + 1) == (size_t)(eq - spec) && !strncmp(spec, eq + 1, (size_t)(eq - spec)))
                 return pm_cli_fail("build: --mirror-pair '%s' pairs a joint with itself (a joint without a partner "
                                    "needs no pair)", spec) + 1;
+            /* A joint has one partner: with a second pair the later would silently replace the earlier. */
+            for (int k = 0; k < a->pair_count; k++) {
+                const char *joint;
+                int n = shared_joint(a->pair_spec[k], spec, &joint);
+                if (n)
+                    return pm_cli_fail("build: --mirror-pair '%s': %.*s is already paired by --mirror-pair '%s'",
+                                       spec, n, joint, a->pair_spec[k]) + 1;
+            }
             a->pair_spec[a->pair_count++] = spec;
         } else if (!strcmp(s, "--addend") && more) {
             const char *spec = argv[++i], *eq = strrchr(spec, '=');
@@ -172,7 +213,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
             if (!parse_float(s, argv[++i], 0.0f, 2.0f, &a->def.root.position_smoothing)) return 2;
             a->def.root.facing_smoothing = a->def.root.position_smoothing;
         }
-        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, "build", argc, argv, &i)) != 0) {
+        else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, &seen, "build", argc, argv, &i)) != 0) {
             if (bvh_opt < 0) return 2;
         } else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) a->quiet = 1;
         else if (!strcmp(s, "--json")) a->json = 1;
@@ -266,6 +307,11 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
     pm_error err;
     pm_blend_space_file space;
     if (pm_blend_space_load_json(&space, path, &a->bvh, &err) != PM_OK) return pm_cli_fail_error(&err), 0;
+    const char *const *sample_clips = (const char *const *)space.clip_paths;
+    if (pm_cli_check_not_input(a->output, sample_clips, space.clip_path_count, &err) != PM_OK) {
+        pm_blend_space_file_free(&space);
+        return pm_cli_fail_error(&err), 0;
+    }
     pm_clip *baked = NULL;
     float *params = NULL;
     int n = 0;
@@ -400,6 +446,13 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     if (!check_distinct(files, file_count)) goto done;
+    /* The database would replace a clip (or the schema) it is built from: -o given an input's name
+     * by mistake. A blend space's clips are checked as it is read. */
+    if (pm_cli_check_not_input(a.output, (const char *const *)files, file_count, &err) != PM_OK ||
+        pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
     for (int i = 0; i < file_count; i++) {
         if (pm_cli_has_suffix(files[i], ".json")) {
             if (!add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;

@@ -25,7 +25,10 @@ static cJSON *float_array(const float *v, int n) {
 
 int pm_cmd_export_features(int argc, char **argv) {
     const char *path = NULL, *prefix = NULL;
+    static const char *const single_value_options[] = {"-o", "--output", NULL};
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
+        if (!pm_cli_once_listed(&seen, "export-features", single_value_options, argc, argv, i)) return 2;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(export_usage, stdout);
             return 0;
@@ -46,7 +49,10 @@ int pm_cmd_export_features(int argc, char **argv) {
         (size_t)snprintf(json_file, sizeof json_file, "%s.json", prefix) >= sizeof json_file)
         return pm_cli_fail("export-features: -o PREFIX is too long") + 1;
     pm_error err;
-    if (pm_file_check_output(f32_file, &err) != PM_OK || pm_file_check_output(json_file, &err) != PM_OK)
+    /* (The database must not be one of them: it would be replaced by its own features.) */
+    if (pm_file_check_output(f32_file, &err) != PM_OK || pm_file_check_output(json_file, &err) != PM_OK ||
+        pm_cli_check_not_input(f32_file, &path, 1, &err) != PM_OK ||
+        pm_cli_check_not_input(json_file, &path, 1, &err) != PM_OK)
         return pm_cli_fail_error(&err);
     pm_database *db = NULL;
     if (pm_database_load(&db, path, NULL, &err) != PM_OK) return pm_cli_fail_error(&err);

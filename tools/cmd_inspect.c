@@ -28,6 +28,7 @@ typedef struct inspect_args {
 static int parse_args(inspect_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->def = pm_default_bvh_def();
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int bvh_opt;
@@ -35,7 +36,7 @@ static int parse_args(inspect_args *a, int argc, char **argv) {
             fputs(inspect_usage, stdout);
             return 0;
         } else if (!strcmp(s, "--json")) a->json = 1;
-        else if ((bvh_opt = pm_cli_bvh_option(&a->def, "inspect", argc, argv, &i)) != 0) {
+        else if ((bvh_opt = pm_cli_bvh_option(&a->def, &seen, "inspect", argc, argv, &i)) != 0) {
             if (bvh_opt < 0) return 2;
         } else if (s[0] == '-' && s[1]) {
             pm_cli_fail("inspect: unknown or incomplete option '%s' (try posematch inspect --help)", s);

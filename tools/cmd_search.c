@@ -35,10 +35,14 @@ static int parse_args(search_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->frame = -1;
     a->def = pm_default_search_def();
+    static const char *const single_value_options[] = {"--queries", "--query-clip", "--weights", "--frame", "--mode",
+                                                       "--continuing", "--continuing-addend", "--neighbors", NULL};
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i);
         double v;
+        if (!pm_cli_once_listed(&seen, "search", single_value_options, argc, argv, i)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(search_usage, stdout);
             return 0;

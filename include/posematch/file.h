@@ -7,11 +7,11 @@
  * public so that programs writing files next to them (the posematch CLI's feature matrices,
  * query sets, copied databases) get the same guarantees instead of a second copy of the code:
  *
- * - A reader never sees a half-written file: the bytes go to a new file with a unique name
- *   next to the target ("<target>.tmp-XXXXXXXX", created exclusively), which is then renamed
- *   over the target. On failure the temporary file is removed and the target is left as it
- *   was. There is no fsync: this protects against failed and interrupted writes, not against
- *   power loss.
+ * - A reader never sees a half-written file: the bytes go to a new file with a unique hidden
+ *   name in the target's directory (".pm-XXXXXXXX.tmp", created exclusively, short enough for
+ *   any legal target name), which is then renamed over the target. On failure the temporary
+ *   file is removed and the target is left as it was. There is no fsync: this protects against
+ *   failed and interrupted writes, not against power loss.
  * - An existing target that is not a regular file (a directory, a FIFO, a device) is refused
  *   before anything is written: the rename would replace a FIFO or a device node with a plain
  *   file, and opening one for writing could block or write to the device.

@@ -68,7 +68,7 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere
     "$CLI" bench "$T/a.pmdb" --queries 5 --save-queries "$T/ro/sq"
   chmod 755 "$T/ro"
 fi
-ls "$T" "$T"/* | grep -q '\.tmp-' && fail "a failed write left a temporary file"
+ls -A "$T" "$T"/* | grep -q '^\.pm-' && fail "a failed write left a temporary file"
 
 # Symbolic links are written through: the file they name is replaced, the link stays a link.
 printf 'old' > "$T/real.pmdb"
@@ -185,4 +185,112 @@ r = json.load(open(sys.argv[1] + "/loopq.json"))["results"][0]
 assert r["frame"] == 0 and r["cost"] < 1e-4, r
 PY
 expect_error "--loop without --query-clip" "reads a --query-clip" "$CLI" search "$T/loop.pmdb" --queries "$T/q.f32" --loop
+# 10. Directory scans (build DIR, bench --far DIR): a symbolic link back to its own directory is
+#     not followed again (two of them made ~2^33 visits), a clip deeper than the old 32-level
+#     limit is found, and a path longer than the system allows is an error, never a silent skip.
+mkdir "$T/cyc" && cp "$T/clips/synth_000.bvh" "$T/cyc/" && ln -s . "$T/cyc/a" && ln -s . "$T/cyc/b"
+mkdir "$T/cyc/sub" && cp "$T/clips/synth_001.bvh" "$T/cyc/sub/" && ln -s .. "$T/cyc/sub/up"
+$TO "$CLI" build "$T/cyc" -o "$T/cyc.pmdb" --quiet --json > "$T/cyc.json" || fail "build DIR with symbolic link cycles"
+python3 -c "import json, sys; assert json.load(open(sys.argv[1]))['assets'] == 2" "$T/cyc.json" \
+  || fail "a cycle's clips counted twice"
+$TO "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/cyc" > /dev/null 2>&1 \
+  || fail "bench --far DIR with symbolic link cycles"
+deep="$T/deep"; for i in $(seq 40); do deep="$deep/d"; done
+mkdir -p "$deep" && cp "$T/clips/synth_002.bvh" "$deep/"
+"$CLI" build "$T/deep" -o "$T/deep.pmdb" --quiet || fail "build DIR with a clip 40 levels down"
+python3 - "$T" <<'PY' || fail "a path longer than PATH_MAX"
+import os, shutil, sys
+t = sys.argv[1]
+os.mkdir(t + "/long"); os.chdir(t + "/long")
+for _ in range(22):  # 22 x 201 characters, past the 4096 of PATH_MAX
+    os.mkdir("n" * 200); os.chdir("n" * 200)
+shutil.copy(t + "/clips/synth_000.bvh", "x.bvh")
+PY
+expect_error "build DIR with a path past PATH_MAX" "longer than the system allows" \
+  "$CLI" build "$T/long" -o "$T/long.pmdb"
+ln -s missing.bvh "$T/cyc/broken.bvh"
+expect_error "build DIR with a broken link named *.bvh" "broken.bvh: a broken symbolic link" \
+  "$CLI" build "$T/cyc" -o "$T/e.pmdb"
+rm "$T/cyc/broken.bvh"
+
+# 11. Output names up to NAME_MAX: the temporary file beside the output has a short name of its own.
+long=$(printf 'o%.0s' $(seq 245))
+"$CLI" build "$T/clips" -o "$T/$long.pmdb" --quiet || fail "build -o a 250-character file name"
+"$CLI" export-features "$T/a.pmdb" -o "$T/$long" || fail "export-features -o a 245-character PREFIX"
+"$CLI" blend "$T/space.json" --param 2 -o "$T/$long.bvh" > /dev/null || fail "blend -o a 249-character file name"
+ls -A "$T" | grep -q '^\.pm-' && fail "a write left a temporary file"
+
+# 12. An output that is one of the inputs is refused before it is overwritten, by any name.
+cp "$T/clips/synth_000.bvh" "$T/in0.bvh" && cp "$T/clips/synth_001.bvh" "$T/in1.bvh" && ln -s in0.bvh "$T/lin0.bvh"
+expect_error "build -o an input" "in0.bvh: the output is also an input" \
+  "$CLI" build "$T/in0.bvh" "$T/in1.bvh" -o "$T/in0.bvh"
+expect_error "build -o a link to an input" "lin0.bvh: the output is also an input, as" \
+  "$CLI" build "$T/in0.bvh" "$T/in1.bvh" -o "$T/lin0.bvh"
+expect_error "build -o a clip in an input directory" "the output is also an input" \
+  "$CLI" build "$T/clips" -o "$T/clips/synth_001.bvh"
+cmp -s "$T/in0.bvh" "$T/clips/synth_000.bvh" && cmp -s "$T/clips/synth_001.bvh" "$T/in1.bvh" \
+  || fail "an input was overwritten"
+expect_error "build -o a blend space's clip" "the output is also an input" \
+  "$CLI" build "$T/space.json" -o "$T/clips/synth_000.bvh"
+expect_error "blend -o a sample's clip" "synth_001.bvh: the output is also an input" \
+  "$CLI" blend "$T/space.json" --param 2 -o "$T/./clips/synth_001.bvh"
+expect_error "blend -o the space" "space.json: the output is also an input" \
+  "$CLI" blend "$T/space.json" --param 2 -o "$T/space.json"
+cmp -s "$T/in1.bvh" "$T/clips/synth_001.bvh" || fail "blend overwrote a sample's clip"
+cp "$T/a.pmdb" "$T/db.json"
+expect_error "export-features over its database" "db.json: the output is also an input" \
+  "$CLI" export-features "$T/db.json" -o "$T/db"
+cmp -s "$T/a.pmdb" "$T/db.json" || fail "export-features overwrote its database"
+
+# 13. blend checks -o before the work, as build does: the missing directory is reported even
+#     though the space's clip is missing too.
+sed 's/synth_001/nothere/' "$T/space.json" > "$T/space_bad.json"
+expect_error "blend -o into a missing directory" "o.bvh: cannot create: its directory does not exist" \
+  "$CLI" blend "$T/space_bad.json" --param 2 -o "$T/nodir/o.bvh"
+
+# 14. synth is all or nothing: a target that cannot be written fails the run before any clip is
+#     written, and a write failing midway (a file size limit here) leaves no clip and no
+#     temporary file; a directory synth created is removed again.
+mkdir -p "$T/syn/synth_005.bvh"
+expect_error "synth over a directory named like a clip" "synth_005.bvh: is a directory" "$CLI" synth "$T/syn" --clips 10
+[ "$(ls -A "$T/syn")" = synth_005.bvh ] || fail "a failed synth left files: $(ls -A "$T/syn")"
+expect_error "synth with a file size limit" "cannot write" \
+  bash -c 'trap "" XFSZ; ulimit -f 70; exec "$1" synth "$2/synf" --clips 12' sh "$CLI" "$T"
+[ -e "$T/synf" ] && fail "a failed synth left its directory: $(ls -A "$T/synf")"
+mkdir "$T/synf2"
+expect_error "synth into a directory with a file size limit" "cannot write" \
+  bash -c 'trap "" XFSZ; ulimit -f 70; exec "$1" synth "$2/synf2" --clips 12' sh "$CLI" "$T"
+[ -z "$(ls -A "$T/synf2")" ] || fail "a failed synth left files: $(ls -A "$T/synf2")"
+
+# 15. Options that take one value are refused when given twice (the last silently won), a joint in
+#     two --mirror-pair pairs likewise, and numbers are decimal (--frame 0x10 was frame 16).
+( cd "$T" && expect_error "build -o twice" "build: -o given twice ('x1' and 'x2')" "$CLI" build clips -o x1 -o x2 ) || exit 1
+expect_error "build -o and --output" "given twice" "$CLI" build "$T/clips" -o "$T/x1" --output "$T/x2"
+expect_error "build --up twice" "build: --up given twice" "$CLI" build "$T/clips" -o "$T/x1" --up y --up z
+expect_error "build --fps twice" "build: --fps given twice" "$CLI" build "$T/clips" -o "$T/x1" --fps 30 --fps 60
+expect_error "export-features -o twice" "export-features: -o given twice" \
+  "$CLI" export-features "$T/a.pmdb" -o "$T/x1" -o "$T/x2"
+expect_error "search --frame twice" "search: --frame given twice ('3' and '4')" \
+  "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 3 --frame 4
+expect_error "search --mode twice" "search: --mode given twice" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --mode exact --mode vptree
+expect_error "synth --clips twice" "synth: --clips given twice ('2' and '3')" "$CLI" synth "$T/syn2" --clips 2 --clips 3
+[ -e "$T/syn2" ] && fail "synth with a repeated option created its directory"
+expect_error "bench --queries twice" "bench: --queries given twice" "$CLI" bench "$T/a.pmdb" --queries 3 --queries 4
+expect_error "bench with two databases" "bench: one database at a time" "$CLI" bench "$T/a.pmdb" "$T/loop.pmdb"
+expect_error "inspect --unit-scale twice" "inspect: --unit-scale given twice" \
+  "$CLI" inspect "$T/clips/synth_000.bvh" --unit-scale 0.01 --unit-scale 1
+expect_error "blend --fps twice" "blend: --fps given twice" \
+  "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.bvh" --fps 30 --fps 60
+expect_error "a joint in two mirror pairs" "LeftFoot is already paired by --mirror-pair 'LeftFoot=RightFoot'" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair LeftFoot=RightFoot --mirror-pair LeftFoot=Head
+expect_error "a joint in two mirror pairs (second place)" "RightFoot is already paired" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair LeftFoot=RightFoot --mirror-pair Head=RightFoot
+expect_error "search --frame in hexadecimal" "--frame '0x10' must be a decimal integer" \
+  "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 0x10
+expect_error "synth --clips in hexadecimal" "--clips '0x3' must be a decimal integer" "$CLI" synth "$T/syn2" --clips 0x3
+expect_error "build --fps inf" "--fps 'inf' must be a decimal number" "$CLI" build "$T/clips" -o "$T/x1" --fps inf
+expect_error "build --hips-axis in hexadecimal" "--hips-axis '0x1,0,0' must be three decimal numbers" \
+  "$CLI" build "$T/clips" -o "$T/x1" --hips-axis 0x1,0,0
+for f in x1 x2 x1.bvh; do [ -e "$T/$f" ] && fail "a refused command wrote $f"; done
 echo "ok"
