@@ -32,11 +32,11 @@ JSON
 
 # 0. An option whose value is forgotten does not take the next option as its value: no file named
 #    "--quiet" or "--json", no swallowed --frame.
-( cd "$T" && expect_error "build -o --quiet" "incomplete option '-o'" "$CLI" build "$T/clips" -o --quiet )
+( cd "$T" && expect_error "build -o --quiet" "incomplete option '-o'" "$CLI" build "$T/clips" -o --quiet ) || exit 1
 [ -e "$T/--quiet" ] && fail "build -o --quiet wrote a file named --quiet"
-( cd "$T" && expect_error "export-features -o --json" "incomplete option '-o'" "$CLI" export-features "$T/a.pmdb" -o --json )
+( cd "$T" && expect_error "export-features -o --json" "incomplete option '-o'" "$CLI" export-features "$T/a.pmdb" -o --json ) || exit 1
 expect_error "search --query-clip --frame" "incomplete option '--query-clip'" "$CLI" search "$T/a.pmdb" --query-clip --frame 4
-( cd "$T" && expect_error "blend -o --weights" "incomplete option '-o'" "$CLI" blend "$T/space.json" --param 2 -o --weights )
+( cd "$T" && expect_error "blend -o --weights" "incomplete option '-o'" "$CLI" blend "$T/space.json" --param 2 -o --weights ) || exit 1
 
 # 1. Outputs that exist and are not regular files are refused before the work and left alone.
 expect_error "build -o FIFO" "fifo: not a regular file (a FIFO)" "$CLI" build "$T/clips" -o "$T/fifo" --quiet
