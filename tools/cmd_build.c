@@ -18,6 +18,8 @@ static const char build_usage[] =
     "usage: posematch build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [options]\n"
     "Builds a pose-search database from BVH clips (directories are searched for .bvh files) and\n"
     "blend spaces (SPACE.json, docs/BLEND_SPACE.md: one asset per point of the space's grid).\n"
+    "An asset is named after its clip file without .bvh; clips of the same file name in different\n"
+    "folders are named with as many parent folders as tell them apart (a/walk, b/walk).\n"
     "  -o, --output FILE       the database to write\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled); 30\n"
@@ -291,6 +293,65 @@ static int reserve(pm_clip **clips, pm_asset_def **assets, int *cap, int need) {
     return 1;
 }
 
+/* Start of the last `k` components of `path` (a clip file's), or the path itself when it has
+ * fewer. */
+static const char *path_tail(const char *path, int k) {
+    const char *p = path + strlen(path);
+    while (p > path) {
+        if (p[-1] == '/' && --k == 0) break;
+        p--;
+    }
+    return p;
+}
+
+/* Clips from different folders may share a file name (subject1/walk.bvh, subject2/walk.bvh): each
+ * such clip is named by as many trailing components of its path (".bvh" dropped) as tell the
+ * clips of that name apart, so that asset names stay unique for listings, --addend and
+ * pm_database_find_asset. sources[i] is clip i's file, NULL for baked blend-space clips (their
+ * names carry the space's own). Returns 0 after printing an error. */
+static int name_apart(pm_clip *clips, const char *const *sources, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!sources[i]) continue;
+        int clash = 0;
+        for (int j = 0; j < n && !clash; j++)
+            clash = j != i && sources[j] && !strcmp(clips[i].name, clips[j].name);
+        if (!clash) continue;
+        const char *base = clips[i].name;
+        char *keep = strdup(base);
+        if (!keep) return pm_cli_fail("build: out of memory"), 0;
+        /* The fewest components that tell every clip of this name apart. */
+        int k = 2;
+        for (;; k++) {
+            int apart = 1, longest = 1;
+            for (int a = 0; a < n && apart; a++) {
+                if (!sources[a] || strcmp(clips[a].name, keep)) continue;
+                longest &= path_tail(sources[a], k) == sources[a];
+                for (int b = a + 1; b < n && apart; b++)
+                    if (sources[b] && !strcmp(clips[b].name, keep))
+                        apart = strcmp(path_tail(sources[a], k), path_tail(sources[b], k)) != 0;
+            }
+            if (apart || longest) break;
+        }
+        for (int a = 0; a < n; a++) {
+            if (!sources[a] || strcmp(clips[a].name, keep)) continue;
+            const char *tail = path_tail(sources[a], k);
+            size_t len = strlen(tail);
+            if (len > 4 && !strcmp(tail + len - 4, ".bvh")) len -= 4;
+            char name[1024];
+            snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), tail);
+            for (char *c = name; *c; c++) /* as the reader names clips after their files */
+                if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '_';
+            pm_error err;
+            if (pm_clip_set_name(&clips[a], name, &err) != PM_OK) {
+                free(keep);
+                return pm_cli_fail("%s: %s", sources[a], err.message), 0;
+            }
+        }
+        free(keep);
+    }
+    return 1;
+}
+
 static int copy_file(const char *from, const char *to, pm_error *error) {
     size_t size;
     char *data = pm_cli_read_text(from, &size, error);
@@ -407,6 +468,7 @@ int pm_cmd_build(int argc, char **argv) {
     pm_schema_origin *origin = NULL;
     int32_t **maps = NULL;
     int loaded = 0, cap = 0;
+    const char **sources = NULL; /* each clip's file; NULL for a blend space's */
     rc = 1;
     double t0 = now_s();
     origin = malloc(sizeof *origin);
@@ -454,10 +516,17 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     for (int i = 0; i < file_count; i++) {
-        if (pm_cli_has_suffix(files[i], ".json")) {
-            if (!add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
-            continue;
+        int before = loaded, space = pm_cli_has_suffix(files[i], ".json");
+        if (space && !add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
+        const char **grown = realloc(sources, (size_t)(loaded + 1) * sizeof *sources);
+        if (!grown) {
+            pm_cli_fail("build: out of memory");
+            goto done;
         }
+        sources = grown;
+        for (int k = before; k < loaded; k++) sources[k] = NULL;
+        if (space) continue;
+        sources[loaded] = files[i];
         if (!reserve(&clips, &assets, &cap, loaded + 1)) {
             pm_cli_fail("build: out of memory");
             goto done;
@@ -475,6 +544,7 @@ int pm_cmd_build(int argc, char **argv) {
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
+    if (!name_apart(clips, sources, loaded)) goto done;
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
     if (a.pair_count) {
@@ -563,6 +633,7 @@ done:
     for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
     free(clips);
     free(assets);
+    free(sources);
     pm_cli_free_list(files, file_count);
     free_args(&a);
     return rc;

@@ -247,4 +247,14 @@ printf '{"channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/odd/s"$'
 "$CLI" info "$T/odd.pmdb" --assets > "$T/odd.txt" || fail "info of odd names"
 grep -q "a_b: poses" "$T/odd.txt" || fail "asset name: $(cat "$T/odd.txt")"
 grep -q "^schema  *s_x.json " "$T/odd.txt" || fail "schema name: $(cat "$T/odd.txt")"
+# Clips of one file name in different folders: named by as many parent folders as tell them apart.
+mkdir -p "$T/same/a/walk" "$T/same/b/walk"
+cp "$T/clips/synth_000.bvh" "$T/same/a/walk/x.bvh"
+cp "$T/clips/synth_001.bvh" "$T/same/b/walk/x.bvh"
+cp "$T/clips/synth_002.bvh" "$T/same/a/y.bvh"
+"$CLI" build "$T/same" -o "$T/same.pmdb" --quiet || fail "build of same-named clips"
+"$CLI" info "$T/same.pmdb" --assets > "$T/same.txt" || fail "info of same-named clips"
+for name in "a/walk/x: " "b/walk/x: " "y: "; do
+  grep -q "$name" "$T/same.txt" || fail "same-named clips: no asset '$name' in $(cat "$T/same.txt")"
+done
 echo "ok"
