@@ -107,12 +107,13 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
     if (c->parent >= 0 && s->channels[c->parent].kind != PM_FEATURE_GROUP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): parent %d is not a Group", i, name,
                        c->parent);
-    /* Weights multiply down the groups; bounded so that weighted costs stay far from overflow
-     * whatever the data (and dynamic weights of a few times them stay valid). */
+    /* A dimension's weight is its channel's times its groups' (times its sample's): bounded so
+     * that weighted costs stay far from overflow whatever the data (and dynamic weights of a few
+     * times them stay valid). Groups and trajectories are bounded through what they weigh. */
     double w = c->weight;
     for (int p = c->parent, below = i; p >= 0 && p < below; below = p, p = s->channels[p].parent)
         w *= s->channels[p].weight; /* (parents only ever point up: a loop in bad data ends) */
-    if (w > PM_MAX_WEIGHT)
+    if (c->kind != PM_FEATURE_GROUP && c->kind != PM_FEATURE_TRAJECTORY && w > PM_MAX_WEIGHT)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "schema channel %d (%s): weight %g (times its groups' weights) exceeds %g", i, name, w,
                        (double)PM_MAX_WEIGHT);

@@ -573,6 +573,21 @@ static void test_clip_frame_rows(void **state) {
     assert_int_equal(pm_database_clip_lead_in(&lead, NULL, &f.clips[2], &err), PM_ERR_INVALID_ARGUMENT);
     pm_free_buffer(rows, NULL);
     pm_database_destroy(db);
+    /* 25 fps clips (no whole ratio), one-shot and looping: the row nearest the frame's time. */
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 25.0f;
+    for (int looping = 0; looping < 2; looping++) {
+        f.clips[3].looping = looping;
+        db = build(&f, 1);
+        PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &f.clips[3], NULL));
+        pm_free_buffer(rows, NULL);
+        for (int fr = 0; fr < f.clips[3].frame_count; fr++) {
+            PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &f.clips[3], fr, NULL));
+            double t = fr / 25.0, nearest = floor(t * 60.0 + 0.5);
+            assert_int_equal(row, (int)(nearest < n - 1 ? nearest : n - 1));
+        }
+        pm_database_destroy(db);
+    }
+    f.clips[3].looping = 0;
     /* 120 fps clips in a 60 fps database: frame f is row f / 2, rounded half up. */
     for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 120.0f;
     db = build(&f, 1);

@@ -89,6 +89,16 @@ static void test_validation(void **state) {
     t.samples[0].weight = 200.0f;
     assert_int_equal(pm_schema_add(&s, &t, &err), -1);
     assert_non_null(strstr(err.message, "sample 0"));
+    /* Only what a dimension weighs counts: a heavy group or trajectory whose parts are light. */
+    g.weight = 4e6f;
+    assert_int_equal(pm_schema_add(&s, &g, &err), 4);
+    child.parent = 4;
+    child.weight = 0.1f;
+    assert_int_equal(pm_schema_add(&s, &child, &err), 5);
+    t.parent = -1;
+    t.weight = 4e6f;
+    t.samples[0].weight = 0.1f;
+    assert_int_equal(pm_schema_add(&s, &t, &err), 6);
 }
 
 static void test_layout_groups(void **state) {
@@ -174,7 +184,7 @@ static void test_json(void **state) {
         /* Weights multiply down groups up to PM_MAX_WEIGHT. */
         {"{\"channels\": [{\"kind\": \"group\", \"weight\": 1e6, \"channels\": [{\"kind\": \"group\", \"weight\": 1e6, "
          "\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}]}]}",
-         "channels[0].channels[0]: schema channel 1 (Group): weight 1e+12"},
+         "channels[0].channels[0].channels[0]: schema channel 2 (Velocity @hips): weight 1e+12"},
         {"[1, 2]", "(top)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

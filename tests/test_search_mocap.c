@@ -205,6 +205,17 @@ static void test_lead_in_frames(void **state) {
     free(scratch);
     pm_free_buffer(rows, NULL);
     pm_database_destroy(db);
+    /* Kept (trim_rest_first_frame 0): nothing dropped, frame 0 is row 0 at 30 fps too. */
+    def.trim_rest_first_frame = 0;
+    def.fps = 30.0f;
+    if (pm_database_build(&db, &def, &a, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c, NULL));
+    assert_true(lead == 0.0f);
+    PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &c, 0, NULL));
+    assert_int_equal(row, 0);
+    PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &c, 201, NULL));
+    assert_int_equal(row, 50); /* 201 / 120 s at 30 fps: 50.25 */
+    pm_database_destroy(db);
     pm_clip_destroy(&c);
 }
 

@@ -147,7 +147,8 @@ static float weight_of(const pm_blend_space_weights *w, int sample) {
 /* Cycle durations shown: the whole period, up to the cycles a loop is baked over. */
 static int listed_cycles(int period) { return period > 0 && period < PM_BLEND_SPACE_MAX_PERIOD ? period : PM_BLEND_SPACE_MAX_PERIOD; }
 
-static void print_weights_json(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
+/* 1 after printing an error (out of memory). */
+static int print_weights_json(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
     int dims = pm_blend_space_dimensions(s);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "space", pm_blend_space_name(s));
@@ -188,8 +189,9 @@ static void print_weights_json(const pm_blend_space *s, const blend_args *a, con
     for (int c = 0; c < listed_cycles(period); c++)
         cJSON_AddItemToArray(ds, cJSON_CreateNumber(pm_cli_round_sig(pm_blend_space_cycle_duration(s, w, c), 7)));
     cJSON_AddItemToObject(o, "cycle_durations", ds);
-    pm_cli_json_puts(o);
+    int failed = pm_cli_json_puts(o);
     cJSON_Delete(o);
+    return failed;
 }
 
 static void print_weights_text(const pm_blend_space *s, const blend_args *a, const pm_blend_space_weights *w) {
@@ -270,10 +272,11 @@ int pm_cmd_blend(int argc, char **argv) {
                    clip.looping ? "a loop of" : "lasting", (double)pm_clip_duration(&clip));
         pm_clip_destroy(&clip);
     }
+    int rc = 0;
     if (a.weights) {
-        if (a.json) print_weights_json(s, &a, &w);
+        if (a.json) rc = print_weights_json(s, &a, &w);
         else print_weights_text(s, &a, &w);
     }
     pm_blend_space_file_free(&file);
-    return 0;
+    return rc;
 }

@@ -43,6 +43,7 @@ static const char build_usage[] =
     "  --ground detect|zero    root height: each clip's floor (lowest foot contact), or y = 0; detect\n"
     "  --root-smoothing S      Gaussian sigma in seconds on root position and facing; 0.1\n"
     "  --addend PATTERN=C      cost addend C for the assets whose name (clip file name without .bvh,\n"
+    "                          with or without the folders that tell same-named clips apart, or\n"
     "                          blend-space point name) matches the shell PATTERN; repeatable, the\n"
     "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5');\n"
     "                          within +-60000, stored at half precision (3 significant digits)\n"
@@ -511,7 +512,7 @@ int pm_cmd_build(int argc, char **argv) {
     /* The database would replace a clip (or the schema) it is built from: -o given an input's name
      * by mistake. A blend space's clips are checked as it is read. */
     if (pm_cli_check_not_input(a.output, (const char *const *)files, file_count, &err) != PM_OK ||
-        pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK) {
+        (origin->from_file && pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK)) {
         pm_cli_fail_error(&err);
         goto done;
     }
@@ -569,7 +570,11 @@ int pm_cmd_build(int argc, char **argv) {
         int matched = 0;
         for (int i = 0; i < loaded; i++) {
             const char *name = assets[i].name ? assets[i].name : clips[i].name;
-            if (name && fnmatch(a.addend_pattern[k], name, 0) == 0) {
+            /* The whole name, or its file-name part for clips named apart by folders
+             * ("idle*" still matches a/idle_000). */
+            const char *file = name ? strrchr(name, '/') : NULL;
+            if (name && (fnmatch(a.addend_pattern[k], name, 0) == 0 ||
+                         (file && sources[i] && fnmatch(a.addend_pattern[k], file + 1, 0) == 0))) {
                 assets[i].cost_addend = a.addend_value[k];
                 matched++;
             }

@@ -198,7 +198,8 @@ int pm_cmd_search(int argc, char **argv) {
                 if (a.queries) pm_cli_fail("%s: query %ld value %d (%g) is %s", a.queries, q, d, (double)v,
                                            isfinite(v) ? "far beyond the database's values (check units and layout)"
                                                        : "not finite");
-                else pm_cli_fail("%s: frame %ld: feature %d is not finite", a.clip, a.frame, d);
+                else pm_cli_fail("%s: frame %ld: feature %d (%g) is %s", a.clip, a.frame, d, (double)v,
+                                 isfinite(v) ? "far beyond the database's values (check the clip's units)" : "not finite");
                 goto done;
             }
         }

@@ -30,7 +30,7 @@ static char *join(const char *dir, const char *name) {
 static void discard(char **staged, long count, const char *stage, const char *dir, int created_dir) {
     for (long i = 0; staged && i < count; i++)
         if (staged[i]) unlink(staged[i]);
-    if (stage) rmdir(stage);
+    if (stage && stage[0]) rmdir(stage);
     if (created_dir) rmdir(dir);
 }
 
@@ -82,6 +82,7 @@ int pm_cmd_synth(int argc, char **argv) {
         pm_cli_fail("synth: out of memory");
         goto done;
     }
+    stage[0] = '\0'; /* no staging directory yet: nothing to remove on failure */
     for (long i = 0; i < clips; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s_%03ld", prefix, i);

@@ -41,7 +41,8 @@ typedef enum pm_result {
     PM_ERR_LIMIT = 5,            /* input exceeds a documented limit */
     PM_ERR_CORRUPT = 6,          /* a binary file failed validation or its checksum */
     PM_ERR_VERSION = 7,          /* a binary file has an unsupported format version */
-    PM_ERR_MISMATCH = 8,         /* inputs that must agree do not (skeletons, schemas) */
+    PM_ERR_MISMATCH = 8,         /* inputs that must agree do not (skeletons, schemas, a buffer
+                                    and the size its size function gives) */
     PM_ERR_NOT_FOUND = 9,        /* a named joint, channel, curve or asset does not exist */
     PM_ERR_NUMERIC = 10          /* NaN, Inf or a degenerate value where a finite one is needed */
 } pm_result;

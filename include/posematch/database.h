@@ -205,7 +205,10 @@ PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, cons
 PM_API pm_result pm_database_clip_lead_in(float *out_seconds, const pm_database *db, const pm_clip *clip,
                                           pm_error *error);
 /* The row of pm_database_clip_queries(db, clip) nearest to the clip's frame `frame` (a frame of
- * the clip as loaded, at its own rate, lead-in included: what `posematch search --frame` takes).
+ * the clip as loaded, at its own rate, lead-in included: what `posematch search --frame` takes);
+ * frames past the last row's time map to the last row, also in a looping clip (not around to
+ * row 0). It validates and surveys the whole clip, as pm_database_clip_lead_in does: for many
+ * frames, take the lead-in once and map times with the database's fps.
  * Errors (PM_ERR_INVALID_ARGUMENT): a NULL argument, a frame outside 0..frame_count-1, or a
  * lead-in frame the database drops ("clip 'x': frame 0 is a rest-pose lead-in frame ..."). */
 PM_API pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db, const pm_clip *clip, int frame,

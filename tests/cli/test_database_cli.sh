@@ -257,4 +257,11 @@ cp "$T/clips/synth_002.bvh" "$T/same/a/y.bvh"
 for name in "a/walk/x: " "b/walk/x: " "y: "; do
   grep -q "$name" "$T/same.txt" || fail "same-named clips: no asset '$name' in $(cat "$T/same.txt")"
 done
+# --addend patterns still match the file-name part of clips named apart by folders.
+"$CLI" build "$T/same" -o "$T/same_add.pmdb" --quiet --addend 'x*=0.5' || fail "build --addend of same-named clips"
+"$CLI" info "$T/same_add.pmdb" --assets > "$T/same_add.txt" || fail "info of same-named clips with addends"
+[ "$(grep -c "walk/x: .*cost addend 0.5" "$T/same_add.txt")" -eq 2 ] || fail "--addend on same-named clips: $(cat "$T/same_add.txt")"
+# An output named like the schema preset is no input (the preset is not a file).
+( cd "$T" && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet ) \
+  || fail "-o named like a preset, built twice"
 echo "ok"
