@@ -223,7 +223,9 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     def.align = (pm_blend_align)align;
     def.collinear = (pm_blend_collinear)collinear;
     def.coplanar = (pm_blend_coplanar)coplanar;
-    if (up >= 0) bvh.up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
+    /* The command line (bvh_in) outranks the file: the file's units apply only where the caller
+     * left detection on. */
+    if (up >= 0 && bvh.up_axis < 0) bvh.up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
     double v = 0.0;
     int present = 0;
     if ((r = get_number(&l, root, "unit_scale", "top level", &v, &present)) != PM_OK) goto done;
@@ -233,7 +235,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
             r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g must be a positive single-precision number (metres per file unit)", v);
             goto done;
         }
-        bvh.unit_scale = (float)v;
+        if (bvh.unit_scale == 0.0f) bvh.unit_scale = (float)v;
     }
     if ((r = get_number(&l, root, "fps", "top level", &v, &present)) != PM_OK) goto done;
     if (present) {

@@ -38,8 +38,9 @@ typedef struct pm_blend_space_file {
     int clip_path_count;
 } pm_blend_space_file;
 
-/* Reads SPACE.json and every clip it names, and creates the space. `bvh` may be NULL (defaults;
- * "unit_scale" / "up" in the file override it). Errors name the file and the field. */
+/* Reads SPACE.json and every clip it names, and creates the space. `bvh` may be NULL (detect);
+ * "unit_scale" / "up" in the file apply where `bvh` leaves them to detection: the command line
+ * outranks the file. Errors name the file and the field. */
 pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error);
 /* Same from text; clip paths are resolved against base_dir (NULL = current directory). */
 pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, const char *source_name,

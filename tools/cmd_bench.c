@@ -22,6 +22,9 @@ static const char bench_usage[] =
     "matrix.\n"
     "  --queries N     queries per set; 1000\n"
     "  --far PATH      held-out clips (files or directories) for the far query set\n"
+    "  --unit-scale M  metres per file unit of the --far clips, as the database was built\n"
+    "                  (default: detected per clip)\n"
+    "  --up y|z        up axis of the --far clips (default: detected per clip)\n"
     "  --sigma S       noise of the noisy set in normalised units; 0.3\n"
     "  --neighbors K   pcakdtree neighbours; 200 (UE's default)\n"
     "  --seed S        query selection seed; 1\n"
@@ -201,7 +204,8 @@ static int measure_floor(bench *b, const query_set *qs, double *read_us, double 
     return 0;
 }
 
-static int load_far(query_set *qs, const pm_database *db, char **paths, int path_count, int max_queries) {
+static int load_far(query_set *qs, const pm_database *db, char **paths, int path_count, const pm_bvh_def *bvh,
+                    int max_queries) {
     char **files = NULL;
     int nfiles = 0;
     pm_error err;
@@ -214,7 +218,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
     int rc = 0;
     for (int i = 0; i < nfiles && rc == 0; i++) {
         pm_clip clip;
-        if (pm_bvh_read_file(&clip, files[i], NULL, &err) != PM_OK) {
+        if (pm_bvh_read_file(&clip, files[i], bvh, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             break;
         }
@@ -283,6 +287,7 @@ typedef struct bench_args {
     double sigma;
     char **far; /* malloc'd */
     int far_count;
+    pm_bvh_def bvh;
 } bench_args;
 
 /* Returns -1 to go on, else the exit code. */
@@ -292,6 +297,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->seed = 1;
     a->neighbors = 200;
     a->sigma = 0.3;
+    a->bvh = pm_default_bvh_def();
     a->far = calloc((size_t)argc, sizeof(char *));
     if (!a->far) return pm_cli_fail("bench: out of memory");
     double v;
@@ -303,6 +309,9 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i);
         if (!pm_cli_once_listed(&seen, "bench", single_value_options, argc, argv, i)) return 2;
+        int bvh_option = pm_cli_bvh_option(&a->bvh, &seen, "bench", argc, argv, &i);
+        if (bvh_option < 0) return 2;
+        if (bvh_option) continue;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(bench_usage, stdout);
             return 0;
@@ -328,6 +337,8 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         else return pm_cli_fail("bench: one database at a time ('%s' and '%s')", a->path, s) + 1;
     }
     if (!a->path) return pm_cli_fail("bench: no database given (try posematch bench --help)") + 1;
+    if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->far_count)
+        return pm_cli_fail("bench: --unit-scale and --up read --far clips; none given") + 1;
     return -1;
 }
 
@@ -431,7 +442,7 @@ int pm_cmd_bench(int argc, char **argv) {
         for (int d = 0; d < card; d++) q[d] += (float)(a.sigma * rng_normal(&r)) * scale[d];
     }
     if (a.far_count) {
-        if ((rc = load_far(&sets[set_count], db, a.far, a.far_count, nq)) != 0) goto done;
+        if ((rc = load_far(&sets[set_count], db, a.far, a.far_count, &a.bvh, nq)) != 0) goto done;
         set_count++;
     }
     if (a.save) {

@@ -28,8 +28,9 @@ static const char blend_usage[] =
     "                    blend's cycle duration (or its period's cycles)\n"
     "  --json            with --weights: one JSON object {\"weights\": [{\"sample\", \"index\", \"weight\",\n"
     "                    \"cycles\"}], \"cell\": {...}, \"duration\", \"period\", \"cycle_durations\", ...}\n"
-    "  --unit-scale M    metres per BVH unit when reading the clips (default: detect)\n"
-    "  --up y|z          the clips' up axis (default: detect)\n";
+    "  --unit-scale M    metres per BVH unit when reading the clips (default: the file's\n"
+    "                    \"unit_scale\", else detect); outranks the file\n"
+    "  --up y|z          the clips' up axis (default: the file's \"up\", else detect); outranks the file\n";
 
 typedef struct blend_args {
     const char *space;

@@ -19,6 +19,9 @@ static const char search_usage[] =
     "  --continuing P        the pose being played competes with its cost + --continuing-addend\n"
     "  --continuing-addend A added to the continuing pose's cost (negative = stay); 0\n"
     "  --loop                read the --query-clip as looping (as `build --loop` built it)\n"
+    "  --unit-scale M        metres per file unit of the --query-clip, as the database was built\n"
+    "                        (default: detected)\n"
+    "  --up y|z              up axis of the --query-clip (default: detected)\n"
     "  --weights W.f32       dynamic weights (cardinality float32 values) for every query\n"
     "  --neighbors K         pcakdtree neighbours; 200\n"
     "  --json                JSON on stdout: {\"results\": [{query, found, pose, asset, time, cost, ...}]};\n"
@@ -29,12 +32,14 @@ typedef struct search_args {
     long frame;
     int json, loop;
     pm_search_def def;
+    pm_bvh_def bvh;
 } search_args;
 
 static int parse_args(search_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->frame = -1;
     a->def = pm_default_search_def();
+    a->bvh = pm_default_bvh_def();
     static const char *const single_value_options[] = {"--queries", "--query-clip", "--weights", "--frame", "--mode",
                                                        "--continuing", "--continuing-addend", "--neighbors", NULL};
     pm_cli_seen seen = {0};
@@ -43,6 +48,9 @@ static int parse_args(search_args *a, int argc, char **argv) {
         int more = pm_cli_has_value(argc, argv, i);
         double v;
         if (!pm_cli_once_listed(&seen, "search", single_value_options, argc, argv, i)) return 2;
+        int bvh_option = pm_cli_bvh_option(&a->bvh, &seen, "search", argc, argv, &i);
+        if (bvh_option < 0) return 2;
+        if (bvh_option) continue;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(search_usage, stdout);
             return 0;
@@ -77,6 +85,8 @@ static int parse_args(search_args *a, int argc, char **argv) {
     if (a->queries && a->frame >= 0) return pm_cli_fail("search: --frame goes with --query-clip, not with --queries") + 1;
     if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
     if (a->loop && !a->clip) return pm_cli_fail("search: --loop reads a --query-clip") + 1;
+    if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->clip)
+        return pm_cli_fail("search: --unit-scale and --up read a --query-clip") + 1;
     return -1;
 }
 
@@ -125,7 +135,7 @@ int pm_cmd_search(int argc, char **argv) {
         if ((count = read_rows(&rows, a.queries, "query", card)) < 0) goto done;
     } else {
         pm_clip clip;
-        if (pm_bvh_read_file(&clip, a.clip, NULL, &err) != PM_OK) {
+        if (pm_bvh_read_file(&clip, a.clip, &a.bvh, &err) != PM_OK) {
             pm_cli_fail_error(&err);
             goto done;
         }

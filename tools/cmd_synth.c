@@ -15,7 +15,11 @@ static const char synth_usage[] =
     "Writes N procedural clips (walks, runs, turns, side-steps, idles of a 17-joint humanoid) as\n"
     "OUT_DIR/PREFIX_NNN.bvh (PREFIX: synth), in centimetres like most capture files. Same seed,\n"
     "same files. Clips of another seed are new motion: give them another PREFIX, since assets\n"
-    "are named after their files.\n";
+    "are named after their files. Nothing is written unless every clip is.\n"
+    "  --clips N      clips to write, 1..10000; 12\n"
+    "  --seed S       0..4294967295; 1\n"
+    "  --fps F        frame rate of the clips, 10..240; 30\n"
+    "  --name PREFIX  file-name prefix, 1..40 characters, no path separator, not starting with '.'; synth\n";
 
 /* "DIR/NAME.bvh" (malloc'd), or NULL when out of memory. */
 static char *join(const char *dir, const char *name) {

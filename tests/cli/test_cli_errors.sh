@@ -185,6 +185,20 @@ r = json.load(open(sys.argv[1] + "/loopq.json"))["results"][0]
 assert r["frame"] == 0 and r["cost"] < 1e-4, r
 PY
 expect_error "--loop without --query-clip" "reads a --query-clip" "$CLI" search "$T/loop.pmdb" --queries "$T/q.f32" --loop
+# --unit-scale/--up read a --query-clip (and bench's --far clips) as a database built with them
+# read its clips: the clip's own frame is then found at cost 0, where detected units find another.
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/units.pmdb" --unit-scale 0.02 --fps 30 --quiet || fail "build --unit-scale"
+"$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --unit-scale 0.02 --json \
+  > "$T/unitsq.json" || fail "search --unit-scale"
+python3 - "$T" <<'PY' || fail "search --unit-scale finds the clip's own frame"
+import json, sys
+r = json.load(open(sys.argv[1] + "/unitsq.json"))["results"][0]
+assert r["frame"] == 12 and r["cost"] < 1e-4, r
+PY
+expect_error "--up without --query-clip" "read a --query-clip" "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --up y
+expect_error "bench --unit-scale without --far" "read --far clips" "$CLI" bench "$T/units.pmdb" --unit-scale 0.02
+"$CLI" bench "$T/units.pmdb" --queries 5 --far "$T/clips/synth_001.bvh" --unit-scale 0.02 --up y > /dev/null \
+  || fail "bench --far with --unit-scale and --up"
 # 10. Directory scans (build DIR, bench --far DIR): a symbolic link back to its own directory is
 #     not followed again (two of them made ~2^33 visits), a clip deeper than the old 32-level
 #     limit is found, and a path longer than the system allows is an error, never a silent skip.

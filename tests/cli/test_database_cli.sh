@@ -120,6 +120,24 @@ names = [a["name"] for a in x["assets"]]
 assert names[:5] == ["loco@1", "loco@1.5", "loco@2", "loco@2.5", "loco@3"], names
 assert names[-1] == "synth_003" and len(names) == 6, names
 PY
+# The command line outranks a space's units: the file's "unit_scale" reads the clips in metres,
+# --unit-scale twice that doubles every positional feature value.
+cat > "$T/space_units.json" <<JSON
+{"name": "u", "axes": [{"min": 1, "max": 3}], "grid": 2, "unit_scale": 0.01, "up": "y",
+ "samples": [{"clip": "clips/synth_000.bvh", "params": [1.0]}, {"clip": "clips/synth_001.bvh", "params": [3.0]}]}
+JSON
+"$CLI" build "$T/space_units.json" -o "$T/su1.pmdb" --quiet || fail "build a space with unit_scale"
+"$CLI" build "$T/space_units.json" -o "$T/su2.pmdb" --quiet --unit-scale 0.02 || fail "build a space with --unit-scale"
+"$CLI" export-features "$T/su1.pmdb" -o "$T/su1" && "$CLI" export-features "$T/su2.pmdb" -o "$T/su2" \
+  || fail "export the unit-scaled spaces"
+python3 - "$T" <<'PY' || fail "--unit-scale does not outrank the space's unit_scale"
+import array, sys
+a, b = array.array("f"), array.array("f")
+a.frombytes(open(sys.argv[1] + "/su1.f32", "rb").read()); b.frombytes(open(sys.argv[1] + "/su2.f32", "rb").read())
+assert len(a) == len(b) and len(a) > 0
+ra = max(map(abs, a)); rb = max(map(abs, b))
+assert abs(rb / ra - 2) < 1e-3, (ra, rb)
+PY
 
 cat > "$T/space3.json" <<JSON
 {"name": "loco3", "axes": [{"min": 0, "max": 4}, {"min": -1, "max": 1}, {"min": -1, "max": 1}], "grid": 3,
