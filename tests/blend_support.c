@@ -57,6 +57,32 @@ void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count) {
     }
 }
 
+pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
+                                   const int *order, int n, pm_error *e) {
+    pm_blend_sample_def samples[64];
+    char names[64][16];
+    for (int i = 0; i < n; i++) {
+        int k = order ? order[i] : i;
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx->clips[k];
+        snprintf(names[i], sizeof names[i], "s%d", k);
+        samples[i].name = names[i];
+        samples[i].params[0] = points[k][0];
+        samples[i].params[1] = points[k][1];
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "test";
+    def.dimensions = dims;
+    def.samples = samples;
+    def.sample_count = n;
+    def.align = PM_BLEND_ALIGN_NONE;
+    for (int d = 0; d < dims; d++) {
+        def.axis_min[d] = -1.0f;
+        def.axis_max[d] = 2.0f;
+    }
+    return pm_blend_space_create(out, &def, e);
+}
+
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
     for (int i = 0; i < n; i++) out[i] = 0.0f;
     for (int i = 0; i < w->count; i++) {

@@ -24,6 +24,11 @@ void pm_test_blend_fixture_free(pm_test_blend_fixture *fx);
 /* Writes the fixture's first `count` clips as "clip<i>.bvh" in the scratch directory. */
 void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count);
 
+/* A `dims`-dimensional space (1 or 2) named "test" over fx->clips[order[i]] at points[order[i]]
+ * (order NULL: the first n in turn), samples named "s<k>", axes [-1, 2], no alignment. */
+pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
+                                   const int *order, int n, pm_error *e);
+
 /* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
 /* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */

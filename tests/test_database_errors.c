@@ -1,0 +1,341 @@
+/* Database builder and accessors: argument, def and asset-field errors, and databases with no
+ * searchable pose. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "database_support.h"
+
+/* The accessors name what is wrong: NULL arguments, an index outside the database's; outputs
+ * untouched (the channel name emptied). */
+static void test_accessor_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database *db = build(&f, 1);
+    pm_error err;
+    /* Info: zeros for no database, nothing written (and no crash) for no output. */
+    pm_database_info info;
+    memset(&info, 0x5A, sizeof info);
+    pm_database_get_info(&info, NULL);
+    assert_int_equal(info.poses, 0);
+    pm_database_get_info(NULL, db);
+    pm_asset_info a, a_sentinel;
+    memset(&a_sentinel, 0x5A, sizeof a_sentinel);
+    a = a_sentinel;
+    const int bad_assets[] = {-1, 4, 12};
+    for (size_t i = 0; i < sizeof bad_assets / sizeof bad_assets[0]; i++) {
+        assert_int_equal(pm_database_asset(&a, db, bad_assets[i], &err), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(err.message, "is outside 0..3"));
+        assert_memory_equal(&a, &a_sentinel, sizeof a);
+    }
+    assert_int_equal(pm_database_asset(&a, db, 12, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: asset 12 is outside 0..3");
+    /* Assets by name. */
+    for (int i = 0; i < 4; i++) {
+        PM_ASSERT_OK(pm_database_asset(&a, db, i, NULL));
+        assert_int_equal(pm_database_find_asset(db, a.name), i);
+    }
+    assert_int_equal(pm_database_find_asset(db, "nothere"), -1);
+    assert_int_equal(pm_database_find_asset(db, NULL), -1);
+    assert_int_equal(pm_database_find_asset(NULL, "random1"), -1);
+    assert_int_equal(pm_database_asset(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: out is NULL");
+    assert_int_equal(pm_database_asset(&a, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_asset: database is NULL");
+    assert_int_equal(pm_database_asset(&a, db, -1, NULL), PM_ERR_INVALID_ARGUMENT);
+    PM_ASSERT_OK(pm_database_asset(&a, db, 3, &err));
+
+    int poses = pm_database_pose_count(db);
+    pm_pose_info p, p_sentinel;
+    memset(&p_sentinel, 0x5A, sizeof p_sentinel);
+    p = p_sentinel;
+    assert_int_equal(pm_database_pose(&p, db, poses, &err), PM_ERR_INVALID_ARGUMENT);
+    char expect[128];
+    snprintf(expect, sizeof expect, "pm_database_pose: pose %d is outside 0..%d", poses, poses - 1);
+    assert_string_equal(err.message, expect);
+    assert_memory_equal(&p, &p_sentinel, sizeof p);
+    assert_int_equal(pm_database_pose(&p, db, -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "pose -1 is outside"));
+    assert_int_equal(pm_database_pose(NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_pose: out is NULL");
+    assert_int_equal(pm_database_pose(&p, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_pose: database is NULL");
+    PM_ASSERT_OK(pm_database_pose(&p, db, poses - 1, &err));
+    assert_int_equal(p.asset, 3);
+
+    char name[64];
+    PM_ASSERT_OK(pm_database_channel_name(name, sizeof name, db, 5, &err));
+    assert_string_equal(name, "Curve c5");
+    assert_int_equal(pm_database_channel_name(name, sizeof name, db, 9, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: channel 9 is outside 0..5");
+    assert_string_equal(name, "");
+    assert_int_equal(pm_database_channel_name(name, sizeof name, db, -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "channel -1 is outside 0..5"));
+    assert_int_equal(pm_database_channel_name(NULL, sizeof name, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: out is NULL");
+    name[0] = 'x';
+    assert_int_equal(pm_database_channel_name(name, 0, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: size is 0");
+    assert_int_equal(name[0], 'x'); /* size 0: not a byte written */
+    assert_int_equal(pm_database_channel_name(name, sizeof name, NULL, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_channel_name: database is NULL");
+    assert_string_equal(name, "");
+    /* A short buffer is cut, not an error. */
+    char small[4];
+    PM_ASSERT_OK(pm_database_channel_name(small, sizeof small, db, 0, NULL));
+    assert_string_equal(small, "Cur");
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+static void test_build_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database *db = NULL;
+    pm_error err;
+    assert_int_equal(pm_database_build(&db, &f.def, f.assets, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    pm_database_def d = f.def;
+    d.pca_components = DIMS + 1;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "PCA"));
+    d = f.def;
+    d.fps = 0.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    d = f.def;
+    d.exact_leaf_size = 4;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_asset_def bad = f.assets[0];
+    bad.cost_addend = NAN;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    bad = f.assets[0];
+    bad.clip = NULL;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    /* A given mirror map that is no left/right swap names the asset. */
+    int32_t not_swap[256];
+    assert_true(f.clips[0].skeleton.joint_count >= 2 && f.clips[0].skeleton.joint_count <= 256);
+    for (int j = 0; j < f.clips[0].skeleton.joint_count; j++) not_swap[j] = j;
+    not_swap[0] = 1; /* 0 -> 1 but 1 -> 1 */
+    bad = f.assets[0];
+    bad.mirror = 1;
+    bad.mirror_map = not_swap;
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "mirror"));
+    assert_non_null(strstr(err.message, "asset"));
+    assert_null(db);
+    /* A clip with a NaN rotation names the asset and frame. */
+    f.clips[1].rotations[3 * 5].x = NAN;
+    assert_int_equal(pm_database_build(&db, &f.def, f.assets, 4, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "asset 1"));
+    f.clips[1].rotations[3 * 5].x = 0.0f;
+    /* A schema bone the skeleton lacks. */
+    d = f.def;
+    pm_channel_def p = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(p.bone, "@left_foot");
+    pm_schema_add(&d.schema, &p, NULL);
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "random"));
+    assert_null(db);
+    /* Only role 0 exists for single-character clips: refused before any work, key included. */
+    d = f.def;
+    d.schema.channels[2].role = 1;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "channel 2"));
+    assert_non_null(strstr(err.message, "role 1"));
+    char key[33] = "untouched";
+    assert_int_equal(pm_database_compute_key(key, &d, f.assets, 4, NULL), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(key, "untouched");
+    /* Every weight zero: every pose would cost the same. */
+    d = f.def;
+    for (int c = 0; c < d.schema.channel_count; c++) d.schema.channels[c].weight = 0.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "weight is 0"));
+    assert_null(db);
+    /* A trajectory sample given only an offset and flags weighs 1, as in a JSON schema. */
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = PM_MAX_TRAJECTORY_SAMPLES;
+    for (int k = 0; k < PM_MAX_TRAJECTORY_SAMPLES; k++) assert_true(t.samples[k].weight == 1.0f);
+    fixture_free(&f);
+}
+
+/* Each out-of-range asset field gets its own message naming the field, the value and the range. */
+static void expect_asset_error(const fixture *f, const pm_asset_def *a, pm_result code, const char *words) {
+    pm_database *db = NULL;
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    pm_result r = pm_database_build(&db, &f->def, a, 1, &err);
+    if (r != code) fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(r), err.message);
+    if (!strstr(err.message, words)) fail_msg("'%s' does not say '%s'", err.message, words);
+    assert_null(db);
+    /* The key refuses what the build refuses. */
+    char key[33] = "untouched";
+    assert_int_equal(pm_database_compute_key(key, &f->def, a, 1, NULL), code);
+    assert_string_equal(key, "untouched");
+}
+
+static void test_asset_field_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_asset_def a = f.assets[0];
+    a.name = "walk";
+    a.cost_addend = 70000.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend 70000 is outside -65504..65504");
+    a.cost_addend = -65505.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "cost_addend -65505 is outside");
+    a.cost_addend = NAN;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend nan");
+    a = f.assets[0];
+    a.looping = 5;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (random1): looping is 5 (must be");
+    a = f.assets[0];
+    a.mirror = -2;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "mirror is -2");
+    a = f.assets[0];
+    a.param_count = 9;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "param_count 9 is outside 0..3");
+    a.param_count = 2;
+    a.params[1] = INFINITY;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "params[1]");
+    a = f.assets[0];
+    a.exclude_end = NAN;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_end");
+    a = f.assets[0];
+    a.exclude_start = 1e30f; /* seconds x fps would not fit an int */
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_start 1e+30 is outside");
+    a = f.assets[0];
+    a.name = "a\nb";
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0: its name has a control character (byte 0x0a at offset 1)");
+
+    /* The extremes of the half float are accepted, and addends come back as stored. */
+    pm_asset_def two[2] = {f.assets[0], f.assets[1]};
+    two[0].cost_addend = 65504.0f;
+    two[1].cost_addend = 0.1f;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &f.def, two, 2, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_asset_info info;
+    PM_ASSERT_OK(pm_database_asset(&info, db, 0, NULL));
+    assert_true(info.cost_addend == 65504.0f);
+    PM_ASSERT_OK(pm_database_asset(&info, db, 1, NULL));
+    assert_true(info.cost_addend == 0.0999755859375f);
+    pm_pose_info p;
+    PM_ASSERT_OK(pm_database_pose(&p, db, info.first_pose, NULL));
+    assert_true(p.cost_addend == 0.0999755859375f);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+static void test_def_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_error err;
+    /* *out is NULL on every failure, including a NULL def. */
+    pm_database *db = (pm_database *)&f;
+    assert_int_equal(pm_database_build(&db, NULL, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "def is NULL"));
+    db = (pm_database *)&f;
+    assert_int_equal(pm_database_build(&db, &f.def, NULL, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "assets is NULL"));
+    /* Threads: 0 is not "all cores", it is outside the documented range. */
+    pm_database_def d = f.def;
+    d.threads = 0;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "threads 0 is outside 1..64"));
+    d.threads = 65;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    d = f.def;
+    d.mirror = 2;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "mirror is 2"));
+    /* Root settings are named before any work, not found invalid in the finished file. */
+    d = f.def;
+    d.root.facing_mode = (pm_facing_mode)5;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "facing_mode 5"));
+    assert_null(db);
+    d = f.def;
+    d.root.facing_mode = PM_FACING_HIPS_AXIS;
+    d.root.hips_axis = pm_vec3_zero();
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "hips_axis"));
+    d = f.def;
+    d.root.left_upleg = d.root.right_upleg = 2;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "left_upleg"));
+    d = f.def;
+    d.root.facing_smoothing = NAN;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "facing_smoothing"));
+    /* The key validates the def as the build does, and leaves the key alone on failure. */
+    char key[33] = "untouched";
+    d = f.def;
+    d.fps = -1.0f;
+    assert_int_equal(pm_database_compute_key(key, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "fps"));
+    assert_string_equal(key, "untouched");
+    assert_int_equal(pm_database_compute_key(key, &f.def, f.assets, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_compute_key(key, NULL, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "def is NULL"));
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, f.assets, 4, NULL));
+    assert_int_equal((int)strlen(key), 32);
+    fixture_free(&f);
+}
+
+/* A database a plain search can never answer from is refused, with the reason. */
+static void test_no_searchable_pose(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 10);
+    pm_database *db = NULL;
+    pm_error err;
+    /* Exclusions longer than the clips (10..31 frames = 0.3..1 s). */
+    pm_database_def d = f.def;
+    d.exclude_end = 2.0f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "no searchable pose: all 82 poses"));
+    assert_non_null(strstr(err.message, "82 excluded"));
+    d = f.def;
+    d.exclude_start = 0.5f;
+    d.exclude_end = 0.6f;
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    /* Clips shorter than a trajectory that looks 1.5 s ahead: every pose a block transition. */
+    d = f.def;
+    d.exclude_end = 0.0f;
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 1;
+    t.samples[0].offset = 1.5f;
+    t.samples[0].flags = PM_TRAJ_POSITION_XY;
+    t.samples[0].weight = 1.0f;
+    assert_true(pm_schema_add(&d.schema, &t, NULL) >= 0);
+    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(db);
+    assert_non_null(strstr(err.message, "82 block transitions"));
+    assert_non_null(strstr(err.message, "trajectory window of 1.5 s"));
+    /* One pose left searchable is enough. */
+    f.assets[3].looping = 1;
+    if (pm_database_build(&db, &d, f.assets, 4, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.searchable_poses, 31);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accessor_errors),
+        cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_asset_field_errors),
+        cmocka_unit_test(test_def_errors),
+        cmocka_unit_test(test_no_searchable_pose),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

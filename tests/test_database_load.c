@@ -1,0 +1,277 @@
+/* .pmdb files: truncated, damaged and crafted images refused on load, and what loads but fails
+ * verification. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "database_internal.h"
+#include "database_support.h"
+
+/* The bytes of a section of a database image. */
+static uint8_t *section_data(uint8_t *image, uint32_t id) {
+    pmdb_header h;
+    memcpy(&h, image, sizeof h);
+    for (uint32_t k = 0; k < h.section_count; k++) {
+        pmdb_section sec;
+        memcpy(&sec, image + h.header_size + k * sizeof sec, sizeof sec);
+        if (sec.id == id) return image + sec.offset;
+    }
+    fail_msg("section %u not found", id);
+    return NULL;
+}
+
+static void test_corrupt_files(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 50);
+    pm_database *db = build(&f, 1);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pm_error err;
+    pm_database *x = NULL;
+    /* Truncation at every 97th length and a few special ones: always an error. */
+    for (size_t len = 0; len < n; len += (len < 512 ? 1 : 97)) {
+        assert_int_not_equal(pm_database_load_memory(&x, bytes, len, 0, NULL, &err), PM_OK);
+        assert_null(x);
+    }
+    /* A flipped byte anywhere fails the checksum. */
+    pm_test_rng rng = {99};
+    for (int i = 0; i < 300; i++) {
+        memcpy(copy, bytes, n);
+        size_t at = pm_test_rng_u32(&rng) % n;
+        copy[at] ^= (uint8_t)(1u + pm_test_rng_u32(&rng) % 255u);
+        assert_int_equal(pm_database_load_memory(&x, copy, n, 0, NULL, &err), PM_ERR_CORRUPT);
+        assert_null(x);
+    }
+    /* Without the checksum the structural checks must hold on their own: random damage either
+     * loads (a searchable database) or is refused, never crashes. */
+    pm_search_def sd = pm_default_search_def();
+    for (int i = 0; i < 3000; i++) {
+        memcpy(copy, bytes, n);
+        int flips = 1 + (int)(pm_test_rng_u32(&rng) % 4);
+        for (int k = 0; k < flips; k++) {
+            size_t at = i % 3 == 0 ? pm_test_rng_u32(&rng) % 1024 : pm_test_rng_u32(&rng) % n;
+            copy[at % n] ^= (uint8_t)(1u << (pm_test_rng_u32(&rng) % 8));
+        }
+        if (pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) == PM_OK) {
+            /* What loads may still state wrong numbers; what also verifies answers every exact
+             * mode with brute force's optimum of its own values. */
+            int verified = pm_database_verify(x, &err) == PM_OK;
+            if (!verified) assert_int_equal(err.code, PM_ERR_CORRUPT);
+            float q[DIMS] = {0};
+            pm_search_result r[4];
+            for (int m = 0; m < 4; m++) {
+                sd.mode = (pm_search_mode)m;
+                size_t ss = pm_search_scratch_size(x, &sd);
+                void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+                pm_search(&r[m], x, q, &sd, scratch, ss, &err);
+                free(scratch);
+            }
+            if (verified) {
+                assert_int_equal(r[PM_SEARCH_EXACT].pose, r[PM_SEARCH_BRUTEFORCE].pose);
+                assert_int_equal(r[PM_SEARCH_VPTREE].pose, r[PM_SEARCH_BRUTEFORCE].pose);
+                assert_true(r[PM_SEARCH_EXACT].cost == r[PM_SEARCH_BRUTEFORCE].cost);
+            }
+            pm_database_destroy(x);
+        } else {
+            assert_null(x);
+            assert_true(strlen(err.message) > 0);
+        }
+    }
+    /* An inverted value box is refused: it would bound too high and prune the answer away. */
+    memcpy(copy, bytes, n);
+    pmdb_header hh;
+    memcpy(&hh, copy, sizeof hh);
+    uint8_t *vboxes = section_data(copy, PMDB_BT_VALUE_BOXES);
+    float hi;
+    memcpy(&hi, vboxes + (size_t)hh.stride * sizeof(float), sizeof hi);
+    hi += 1.0f; /* node 0, dimension 0: lo above hi */
+    memcpy(vboxes, &hi, sizeof hi);
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "inverted"));
+    /* A node shared by two parents (here both children of the root) is refused: a walk would
+     * push it twice and overrun its node-sized heap. */
+    memcpy(copy, bytes, n);
+    pmdb_bt_node root;
+    uint8_t *nodes = section_data(copy, PMDB_BT_NODES);
+    memcpy(&root, nodes, sizeof root);
+    assert_true(root.left != 0);
+    root.right = root.left;
+    memcpy(nodes, &root, sizeof root);
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "two parents"));
+    /* A future version is reported as such. */
+    memcpy(copy, bytes, n);
+    copy[8] = 99;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_VERSION);
+    assert_non_null(strstr(err.message, "version"));
+    /* Files: missing, and garbage. */
+    assert_int_equal(pm_database_load(&x, pm_test_tmp_path("missing.pmdb"), NULL, &err), PM_ERR_IO);
+    assert_non_null(strstr(err.message, "missing.pmdb"));
+    pm_test_write_file(pm_test_tmp_path("garbage.pmdb"), "hello, world, not a database", 28);
+    assert_int_equal(pm_database_load(&x, pm_test_tmp_path("garbage.pmdb"), NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "garbage.pmdb"));
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* A header may not ask for more exact components than the builder can split on (its per-node
+ * sums are sized for PM_MAX_PCA_COMPONENTS), even when the cardinality has room for them. */
+static void test_exact_components_limit(void **state) {
+    (void)state;
+    enum { WIDE = PM_MAX_PCA_COMPONENTS + 2 };
+    pm_clip clips[2];
+    pm_asset_def assets[2];
+    for (int i = 0; i < 2; i++) {
+        pm_test_random_clip(&clips[i], 40, WIDE, (uint64_t)i + 9);
+        assets[i] = pm_default_asset_def(&clips[i]);
+    }
+    pm_database_def def = pm_default_database_def();
+    pm_test_curve_schema(&def.schema, WIDE);
+    def.exact_components = PM_MAX_PCA_COMPONENTS;
+    def.threads = 1;
+    pm_database *db = NULL;
+    pm_error err;
+    PM_ASSERT_OK(pm_database_build(&db, &def, assets, 2, &err));
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    memcpy(copy, bytes, n);
+    pmdb_header h;
+    memcpy(&h, copy, sizeof h);
+    assert_int_equal(h.exact_components, PM_MAX_PCA_COMPONENTS);
+    h.exact_components = PM_MAX_PCA_COMPONENTS + 1;
+    h.bt_block_rows = h.exact_components + 1;
+    memcpy(copy, &h, sizeof h);
+    pm_database *x = NULL;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_null(x);
+    assert_non_null(strstr(err.message, "65 exact components"));
+    free(copy);
+    pm_database_destroy(db);
+    for (int i = 0; i < 2; i++) pm_clip_destroy(&clips[i]);
+}
+
+/* Loads (as a file resealed with a valid checksum would) and must fail verification naming
+ * `words`. */
+static void expect_unverified(const uint8_t *image, size_t n, const char *words) {
+    pm_database *x = NULL;
+    pm_error err;
+    if (pm_database_load_memory(&x, image, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
+        fail_msg("the crafted file should load: %s", err.message);
+    if (pm_database_verify(x, &err) != PM_ERR_CORRUPT) fail_msg("verification passed a file crafted to fail with '%s'", words);
+    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
+    pm_database_destroy(x);
+}
+
+static void test_verify(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    pm_database *db = build(&f, 1);
+    pm_error err;
+    assert_int_equal(pm_database_verify(db, &err), PM_OK);
+    assert_int_equal(pm_database_verify(NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pmdb_header h;
+    memcpy(&h, bytes, sizeof h);
+    const int rows = (int)h.bt_block_rows, D = (int)h.cardinality;
+
+    /* Two points of one leaf trade a coordinate: both stay inside the leaf's box, so loading
+     * cannot tell, but each is no longer the projection of its values. */
+    memcpy(copy, bytes, n);
+    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
+    float *points = (float *)section_data(copy, PMDB_BT_POINTS);
+    int swapped = 0;
+    for (uint32_t i = 0; i < h.bt_node_count && !swapped; i++) {
+        if (nodes[i].left || nodes[i].count < 2) continue;
+        size_t a = pm_bt_at(rows, nodes[i].first, 0), b = pm_bt_at(rows, nodes[i].first + 1, 0);
+        if (points[a] == points[b]) continue;
+        float t = points[a];
+        points[a] = points[b];
+        points[b] = t;
+        swapped = 1;
+    }
+    assert_true(swapped);
+    expect_unverified(copy, n, "not the projection");
+
+    /* A VP-tree radius shrunk to zero: its inside shell would be pruned from every query. */
+    memcpy(copy, bytes, n);
+    pmdb_vp_node *vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    assert_true(vp[0].inside != 0 && vp[0].mu > 0.0f);
+    vp[0].mu = 0.0f;
+    expect_unverified(copy, n, "radius");
+
+    /* A KD-tree split moved past its low side. */
+    memcpy(copy, bytes, n);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(copy, PMDB_KD_NODES);
+    assert_true(kd[0].dim >= 0);
+    kd[0].split -= 1000.0f;
+    expect_unverified(copy, n, "split");
+
+    /* A basis that stretches: projected distances could exceed the costs they bound. */
+    memcpy(copy, bytes, n);
+    float *basis = (float *)section_data(copy, PMDB_PCA_BASIS);
+    for (int d = 0; d < D; d++) basis[d] *= 1.001f;
+    expect_unverified(copy, n, "orthonormal");
+
+    /* A PCA mean far from the data: every coordinate large, and its float rounding larger than
+     * the search's margins. */
+    memcpy(copy, bytes, n);
+    float *mean = (float *)section_data(copy, PMDB_PCA_MEAN);
+    mean[0] += 1000.0f;
+    expect_unverified(copy, n, "PCA mean");
+
+    /* A VP-tree leaf item listed twice hides the vector it replaced. */
+    memcpy(copy, bytes, n);
+    uint32_t *items = (uint32_t *)section_data(copy, PMDB_VP_ITEMS);
+    vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    uint32_t leaf = 0;
+    while (leaf < h.vp_node_count && (vp[leaf].inside || vp[leaf].outside < 2)) leaf++;
+    assert_true(leaf < h.vp_node_count);
+    items[vp[leaf].vp + 1] = items[vp[leaf].vp];
+    expect_unverified(copy, n, "twice");
+
+    free(copy);
+    pm_database_destroy(db);
+
+    /* Loading itself refuses what no build writes and the kernels would sum: padding lanes of
+     * the PCA boxes that are not zero (5 exact-mode rows in 8 lanes here) and rows whose padding
+     * dimensions are not zero. */
+    f.def.exact_components = 4;
+    db = build(&f, 1);
+    bytes = pm_database_bytes(db, &n);
+    copy = malloc(n);
+    memcpy(&h, bytes, sizeof h);
+    memcpy(copy, bytes, n);
+    float *boxes = (float *)section_data(copy, PMDB_BT_BOXES);
+    const int P = pm_bt_box_lanes(4);
+    assert_int_equal(P, 8);
+    boxes[6] = boxes[P + 6] = 100.0f;
+    pm_database *x = NULL;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "padding lane"));
+    memcpy(copy, bytes, n);
+    float *values = (float *)section_data(copy, PMDB_VALUES);
+    assert_true(h.stride > h.cardinality);
+    values[h.cardinality] = 1.0f;
+    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "padding dimension"));
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corrupt_files),
+        cmocka_unit_test(test_exact_components_limit),
+        cmocka_unit_test(test_verify),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
