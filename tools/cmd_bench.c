@@ -20,14 +20,15 @@ static const char bench_usage[] =
     "cost excess, speed as a ratio to brute force in the same run, exact costs (candidates) and\n"
     "tree nodes visited per query, structure build ms and bytes, and a warm re-read of the value\n"
     "matrix.\n"
-    "  --queries N     queries per set; 1000\n"
-    "  --far PATH      held-out clips (files or directories) for the far query set\n"
+    "  --queries N     queries per set, 1..1000000; 1000\n"
+    "  --far PATH...   held-out clips (files or directories) for the far query set; takes every\n"
+    "                  argument up to the next option, so give DB.pmdb before it\n"
     "  --unit-scale M  metres per file unit of the --far clips, as the database was built\n"
     "                  (default: detected per clip)\n"
     "  --up y|z        up axis of the --far clips (default: detected per clip)\n"
-    "  --sigma S       noise of the noisy set in normalised units; 0.3\n"
-    "  --neighbors K   pcakdtree neighbours; 200 (UE's default)\n"
-    "  --seed S        query selection seed; 1\n"
+    "  --sigma S       noise of the noisy set in normalised units, 0..100; 0.3\n"
+    "  --neighbors K   pcakdtree neighbours, 1..1000000; 200 (UE's default)\n"
+    "  --seed S        query selection seed, 0..2147483647; 1\n"
     "  --save-queries P  also write the query sets as P_noisy.f32 and P_far.f32 (raw rows)\n"
     "  --json          JSON on stdout\n";
 
@@ -336,6 +337,9 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         else if (!a->path) a->path = s;
         else return pm_cli_fail("bench: one database at a time ('%s' and '%s')", a->path, s) + 1;
     }
+    if (!a->path && a->far_count)
+        return pm_cli_fail("bench: no database given (--far takes every argument up to the next option: give "
+                           "DB.pmdb before --far)") + 1;
     if (!a->path) return pm_cli_fail("bench: no database given (try posematch bench --help)") + 1;
     if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->far_count)
         return pm_cli_fail("bench: --unit-scale and --up read --far clips; none given") + 1;

@@ -16,14 +16,16 @@ static const char search_usage[] =
     "database's cardinality; --query-clip takes the features of frame F (a frame of the clip\n"
     "as stored in the file) with the database's schema and settings.\n"
     "  --mode M              exact (default), bruteforce, pcakdtree, vptree\n"
-    "  --continuing P        the pose being played competes with its cost + --continuing-addend\n"
-    "  --continuing-addend A added to the continuing pose's cost (negative = stay); 0\n"
+    "  --continuing P        the pose being played (0..poses-1) competes with its cost +\n"
+    "                        --continuing-addend, even a block-transition pose; default none\n"
+    "  --continuing-addend A added to the continuing pose's cost (negative = stay), -1e6..1e6; 0\n"
     "  --loop                read the --query-clip as looping (as `build --loop` built it)\n"
     "  --unit-scale M        metres per file unit of the --query-clip, as the database was built\n"
     "                        (default: detected)\n"
     "  --up y|z              up axis of the --query-clip (default: detected)\n"
-    "  --weights W.f32       dynamic weights (cardinality float32 values) for every query\n"
-    "  --neighbors K         pcakdtree neighbours; 200\n"
+    "  --weights W.f32       dynamic weights (cardinality float32 values, each 0..1e12) for every\n"
+    "                        query; default none (the schema's weights)\n"
+    "  --neighbors K         pcakdtree neighbours, 1..1000000; 200\n"
     "  --json                JSON on stdout: {\"results\": [{query, found, pose, asset, time, cost, ...}]};\n"
     "                        without a result found is false, pose -1 and asset, time and cost null\n";
 
@@ -131,6 +133,11 @@ int pm_cmd_search(int argc, char **argv) {
     pm_database_info info;
     pm_database_get_info(&info, db);
     const int card = info.cardinality;
+    /* Checked here so that the message names the option, not the first query it would fail. */
+    if (a.def.continuing_pose >= info.poses) {
+        pm_cli_fail("search: --continuing %d is not a pose of %s (0..%d)", a.def.continuing_pose, a.db, info.poses - 1);
+        goto done;
+    }
     if (a.queries) {
         if ((count = read_rows(&rows, a.queries, "query", card)) < 0) goto done;
     } else {
