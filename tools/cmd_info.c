@@ -10,12 +10,14 @@
 
 static const char info_usage[] =
     "usage: posematch info DB.pmdb [--json] [--assets] [--verify]\n"
-    "Poses, assets, cardinality, unique vectors (full and PCA space), PCA components and explained\n"
-    "variance, block-transition poses, bytes, memory per pose and the build key. --assets also\n"
-    "lists every asset (name, poses, looping, mirrored, cost addend, blend-space parameters); the\n"
-    "JSON output always has them as asset_list. --verify first recomputes what the search trees\n"
-    "prune with from the stored values and fails on any disagreement (for files from sources you\n"
-    "do not trust: loading alone catches corruption, not a crafted file with a valid checksum).\n";
+    "Poses, assets, cardinality, unique vectors (full space: every pose; PCA space: the searchable\n"
+    "poses), PCA components and explained variance, block-transition poses (the count in\n"
+    "parentheses is those that only an excluded range blocks: --exclude-end's default 0.3 s usually\n"
+    "lies in the trajectory window already), bytes, memory per pose and the build key. --assets\n"
+    "also lists every asset (name, poses, looping, mirrored, cost addend, blend-space parameters);\n"
+    "the JSON output always has them as asset_list. --verify first recomputes what the search trees\n"
+    "prune with from the stored values and fails on any disagreement (for files from sources you do\n"
+    "not trust: loading alone catches corruption, not a crafted file with a valid checksum).\n";
 
 int pm_cmd_info(int argc, char **argv) {
     const char *path = NULL;
