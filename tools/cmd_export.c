@@ -35,7 +35,9 @@ int pm_cmd_export_features(int argc, char **argv) {
         } else if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && pm_cli_has_value(argc, argv, i)) prefix = argv[++i];
         else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("export-features: unknown or incomplete option '%s'", argv[i]) + 1;
         else if (!path) path = argv[i];
-        else return pm_cli_fail("export-features: one database at a time") + 1;
+        else
+            return pm_cli_fail("export-features: one database at a time ('%s' and '%s'; the output prefix goes after -o)",
+                               path, argv[i]) + 1;
     }
     if (!path || !prefix) return pm_cli_fail("export-features: usage: posematch export-features DB.pmdb -o PREFIX") + 1;
     /* PREFIX.f32 of "out/" would be a hidden file in out, not what was meant. */

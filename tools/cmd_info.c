@@ -31,7 +31,7 @@ int pm_cmd_info(int argc, char **argv) {
         else if (!strcmp(argv[i], "--verify")) verify = 1;
         else if (argv[i][0] == '-' && argv[i][1]) return pm_cli_fail("info: unknown option '%s'", argv[i]) + 1;
         else if (!path) path = argv[i];
-        else return pm_cli_fail("info: one database at a time") + 1;
+        else return pm_cli_fail("info: one database at a time ('%s' and '%s')", path, argv[i]) + 1;
     }
     if (!path) return pm_cli_fail("info: no database given (try posematch info --help)") + 1;
     pm_error err;
