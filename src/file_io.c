@@ -407,8 +407,12 @@ pm_result pm_file_check_output(const char *path, pm_error *error) {
     if (!dir) return out_of_memory(error, path);
     const char *why = NULL;
     if (stat(dir, &st) != 0) why = "its directory does not exist";
-    else if (!S_ISDIR(st.st_mode)) why = "its directory is not a directory";
-    else if (access(dir, W_OK) != 0) why = "its directory is not writable";
+    else if (!S_ISDIR(st.st_mode)) {
+        /* e.g. `synth walk.bvh`: name what stands where the directory should be */
+        r = pm_fail(error, PM_ERR_IO, "%s: cannot create: %s is not a directory", path, dir);
+        pm_free(NULL, dir);
+        return r;
+    } else if (access(dir, W_OK) != 0) why = "its directory is not writable";
     pm_free(NULL, dir);
     if (!why) return PM_OK;
     return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, why);
