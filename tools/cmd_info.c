@@ -112,7 +112,8 @@ int pm_cmd_info(int argc, char **argv) {
         printf("exact tree      %d components (%.1f%%) + residual norm\n", in.exact_components,
                100.0 * in.exact_explained_variance);
         printf("explained       ");
-        for (int k = 1; k <= in.cardinality && k <= 12; k++) printf("k=%d %.0f%%  ", k, 100.0 * pm_database_explained_variance(db, k));
+        for (int k = 1; k <= in.cardinality && k <= 12; k++)
+            printf("%sk=%d %.0f%%", k > 1 ? "  " : "", k, 100.0 * pm_database_explained_variance(db, k));
         printf("\nbytes           %zu (%.1f per pose)\n", in.bytes, per_pose);
         printf("key             %s\n", in.key);
         if (verify) printf("verified        trees, projections and radii recomputed from the values: all agree\n");
