@@ -104,9 +104,9 @@ int pm_cmd_info(int argc, char **argv) {
         printf("database        %s\n", path);
         printf("schema          %s (%d channels, cardinality %d)\n", in.schema_name, in.channels, in.cardinality);
         printf("poses           %d in %d assets at %g fps\n", in.poses, in.assets, (double)in.fps);
-        printf("searchable      %d poses; %d block-transition poses (%d of them in excluded ranges)\n", in.searchable_poses,
+        printf("searchable      %d poses; %d block-transition poses (%d blocked by excluded ranges alone)\n", in.searchable_poses,
                in.block_transition_poses, in.excluded_poses);
-        printf("unique vectors  %d (full space), %d (PCA space)\n", in.unique_vectors, in.unique_pca_vectors);
+        printf("unique vectors  %d (full space, all poses), %d (PCA space, searchable poses)\n", in.unique_vectors, in.unique_pca_vectors);
         printf("PCA             %d components explain %.1f%% of the variance\n", in.pca_components,
                100.0 * in.pca_explained_variance);
         printf("exact tree      %d components (%.1f%%) + residual norm\n", in.exact_components,

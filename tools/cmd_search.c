@@ -32,7 +32,7 @@ static const char search_usage[] =
 typedef struct search_args {
     const char *db, *queries, *clip, *weights;
     long frame;
-    int json, loop;
+    int json, loop, addend_given, neighbors_given;
     pm_search_def def;
     pm_bvh_def bvh;
 } search_args;
@@ -74,9 +74,11 @@ static int parse_args(search_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--continuing-addend") && more) {
             if (!pm_cli_number(&v, "search", s, argv[++i], -1e6, 1e6, 0)) return 2;
             a->def.continuing_cost_addend = (float)v;
+            a->addend_given = 1;
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_number(&v, "search", s, argv[++i], 1, 1e6, 1)) return 2;
             a->def.kdtree_neighbors = (int)v;
+            a->neighbors_given = 1;
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;
         else if (!a->db) a->db = s;
@@ -87,6 +89,11 @@ static int parse_args(search_args *a, int argc, char **argv) {
     if (a->queries && a->frame >= 0) return pm_cli_fail("search: --frame goes with --query-clip, not with --queries") + 1;
     if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
     if (a->loop && !a->clip) return pm_cli_fail("search: --loop reads a --query-clip") + 1;
+    /* An option that cannot act is a mistaken command line, not one to run quietly. */
+    if (a->addend_given && a->def.continuing_pose < 0)
+        return pm_cli_fail("search: --continuing-addend applies to the --continuing pose; none given") + 1;
+    if (a->neighbors_given && a->def.mode != PM_SEARCH_PCAKDTREE)
+        return pm_cli_fail("search: --neighbors applies to --mode pcakdtree, not %s", pm_search_mode_name(a->def.mode)) + 1;
     if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->clip)
         return pm_cli_fail("search: --unit-scale and --up read a --query-clip") + 1;
     return -1;
@@ -179,7 +186,7 @@ int pm_cmd_search(int argc, char **argv) {
         long wn = read_rows(&weights, a.weights, "weights", card);
         if (wn < 0) goto done;
         if (wn != 1) {
-            pm_cli_fail("%s: dynamic weights must be one row of %d float32 values", a.weights, card);
+            pm_cli_fail("%s (--weights): dynamic weights must be one row of %d float32 values", a.weights, card);
             goto done;
         }
         /* Checked here so that the message names this file, not the query the search fails on. */
@@ -190,7 +197,7 @@ int pm_cmd_search(int argc, char **argv) {
                     pm_cli_fail_error(&err);
                     goto done;
                 }
-                pm_cli_fail("%s: dimension %d (channel %s): weight %g is outside 0..%g", a.weights, d, name,
+                pm_cli_fail("%s (--weights): dimension %d (channel %s): weight %g is outside 0..%g", a.weights, d, name,
                             (double)weights[d], (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
                 goto done;
             }

@@ -141,7 +141,7 @@ import array, sys
 w = array.array("f", [1.0] * int(sys.argv[2])); w[3] = -1.0
 open(sys.argv[1] + "/w.f32", "wb").write(w.tobytes())
 PY
-expect_error "negative weight" "w.f32: dimension 3 .*weight -1 is outside" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w.f32"
+expect_error "negative weight" "w.f32 (--weights): dimension 3 .*weight -1 is outside" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w.f32"
 : > "$T/w0.f32"
 expect_error "empty weights file" "w0.f32: the weights file is empty" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w0.f32"
 
@@ -195,6 +195,10 @@ import json, sys
 r = json.load(open(sys.argv[1] + "/unitsq.json"))["results"][0]
 assert r["frame"] == 12 and r["cost"] < 1e-4, r
 PY
+expect_error "--continuing-addend alone" "applies to the --continuing pose" \
+  "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --continuing-addend -1
+expect_error "--neighbors with exact" "applies to --mode pcakdtree, not exact" \
+  "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --neighbors 8
 expect_error "--up without --query-clip" "read a --query-clip" "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --up y
 expect_error "bench --unit-scale without --far" "read --far clips" "$CLI" bench "$T/units.pmdb" --unit-scale 0.02
 "$CLI" bench "$T/units.pmdb" --queries 5 --far "$T/clips/synth_001.bvh" --unit-scale 0.02 --up y > /dev/null \
