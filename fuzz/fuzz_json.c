@@ -52,7 +52,7 @@ static void use_schema(const pm_schema *schema) {
         return;
     }
     pm_database_def def = pm_default_database_def();
-    def.schema = *schema;
+    def.schema = schema;
     def.fps = 10.0f;
     pm_asset_def asset = pm_default_asset_def(&walk);
     pm_database *db = NULL;

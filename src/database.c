@@ -26,7 +26,7 @@ void pm_database_get_info(pm_database_info *out, const pm_database *db) {
     out->fps = h->fps;
     out->bytes = db->size;
     snprintf(out->key, sizeof out->key, "%016llx%016llx", (unsigned long long)h->key[0], (unsigned long long)h->key[1]);
-    memcpy(out->schema_name, db->settings.schema.name, sizeof out->schema_name);
+    memcpy(out->schema_name, db->schema.name, sizeof out->schema_name);
 }
 
 float pm_database_explained_variance(const pm_database *db, int k) {
@@ -40,7 +40,7 @@ float pm_database_explained_variance(const pm_database *db, int k) {
     return total > 0.0 ? (float)(part / total) : 0.0f;
 }
 
-const pm_schema *pm_database_schema(const pm_database *db) { return db ? &db->settings.schema : NULL; }
+const pm_schema *pm_database_schema(const pm_database *db) { return db ? &db->schema : NULL; }
 const pm_database_def *pm_database_settings(const pm_database *db) { return db ? &db->settings : NULL; }
 
 int pm_database_asset_count(const pm_database *db) { return db ? (int)db->header->asset_count : 0; }
@@ -117,7 +117,7 @@ pm_result pm_database_channel_name(char *out, size_t size, const pm_database *db
     if (channel < 0 || channel >= db->channel_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_channel_name: channel %d is outside 0..%d", channel,
                        db->channel_count - 1);
-    pm_channel_display_name(out, size, &db->settings.schema.channels[channel]);
+    pm_channel_display_name(out, size, &db->schema.channels[channel]);
     return PM_OK;
 }
 
@@ -180,7 +180,7 @@ pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_da
     if ((r = pm_prepare_clip(&prepared, clip, &db->settings, 0, NULL, clip->looping, error)) != PM_OK) return r;
     float *rows = (float *)pm_alloc_array(&db->allocator, (size_t)prepared.frame_count, (size_t)db->card * sizeof(float), 64);
     if (!rows) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "queries: out of memory for %d frames", prepared.frame_count);
-    else r = pm_features_extract(rows, (size_t)db->card, NULL, &prepared, &db->settings.schema, &db->settings.root, error);
+    else r = pm_features_extract(rows, (size_t)db->card, NULL, &prepared, &db->schema, &db->settings.root, error);
     if (r == PM_OK) {
         *out_rows = rows;
         *out_count = prepared.frame_count;

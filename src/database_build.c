@@ -25,7 +25,6 @@ pm_asset_def pm_default_asset_def(const pm_clip *clip) {
 pm_database_def pm_default_database_def(void) {
     pm_database_def d;
     memset(&d, 0, sizeof d);
-    pm_schema_preset(&d.schema, "ue-locomotion", NULL);
     d.fps = 30.0f;
     d.pca_components = 4;
     d.kdtree_leaf_size = 16;
@@ -40,15 +39,15 @@ pm_database_def pm_default_database_def(void) {
 
 static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     pm_schema_layout layout;
-    pm_result r = pm_schema_layout_compute(&layout, &d->schema, error);
+    pm_result r = pm_schema_layout_compute(&layout, d->schema, error);
     if (r != PM_OK) return r;
-    for (int i = 0; i < d->schema.channel_count; i++)
-        if (d->schema.channels[i].role != 0) {
+    for (int i = 0; i < d->schema->channel_count; i++)
+        if (d->schema->channels[i].role != 0) {
             char label[96];
-            pm_channel_display_name(label, sizeof label, &d->schema.channels[i]);
+            pm_channel_display_name(label, sizeof label, &d->schema->channels[i]);
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                            "schema channel %d (%s) reads role %d: databases of single-character clips read role 0 only",
-                           i, label, d->schema.channels[i].role);
+                           i, label, d->schema->channels[i].role);
         }
     /* Weights of zero everywhere (trajectory samples left at weight 0, say) would make every
      * pose cost the same: a search could not tell them apart. */
@@ -58,8 +57,8 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "schema '%s': every feature's weight is 0 (channel, trajectory sample and group weights "
                        "multiply): a search could not tell poses apart",
-                       d->schema.name);
-    int card = pm_schema_cardinality(&d->schema);
+                       d->schema->name);
+    int card = pm_schema_cardinality(d->schema);
     if (!(d->fps >= 1.0f && d->fps <= 1000.0f))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: fps %g is outside 1..1000", (double)d->fps);
     if (d->pca_components < 1 || d->pca_components > PM_MAX_PCA_COMPONENTS || d->pca_components > card)
@@ -239,7 +238,7 @@ static void features_task(void *context, int task) {
     build_asset *a = &b->assets[task];
     float *rows = b->raw + (size_t)a->first_pose * b->stride;
     uint8_t *bt = b->blocked + a->first_pose;
-    a->result = pm_features_extract(rows, (size_t)b->stride, bt, &a->clip, &b->def->schema, &b->def->root, &a->error);
+    a->result = pm_features_extract(rows, (size_t)b->stride, bt, &a->clip, b->def->schema, &b->def->root, &a->error);
     if (a->result != PM_OK) {
         pm_error_prefix(&a->error, "asset '%s'", a->name);
         return;
@@ -352,13 +351,43 @@ static int auto_exact_components(const double *eigen, int card) {
     return PM_MIN(k, card);
 }
 
-pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets, int asset_count,
+pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, const pm_database_def *def,
+                                  pm_error *error) {
+    *out = *def;
+    *storage = NULL;
+    if (def->schema) return PM_OK;
+    pm_schema *s = (pm_schema *)pm_alloc(def->allocator, sizeof *s, 16);
+    if (!s) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for the default schema");
+    pm_result r = pm_schema_preset(s, "ue-locomotion", error);
+    if (r != PM_OK) {
+        pm_free(def->allocator, s);
+        return r;
+    }
+    out->schema = *storage = s;
+    return PM_OK;
+}
+
+static pm_result build_resolved(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
+                                int asset_count, pm_error *error);
+
+pm_result pm_database_build(pm_database **out, const pm_database_def *def_in, const pm_asset_def *assets, int asset_count,
                             pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: out is NULL");
     *out = NULL;
-    if (!def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: def is NULL");
+    if (!def_in) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: def is NULL");
     if (!assets && asset_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: assets is NULL (asset_count %d)", asset_count);
+    pm_database_def def;
+    pm_schema *storage;
+    pm_result r = pm_database_def_resolve(&def, &storage, def_in, error);
+    if (r != PM_OK) return r;
+    r = build_resolved(out, &def, assets, asset_count, error);
+    pm_free(def_in->allocator, storage);
+    return r;
+}
+
+static pm_result build_resolved(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
+                                int asset_count, pm_error *error) {
     pm_result r = pm_database_check_inputs(def, assets, asset_count, error);
     if (r != PM_OK) return r;
     const pm_allocator *alloc = def->allocator;
@@ -366,11 +395,11 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     builder b;
     memset(&b, 0, sizeof b);
     b.def = def;
-    b.card = pm_schema_cardinality(&def->schema);
+    b.card = pm_schema_cardinality(def->schema);
     b.stride = (b.card + 7) / 8 * 8;
     int threads = def->threads;
     pm_schema_layout layout;
-    if ((r = pm_schema_layout_compute(&layout, &def->schema, error)) != PM_OK) return r;
+    if ((r = pm_schema_layout_compute(&layout, def->schema, error)) != PM_OK) return r;
 
     /* Expand assets (mirrored copies follow their source). */
     int total = 0;
@@ -504,7 +533,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         /* A database a plain search can never answer from is a mistake in the inputs, not an
          * edge case to serve: say which of the two causes it is. */
         float past = 0.0f, future = 0.0f;
-        (void)pm_schema_time_window(&past, &future, &def->schema, NULL); /* validated before the build */
+        (void)pm_schema_time_window(&past, &future, def->schema, NULL); /* validated before the build */
         uint32_t blocked = P - excluded_poses;
         r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                     "database: no searchable pose: all %u poses are block transitions or in excluded ranges (%u block "
@@ -675,7 +704,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     for (int i = 0; i < b.asset_count; i++) str_size += strlen(b.assets[i].name) + 1;
     char *strings = (char *)bm_alloc(&mem, str_size, 1);
     pmdb_asset *ass = (pmdb_asset *)bm_alloc(&mem, (size_t)b.asset_count, sizeof(pmdb_asset));
-    pmdb_channel *chans = (pmdb_channel *)bm_alloc(&mem, (size_t)def->schema.channel_count, sizeof(pmdb_channel));
+    pmdb_channel *chans = (pmdb_channel *)bm_alloc(&mem, (size_t)def->schema->channel_count, sizeof(pmdb_channel));
     if (!strings || !ass || !chans) goto oom;
     size_t so = 1;
     for (int i = 0; i < b.asset_count; i++) {
@@ -693,7 +722,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
         o->param_count = (uint32_t)x->src->param_count;
         for (int k = 0; k < 3; k++) o->params[k] = k < x->src->param_count ? x->src->params[k] : 0.0f;
     }
-    for (int i = 0; i < def->schema.channel_count; i++) pm_pmdb_channel_from_def(&chans[i], &def->schema.channels[i]);
+    for (int i = 0; i < def->schema->channel_count; i++) pm_pmdb_channel_from_def(&chans[i], &def->schema->channels[i]);
     pmdb_settings settings;
     pm_pmdb_settings_from_def(&settings, def);
     pmdb_header h;
@@ -703,7 +732,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     h.asset_count = (uint32_t)b.asset_count;
     h.cardinality = (uint32_t)D;
     h.stride = (uint32_t)S;
-    h.channel_count = (uint32_t)def->schema.channel_count;
+    h.channel_count = (uint32_t)def->schema->channel_count;
     h.vector_count = V;
     h.searchable_vectors = VS;
     h.searchable_poses = searchable_poses;
@@ -721,7 +750,7 @@ pm_result pm_database_build(pm_database **out, const pm_database_def *def, const
     h.min_cost_addend = min_addend;
     h.fps = def->fps;
     pmdb_blob blobs[] = {
-        {PMDB_SCHEMA, sizeof(pmdb_channel), (uint64_t)def->schema.channel_count, chans},
+        {PMDB_SCHEMA, sizeof(pmdb_channel), (uint64_t)def->schema->channel_count, chans},
         {PMDB_SETTINGS, sizeof(pmdb_settings), 1, &settings},
         {PMDB_STRINGS, 1, so, strings},
         {PMDB_ASSETS, sizeof(pmdb_asset), (uint64_t)b.asset_count, ass},

@@ -197,7 +197,8 @@ struct pm_database {
     uint8_t *image;
     size_t size;
     const pmdb_header *header;
-    pm_database_def settings; /* schema + settings decoded from the file */
+    pm_database_def settings; /* settings decoded from the file; settings.schema = &schema */
+    pm_schema schema;
     pm_schema_layout layout;
     int card, stride;
     int channel_count;
@@ -240,6 +241,10 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
                                  const pm_allocator *allocator, pm_error *error);
 /* Everything pm_database_build checks before any work (def, every asset's fields and clip), so
  * that pm_database_compute_key refuses exactly the inputs a build would. */
+/* The def with its schema resolved: *out copies `def`; a NULL schema becomes the default preset
+ * in *storage (allocated with the def's allocator, else NULL; free it with pm_free). */
+pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, const pm_database_def *def,
+                                  pm_error *error);
 pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
                                    pm_error *error);
 /* Frames a database with these settings drops at the start of `src` (1: a rest-pose lead-in it

@@ -163,11 +163,13 @@ static pm_result check_sections(view *v, const pmdb_header *h, pm_error *error) 
 static pm_result decode_settings(pm_database *db, const pmdb_channel *ch, const pmdb_settings *st, pm_error *error) {
     pm_database_def *d = &db->settings;
     *d = pm_default_database_def();
-    pm_schema_init(&d->schema);
+    pm_schema *schema = &db->schema;
+    pm_schema_init(schema);
+    d->schema = schema;
     if (!memchr(st->schema_name, '\0', sizeof st->schema_name)) return CORRUPT("settings: schema name is not terminated");
-    memcpy(d->schema.name, st->schema_name, sizeof d->schema.name);
+    memcpy(schema->name, st->schema_name, sizeof schema->name);
     for (int i = 0; i < db->channel_count; i++) {
-        pm_channel_def *c = &d->schema.channels[i];
+        pm_channel_def *c = &schema->channels[i];
         memset(c, 0, sizeof *c);
         c->kind = (pm_feature_kind)ch[i].kind;
         memcpy(c->name, ch[i].name, PM_NAME_SIZE);
@@ -190,9 +192,9 @@ static pm_result decode_settings(pm_database *db, const pmdb_channel *ch, const 
             c->samples[k].weight = ch[i].samples[k].weight;
         }
     }
-    d->schema.channel_count = db->channel_count;
+    schema->channel_count = db->channel_count;
     pm_error sub;
-    if (pm_schema_layout_compute(&db->layout, &d->schema, &sub) != PM_OK) return CORRUPT("schema: %s", sub.message);
+    if (pm_schema_layout_compute(&db->layout, schema, &sub) != PM_OK) return CORRUPT("schema: %s", sub.message);
     if (db->layout.cardinality != db->card) return CORRUPT("schema cardinality %d, header %d", db->layout.cardinality, db->card);
     d->fps = st->fps;
     d->mirror = (int)st->mirror;

@@ -60,7 +60,7 @@ void pm_pmdb_channel_from_def(pmdb_channel *o, const pm_channel_def *c) {
 
 void pm_pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
     memset(o, 0, sizeof *o);
-    copy_name(o->schema_name, d->schema.name);
+    copy_name(o->schema_name, d->schema->name);
     o->fps = d->fps;
     o->mirror = (uint32_t)d->mirror;
     o->pca_components = (uint32_t)d->pca_components;
@@ -86,9 +86,9 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
         pm_hasher_init(&h, half ? 0x6B657932ull : 0x6B657931ull);
         uint32_t version[2] = {PMDB_VERSION, PMDB_BUILDER_REVISION};
         pm_hasher_update(&h, version, sizeof version);
-        for (int i = 0; i < def->schema.channel_count; i++) {
+        for (int i = 0; i < def->schema->channel_count; i++) {
             pmdb_channel c;
-            pm_pmdb_channel_from_def(&c, &def->schema.channels[i]);
+            pm_pmdb_channel_from_def(&c, &def->schema->channels[i]);
             pm_hasher_update(&h, &c, sizeof c);
         }
         pmdb_settings st;
@@ -117,18 +117,23 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
     }
 }
 
-pm_result pm_database_compute_key(char out[33], const pm_database_def *def, const pm_asset_def *assets, int n,
+pm_result pm_database_compute_key(char out[33], const pm_database_def *def_in, const pm_asset_def *assets, int n,
                                   pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: out_key is NULL");
-    if (!def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: def is NULL");
+    if (!def_in) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: def is NULL");
     if (!assets && n)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_compute_key: assets is NULL (asset_count %d)", n);
-    /* A key for inputs no build accepts would name a cache entry that can never exist. */
-    pm_result r = pm_database_check_inputs(def, assets, n, error);
+    pm_database_def def;
+    pm_schema *storage;
+    pm_result r = pm_database_def_resolve(&def, &storage, def_in, error);
     if (r != PM_OK) return r;
-    uint64_t key[2];
-    pm_database_key(key, def, assets, n);
-    snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
-    return PM_OK;
+    /* A key for inputs no build accepts would name a cache entry that can never exist. */
+    if ((r = pm_database_check_inputs(&def, assets, n, error)) == PM_OK) {
+        uint64_t key[2];
+        pm_database_key(key, &def, assets, n);
+        snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
+    }
+    pm_free(def_in->allocator, storage);
+    return r;
 }
 

@@ -12,7 +12,8 @@
 typedef struct fixture {
     pm_clip clips[4];
     pm_asset_def assets[4];
-    pm_database_def def;
+    pm_schema schema;
+    pm_database_def def; /* def.schema = &schema */
 } fixture;
 
 static inline void fixture_init(fixture *f, int frames) {
@@ -22,7 +23,8 @@ static inline void fixture_init(fixture *f, int frames) {
         f->assets[i] = pm_default_asset_def(&f->clips[i]);
     }
     f->def = pm_default_database_def();
-    pm_test_curve_schema(&f->def.schema, DIMS);
+    pm_test_curve_schema(&f->schema, DIMS);
+    f->def.schema = &f->schema;
     f->def.pca_components = 3;
     f->def.exact_components = 3;
     f->def.exact_leaf_size = 16;

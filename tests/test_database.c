@@ -85,7 +85,9 @@ static void test_determinism_and_key(void **state) {
     PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
     assert_string_not_equal(k2, key);
     d2 = f.def;
-    d2.schema.channels[2].weight += 0.1f;
+    pm_schema s2 = f.schema;
+    s2.channels[2].weight += 0.1f;
+    d2.schema = &s2;
     PM_ASSERT_OK(pm_database_compute_key(k2, &d2, f.assets, 4, NULL));
     assert_string_not_equal(k2, key);
     /* A given mirror map is part of the inputs; the one found from names is not hashed twice. */
@@ -100,6 +102,29 @@ static void test_determinism_and_key(void **state) {
     f.clips[2].curves[0].values[5] += 1e-3f;
     PM_ASSERT_OK(pm_database_compute_key(k2, &f.def, f.assets, 4, NULL));
     assert_string_not_equal(k2, key);
+    /* A NULL schema is the ue-locomotion preset: the key of naming it, and the build reads it (these
+     * clips have no feet); a database's settings point at its own copy of its schema. */
+    pm_database_def dn = f.def;
+    dn.schema = NULL;
+    char kn[33], kp[33];
+    PM_ASSERT_OK(pm_database_compute_key(kn, &dn, f.assets, 4, NULL));
+    assert_null(dn.schema);
+    pm_schema ue;
+    PM_ASSERT_OK(pm_schema_preset(&ue, "ue-locomotion", NULL));
+    dn.schema = &ue;
+    PM_ASSERT_OK(pm_database_compute_key(kp, &dn, f.assets, 4, NULL));
+    assert_string_equal(kn, kp);
+    assert_string_not_equal(kn, key);
+    dn.schema = NULL;
+    pm_database *none = NULL;
+    pm_error err;
+    assert_int_equal(pm_database_build(&none, &dn, f.assets, 4, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "foot"));
+    assert_null(none);
+    const pm_database_def *settings = pm_database_settings(a);
+    assert_ptr_equal(settings->schema, pm_database_schema(a));
+    assert_int_equal(settings->schema->channel_count, f.schema.channel_count);
+    assert_int_equal(pm_schema_cardinality(settings->schema), DIMS);
     pm_database_destroy(a);
     pm_database_destroy(b);
     pm_database_destroy(c);
@@ -134,7 +159,7 @@ static void test_dedup_pca_space(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 60);
-    f.def.schema.channels[DIMS - 1].weight = 0.0f;
+    f.schema.channels[DIMS - 1].weight = 0.0f;
     for (int k = 0; k < 10; k++) {
         for (int d = 0; d < DIMS - 1; d++) f.clips[0].curves[d].values[30 + k] = f.clips[0].curves[d].values[k];
         f.clips[0].curves[DIMS - 1].values[30 + k] = f.clips[0].curves[DIMS - 1].values[k] + 1.0f;

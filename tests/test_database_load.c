@@ -130,7 +130,9 @@ static void test_exact_components_limit(void **state) {
         assets[i] = pm_default_asset_def(&clips[i]);
     }
     pm_database_def def = pm_default_database_def();
-    pm_test_curve_schema(&def.schema, WIDE);
+    pm_schema schema_storage;
+    pm_test_curve_schema(&schema_storage, WIDE);
+    def.schema = &schema_storage;
     def.exact_components = PM_MAX_PCA_COMPONENTS;
     def.threads = 1;
     pm_database *db = NULL;

@@ -32,7 +32,9 @@ static int setup(void **state) {
     F.assets[2].cost_addend = 0.75f;
     F.assets[4].cost_addend = -0.5f;
     pm_database_def def = pm_default_database_def();
-    pm_test_curve_schema(&def.schema, DIMS);
+    pm_schema schema_storage;
+    pm_test_curve_schema(&schema_storage, DIMS);
+    def.schema = &schema_storage;
     def.pca_components = 3;
     def.exact_leaf_size = 32;
     pm_error err;
@@ -174,7 +176,9 @@ static void test_margins_scale(void **state) {
         memcpy(assets, F.assets, sizeof assets);
         for (int i = 0; i < CLIPS; i++) assets[i].cost_addend = addends[set][i];
         pm_database_def def = pm_default_database_def();
-        pm_test_curve_schema(&def.schema, DIMS);
+        pm_schema schema_storage;
+        pm_test_curve_schema(&schema_storage, DIMS);
+        def.schema = &schema_storage;
         def.pca_components = 3;
         def.exact_leaf_size = 32;
         pm_database *db = NULL;
@@ -365,7 +369,9 @@ static void test_databases_of_different_schemas(void **state) {
         assets[i] = pm_default_asset_def(&clips[i]);
     }
     pm_database_def dd = pm_default_database_def();
-    pm_test_curve_schema(&dd.schema, SMALL);
+    pm_schema schema_storage;
+    pm_test_curve_schema(&schema_storage, SMALL);
+    dd.schema = &schema_storage;
     dd.pca_components = 2;
     pm_database *small = NULL;
     pm_error err;

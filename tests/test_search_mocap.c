@@ -49,7 +49,9 @@ static int teardown(void **state) {
 
 static pm_database *build(const char *schema, int threads, int mirror) {
     pm_database_def def = pm_default_database_def();
-    PM_ASSERT_OK(pm_schema_preset(&def.schema, schema, NULL));
+    pm_schema schema_storage;
+    PM_ASSERT_OK(pm_schema_preset(&schema_storage, schema, NULL));
+    def.schema = &schema_storage;
     def.fps = 30.0f;
     def.mirror = mirror;
     def.threads = threads;
@@ -176,7 +178,9 @@ static void test_lead_in_frames(void **state) {
     pm_error err;
     if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
     pm_database_def def = pm_default_database_def();
-    PM_ASSERT_OK(pm_schema_preset(&def.schema, "holden27", NULL));
+    pm_schema schema_storage;
+    PM_ASSERT_OK(pm_schema_preset(&schema_storage, "holden27", NULL));
+    def.schema = &schema_storage;
     def.fps = 60.0f;
     pm_asset_def a = pm_default_asset_def(&c);
     pm_database *db = NULL;

@@ -64,6 +64,7 @@ typedef struct build_args {
     const char *output;
     const char *schema;
     const char *cache;
+    pm_schema schema_value; /* what --schema names; def.schema points here */
     pm_database_def def;
     pm_bvh_def bvh;
     int loop;
@@ -385,14 +386,14 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
     float *params = NULL;
     int n = 0;
     /* Bounded by what a database of this schema holds, so that a grid far too fine fails early. */
-    int card = pm_schema_cardinality(&a->def.schema);
+    int card = pm_schema_cardinality(a->def.schema);
     long long max_poses = card > 0 ? (long long)(PM_MAX_POSE_VALUES / (unsigned)card) : 0;
     pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, max_poses, &space, a->def.fps, &err);
     int dims = pm_blend_space_dimensions(space.space);
     pm_blend_space_file_free(&space);
     if (r != PM_OK) return pm_cli_fail("%s: %s", path, err.message), 0;
     /* The baked clips share the samples' skeleton: one check names the space's file. */
-    if (n > 0 && pm_schema_check_clip(&a->def.schema, origin, &baked[0], path, &err) != PM_OK) {
+    if (n > 0 && pm_schema_check_clip(a->def.schema, origin, &baked[0], path, &err) != PM_OK) {
         pm_blend_space_free_clips(baked, n);
         free(params);
         return pm_cli_fail_error(&err), 0;
@@ -484,12 +485,13 @@ int pm_cmd_build(int argc, char **argv) {
         pm_cli_fail("build: out of memory");
         goto done;
     }
-    if (pm_schema_resolve(&a.def.schema, a.schema, origin, &err) != PM_OK) {
+    if (pm_schema_resolve(&a.schema_value, a.schema, origin, &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }
+    a.def.schema = &a.schema_value;
     /* The default PCA size fits small schemas; an explicit one must. */
-    int card = pm_schema_cardinality(&a.def.schema);
+    int card = pm_schema_cardinality(a.def.schema);
     if (a.def.pca_components > card) {
         if (a.pca_given) {
             pm_cli_fail("build: --pca %d is more than the %d values per pose of %s", a.def.pca_components, card,
@@ -543,7 +545,7 @@ int pm_cmd_build(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
-        if (pm_schema_check_clip(&a.def.schema, origin, &clips[loaded], files[i], &err) != PM_OK) {
+        if (pm_schema_check_clip(a.def.schema, origin, &clips[loaded], files[i], &err) != PM_OK) {
             pm_clip_destroy(&clips[loaded]);
             pm_cli_fail_error(&err);
             goto done;

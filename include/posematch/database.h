@@ -45,7 +45,8 @@ PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 typedef void (*pm_progress_fn)(void *user, const char *stage, float fraction);
 
 typedef struct pm_database_def {
-    pm_schema schema;
+    const pm_schema *schema;    /* read during pm_database_build and pm_database_compute_key
+                                   only; NULL = the "ue-locomotion" preset */
     float fps;                  /* poses per second of every asset (clips are resampled),
                                    1..1000; 30 */
     int mirror;                 /* add a mirrored copy of every asset, 0 or 1; 0 */
@@ -134,10 +135,11 @@ PM_API void pm_database_get_info(pm_database_info *out, const pm_database *db);
 /* Cumulative explained variance of the first k components (1 <= k <= cardinality). */
 PM_API float pm_database_explained_variance(const pm_database *db, int k);
 
+/* The schema the database was built with (its own copy; valid while the database lives). */
 PM_API const pm_schema *pm_database_schema(const pm_database *db);
 /* Settings the database was built with (fps, root extraction, trimming...), so that queries
- * can be built from clips the same way. What only steered the build is not stored: threads
- * reads 1, allocator, progress and progress_user NULL. */
+ * can be built from clips the same way; `schema` points at pm_database_schema(db). What only
+ * steered the build is not stored: threads reads 1, allocator, progress and progress_user NULL. */
 PM_API const pm_database_def *pm_database_settings(const pm_database *db);
 
 typedef struct pm_asset_info {

@@ -78,8 +78,8 @@ typedef struct pm_channel_def {
 PM_API pm_channel_def pm_default_channel_def(pm_feature_kind kind);
 
 /* A plain value that copies with `=`: PM_MAX_CHANNELS channels of fixed-size names make it about
- * 62 KB (pm_database_def, which holds one, too). Threads with small stacks (job systems often
- * give 64 KB) keep it in static or heap storage. */
+ * 62 KB. Threads with small stacks (job systems often give 64 KB) keep it in static or heap
+ * storage; a pm_database_def only points at one. */
 typedef struct pm_schema {
     char name[PM_NAME_SIZE]; /* preset or file name, informative */
     int channel_count;
