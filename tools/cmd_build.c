@@ -19,7 +19,8 @@ static const char build_usage[] =
     "Builds a pose-search database from BVH clips (directories are searched for .bvh files) and\n"
     "blend spaces (SPACE.json, docs/BLEND_SPACE.md: one asset per point of the space's grid).\n"
     "An asset is named after its clip file without .bvh; clips of the same file name in different\n"
-    "folders are named with as many parent folders as tell them apart (a/walk, b/walk).\n"
+    "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
+    "that still repeat (two blend spaces of one \"name\") are an error.\n"
     "  -o, --output FILE       the database to write\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled), 1..1000; 30\n"
@@ -361,6 +362,38 @@ static int name_apart(pm_clip *clips, const char *const *sources, int n) {
     return 1;
 }
 
+typedef struct named {
+    const char *name;
+    int index;
+} named;
+
+static int cmp_named(const void *a, const void *b) {
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Asset names identify assets (listings, --addend, pm_database_find_asset): after name_apart
+ * only blend spaces can still repeat one (two spaces of one "name", or a grid point named like
+ * a clip). `from` is each clip's input file. Returns 0 after printing an error. */
+static int check_unique_names(const pm_clip *clips, const char *const *from, int n) {
+    named *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v) return pm_cli_fail("build: out of memory"), 0;
+    for (int i = 0; i < n; i++) v[i] = (named){clips[i].name ? clips[i].name : "", i};
+    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(v[i - 1].name, v[i].name)) {
+            const char *a = from[v[i - 1].index], *b = from[v[i].index];
+            int spaces = pm_cli_has_suffix(a, ".json") && pm_cli_has_suffix(b, ".json");
+            pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
+                        v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
+            free(v);
+            return 0;
+        }
+    free(v);
+    return 1;
+}
+
 static int copy_file(const char *from, const char *to, pm_error *error) {
     size_t size;
     char *data = pm_cli_read_text(from, &size, error);
@@ -478,6 +511,7 @@ int pm_cmd_build(int argc, char **argv) {
     int32_t **maps = NULL;
     int loaded = 0, cap = 0;
     const char **sources = NULL; /* each clip's file; NULL for a blend space's */
+    const char **from = NULL;    /* each clip's input file, a blend space's included */
     rc = 1;
     double t0 = now_s();
     origin = malloc(sizeof *origin);
@@ -534,9 +568,14 @@ int pm_cmd_build(int argc, char **argv) {
             goto done;
         }
         sources = grown;
-        for (int k = before; k < loaded; k++) sources[k] = NULL;
+        if (!(grown = realloc(from, (size_t)(loaded + 1) * sizeof *from))) {
+            pm_cli_fail("build: out of memory");
+            goto done;
+        }
+        from = grown;
+        for (int k = before; k < loaded; k++) sources[k] = NULL, from[k] = files[i];
         if (space) continue;
-        sources[loaded] = files[i];
+        sources[loaded] = from[loaded] = files[i];
         if (!reserve(&clips, &assets, &cap, loaded + 1)) {
             pm_cli_fail("build: out of memory");
             goto done;
@@ -554,7 +593,7 @@ int pm_cmd_build(int argc, char **argv) {
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
-    if (!name_apart(clips, sources, loaded)) goto done;
+    if (!name_apart(clips, sources, loaded) || !check_unique_names(clips, from, loaded)) goto done;
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
     if (a.pair_count) {
@@ -648,6 +687,7 @@ done:
     free(clips);
     free(assets);
     free(sources);
+    free(from);
     pm_cli_free_list(files, file_count);
     free_args(&a);
     return rc;

@@ -168,6 +168,11 @@ cp "$T/a.pmdb" "$T/flip.pmdb"
 printf '\x55' | dd of="$T/flip.pmdb" bs=1 seek=4000 conv=notrunc 2>/dev/null
 expect_error "flipped byte" flip.pmdb "$CLI" search "$T/flip.pmdb" --queries "$T/q.f32"
 expect_error "missing clip" nothere.bvh "$CLI" build "$T/nothere.bvh" -o "$T/e.pmdb"
+# Two blend spaces of one "name" would repeat every asset name: refused, naming both files.
+mkdir -p "$T/other" && sed 's|"clips/|"../clips/|g' "$T/space.json" > "$T/other/space.json"
+expect_error "blend spaces of one name" "both make an asset named 'loco@1'" \
+  "$CLI" build "$T/space.json" "$T/other/space.json" -o "$T/e.pmdb" --quiet
+[ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
 [ -e "$T/e.pmdb" ] && fail "a failed build left a file"
 printf 'HIERARCHY\nROOT Hips\n{\n' > "$T/broken.bvh"
 expect_error "broken clip" broken.bvh "$CLI" build "$T/broken.bvh" -o "$T/e.pmdb"
