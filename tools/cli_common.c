@@ -134,6 +134,16 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
     return 1;
 }
 
+void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path) {
+    pm_clip_survey survey;
+    if (pm_clip_survey_compute(&survey, clip, NULL) != PM_OK || !(survey.hip_height > 0.0f)) return;
+    if (survey.hip_height >= 0.3f && survey.hip_height <= 3.0f) return;
+    fprintf(stderr,
+            "posematch: %s: warning: %s: the hips stand %.3g m above the feet (read at %g m per file unit, %s up), "
+            "a person's about 0.9 m: check --unit-scale and --up\n",
+            command, path, (double)survey.hip_height, (double)clip->unit_scale, clip->source_up == PM_UP_Z ? "Z" : "Y");
+}
+
 int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i) {
     const char *s = argv[*i];
     if (!pm_cli_has_value(argc, argv, *i)) return 0;

@@ -68,6 +68,10 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
 /* The BVH reading options every command that reads clips takes (--unit-scale M, --up y|z), each
  * at most once (recorded in `seen`). argv[*i] is the option; returns 1 when it was one of them
  * (consuming its argument), 0 when not, -1 after printing an error. */
+/* Warns on stderr when a clip's hips stand where no person's do (outside 0.3..3 m above its
+ * feet): units or up axis read otherwise than the clip's, which a database built from clips read
+ * right would match to nonsense. Clips without hips say nothing. */
+void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path);
 int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i);
 
 /* An asset as JSON: name, first_pose, poses, looping, mirrored (what info and export-features

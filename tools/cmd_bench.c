@@ -223,6 +223,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
             rc = pm_cli_fail_error(&err);
             break;
         }
+        pm_cli_warn_clip_scale(&clip, "bench", files[i]);
         /* Far queries measure clips the database has not seen: one it holds makes them easy. */
         for (int a = 0; a < info.assets && clip.name; a++) {
             pm_asset_info ai;

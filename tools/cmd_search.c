@@ -22,7 +22,8 @@ static const char search_usage[] =
     "  --loop                read the --query-clip as looping (as `build --loop` built it)\n"
     "  --unit-scale M        metres per file unit of the --query-clip, as the database was built\n"
     "                        (default: detected)\n"
-    "  --up y|z              up axis of the --query-clip (default: detected)\n"
+    "  --up y|z              up axis of the --query-clip (default: detected)\n"    "                        (a clip whose hips then stand outside 0.3..3 m above its feet is searched\n"
+    "                        with a warning: no person's do)\n"
     "  --weights W.f32       dynamic weights (cardinality float32 values, each 0..1e12) for every\n"
     "                        query; default none (the schema's weights)\n"
     "  --neighbors K         pcakdtree neighbours, 1..1000000; 200\n"
@@ -154,6 +155,7 @@ int pm_cmd_search(int argc, char **argv) {
             goto done;
         }
         if (a.loop) clip.looping = 1;
+        pm_cli_warn_clip_scale(&clip, "search", a.clip);
         float *all = NULL;
         int n = 0, row = -1;
         float lead_in = 0.0f;

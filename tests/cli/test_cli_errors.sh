@@ -195,6 +195,14 @@ import json, sys
 r = json.load(open(sys.argv[1] + "/unitsq.json"))["results"][0]
 assert r["frame"] == 12 and r["cost"] < 1e-4, r
 PY
+# A clip read in units no person's hips fit (centimetres taken for metres) is searched with a
+# warning naming the units; a clip read right says nothing.
+"$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --unit-scale 1 > /dev/null \
+  2> "$T/warn.txt" || fail "search with implausible units exited $?"
+grep -q "warning: .*synth_000.bvh: the hips stand [0-9.]* m above the feet (read at 1 m per file unit" "$T/warn.txt" \
+  || fail "no units warning: $(cat "$T/warn.txt")"
+"$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --unit-scale 0.02 > /dev/null \
+  2> "$T/warn.txt" && [ ! -s "$T/warn.txt" ] || fail "a clip read in its units warned: $(cat "$T/warn.txt")"
 expect_error "--continuing-addend alone" "applies to the --continuing pose" \
   "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --continuing-addend -1
 expect_error "--neighbors with exact" "applies to --mode pcakdtree, not exact" \
