@@ -45,7 +45,8 @@ static const char build_usage[] =
     "  --unit-scale M          metres per file unit for every clip, 1e-6..1e6, outranking a blend\n"
     "                          space's \"unit_scale\" (default: the space's, else detected per clip)\n"
     "  --up y|z                up axis of every clip, outranking a blend space's \"up\" (default:\n"
-    "                          the space's, else detected per clip)\n"
+    "                          the space's, else detected per clip); with either, clips whose hips\n"
+    "                          stand outside 0.3..3 m above their feet are counted in a warning\n"
     "  --facing legs|hips      root facing: across the upper legs, or a local axis of the hips; legs\n"
     "  --hips-axis X,Y,Z       the hips' local forward axis for --facing hips; 0,0,1\n"
     "  --ground detect|zero    root height: each clip's floor (lowest foot contact), or y = 0; detect\n"
@@ -594,6 +595,23 @@ int pm_cmd_build(int argc, char **argv) {
         loaded++;
     }
     if (!name_apart(clips, sources, loaded) || !check_unique_names(clips, from, loaded)) goto done;
+    /* Units or an up axis forced on every clip can be wrong for some: say so once per build. */
+    if (a.bvh.unit_scale != 0.0f || a.bvh.up_axis >= 0) {
+        int odd = 0, first = -1;
+        float first_height = 0.0f;
+        for (int i = 0; i < loaded; i++) {
+            pm_clip_survey survey;
+            if (!sources[i] || pm_clip_survey_compute(&survey, &clips[i], NULL) != PM_OK || !(survey.hip_height > 0.0f) ||
+                (survey.hip_height >= 0.3f && survey.hip_height <= 3.0f))
+                continue;
+            if (!odd++) first = i, first_height = survey.hip_height;
+        }
+        if (odd)
+            fprintf(stderr,
+                    "posematch: build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above "
+                    "the feet; %s: %.3g m) as --unit-scale/--up read them\n",
+                    odd, loaded, sources[first], (double)first_height);
+    }
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
     if (a.pair_count) {

@@ -203,6 +203,9 @@ grep -q "warning: .*synth_000.bvh: the hips stand [0-9.]* m above the feet (read
   || fail "no units warning: $(cat "$T/warn.txt")"
 "$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --unit-scale 0.02 > /dev/null \
   2> "$T/warn.txt" && [ ! -s "$T/warn.txt" ] || fail "a clip read in its units warned: $(cat "$T/warn.txt")"
+"$CLI" build "$T/clips/synth_000.bvh" "$T/clips/synth_001.bvh" -o "$T/giant.pmdb" --unit-scale 1 --quiet \
+  2> "$T/warn.txt" || fail "build with implausible units exited $?"
+grep -q "warning: 2 of 2 clips stand where no person does" "$T/warn.txt" || fail "no build units warning: $(cat "$T/warn.txt")"
 expect_error "--continuing-addend alone" "applies to the --continuing pose" \
   "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --continuing-addend -1
 expect_error "--neighbors with exact" "applies to --mode pcakdtree, not exact" \
