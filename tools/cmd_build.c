@@ -20,11 +20,12 @@ static const char build_usage[] =
     "blend spaces (SPACE.json, docs/BLEND_SPACE.md: one asset per point of the space's grid).\n"
     "An asset is named after its clip file without .bvh; clips of the same file name in different\n"
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
-    "that still repeat (two blend spaces of one \"name\") are an error.\n"
+    "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
+    "walk, whose copy is named so) are an error.\n"
     "  -o, --output FILE       the database to write\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled), 1..1000; 30\n"
-    "  --mirror                also add a mirrored copy of every clip\n"
+    "  --mirror                also add a mirrored copy of every clip, named <name>.mirror\n"
     "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
     "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable,\n"
     "                          each joint in one pair at most\n"
@@ -366,33 +367,58 @@ static int name_apart(pm_clip *clips, const char *const *sources, int n) {
 typedef struct named {
     const char *name;
     int index;
+    int mirrored;
 } named;
 
 static int cmp_named(const void *a, const void *b) {
     const named *x = a, *y = b;
     int c = strcmp(x->name, y->name);
-    return c ? c : (x->index > y->index) - (x->index < y->index);
+    if (c) return c;
+    if (x->index != y->index) return (x->index > y->index) - (x->index < y->index);
+    return x->mirrored - y->mirrored;
 }
 
 /* Asset names identify assets (listings, --addend, pm_database_find_asset): after name_apart
  * only blend spaces can still repeat one (two spaces of one "name", or a grid point named like
- * a clip). `from` is each clip's input file. Returns 0 after printing an error. */
-static int check_unique_names(const pm_clip *clips, const char *const *from, int n) {
-    named *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    if (!v) return pm_cli_fail("build: out of memory"), 0;
-    for (int i = 0; i < n; i++) v[i] = (named){clips[i].name ? clips[i].name : "", i};
-    qsort(v, (size_t)n, sizeof *v, cmp_named);
-    for (int i = 1; i < n; i++)
+ * a clip), and with `mirror` a clip named like another's mirrored copy ("walk.mirror", the
+ * name the library gives the copy of "walk"). `from` is each clip's input file. Returns 0 after
+ * printing an error. */
+static int check_unique_names(const pm_clip *clips, const char *const *from, int n, int mirror) {
+    int count = n * (mirror ? 2 : 1);
+    named *v = malloc((size_t)(count ? count : 1) * sizeof *v);
+    char **copies = mirror ? calloc((size_t)(n ? n : 1), sizeof *copies) : NULL;
+    int ok = v && (!mirror || copies);
+    for (int i = 0; i < n && ok; i++) {
+        const char *name = clips[i].name ? clips[i].name : "";
+        v[i] = (named){name, i, 0};
+        if (!mirror) continue;
+        size_t len = strlen(name);
+        if (!(copies[i] = malloc(len + sizeof ".mirror"))) ok = 0;
+        else {
+            memcpy(copies[i], name, len);
+            memcpy(copies[i] + len, ".mirror", sizeof ".mirror");
+            v[n + i] = (named){copies[i], i, 1};
+        }
+    }
+    if (!ok) pm_cli_fail("build: out of memory");
+    else qsort(v, (size_t)count, sizeof *v, cmp_named);
+    for (int i = 1; i < count && ok; i++)
         if (!strcmp(v[i - 1].name, v[i].name)) {
             const char *a = from[v[i - 1].index], *b = from[v[i].index];
             int spaces = pm_cli_has_suffix(a, ".json") && pm_cli_has_suffix(b, ".json");
-            pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
-                        v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
-            free(v);
-            return 0;
+            if (v[i - 1].mirrored || v[i].mirrored)
+                pm_cli_fail("build: %s and %s both make an asset named '%s' (--mirror names the mirrored copy of an "
+                            "asset <name>.mirror): asset names must be unique (rename one of them)",
+                            a, b, v[i].name);
+            else
+                pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
+                            v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
+            ok = 0;
         }
+    for (int i = 0; copies && i < n; i++) free(copies[i]);
+    free(copies);
     free(v);
-    return 1;
+    return ok;
 }
 
 static int copy_file(const char *from, const char *to, pm_error *error) {
@@ -594,7 +620,7 @@ int pm_cmd_build(int argc, char **argv) {
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
-    if (!name_apart(clips, sources, loaded) || !check_unique_names(clips, from, loaded)) goto done;
+    if (!name_apart(clips, sources, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror)) goto done;
     /* Units or an up axis forced on every clip can be wrong for some: say so once per build. */
     if (a.bvh.unit_scale != 0.0f || a.bvh.up_axis >= 0) {
         int odd = 0, first = -1;

@@ -173,7 +173,14 @@ mkdir -p "$T/other" && sed 's|"clips/|"../clips/|g' "$T/space.json" > "$T/other/
 expect_error "blend spaces of one name" "both make an asset named 'loco@1'" \
   "$CLI" build "$T/space.json" "$T/other/space.json" -o "$T/e.pmdb" --quiet
 [ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
-[ -e "$T/e.pmdb" ] && fail "a failed build left a file"
+# With --mirror, a clip named like another's mirrored copy (walk.mirror) would repeat that name;
+# without --mirror the same clips are fine.
+mkdir -p "$T/mirnames" && cp "$T/clips/synth_000.bvh" "$T/mirnames/walk.bvh" \
+  && cp "$T/clips/synth_001.bvh" "$T/mirnames/walk.mirror.bvh"
+expect_error "a clip named like a mirrored copy" "walk.bvh and .*walk.mirror.bvh both make an asset named 'walk.mirror'" \
+  "$CLI" build "$T/mirnames" -o "$T/e.pmdb" --mirror --quiet
+[ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
+"$CLI" build "$T/mirnames" -o "$T/mirnames.pmdb" --quiet || fail "walk and walk.mirror without --mirror"
 printf 'HIERARCHY\nROOT Hips\n{\n' > "$T/broken.bvh"
 expect_error "broken clip" broken.bvh "$CLI" build "$T/broken.bvh" -o "$T/e.pmdb"
 expect_error "unknown schema" "schema" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema nosuch
