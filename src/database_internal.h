@@ -239,12 +239,14 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
 /* Validates an image (taking ownership of `image` on success and failure) and fills db. */
 pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size, unsigned flags,
                                  const pm_allocator *allocator, pm_error *error);
-/* Everything pm_database_build checks before any work (def, every asset's fields and clip), so
- * that pm_database_compute_key refuses exactly the inputs a build would. */
 /* The def with its schema resolved: *out copies `def`; a NULL schema becomes the default preset
- * in *storage (allocated with the def's allocator, else NULL; free it with pm_free). */
+ * in *storage (allocated with the def's allocator, else NULL; free it with pm_free).
+ * pm_database_check_inputs, pm_database_key and pm_pmdb_settings_from_def read def->schema:
+ * they take a resolved def. */
 pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, const pm_database_def *def,
                                   pm_error *error);
+/* Everything pm_database_build checks before any work (def, every asset's fields and clip), so
+ * that pm_database_compute_key refuses exactly the inputs a build would. */
 pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
                                    pm_error *error);
 /* Frames a database with these settings drops at the start of `src` (1: a rest-pose lead-in it
