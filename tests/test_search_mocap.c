@@ -170,6 +170,77 @@ static void test_a_pose_finds_itself(void **state) {
     pm_database_destroy(db);
 }
 
+/* Counts a custom allocator's calls; refuses call number `fail_at` (0: none). */
+typedef struct counted {
+    long allocs, frees, fail_at;
+} counted;
+
+static void *counted_alloc(size_t size, size_t alignment, void *user) {
+    counted *c = (counted *)user;
+    if (++c->allocs == c->fail_at) return NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    void *p = NULL;
+    return posix_memalign(&p, alignment, size ? size : 1) == 0 ? p : NULL;
+}
+
+static void counted_free(void *ptr, void *user) {
+    ((counted *)user)->frees++;
+    free(ptr);
+}
+
+/* A def without a schema builds the ue-locomotion preset, byte for byte as naming it does, and
+ * the preset it resolves is freed with the def's allocator whether the build succeeds or not. */
+static void test_null_schema_is_the_preset(void **state) {
+    (void)state;
+    counted c = {0, 0, 0};
+    pm_allocator al = {counted_alloc, counted_free, &c};
+    pm_database_def def = pm_default_database_def();
+    assert_null(def.schema);
+    def.allocator = &al;
+    def.threads = 2;
+    pm_database *db = NULL, *named = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, assets, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    const pm_database_def *settings = pm_database_settings(db);
+    assert_ptr_equal(settings->schema, pm_database_schema(db));
+    assert_string_equal(settings->schema->name, "ue-locomotion");
+    pm_schema preset;
+    PM_ASSERT_OK(pm_schema_preset(&preset, "ue-locomotion", NULL));
+    pm_database_def with = def;
+    with.schema = &preset;
+    with.allocator = NULL;
+    if (pm_database_build(&named, &with, assets, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    pm_test_assert_same_database(db, named);
+    char key[33];
+    PM_ASSERT_OK(pm_database_compute_key(key, &def, assets, 1, NULL));
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    assert_string_equal(key, info.key);
+    /* A build from the settings of a database reads that database's own schema. */
+    pm_database_def again = *settings;
+    pm_database *rebuilt = NULL;
+    if (pm_database_build(&rebuilt, &again, assets, 1, &err) != PM_OK) fail_msg("rebuild: %s", err.message);
+    pm_test_assert_same_database(db, rebuilt);
+    pm_database_destroy(rebuilt);
+    pm_database_destroy(named);
+    pm_database_destroy(db);
+    assert_true(c.allocs > 1);
+    assert_int_equal(c.allocs, c.frees);
+    /* Refused after the preset was resolved, and out of memory for the preset itself. */
+    c = (counted){0, 0, 0};
+    def.fps = 0.0f;
+    assert_int_equal(pm_database_build(&db, &def, assets, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_compute_key(key, &def, assets, 1, NULL), PM_ERR_INVALID_ARGUMENT);
+    assert_true(c.allocs == 2 && c.frees == 2);
+    def.fps = 30.0f;
+    c = (counted){0, 0, 1};
+    assert_int_equal(pm_database_build(&db, &def, assets, 1, &err), PM_ERR_OUT_OF_MEMORY);
+    assert_null(db);
+    c = (counted){0, 0, 1};
+    assert_int_equal(pm_database_compute_key(key, &def, assets, 1, NULL), PM_ERR_OUT_OF_MEMORY);
+    assert_int_equal(c.frees, 0);
+}
+
 /* CMU 01_01 opens on a T-pose the database drops: its frames map to rows past that lead-in,
  * and a result's time plus the lead-in is the clip's own time. */
 static void test_lead_in_frames(void **state) {
@@ -229,6 +300,7 @@ int main(void) {
         cmocka_unit_test(test_holden27),
         cmocka_unit_test(test_ue_locomotion),
         cmocka_unit_test(test_lead_in_frames),
+        cmocka_unit_test(test_null_schema_is_the_preset),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_a_pose_finds_itself),
     };
