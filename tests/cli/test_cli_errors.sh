@@ -195,6 +195,13 @@ import json, sys
 r = json.load(open(sys.argv[1] + "/unitsq.json"))["results"][0]
 assert r["frame"] == 12 and r["cost"] < 1e-4, r
 PY
+"$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --json > "$T/unitsd.json" \
+  || fail "search with detected units"
+python3 - "$T" <<'PY' || fail "detected units (half the database's scale) still matched at cost 0"
+import json, sys
+r = json.load(open(sys.argv[1] + "/unitsd.json"))["results"][0]
+assert r["cost"] > 1e-2, r
+PY
 # A clip read in units no person's hips fit (centimetres taken for metres) is searched with a
 # warning naming the units; a clip read right says nothing.
 "$CLI" search "$T/units.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 12 --unit-scale 1 > /dev/null \
