@@ -306,12 +306,15 @@ pm_result pm_schema_layout_compute(pm_schema_layout *out, const pm_schema *s, pm
     if (r != PM_OK) return r;
     memset(out, 0, sizeof *out);
     /* Normalisation keys: (kind, sub-feature, unit size, group name) share one deviation.
-     * Keys are numbered in order of first appearance, so layouts are deterministic. */
+     * Keys are numbered in order of first appearance, so layouts are deterministic. A key is
+     * kept as the channel that introduced it (kind and group follow from it): 6 bytes, so that
+     * loading a database stays light on the small stacks of job-system threads. */
     typedef struct key {
-        int kind, sub, size, channel;
-        const char *group;
+        int16_t channel, size;
+        uint8_t sub, own;
     } key;
     key keys[PM_MAX_CARDINALITY];
+    const char *channel_group[PM_MAX_CHANNELS]; /* the group a channel normalises in, "" = its own */
     int nkeys = 0;
     int d = 0;
     for (int i = 0; i < s->channel_count; i++) {
@@ -322,6 +325,7 @@ pm_result pm_schema_layout_compute(pm_schema_layout *out, const pm_schema *s, pm
             w *= s->channels[p].weight;
             if (!group[0]) group = s->channels[p].group;
         }
+        channel_group[i] = group;
         int size = pm_channel_size(c);
         int units = 0;
         int unit_sub[PM_MAX_TRAJECTORY_SAMPLES * 8], unit_size[PM_MAX_TRAJECTORY_SAMPLES * 8];
@@ -348,16 +352,16 @@ pm_result pm_schema_layout_compute(pm_schema_layout *out, const pm_schema *s, pm
             int own = group[0] == '\0';
             int id = -1;
             for (int k = 0; k < nkeys && id < 0; k++)
-                if (keys[k].kind == (int)c->kind && keys[k].sub == unit_sub[u] && keys[k].size == unit_size[u] &&
-                    (own ? keys[k].channel == i : (keys[k].group && strcmp(keys[k].group, group) == 0)))
+                if (s->channels[keys[k].channel].kind == c->kind && keys[k].sub == unit_sub[u] &&
+                    keys[k].size == unit_size[u] && keys[k].own == own &&
+                    (own ? keys[k].channel == i : strcmp(channel_group[keys[k].channel], group) == 0))
                     id = k;
             if (id < 0) {
                 id = nkeys++;
-                keys[id].kind = (int)c->kind;
-                keys[id].sub = unit_sub[u];
-                keys[id].size = unit_size[u];
-                keys[id].channel = own ? i : -1;
-                keys[id].group = own ? NULL : group;
+                keys[id].channel = (int16_t)i;
+                keys[id].size = (int16_t)unit_size[u];
+                keys[id].sub = (uint8_t)unit_sub[u];
+                keys[id].own = (uint8_t)own;
             }
             for (int e = 0; e < unit_size[u]; e++, d++) {
                 out->dim_channel[d] = (int16_t)i;
