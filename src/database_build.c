@@ -149,7 +149,14 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
             return r;
         }
         if ((r = validate_asset(a, i, error)) != PM_OK) return r;
-        total += 1u + ((a->mirror < 0 ? def->mirror : a->mirror) ? 1u : 0u);
+        int mirrored = (a->mirror < 0 ? def->mirror : a->mirror) != 0;
+        /* A cut name could repeat another's: refused rather than shortened. */
+        const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+        size_t len = strlen(name) + (mirrored ? strlen(".mirror") : 0);
+        if (len > PM_MAX_ASSET_NAME)
+            return pm_fail(error, PM_ERR_LIMIT, "asset %d: its name%s is %zu bytes, over the %d a database stores", i,
+                           mirrored ? " with its mirrored copy's \".mirror\"" : "", len, PM_MAX_ASSET_NAME);
+        total += 1u + (mirrored ? 1u : 0u);
     }
     if (total > PM_MAX_ASSETS)
         return pm_fail(error, PM_ERR_LIMIT, "database: %llu assets (mirrored copies included) exceed %u",
@@ -163,7 +170,7 @@ typedef struct build_asset {
     const pm_asset_def *src;
     int mirrored;
     int looping;
-    char name[256];
+    char name[PM_MAX_ASSET_NAME + 1];
     float exclude_start, exclude_end, addend;
     pm_clip clip; /* prepared: trimmed, mirrored, resampled */
     uint32_t first_pose, pose_count;

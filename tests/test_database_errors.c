@@ -212,6 +212,17 @@ static void test_asset_field_errors(void **state) {
     a = f.assets[0];
     a.name = "a\nb";
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0: its name has a control character (byte 0x0a at offset 1)");
+    /* Names a database could only store cut are refused: 250 bytes fit, not with ".mirror". */
+    char long_name[251];
+    memset(long_name, 'n', 250);
+    long_name[250] = '\0';
+    a = f.assets[0];
+    a.name = long_name;
+    a.mirror = 0;
+    char key[33];
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, &a, 1, NULL));
+    a.mirror = 1;
+    expect_asset_error(&f, &a, PM_ERR_LIMIT, "asset 0: its name with its mirrored copy's \".mirror\" is 257 bytes, over the 255");
 
     /* The extremes of the half float are accepted, and addends come back as stored. */
     pm_asset_def two[2] = {f.assets[0], f.assets[1]};

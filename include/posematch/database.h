@@ -18,6 +18,7 @@ PM_EXTERN_C_BEGIN
 #define PM_MAX_POSE_VALUES (1u << 27) /* feature values (vectors x cardinality), PS4 */
 #define PM_MAX_ASSETS (1u << 20)
 #define PM_MAX_PCA_COMPONENTS 64
+#define PM_MAX_ASSET_NAME 255 /* bytes of an asset's name (no NUL) */
 #define PM_MAX_COST_ADDEND 65504.0f /* largest finite half float: how poses store their addend */
 
 typedef struct pm_database pm_database;
@@ -25,7 +26,8 @@ typedef struct pm_database pm_database;
 /* One source of poses. */
 typedef struct pm_asset_def {
     const pm_clip *clip;     /* read during the build only */
-    const char *name;        /* NULL = the clip's name */
+    const char *name;        /* NULL = the clip's name; at most PM_MAX_ASSET_NAME bytes, a mirrored
+                                copy's "<name>.mirror" included */
     int looping;             /* -1 = the clip's flag, 0/1 = override */
     int mirror;              /* -1 = the database default, 0/1 = override: also add a mirrored copy */
     const int32_t *mirror_map; /* the mirrored copy's left/right swap: joint -> its mirror joint, one
