@@ -13,6 +13,8 @@
 
 /* Longest joint name, in bytes. */
 #define PM_BVH_MAX_NAME_LENGTH 1024
+/* Messages of the reader and the writer quote at most this many bytes of a name. */
+#define PM_BVH_NAME_QUOTE 60
 
 /* Whether byte c may be part of a joint name. The reader takes the rest of the ROOT/JOINT line up
  * to a '{', trimmed of blanks, and refuses control characters and '}' in it; the writer also

@@ -271,9 +271,7 @@ static int parse_count(long long *out, bvh_token t) {
 
 /* ---- hierarchy ---- */
 
-/* Messages quote at most NAME_QUOTE bytes of a name. */
-#define NAME_QUOTE 60
-#define NAME_ARG(j) (int)PM_MIN((j)->name_len, (size_t)NAME_QUOTE), (j)->name
+#define NAME_ARG(j) (int)PM_MIN((j)->name_len, (size_t)PM_BVH_NAME_QUOTE), (j)->name
 
 static bvh_joint *top_joint(bvh_parser *p) { return p->depth > 0 ? &p->joints[p->stack[p->depth - 1]] : NULL; }
 

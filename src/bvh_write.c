@@ -358,15 +358,12 @@ static int depth_first_order(int *order, int *depth, int *scratch, const pm_skel
     return 1;
 }
 
-/* Messages quote at most NAME_QUOTE bytes of a name. */
-#define NAME_QUOTE 60
-
 static pm_result check_names(const pm_skeleton *s, pm_error *error) {
     for (int j = 0; j < s->joint_count; j++) {
         const char *n = s->names[j];
         size_t len = strlen(n);
-        int q = (int)PM_MIN(len, (size_t)NAME_QUOTE);
-        const char *more = len > NAME_QUOTE ? "..." : "";
+        int q = (int)PM_MIN(len, (size_t)PM_BVH_NAME_QUOTE);
+        const char *more = len > PM_BVH_NAME_QUOTE ? "..." : "";
         if (len > PM_BVH_MAX_NAME_LENGTH)
             return pm_fail(error, PM_ERR_LIMIT, "bvh write: joint %d name '%.*s%s' has %zu bytes (the reader takes at most %d)",
                            j, q, n, more, len, PM_BVH_MAX_NAME_LENGTH);
@@ -459,14 +456,13 @@ pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *
     write_hierarchy(&w);
     write_motion(&w);
     if (buf.failed) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "bvh write: out of memory for the text");
-    else if (buf.overflow && w.bad_frame >= 0)
-        r = pm_fail(error, PM_ERR_NUMERIC,
-                    "bvh write: '%s': joint '%.*s' frame %d %s: a value exceeds the float range in units of %g m",
-                    clip->name ? clip->name : "clip", NAME_QUOTE, s->names[w.bad_joint], w.bad_frame, w.bad_field,
+    else if (buf.overflow) {
+        char frame[32] = ""; /* hierarchy values (offsets) have no frame */
+        if (w.bad_frame >= 0) snprintf(frame, sizeof frame, " frame %d", w.bad_frame);
+        r = pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': joint '%.*s'%s %s: a value exceeds the float range in units of %g m",
+                    clip->name ? clip->name : "clip", PM_BVH_NAME_QUOTE, s->names[w.bad_joint], frame, w.bad_field,
                     w.scale);
-    else if (buf.overflow)
-        r = pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': joint '%.*s' %s: a value exceeds the float range in units of %g m",
-                    clip->name ? clip->name : "clip", NAME_QUOTE, s->names[w.bad_joint], w.bad_field, w.scale);
+    }
 done:
     pm_free(a, w.layout);
     pm_free(a, ints);

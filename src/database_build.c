@@ -97,9 +97,15 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     return PM_OK;
 }
 
-/* The fields of one asset; the clip itself is validated by the caller. */
-static pm_result validate_asset(const pm_asset_def *a, int i, pm_error *error) {
-    const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+/* The name an asset is stored under (its mirrored copy's adds ".mirror"). */
+static const char *asset_name(const pm_asset_def *a) {
+    return a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
+}
+
+/* The fields of one asset; the clip itself is validated by the caller. `mirrored`: the build
+ * also adds its mirrored copy. */
+static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_error *error) {
+    const char *name = asset_name(a);
     /* Asset names go into one-line messages and `info` listings. */
     if (pm_check_name(name, "its name", error) != PM_OK) {
         pm_error_prefix(error, "asset %d", i);
@@ -132,6 +138,11 @@ static pm_result validate_asset(const pm_asset_def *a, int i, pm_error *error) {
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "asset %d (%s): exclude_end %g is outside 0..%g seconds (< 0 = the database default)", i, name,
                        (double)a->exclude_end, PM_MAX_EXCLUDE_SECONDS);
+    /* A cut name could repeat another's: refused rather than shortened. */
+    size_t len = strlen(name) + (mirrored ? strlen(".mirror") : 0);
+    if (len > PM_MAX_ASSET_NAME)
+        return pm_fail(error, PM_ERR_LIMIT, "asset %d: its name%s is %zu bytes, over the %d a database stores", i,
+                       mirrored ? " with its mirrored copy's \".mirror\"" : "", len, PM_MAX_ASSET_NAME);
     return PM_OK;
 }
 
@@ -148,14 +159,8 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
             pm_error_prefix(error, "asset %d", i);
             return r;
         }
-        if ((r = validate_asset(a, i, error)) != PM_OK) return r;
         int mirrored = (a->mirror < 0 ? def->mirror : a->mirror) != 0;
-        /* A cut name could repeat another's: refused rather than shortened. */
-        const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
-        size_t len = strlen(name) + (mirrored ? strlen(".mirror") : 0);
-        if (len > PM_MAX_ASSET_NAME)
-            return pm_fail(error, PM_ERR_LIMIT, "asset %d: its name%s is %zu bytes, over the %d a database stores", i,
-                           mirrored ? " with its mirrored copy's \".mirror\"" : "", len, PM_MAX_ASSET_NAME);
+        if ((r = validate_asset(a, i, mirrored, error)) != PM_OK) return r;
         total += 1u + (mirrored ? 1u : 0u);
     }
     if (total > PM_MAX_ASSETS)
@@ -421,8 +426,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
             x->src = a;
             x->mirrored = m;
             x->looping = a->looping < 0 ? a->clip->looping : a->looping;
-            const char *name = a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
-            snprintf(x->name, sizeof x->name, m ? "%s.mirror" : "%s", name);
+            snprintf(x->name, sizeof x->name, m ? "%s.mirror" : "%s", asset_name(a));
             x->exclude_start = a->exclude_start < 0.0f ? def->exclude_start : a->exclude_start;
             x->exclude_end = a->exclude_end < 0.0f ? def->exclude_end : a->exclude_end;
             /* Poses carry their addend at half precision: every bound derived from addends (per

@@ -209,3 +209,25 @@ void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time) {
     pm_skeleton_destroy(&s);
     for (int f = 0; f < frames; f++) c->translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
 }
+
+static void *counting_alloc(size_t size, size_t alignment, void *user) {
+    pm_test_allocator *c = (pm_test_allocator *)user;
+    if (size > c->largest) c->largest = size;
+    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
+    if (c->cap && size > c->cap) return NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+    c->allocs++;
+    return p;
+}
+
+static void counting_free(void *ptr, void *user) {
+    ((pm_test_allocator *)user)->frees++;
+    free(ptr);
+}
+
+pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter) {
+    pm_allocator a = {counting_alloc, counting_free, counter};
+    return a;
+}

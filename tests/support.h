@@ -53,6 +53,16 @@ extern const char *const pm_test_biped_names[];
 /* A pm_test_biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
 void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time);
 
+/* A custom allocator for tests: counts the allocations it hands out and the frees it takes back,
+ * refuses allocations once `fail_after` have succeeded (-1: never) and requests above `cap` bytes
+ * (0: any size), and records the largest request. Zero-initialise it (fail_after -1 to never
+ * fail) and pass pm_test_allocator_hooks(&it) to the library. */
+typedef struct pm_test_allocator {
+    long allocs, frees, fail_after;
+    size_t cap, largest;
+} pm_test_allocator;
+pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter);
+
 /* Temporary files a write left in `dir` (".pm-XXXXXXXX.tmp" names, pm_file_write's). */
 int pm_test_count_temp_files(const char *dir);
 

@@ -10,26 +10,6 @@
 
 /* ---- helpers ---- */
 
-typedef struct counting_allocator {
-    long allocs, frees;
-    long fail_after; /* allocations allowed before failing; -1 = never fail */
-} counting_allocator;
-
-static void *counting_alloc(size_t size, size_t alignment, void *user) {
-    counting_allocator *c = (counting_allocator *)user;
-    if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
-    c->allocs++;
-    return p;
-}
-
-static void counting_free(void *ptr, void *user) {
-    ((counting_allocator *)user)->frees++;
-    free(ptr);
-}
-
 static int is_zeroed(const pm_clip *clip) {
     pm_clip zero;
     memset(&zero, 0, sizeof zero);
@@ -39,8 +19,8 @@ static int is_zeroed(const pm_clip *clip) {
 /* Reads `bvh` expecting `code` with a message containing each needle; checks nothing leaked and
  * the output was left zeroed. */
 static void expect_error_n(const char *bvh, size_t size, pm_result code, const char *n1, const char *n2) {
-    counting_allocator counter = {0, 0, -1};
-    pm_allocator a = {counting_alloc, counting_free, &counter};
+    pm_test_allocator counter = {0, 0, -1, 0, 0};
+    pm_allocator a = pm_test_allocator_hooks(&counter);
     pm_bvh_def def = pm_default_bvh_def();
     def.allocator = &a;
     pm_clip clip;
@@ -128,27 +108,6 @@ static void test_errors_motion_header(void **state) {
 #undef TO_16
 }
 
-/* An allocator that refuses, and records, requests above `cap` bytes. */
-typedef struct capped_allocator {
-    size_t cap, largest;
-    long allocs, frees;
-} capped_allocator;
-
-static void *capped_alloc(size_t size, size_t alignment, void *user) {
-    capped_allocator *c = (capped_allocator *)user;
-    if (size > c->largest) c->largest = size;
-    if (size > c->cap) return NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
-    c->allocs++;
-    return p;
-}
-
-static void capped_free(void *ptr, void *user) {
-    ((capped_allocator *)user)->frees++;
-    free(ptr);
-}
 
 /* `joints` joints in a chain, only the root with a channel, `frames` declared and `lines` frame
  * lines of "0"; *frames_line is the line of Frames:. */
@@ -179,8 +138,8 @@ static void test_frames_bounded_before_allocating(void **state) {
     size_t size;
     int line;
     char *bvh = sparse_bvh(40, 10000000, 10000000, &size, &line);
-    capped_allocator cap = {1u << 20, 0, 0, 0};
-    pm_allocator a = {capped_alloc, capped_free, &cap};
+    pm_test_allocator cap = {0, 0, -1, 1u << 20, 0}; /* refuses, and records, requests above 1 MiB */
+    pm_allocator a = pm_test_allocator_hooks(&cap);
     pm_bvh_def def = pm_default_bvh_def();
     def.allocator = &a;
     pm_clip c;
@@ -284,8 +243,8 @@ static void test_truncated_everywhere(void **state) {
     const char *good = GOOD;
     size_t n = strlen(good), last_line = (size_t)(strstr(good, L20) - good);
     for (size_t len = 0; len <= n; len++) {
-        counting_allocator counter = {0, 0, -1};
-        pm_allocator a = {counting_alloc, counting_free, &counter};
+        pm_test_allocator counter = {0, 0, -1, 0, 0};
+        pm_allocator a = pm_test_allocator_hooks(&counter);
         pm_bvh_def def = raw_def();
         def.allocator = &a;
         pm_clip c;
@@ -306,8 +265,8 @@ static void test_out_of_memory_everywhere(void **state) {
     /* Fail each allocation of a successful read in turn: a clean error (or, where only the
      * optional detection lost its memory, a result), never a leak or a crash. */
     char *bvh = human_bvh(0.01, 0, 10);
-    counting_allocator full = {0, 0, -1};
-    pm_allocator fa = {counting_alloc, counting_free, &full};
+    pm_test_allocator full = {0, 0, -1, 0, 0};
+    pm_allocator fa = pm_test_allocator_hooks(&full);
     pm_bvh_def def = pm_default_bvh_def();
     def.allocator = &fa;
     pm_clip c;
@@ -315,8 +274,8 @@ static void test_out_of_memory_everywhere(void **state) {
     pm_clip_destroy(&c);
     assert_true(full.allocs > 10);
     for (long limit = 0; limit < full.allocs; limit++) {
-        counting_allocator counter = {0, 0, limit};
-        pm_allocator a = {counting_alloc, counting_free, &counter};
+        pm_test_allocator counter = {0, 0, limit, 0, 0};
+        pm_allocator a = pm_test_allocator_hooks(&counter);
         def.allocator = &a;
         pm_error err = {PM_OK, {0}};
         pm_result r = pm_bvh_read_memory(&c, bvh, strlen(bvh), "h.bvh", &def, &err);

@@ -170,30 +170,12 @@ static void test_a_pose_finds_itself(void **state) {
     pm_database_destroy(db);
 }
 
-/* Counts a custom allocator's calls; refuses call number `fail_at` (0: none). */
-typedef struct counted {
-    long allocs, frees, fail_at;
-} counted;
-
-static void *counted_alloc(size_t size, size_t alignment, void *user) {
-    counted *c = (counted *)user;
-    if (++c->allocs == c->fail_at) return NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = NULL;
-    return posix_memalign(&p, alignment, size ? size : 1) == 0 ? p : NULL;
-}
-
-static void counted_free(void *ptr, void *user) {
-    ((counted *)user)->frees++;
-    free(ptr);
-}
-
 /* A def without a schema builds the ue-locomotion preset, byte for byte as naming it does, and
  * the preset it resolves is freed with the def's allocator whether the build succeeds or not. */
 static void test_null_schema_is_the_preset(void **state) {
     (void)state;
-    counted c = {0, 0, 0};
-    pm_allocator al = {counted_alloc, counted_free, &c};
+    pm_test_allocator c = {0, 0, -1, 0, 0};
+    pm_allocator al = pm_test_allocator_hooks(&c);
     pm_database_def def = pm_default_database_def();
     assert_null(def.schema);
     def.allocator = &al;
@@ -227,16 +209,16 @@ static void test_null_schema_is_the_preset(void **state) {
     assert_true(c.allocs > 1);
     assert_int_equal(c.allocs, c.frees);
     /* Refused after the preset was resolved, and out of memory for the preset itself. */
-    c = (counted){0, 0, 0};
+    c = (pm_test_allocator){0, 0, -1, 0, 0};
     def.fps = 0.0f;
     assert_int_equal(pm_database_build(&db, &def, assets, 1, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_database_compute_key(key, &def, assets, 1, NULL), PM_ERR_INVALID_ARGUMENT);
     assert_true(c.allocs == 2 && c.frees == 2);
     def.fps = 30.0f;
-    c = (counted){0, 0, 1};
+    c = (pm_test_allocator){0, 0, 0, 0, 0}; /* the first allocation fails */
     assert_int_equal(pm_database_build(&db, &def, assets, 1, &err), PM_ERR_OUT_OF_MEMORY);
     assert_null(db);
-    c = (counted){0, 0, 1};
+    c = (pm_test_allocator){0, 0, 0, 0, 0}; /* the first allocation fails */
     assert_int_equal(pm_database_compute_key(key, &def, assets, 1, NULL), PM_ERR_OUT_OF_MEMORY);
     assert_int_equal(c.frees, 0);
 }

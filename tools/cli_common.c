@@ -134,14 +134,22 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
     return 1;
 }
 
-void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path) {
+int pm_cli_bvh_forced(const pm_bvh_def *def) { return def->unit_scale != 0.0f || def->up_axis >= 0; }
+
+int pm_cli_clip_scale_odd(const pm_clip *clip, float *out_height) {
     pm_clip_survey survey;
-    if (pm_clip_survey_compute(&survey, clip, NULL) != PM_OK || !(survey.hip_height > 0.0f)) return;
-    if (survey.hip_height >= 0.3f && survey.hip_height <= 3.0f) return;
+    if (pm_clip_survey_compute(&survey, clip, NULL) != PM_OK || !(survey.hip_height > 0.0f)) return 0;
+    *out_height = survey.hip_height;
+    return survey.hip_height < 0.3f || survey.hip_height > 3.0f;
+}
+
+void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path) {
+    float height;
+    if (!pm_cli_clip_scale_odd(clip, &height)) return;
     fprintf(stderr,
             "posematch: %s: warning: %s: the hips stand %.3g m above the feet (read at %g m per file unit, %s up), "
             "a person's about 0.9 m: check --unit-scale and --up\n",
-            command, path, (double)survey.hip_height, (double)clip->unit_scale, clip->source_up == PM_UP_Z ? "Z" : "Y");
+            command, path, (double)height, (double)clip->unit_scale, clip->source_up == PM_UP_Z ? "Z" : "Y");
 }
 
 int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i) {
@@ -177,10 +185,17 @@ cJSON *pm_cli_asset_json(const pm_asset_info *a) {
     return x;
 }
 
+static int is_control(char c) { return (unsigned char)c < 0x20 || c == 0x7f; }
+
 long pm_cli_control_char(const char *text) {
     for (const char *c = text; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) return (long)(c - text);
+        if (is_control(*c)) return (long)(c - text);
     return -1;
+}
+
+void pm_cli_clean_name(char *name) {
+    for (char *c = name; *c; c++)
+        if (is_control(*c)) *c = '_';
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none: overlong

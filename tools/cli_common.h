@@ -68,11 +68,16 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
 /* The BVH reading options every command that reads clips takes (--unit-scale M, --up y|z), each
  * at most once (recorded in `seen`). argv[*i] is the option; returns 1 when it was one of them
  * (consuming its argument), 0 when not, -1 after printing an error. */
-/* Warns on stderr when a clip's hips stand where no person's do (outside 0.3..3 m above its
- * feet): units or up axis read otherwise than the clip's, which a database built from clips read
- * right would match to nonsense. Clips without hips say nothing. */
-void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path);
 int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i);
+/* Whether --unit-scale or --up set anything in `def` (else every clip is read as detected). */
+int pm_cli_bvh_forced(const pm_bvh_def *def);
+
+/* A clip whose hips stand where no person's do (outside 0.3..3 m above its feet): units or an up
+ * axis read otherwise than the clip's, which a database built from clips read right would match
+ * to nonsense. 1 with the height in *out_height; 0 for a plausible clip or one without hips. */
+int pm_cli_clip_scale_odd(const pm_clip *clip, float *out_height);
+/* Warns on stderr when pm_cli_clip_scale_odd finds the clip at `path` so. */
+void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path);
 
 /* An asset as JSON: name, first_pose, poses, looping, mirrored (what info and export-features
  * both list; info adds more). */
@@ -93,5 +98,8 @@ int pm_cli_json_puts(const struct cJSON *json);
 /* Offset of the first control character (below 0x20, or DEL) in a name read from a file, or -1:
  * the library refuses such names, and a file's loader names the field first. */
 long pm_cli_control_char(const char *text);
+/* Replaces control characters in a name made from a file name with '_', as the BVH reader does
+ * for clip names: a name is quoted in one-line messages and listings. */
+void pm_cli_clean_name(char *name);
 
 #endif

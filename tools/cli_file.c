@@ -31,17 +31,24 @@ typedef struct str_list {
     int count, cap;
 } str_list;
 
-static int list_add(str_list *l, const char *s) {
+/* Appends `owned` (malloc'd; freed when it cannot be added); 0 when out of memory. */
+static int list_push(str_list *l, char *owned) {
+    if (!owned) return 0;
     if (l->count == l->cap) {
         int cap = l->cap ? l->cap * 2 : 64;
         char **n = realloc(l->items, (size_t)cap * sizeof(char *));
-        if (!n) return 0;
+        if (!n) {
+            free(owned);
+            return 0;
+        }
         l->items = n;
         l->cap = cap;
     }
-    l->items[l->count] = strdup(s);
-    return l->items[l->count++] != NULL;
+    l->items[l->count++] = owned;
+    return 1;
 }
+
+static int list_add(str_list *l, const char *s) { return list_push(l, strdup(s)); }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
@@ -122,12 +129,8 @@ static pm_result walk(str_list *l, dir_set *seen, const char *dir, pm_error *err
         if (e->d_name[0] == '.') continue;
         size_t n = dir_len + 1 + strlen(e->d_name) + 1;
         char *path = malloc(n);
-        if (!path) r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", dir);
-        else {
-            snprintf(path, n, "%s/%s", dir, e->d_name);
-            if (!list_add(&local, path)) r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", dir);
-            free(path);
-        }
+        if (path) snprintf(path, n, "%s/%s", dir, e->d_name);
+        if (!list_push(&local, path)) r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", dir);
     }
     closedir(d);
     /* qsort with a NULL array is undefined even for no elements. */

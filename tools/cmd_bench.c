@@ -342,7 +342,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         return pm_cli_fail("bench: no database given (--far takes every argument up to the next option: give "
                            "DB.pmdb before --far)") + 1;
     if (!a->path) return pm_cli_fail("bench: no database given (try posematch bench --help)") + 1;
-    if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->far_count)
+    if (pm_cli_bvh_forced(&a->bvh) && !a->far_count)
         return pm_cli_fail("bench: --unit-scale and --up read --far clips; none given") + 1;
     return -1;
 }

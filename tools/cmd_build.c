@@ -316,17 +316,22 @@ static const char *path_tail(const char *path, int k) {
     return p;
 }
 
+/* The BVH file clip i was read from, NULL for a clip baked from a blend space (from[i] its JSON). */
+static const char *bvh_file(const char *const *from, int i) {
+    return pm_cli_has_suffix(from[i], ".json") ? NULL : from[i];
+}
+
 /* Clips from different folders may share a file name (subject1/walk.bvh, subject2/walk.bvh): each
  * such clip is named by as many trailing components of its path (".bvh" dropped) as tell the
  * clips of that name apart, so that asset names stay unique for listings, --addend and
- * pm_database_find_asset. sources[i] is clip i's file, NULL for baked blend-space clips (their
- * names carry the space's own). Returns 0 after printing an error. */
-static int name_apart(pm_clip *clips, const char *const *sources, int n) {
+ * pm_database_find_asset. from[i] is clip i's input file (baked blend-space clips, whose names
+ * carry the space's own, are left alone). Returns 0 after printing an error. */
+static int name_apart(pm_clip *clips, const char *const *from, int n) {
     for (int i = 0; i < n; i++) {
-        if (!sources[i]) continue;
+        if (!bvh_file(from, i)) continue;
         int clash = 0;
         for (int j = 0; j < n && !clash; j++)
-            clash = j != i && sources[j] && !strcmp(clips[i].name, clips[j].name);
+            clash = j != i && bvh_file(from, j) && !strcmp(clips[i].name, clips[j].name);
         if (!clash) continue;
         const char *base = clips[i].name;
         char *keep = strdup(base);
@@ -336,27 +341,26 @@ static int name_apart(pm_clip *clips, const char *const *sources, int n) {
         for (;; k++) {
             int apart = 1, longest = 1;
             for (int a = 0; a < n && apart; a++) {
-                if (!sources[a] || strcmp(clips[a].name, keep)) continue;
-                longest &= path_tail(sources[a], k) == sources[a];
+                if (!bvh_file(from, a) || strcmp(clips[a].name, keep)) continue;
+                longest &= path_tail(from[a], k) == from[a];
                 for (int b = a + 1; b < n && apart; b++)
-                    if (sources[b] && !strcmp(clips[b].name, keep))
-                        apart = strcmp(path_tail(sources[a], k), path_tail(sources[b], k)) != 0;
+                    if (bvh_file(from, b) && !strcmp(clips[b].name, keep))
+                        apart = strcmp(path_tail(from[a], k), path_tail(from[b], k)) != 0;
             }
             if (apart || longest) break;
         }
         for (int a = 0; a < n; a++) {
-            if (!sources[a] || strcmp(clips[a].name, keep)) continue;
-            const char *tail = path_tail(sources[a], k);
+            if (!bvh_file(from, a) || strcmp(clips[a].name, keep)) continue;
+            const char *tail = path_tail(from[a], k);
             size_t len = strlen(tail);
             if (len > 4 && !strcmp(tail + len - 4, ".bvh")) len -= 4;
             char name[1024];
             snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), tail);
-            for (char *c = name; *c; c++) /* as the reader names clips after their files */
-                if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '_';
+            pm_cli_clean_name(name); /* as the reader names clips after their files */
             pm_error err;
             if (pm_clip_set_name(&clips[a], name, &err) != PM_OK) {
                 free(keep);
-                return pm_cli_fail("%s: %s", sources[a], err.message), 0;
+                return pm_cli_fail("%s: %s", from[a], err.message), 0;
             }
         }
         free(keep);
@@ -537,8 +541,7 @@ int pm_cmd_build(int argc, char **argv) {
     pm_schema_origin *origin = NULL;
     int32_t **maps = NULL;
     int loaded = 0, cap = 0;
-    const char **sources = NULL; /* each clip's file; NULL for a blend space's */
-    const char **from = NULL;    /* each clip's input file, a blend space's included */
+    const char **from = NULL; /* each clip's input file (a BVH or a blend space's JSON) */
     rc = 1;
     double t0 = now_s();
     origin = malloc(sizeof *origin);
@@ -589,20 +592,15 @@ int pm_cmd_build(int argc, char **argv) {
     for (int i = 0; i < file_count; i++) {
         int before = loaded, space = pm_cli_has_suffix(files[i], ".json");
         if (space && !add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
-        const char **grown = realloc(sources, (size_t)(loaded + 1) * sizeof *sources);
+        const char **grown = realloc(from, (size_t)(loaded + 1) * sizeof *from);
         if (!grown) {
             pm_cli_fail("build: out of memory");
             goto done;
         }
-        sources = grown;
-        if (!(grown = realloc(from, (size_t)(loaded + 1) * sizeof *from))) {
-            pm_cli_fail("build: out of memory");
-            goto done;
-        }
         from = grown;
-        for (int k = before; k < loaded; k++) sources[k] = NULL, from[k] = files[i];
+        for (int k = before; k < loaded; k++) from[k] = files[i];
         if (space) continue;
-        sources[loaded] = from[loaded] = files[i];
+        from[loaded] = files[i];
         if (!reserve(&clips, &assets, &cap, loaded + 1)) {
             pm_cli_fail("build: out of memory");
             goto done;
@@ -620,23 +618,18 @@ int pm_cmd_build(int argc, char **argv) {
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
-    if (!name_apart(clips, sources, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror)) goto done;
+    if (!name_apart(clips, from, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror)) goto done;
     /* Units or an up axis forced on every clip can be wrong for some: say so once per build. */
-    if (a.bvh.unit_scale != 0.0f || a.bvh.up_axis >= 0) {
+    if (pm_cli_bvh_forced(&a.bvh)) {
         int odd = 0, first = -1;
-        float first_height = 0.0f;
-        for (int i = 0; i < loaded; i++) {
-            pm_clip_survey survey;
-            if (!sources[i] || pm_clip_survey_compute(&survey, &clips[i], NULL) != PM_OK || !(survey.hip_height > 0.0f) ||
-                (survey.hip_height >= 0.3f && survey.hip_height <= 3.0f))
-                continue;
-            if (!odd++) first = i, first_height = survey.hip_height;
-        }
+        float first_height = 0.0f, height;
+        for (int i = 0; i < loaded; i++)
+            if (bvh_file(from, i) && pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
         if (odd)
             fprintf(stderr,
                     "posematch: build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above "
                     "the feet; %s: %.3g m) as --unit-scale/--up read them\n",
-                    odd, loaded, sources[first], (double)first_height);
+                    odd, loaded, from[first], (double)first_height);
     }
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
@@ -666,7 +659,7 @@ int pm_cmd_build(int argc, char **argv) {
              * ("idle*" still matches a/idle_000). */
             const char *file = name ? strrchr(name, '/') : NULL;
             if (name && (fnmatch(a.addend_pattern[k], name, 0) == 0 ||
-                         (file && sources[i] && fnmatch(a.addend_pattern[k], file + 1, 0) == 0))) {
+                         (file && bvh_file(from, i) && fnmatch(a.addend_pattern[k], file + 1, 0) == 0))) {
                 assets[i].cost_addend = a.addend_value[k];
                 matched++;
             }
@@ -730,7 +723,6 @@ done:
     for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
     free(clips);
     free(assets);
-    free(sources);
     free(from);
     pm_cli_free_list(files, file_count);
     free_args(&a);

@@ -22,7 +22,8 @@ static const char search_usage[] =
     "  --loop                read the --query-clip as looping (as `build --loop` built it)\n"
     "  --unit-scale M        metres per file unit of the --query-clip, as the database was built\n"
     "                        (default: detected)\n"
-    "  --up y|z              up axis of the --query-clip (default: detected)\n"    "                        (a clip whose hips then stand outside 0.3..3 m above its feet is searched\n"
+    "  --up y|z              up axis of the --query-clip (default: detected)\n"
+    "                        (a clip whose hips then stand outside 0.3..3 m above its feet is searched\n"
     "                        with a warning: no person's do)\n"
     "  --weights W.f32       dynamic weights (cardinality float32 values, each 0..1e12) for every\n"
     "                        query; default none (the schema's weights)\n"
@@ -95,7 +96,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
         return pm_cli_fail("search: --continuing-addend applies to the --continuing pose; none given") + 1;
     if (a->neighbors_given && a->def.mode != PM_SEARCH_PCAKDTREE)
         return pm_cli_fail("search: --neighbors applies to --mode pcakdtree, not %s", pm_search_mode_name(a->def.mode)) + 1;
-    if ((a->bvh.unit_scale != 0.0f || a->bvh.up_axis >= 0) && !a->clip)
+    if (pm_cli_bvh_forced(&a->bvh) && !a->clip)
         return pm_cli_fail("search: --unit-scale and --up read a --query-clip") + 1;
     return -1;
 }

@@ -271,8 +271,7 @@ pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_schema_origin
          * of `info` and of messages, as for clips named after BVH files. */
         const char *base = strrchr(path, '/');
         snprintf(out->name, sizeof out->name, "%s", base ? base + 1 : path);
-        for (char *c = out->name; *c; c++)
-            if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '_';
+        pm_cli_clean_name(out->name);
     }
     free(text);
     return r;
