@@ -27,10 +27,12 @@ test-release: deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer build uses clang so that the libFuzzer targets (run for FUZZ_SECONDS each)
-# are ordinary ctest tests of the same run.
+# are ordinary ctest tests of the same run. Its CLI must write what the release build's writes
+# (tests/cli/test_cross_build.sh).
 test-asan: deps
 	CC=clang CXX=clang++ cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPM_WERROR=ON -DPM_SANITIZE=ON \
-	  -DPM_BUILD_BENCH=OFF -DPM_BUILD_FUZZ=ON -DPM_FUZZ_SECONDS=$(FUZZ_SECONDS) -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
+	  -DPM_BUILD_BENCH=OFF -DPM_BUILD_FUZZ=ON -DPM_FUZZ_SECONDS=$(FUZZ_SECONDS) -DCMAKE_C_FLAGS_DEBUG="-O1 -g" \
+	  -DPM_REFERENCE_CLI=$(abspath $(BUILD))/posematch >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && PM_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
