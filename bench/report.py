@@ -37,7 +37,11 @@ def cpu():
 
 def search_section(out, data):
     lines = []
-    lines.append(f"Measured on {cpu()}, one thread, {data} clips; "
+    benches = [load(out, f"{s}.bench.json") for s in ("holden27", "ue-locomotion")]
+    counts = sorted({b["threads"]["count"] for b in benches if b and "threads" in b})
+    threads = (f"one thread but for the throughput lines ({' and '.join(map(str, counts))} threads)"
+               if counts else "one thread")
+    lines.append(f"Measured on {cpu()} ({os.cpu_count()} CPUs), {threads}, {data} clips; "
                  f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
     found = False
     for schema in ("holden27", "ue-locomotion"):
@@ -57,6 +61,17 @@ def search_section(out, data):
         lines.append(f"- exact vs brute force, median over the queries of both sets: "
                      f"**{bench['exact_speedup_vs_bruteforce']:.1f}x** ({bench['bruteforce_median_us_all_sets']:.1f} vs "
                      f"{bench['exact_median_us_all_sets']:.1f} us)")
+        th = bench.get("threads")
+        if th:
+            rows = {m["mode"]: m for m in th["modes"]}
+            parts = [f"{'brute force' if mode == 'bruteforce' else mode} ({m['queries']:,} queries) "
+                     f"{m['qps_n']:,.0f} vs {m['qps_1']:,.0f} queries/s on one thread, "
+                     + (f"**{m['scaling']:.2f}x**" if mode == "exact" else f"{m['scaling']:.2f}x")
+                     for mode, m in rows.items()]
+            lines.append(f"- throughput of {th['count']} threads searching the one database "
+                         f"(`posematch bench DB.pmdb --threads {th['count']}`, noisy queries, medians of "
+                         f"{th['rounds']} passes of each alternated; every answer the same as one thread's): "
+                         + "; ".join(parts))
         exact_rows = [m for m in bench["modes"] if m["mode"] == "exact"]
         all_exact = all(m["exact_fraction"] == 1.0 for m in exact_rows)
         per_set = {m["query_set"]: m["speedup_vs_bruteforce"] for m in exact_rows}

@@ -3,6 +3,7 @@
 # several skeletons, 60 fps, mirrored), times every search mode on two query sets in one run,
 # times nanoflann's exact KD-tree on the same matrix and queries, runs the blending bench, and
 # rewrites the search and blending result sections of docs/BENCHMARKS.md (bench/report.py).
+# Search throughput with threads sharing a database uses the CPUs up to 8.
 #   bash bench/run.sh [BUILD_DIR]        PM_BENCH_QUERIES=N changes the queries per set (1000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +13,11 @@ pm="$build/posematch"
 out="$build/bench-out"
 mkdir -p "$out"
 queries=${PM_BENCH_QUERIES:-1000}
+# Threads for the throughput figures: every CPU, but at least 2 so that the section is always
+# there (on one CPU it shows what sharing the core costs) and at most 8, so that figures from
+# machines with many cores stay comparable with the rest.
+cpus=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+threads=$(( cpus < 2 ? 2 : cpus > 8 ? 8 : cpus ))
 mocap=${PM_MOCAP_DIR:-$root/../shared/mocap}
 if [ -d "$mocap" ]; then
   sources=()
@@ -34,7 +40,8 @@ for schema in holden27 ue-locomotion; do
   "$pm" build "${sources[@]}" -o "$out/$schema.pmdb" --schema "$schema" --fps 60 --mirror --threads 1 --quiet --json \
     > "$out/$schema.build.json"
   echo "bench: searching ($queries queries per set)" >&2
-  "$pm" bench "$out/$schema.pmdb" --queries "$queries" --far "${far[@]}" --json --save-queries "$out/$schema.q" \
+  "$pm" bench "$out/$schema.pmdb" --queries "$queries" --far "${far[@]}" --threads "$threads" --json \
+    --save-queries "$out/$schema.q" \
     > "$out/$schema.bench.json"
   if [ -x "$build/bench/bench_nanoflann" ]; then
     for set in noisy far; do

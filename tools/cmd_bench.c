@@ -8,18 +8,19 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench_threads.h"
 #include "cli_common.h"
 #include "cli_file.h"
 #include "commands.h"
 
 static const char bench_usage[] =
-    "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--json]\n"
+    "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--threads N] [--json]\n"
     "Times every search mode on database rows with Gaussian noise (sigma in normalised units) and,\n"
     "with --far, on the frames of clips that are not in the database; reports median and p99 us\n"
     "per query, the fraction of queries answered with the brute-force optimum, the mean and worst\n"
     "cost excess, speed as a ratio to brute force in the same run, exact costs (candidates) and\n"
     "tree nodes visited per query, structure build ms and bytes, and a warm re-read of the value\n"
-    "matrix.\n"
+    "matrix; with --threads, the throughput of threads sharing the database.\n"
     "  --queries N     queries per set, 1..1000000; 1000\n"
     "  --far PATH...   held-out clips (files or directories) for the far query set; takes every\n"
     "                  argument up to the next option, so give DB.pmdb before it\n"
@@ -30,6 +31,9 @@ static const char bench_usage[] =
     "  --neighbors K   pcakdtree neighbours, 1..1000000; 200 (UE's default)\n"
     "  --seed S        query selection seed, 0..2147483647; 1\n"
     "  --save-queries P  also write the query sets as P_noisy.f32 and P_far.f32 (raw rows)\n"
+    "  --threads N     then time exact and brute force on the noisy set with N threads searching\n"
+    "                  the one database against one thread (queries per second, alternating\n"
+    "                  passes) and require the same answers, query by query; 1..256; 1 (none)\n"
     "  --json          JSON on stdout\n";
 
 static double now_us(void) {
@@ -285,7 +289,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
 
 typedef struct bench_args {
     const char *path, *save;
-    int json, queries, seed, neighbors;
+    int json, queries, seed, neighbors, threads;
     double sigma;
     char **far; /* malloc'd */
     int far_count;
@@ -298,6 +302,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->queries = 1000;
     a->seed = 1;
     a->neighbors = 200;
+    a->threads = 1;
     a->sigma = 0.3;
     a->bvh = pm_default_bvh_def();
     a->far = calloc((size_t)argc, sizeof(char *));
@@ -305,7 +310,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     double v;
     /* (--far takes a list and is repeatable.) */
     static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
-                                                       "--save-queries", NULL};
+                                                       "--save-queries", "--threads", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -327,6 +332,9 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) return 2;
             a->neighbors = (int)v;
+        } else if (!strcmp(s, "--threads") && more) {
+            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 256, 1)) return 2;
+            a->threads = (int)v;
         } else if (!strcmp(s, "--sigma") && more) {
             if (!pm_cli_number(&a->sigma, "bench", s, argv[++i], 0, 100, 0)) return 2;
         } else if (!strcmp(s, "--save-queries") && more) a->save = argv[++i];
@@ -520,6 +528,16 @@ int pm_cmd_bench(int argc, char **argv) {
     qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), cmp_double);
     double bf_pooled = b.pooled_bf[b.pooled_bf_count / 2], ex_pooled = b.pooled_exact[b.pooled_exact_count / 2];
     double headline = ex_pooled > 0 ? bf_pooled / ex_pooled : 0.0;
+    /* Throughput of threads sharing the database: exact, and brute force for contrast (it reads
+     * the whole matrix per query, so threads share memory bandwidth). Brute force costs the same
+     * on every query, so a few hundred of them time it as well as all, in a fraction of the time. */
+    enum { THREAD_ROUNDS = 5, THREAD_BF_QUERIES = 200 };
+    pm_bench_threads_row thread_rows[2];
+    const int thread_row_count = a.threads > 1 ? 2 : 0;
+    for (int k = 0; k < thread_row_count && rc == 0; k++)
+        rc = pm_bench_threads(&thread_rows[k], db, noisy->rows, k ? PM_CLI_MIN(nq, THREAD_BF_QUERIES) : nq,
+                              k ? PM_SEARCH_BRUTEFORCE : PM_SEARCH_EXACT, a.neighbors, a.threads, THREAD_ROUNDS);
+    if (rc) goto done;
     if (a.json) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "database", a.path);
@@ -555,6 +573,22 @@ int pm_cmd_bench(int argc, char **argv) {
             cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
             cJSON_AddItemToArray(modes, x);
         }
+        if (thread_row_count) {
+            cJSON *t = cJSON_AddObjectToObject(o, "threads");
+            cJSON_AddNumberToObject(t, "count", a.threads);
+            cJSON_AddNumberToObject(t, "rounds", THREAD_ROUNDS);
+            cJSON *tm = cJSON_AddArrayToObject(t, "modes");
+            for (int k = 0; k < thread_row_count; k++) {
+                cJSON *x = cJSON_CreateObject();
+                cJSON_AddStringToObject(x, "mode", pm_search_mode_name(thread_rows[k].mode));
+                cJSON_AddStringToObject(x, "query_set", "noisy");
+                cJSON_AddNumberToObject(x, "queries", thread_rows[k].queries);
+                cJSON_AddNumberToObject(x, "qps_1", thread_rows[k].qps_1);
+                cJSON_AddNumberToObject(x, "qps_n", thread_rows[k].qps_n);
+                cJSON_AddNumberToObject(x, "scaling", thread_rows[k].scaling);
+                cJSON_AddItemToArray(tm, x);
+            }
+        }
         rc = pm_cli_json_puts(o);
         cJSON_Delete(o);
     } else {
@@ -572,6 +606,14 @@ int pm_cmd_bench(int argc, char **argv) {
         }
         printf("exact vs brute force, median over both sets' queries: %.1fx (%.1f vs %.1f us)\n", headline, bf_pooled,
                ex_pooled);
+        if (thread_row_count)
+            printf("throughput on the noisy set, %d threads sharing the database vs 1 (medians of %d alternating "
+                   "passes; same answers):\n",
+                   a.threads, THREAD_ROUNDS);
+        for (int k = 0; k < thread_row_count; k++)
+            printf("%-11s %5d queries: %9.0f q/s on 1 thread, %9.0f q/s on %d: %.2fx\n",
+                   pm_search_mode_name(thread_rows[k].mode), thread_rows[k].queries, thread_rows[k].qps_1,
+                   thread_rows[k].qps_n, a.threads, thread_rows[k].scaling);
     }
     if (sink == 12345.678) puts("");
 done:

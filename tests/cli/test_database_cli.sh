@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The database commands end to end on generated clips: build (determinism across threads, the
-# cache), info, search (against export-features' raw matrix), export-features, bench, and the
-# error contract (non-zero exit, one stderr line naming the file). Exits 77 when something it
-# needs is missing.
+# cache), info, search (against export-features' raw matrix), export-features, bench (with
+# --threads), and the error contract (non-zero exit, one stderr line naming the file). Exits 77
+# when something it needs is missing.
 source "$(dirname "$0")/common.sh" dbcli || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 T=$TMP
 
@@ -268,6 +268,37 @@ expect_error "--save-queries into a directory" "sq_far.f32" "$CLI" bench "$T/a.p
 [ -e "$T/sq_noisy.f32" ] && fail "--save-queries left half a pair"
 "$CLI" bench "$T/a.pmdb" --queries 5 --far "$T/far" --save-queries "$T/sq2" > /dev/null 2>&1 || fail "--save-queries"
 [ -s "$T/sq2_noisy.f32" ] && [ -s "$T/sq2_far.f32" ] || fail "--save-queries did not write both sets"
+# --threads: throughput of threads sharing the database, whose answers bench itself requires to be
+# one thread's (a mismatch is an error); figures are checked for shape, not speed.
+"$CLI" bench "$T/a.pmdb" --queries 30 --threads 2 --json > "$T/bench_threads.json" || fail "bench --threads 2"
+python3 - "$T" <<'PY' || fail "bench --threads json"
+import json, math, sys
+t = sys.argv[1]
+assert "threads" not in json.load(open(t + "/bench.json")), "threads section without --threads"
+b = json.load(open(t + "/bench_threads.json"))
+for k in ["poses", "modes", "warm_read_us", "exact_speedup_vs_bruteforce"]:
+    assert k in b, k
+th = b["threads"]
+assert th["count"] == 2 and th["rounds"] >= 1, th
+assert [m["mode"] for m in th["modes"]] == ["exact", "bruteforce"], th
+for m in th["modes"]:
+    assert m["query_set"] == "noisy" and 1 <= m["queries"] <= 30, m
+    for k in ["qps_1", "qps_n", "scaling"]:
+        assert math.isfinite(m[k]) and m[k] > 0, (k, m)
+    assert abs(m["scaling"] - m["qps_n"] / m["qps_1"]) <= 1e-9 * m["scaling"], m
+PY
+"$CLI" bench "$T/a.pmdb" --queries 10 --threads 3 > "$T/bench_threads.txt" || fail "bench --threads 3 text"
+grep -q "^throughput .*3 threads" "$T/bench_threads.txt" || fail "bench --threads: no throughput section"
+grep -q "^bruteforce .* on 3: " "$T/bench_threads.txt" || fail "bench --threads: no brute-force throughput line"
+"$CLI" bench "$T/a.pmdb" --queries 10 --threads 1 > "$T/bench_threads1.txt" || fail "bench --threads 1"
+grep -q "^throughput" "$T/bench_threads1.txt" && fail "bench --threads 1 printed a throughput section"
+expect_error "bench --threads 0" "bench: --threads '0' must be a decimal integer in 1..256" \
+  "$CLI" bench "$T/a.pmdb" --queries 5 --threads 0
+expect_error "bench --threads x" "bench: --threads 'x' must be a decimal integer in 1..256" \
+  "$CLI" bench "$T/a.pmdb" --queries 5 --threads x
+expect_error "bench --threads 257" "in 1..256" "$CLI" bench "$T/a.pmdb" --queries 5 --threads 257
+expect_error "bench --threads twice" "bench: --threads given twice" "$CLI" bench "$T/a.pmdb" --threads 2 --threads 3
+expect_error "bench --threads without a value" "incomplete option '--threads'" "$CLI" bench "$T/a.pmdb" --threads --json
 # Control characters are legal in file names: a clip or schema named after such a file gets '_'
 # for them, and the build, info and its one-line output work.
 mkdir -p "$T/odd"

@@ -1,0 +1,24 @@
+/* posematch bench --threads: throughput of several threads searching one shared database, each
+ * with its own scratch, against one thread in the same run, and a check that sharing changes no
+ * answer (the library promises thread-safe search; crowds rely on it). */
+#ifndef PM_BENCH_THREADS_H
+#define PM_BENCH_THREADS_H
+
+#include "posematch/posematch.h"
+
+typedef struct pm_bench_threads_row {
+    pm_search_mode mode;
+    int queries;         /* per pass */
+    double qps_1, qps_n; /* queries per second of wall time, median over the rounds */
+    double scaling;      /* qps_n / qps_1 */
+} pm_bench_threads_row;
+
+/* Searches the `count` raw query rows with `mode` (default def otherwise, K = `neighbors`):
+ * first once on the calling thread (warm-up and reference), then `rounds` timed passes on one
+ * thread alternating with `rounds` on `threads` threads, every pass by threads started for it.
+ * Every pass must return the reference's results (pose, cost bits, work counts) query by query.
+ * Returns 0, or prints one error line and returns 1. */
+int pm_bench_threads(pm_bench_threads_row *out, const pm_database *db, const float *queries, int count,
+                     pm_search_mode mode, int neighbors, int threads, int rounds);
+
+#endif
