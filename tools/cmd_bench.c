@@ -531,7 +531,7 @@ int pm_cmd_bench(int argc, char **argv) {
     /* Throughput of threads sharing the database: exact, and brute force for contrast (it reads
      * the whole matrix per query, so threads share memory bandwidth). Brute force costs the same
      * on every query, so a few hundred of them time it as well as all, in a fraction of the time. */
-    enum { THREAD_ROUNDS = 5, THREAD_BF_QUERIES = 200 };
+    enum { THREAD_ROUNDS = 11, THREAD_BF_QUERIES = 200 };
     pm_bench_threads_row thread_rows[2];
     const int thread_row_count = a.threads > 1 ? 2 : 0;
     for (int k = 0; k < thread_row_count && rc == 0; k++)
