@@ -16,8 +16,8 @@ if [ "$(realpath "$REF")" = "$(realpath "$CLI")" ]; then
   exit 77
 fi
 
-# run NAME ARGS...: runs both CLIs with ARGS, where @ stands for the side's output directory;
-# their stdout, exit status and every file written must match.
+# run NAME ARGS...: runs both CLIs with ARGS, where a leading @/ stands for the side's output
+# directory; their stdout, exit status and every file written must match.
 mkdir -p "$TMP/a" "$TMP/b"
 run() {
   local name=$1 side bin dir
@@ -27,7 +27,14 @@ run() {
     dir=$TMP/$side
     local args=()
     local arg
-    for arg in "$@"; do args+=("${arg//@/$dir}"); done
+    # Only a leading @/: an @ elsewhere is the path's own (a CI workspace such as job@2 puts one
+    # in $TMP, and clip file names may hold one).
+    for arg in "$@"; do
+      case $arg in
+        @/*) args+=("$dir/${arg#@/}") ;;
+        *) args+=("$arg") ;;
+      esac
+    done
     "$bin" "${args[@]}" > "$dir/$name.out" 2> "$dir/$name.err"
     echo $? > "$dir/$name.status"
   done
