@@ -16,7 +16,8 @@ typedef struct pm_bench_threads_row {
 /* Searches the `count` raw query rows with `mode` (default def otherwise, K = `neighbors`):
  * first once on the calling thread (warm-up and reference), then `rounds` timed passes on one
  * thread alternating with `rounds` on `threads` threads, every pass by threads started for it.
- * Every pass must return the reference's results (pose, cost bits, work counts) query by query.
+ * Every pass must return the reference's results (every field, cost bits and work counts
+ * included) query by query.
  * Returns 0, or prints one error line and returns 1. */
 int pm_bench_threads(pm_bench_threads_row *out, const pm_database *db, const float *queries, int count,
                      pm_search_mode mode, int neighbors, int threads, int rounds);
