@@ -38,13 +38,21 @@ def cpu():
 BUSY_RATIO = 1.15
 
 
+def usable_cpus():
+    # What nproc (and so bench/run.sh's thread count) sees: taskset and CPU limits included.
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count()
+
+
 def search_section(out, data):
     lines = []
     benches = [load(out, f"{s}.bench.json") for s in ("holden27", "ue-locomotion")]
     counts = sorted({b["threads"]["count"] for b in benches if b and "threads" in b})
     threads = (f"one thread but for the throughput lines ({' and '.join(map(str, counts))} threads)"
                if counts else "one thread")
-    lines.append(f"Measured on {cpu()} ({os.cpu_count()} CPUs), {threads}, {data} clips; "
+    lines.append(f"Measured on {cpu()} ({usable_cpus()} CPUs), {threads}, {data} clips; "
                  f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
     # Brute force reads the matrix as fast as a plain re-read when the machine is idle (about
     # 1.0-1.05); a CPU shared with other work slows the computing pass more than the reading
