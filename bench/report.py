@@ -52,7 +52,8 @@ def search_section(out, data):
     counts = sorted({b["threads"]["count"] for b in benches if b and "threads" in b})
     threads = (f"one thread but for the throughput lines ({' and '.join(map(str, counts))} threads)"
                if counts else "one thread")
-    lines.append(f"Measured on {cpu()} ({usable_cpus()} CPUs), {threads}, {data} clips; "
+    n_cpus = usable_cpus()
+    lines.append(f"Measured on {cpu()} ({n_cpus} CPU{'' if n_cpus == 1 else 's'}), {threads}, {data} clips; "
                  f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
     # Brute force reads the matrix as fast as a plain re-read when the machine is idle (about
     # 1.0-1.05); a CPU shared with other work slows the computing pass more than the reading
