@@ -380,25 +380,6 @@ pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, con
 }
 
 static pm_result build_resolved(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
-                                int asset_count, pm_error *error);
-
-pm_result pm_database_build(pm_database **out, const pm_database_def *def_in, const pm_asset_def *assets, int asset_count,
-                            pm_error *error) {
-    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: out is NULL");
-    *out = NULL;
-    if (!def_in) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: def is NULL");
-    if (!assets && asset_count)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: assets is NULL (asset_count %d)", asset_count);
-    pm_database_def def;
-    pm_schema *storage;
-    pm_result r = pm_database_def_resolve(&def, &storage, def_in, error);
-    if (r != PM_OK) return r;
-    r = build_resolved(out, &def, assets, asset_count, error);
-    pm_free(def_in->allocator, storage);
-    return r;
-}
-
-static pm_result build_resolved(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
                                 int asset_count, pm_error *error) {
     pm_result r = pm_database_check_inputs(def, assets, asset_count, error);
     if (r != PM_OK) return r;
@@ -796,5 +777,21 @@ oom:
 fail:
     for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
     bm_free_all(&mem);
+    return r;
+}
+
+pm_result pm_database_build(pm_database **out, const pm_database_def *def_in, const pm_asset_def *assets, int asset_count,
+                            pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: out is NULL");
+    *out = NULL;
+    if (!def_in) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: def is NULL");
+    if (!assets && asset_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_build: assets is NULL (asset_count %d)", asset_count);
+    pm_database_def def;
+    pm_schema *storage;
+    pm_result r = pm_database_def_resolve(&def, &storage, def_in, error);
+    if (r != PM_OK) return r;
+    r = build_resolved(out, &def, assets, asset_count, error);
+    pm_free(def_in->allocator, storage);
     return r;
 }

@@ -405,15 +405,11 @@ pm_result pm_file_check_output(const char *path, pm_error *error) {
     pm_free(NULL, target);
     if (problem) return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
     if (!dir) return out_of_memory(error, path);
-    const char *why = NULL;
-    if (stat(dir, &st) != 0) why = "its directory does not exist";
-    else if (!S_ISDIR(st.st_mode)) {
-        /* e.g. `synth walk.bvh`: name what stands where the directory should be */
+    if (stat(dir, &st) != 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create: its directory does not exist", path);
+    else if (!S_ISDIR(st.st_mode)) /* e.g. `synth walk.bvh`: name what stands where the directory should be */
         r = pm_fail(error, PM_ERR_IO, "%s: cannot create: %s is not a directory", path, dir);
-        pm_free(NULL, dir);
-        return r;
-    } else if (access(dir, W_OK) != 0) why = "its directory is not writable";
+    else if (access(dir, W_OK) != 0)
+        r = pm_fail(error, PM_ERR_IO, "%s: cannot create: its directory is not writable", path);
     pm_free(NULL, dir);
-    if (!why) return PM_OK;
-    return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, why);
+    return r;
 }

@@ -15,15 +15,6 @@ static float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi 
 
 typedef pm_test_blend_fixture fixture;
 
-/* Clips of 20 + 3i frames swinging 0.5 + 0.1i rad, over a JOINTS-joint skeleton. */
-static void fixture_init(fixture *fx, int count) { pm_test_blend_fixture_swing(fx, JOINTS, count); }
-
-/* A space over clips[order[i]] at points[order[i]]. */
-static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const float (*points)[2], const int *order, int n,
-                            pm_error *e) {
-    return pm_test_blend_make_space(out, fx, dims, points, order, n, e);
-}
-
 /* ---- weights ---- */
 
 static const float square[5][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0.5f, 0.25f}};
@@ -31,7 +22,7 @@ static const float square[5][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0.5f, 0.25f}
 static void test_weights_properties(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 40);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 40);
     pm_test_rng rng = {7};
     float pts[40][2];
     for (int i = 0; i < 40; i++) {
@@ -39,7 +30,7 @@ static void test_weights_properties(void **state) {
         pts[i][1] = pm_test_rng_float(&rng) * 2.0f - 0.5f;
     }
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 40, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 40, NULL));
     assert_true(pm_blend_space_cell_count(s) > 0);
     for (int q = 0; q < 3000; q++) {
         float p[2] = {pm_test_rng_float(&rng) * 3.4f - 1.2f, pm_test_rng_float(&rng) * 3.4f - 1.2f};
@@ -63,7 +54,7 @@ static void test_weights_properties(void **state) {
 static void test_weights_continuity(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 25);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 25);
     pm_test_rng rng = {17};
     float pts[25][2];
     for (int i = 0; i < 25; i++) {
@@ -71,7 +62,7 @@ static void test_weights_continuity(void **state) {
         pts[i][1] = pm_test_rng_float(&rng);
     }
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 25, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 25, NULL));
     int cells = pm_blend_space_cell_count(s);
     for (int c = 0; c < cells; c++) {
         int v[3];
@@ -108,9 +99,9 @@ static void test_weights_continuity(void **state) {
 static void test_exact_at_samples(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 5);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 5);
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, square, NULL, 5, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, square, NULL, 5, NULL));
     int soa = pm_soa_count(JOINTS);
     pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
     pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL), *ref = pm_pose_alloc(JOINTS, NULL);
@@ -151,7 +142,7 @@ static void test_exact_at_samples(void **state) {
 static void test_order_independence(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 12);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 12);
     /* A unit square (both diagonals are Delaunay: the classic ambiguity), a 3x3 lattice, and
      * random points. */
     float sq[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
@@ -176,7 +167,7 @@ static void test_order_independence(void **state) {
         int order[12], shuffled[12];
         for (int i = 0; i < n; i++) order[i] = i;
         pm_blend_space *ref;
-        PM_ASSERT_OK(make_space(&ref, &fx, 2, sets[set], order, n, NULL));
+        PM_ASSERT_OK(pm_test_blend_make_space(&ref, &fx, 2, sets[set], order, n, NULL));
         for (int perm = 0; perm < 8; perm++) {
             for (int i = 0; i < n; i++) shuffled[i] = i;
             for (int i = n - 1; i > 0; i--) {
@@ -186,7 +177,7 @@ static void test_order_independence(void **state) {
                 shuffled[k] = t;
             }
             pm_blend_space *s;
-            PM_ASSERT_OK(make_space(&s, &fx, 2, sets[set], shuffled, n, NULL));
+            PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, sets[set], shuffled, n, NULL));
             /* Queries on sample-sample midpoints (edges or diagonals), the centre, and random points. */
             for (int q = 0; q < 60; q++) {
                 float p[2];
@@ -207,7 +198,7 @@ static void test_order_independence(void **state) {
     }
     /* On the square's centre the result uses one diagonal: two samples at 0.5 each. */
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, sq, NULL, 4, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, sq, NULL, 4, NULL));
     pm_blend_space_weights w;
     float centre[2] = {0.5f, 0.5f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, centre, NULL));
@@ -223,10 +214,10 @@ static void test_order_independence(void **state) {
 static void test_edges_and_outside(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 4);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 4);
     float tri[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, tri, NULL, 4, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, tri, NULL, 4, NULL));
     /* On a hull edge: linear between its ends, nothing else. */
     pm_blend_space_weights w;
     float on_edge[2] = {0.25f, 0.0f};
@@ -263,10 +254,10 @@ static void test_edges_and_outside(void **state) {
 static void test_one_dimension_and_collinear(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 4);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 4);
     float xs[4][2] = {{2, 0}, {0, 0}, {1, 0}, {1.5f, 0}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 1, xs, NULL, 4, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 1, xs, NULL, 4, NULL));
     assert_int_equal(pm_blend_space_cell_count(s), 3);
     pm_blend_space_weights w;
     float d[4];
@@ -283,7 +274,7 @@ static void test_one_dimension_and_collinear(void **state) {
 
     /* 2D samples on one line: a 1D space along it (or an error when asked). */
     float diag[4][2] = {{0, 0}, {1, 1}, {0.25f, 0.25f}, {-0.5f, -0.5f}};
-    PM_ASSERT_OK(make_space(&s, &fx, 2, diag, NULL, 4, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, diag, NULL, 4, NULL));
     assert_true(pm_blend_space_is_collinear(s));
     float q[2] = {0.625f, 0.625f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, q, NULL));
@@ -401,10 +392,10 @@ static void test_many_samples_location(void **state) {
 static void test_single_sample_outside(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 1);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 1);
     float pts[1][2] = {{0.5f, 0.5f}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 1, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 1, NULL));
     pm_blend_space_weights w;
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, pts[0], NULL));
     assert_int_equal(w.cell_kind, PM_BLEND_CELL_POINT);
@@ -430,7 +421,7 @@ static void test_single_sample_outside(void **state) {
 static void test_resolution_message(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 2);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 2);
     pm_blend_sample_def samples[2];
     for (int i = 0; i < 2; i++) {
         samples[i] = pm_default_blend_sample_def();
@@ -475,10 +466,10 @@ static void test_resolution_message(void **state) {
 static void test_inspection_errors(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 3);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
     float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
     pm_error e;
     float params[2] = {-7.0f, -7.0f};
     assert_int_equal(pm_blend_space_sample_params(params, s, 3, &e), PM_ERR_INVALID_ARGUMENT);

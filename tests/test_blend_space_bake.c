@@ -11,15 +11,6 @@
 
 typedef pm_test_blend_fixture fixture;
 
-/* Clips of 20 + 3i frames swinging 0.5 + 0.1i rad, over a JOINTS-joint skeleton. */
-static void fixture_init(fixture *fx, int count) { pm_test_blend_fixture_swing(fx, JOINTS, count); }
-
-/* A space over clips[order[i]] at points[order[i]]. */
-static pm_result make_space(pm_blend_space **out, fixture *fx, int dims, const float (*points)[2], const int *order, int n,
-                            pm_error *e) {
-    return pm_test_blend_make_space(out, fx, dims, points, order, n, e);
-}
-
 /* ---- sync, bake, grid ---- */
 
 static void test_phase_sync(void **state) {
@@ -33,7 +24,7 @@ static void test_phase_sync(void **state) {
     pm_test_blend_swing_clip(&fx.clips[1], &fx.sk, 18, 0.9f, 1.0f);
     float pts[2][2] = {{0, 0}, {1, 0}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 1, pts, NULL, 2, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 1, pts, NULL, 2, NULL));
     int soa = pm_soa_count(JOINTS);
     pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
     pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
@@ -68,10 +59,10 @@ static void test_phase_sync(void **state) {
 static void test_bake(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 3);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
     float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
     /* On a sample: its clip, frame for frame. */
     pm_clip baked;
     PM_ASSERT_OK(pm_blend_space_bake(&baked, s, pts[1], 30.0f, NULL));
@@ -128,10 +119,10 @@ static void test_bake(void **state) {
 static void test_grid(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 4);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 4);
     float pts[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 4, NULL)); /* axes [-1, 2] */
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 4, NULL)); /* axes [-1, 2] */
     pm_blend_grid_def g = pm_default_blend_grid_def();
     g.counts[0] = 4; /* -1, 0, 1, 2 */
     g.counts[1] = 7; /* -1, -0.5, ..., 2 */
@@ -165,11 +156,11 @@ static void test_grid(void **state) {
 static void test_bake_mixed_looping(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 3);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
     fx.clips[2].looping = 0;
     float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
     float mid[2] = {0.3f, 0.3f};
     pm_clip baked;
     PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 30.0f, NULL));
@@ -219,7 +210,7 @@ static void test_scratch_count(void **state) {
     for (int i = 0; i < 3; i++) pm_test_blend_swing_clip(&fx.clips[i], &fx.sk, 20, 0.5f, (float)i);
     float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
     pm_blend_space *s;
-    PM_ASSERT_OK(make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
     assert_int_equal(pm_blend_space_scratch_count(s), 3 * pm_soa_count(5));
     assert_int_equal(pm_blend_space_scratch_count(NULL), 0);
     assert_true(pm_soa_count(5 * pm_blend_space_max_weights(s)) < pm_blend_space_scratch_count(s));
@@ -252,7 +243,7 @@ static void test_extreme_phases(void **state) {
     (void)state;
     for (int variant = 0; variant < 3; variant++) {
         fixture fx;
-        fixture_init(&fx, 3);
+        pm_test_blend_fixture_swing(&fx, JOINTS, 3);
         for (int i = 0; i < 3; i++) fx.clips[i].looping = variant != 0;
         float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
         pm_blend_sample_def samples[3];
@@ -303,7 +294,7 @@ static void test_extreme_phases(void **state) {
 static void test_bake_order_independent(void **state) {
     (void)state;
     fixture fx;
-    fixture_init(&fx, 3);
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
     fx.clips[1].frame_time = 1.0f / 60.0f;
     fx.clips[2].skeleton.rest_translations[1].y = 0.45f;
     float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
@@ -312,7 +303,7 @@ static void test_bake_order_independent(void **state) {
     float mid[2] = {0.3f, 0.3f};
     for (int o = 0; o < 2; o++) {
         pm_blend_space *s;
-        PM_ASSERT_OK(make_space(&s, &fx, 2, pts, orders[o], 3, NULL));
+        PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, orders[o], 3, NULL));
         PM_ASSERT_OK(pm_blend_space_bake(&baked[o], s, mid, 0.0f, NULL));
         /* The default rate: the highest among the blended samples (60 fps). */
         assert_true(fabsf(1.0f / baked[o].frame_time - 60.0f) < 1.0f);

@@ -9,7 +9,12 @@
 
 #include "cli_common.h"
 
-static double now_us(void) {
+int pm_bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double pm_bench_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
@@ -51,7 +56,7 @@ static void *worker_main(void *arg) {
     int cancel = p->cancel;
     pthread_mutex_unlock(&p->lock);
     if (cancel) return NULL;
-    w->start_us = now_us();
+    w->start_us = pm_bench_now_us();
     for (;;) {
         int i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
         if (i >= p->count) break;
@@ -61,7 +66,7 @@ static void *worker_main(void *arg) {
             break;
         }
     }
-    w->end_us = now_us();
+    w->end_us = pm_bench_now_us();
     return NULL;
 }
 
@@ -115,11 +120,6 @@ static int check_pass(const pm_search_result *got, const pm_search_result *ref, 
                                (double)got[i].cost, got[i].candidates, ref[i].pose, (double)ref[i].cost,
                                ref[i].candidates);
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int pm_bench_threads(pm_bench_threads_row *out, const pm_database *db, const float *queries, int count,
@@ -178,8 +178,8 @@ int pm_bench_threads(pm_bench_threads_row *out, const pm_database *db, const flo
             qps[k][r] = wall_us > 0.0 ? count / (1e-6 * wall_us) : 0.0;
         }
     if (rc == 0) {
-        qsort(qps[0], (size_t)rounds, sizeof(double), cmp_double);
-        qsort(qps[1], (size_t)rounds, sizeof(double), cmp_double);
+        qsort(qps[0], (size_t)rounds, sizeof(double), pm_bench_cmp_double);
+        qsort(qps[1], (size_t)rounds, sizeof(double), pm_bench_cmp_double);
         out->qps_1 = qps[0][rounds / 2];
         out->qps_n = qps[1][rounds / 2];
         out->scaling = out->qps_1 > 0.0 ? out->qps_n / out->qps_1 : 0.0;

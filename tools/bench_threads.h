@@ -6,6 +6,11 @@
 
 #include "posematch/posematch.h"
 
+/* Timing helpers of `posematch bench` (here and in cmd_bench.c): a monotonic clock in
+ * microseconds, and the qsort comparison for the sorted samples medians and p99s come from. */
+double pm_bench_now_us(void);
+int pm_bench_cmp_double(const void *a, const void *b);
+
 typedef struct pm_bench_threads_row {
     pm_search_mode mode;
     int queries;         /* per pass */

@@ -134,6 +134,12 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
     return 1;
 }
 
+int pm_cli_seen_has(const pm_cli_seen *seen, const char *option) {
+    for (int k = 0; k < seen->count; k++)
+        if (!strcmp(seen->option[k], option)) return 1;
+    return 0;
+}
+
 int pm_cli_bvh_forced(const pm_bvh_def *def) { return def->unit_scale != 0.0f || def->up_axis >= 0; }
 
 int pm_cli_clip_scale_odd(const pm_clip *clip, float *out_height) {

@@ -64,6 +64,8 @@ int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, cons
  * after it; 1 otherwise. Called first thing for each argument, before the option is taken. */
 int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const *options, int argc, char **argv,
                        int i);
+/* Whether single-value option `option` was recorded in `seen`. */
+int pm_cli_seen_has(const pm_cli_seen *seen, const char *option);
 
 /* The BVH reading options every command that reads clips takes (--unit-scale M, --up y|z), each
  * at most once (recorded in `seen`). argv[*i] is the option; returns 1 when it was one of them

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -36,12 +35,6 @@ static const char bench_usage[] =
     "                  passes) and require the same answers, query by query; 1..256; 1 (none)\n"
     "  --json          JSON on stdout\n";
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
-}
-
 typedef struct rng {
     uint64_t s;
 } rng;
@@ -52,11 +45,6 @@ static uint32_t rng_u32(rng *r) {
 }
 static double rng_unit(rng *r) { return ((double)rng_u32(r) + 0.5) / 4294967296.0; }
 static double rng_normal(rng *r) { return sqrt(-2.0 * log(rng_unit(r))) * cos(6.283185307179586 * rng_unit(r)); }
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct query_set {
     const char *name;
@@ -109,9 +97,9 @@ static int run_mode(bench *b, const query_set *qs, pm_search_mode mode, const fl
             return pm_cli_fail_error(&err);
     for (int i = 0; i < qs->count; i++) {
         def.continuing_pose = continuing && qs->source_pose ? qs->source_pose[i] : -1;
-        double t0 = now_us();
+        double t0 = pm_bench_now_us();
         pm_result r = pm_search(&out[i], b->db, qs->rows + (size_t)i * b->card, &def, b->scratch, b->scratch_size, &err);
-        times[i] = now_us() - t0;
+        times[i] = pm_bench_now_us() - t0;
         if (r != PM_OK) return pm_cli_fail_error(&err);
     }
     return 0;
@@ -136,7 +124,7 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
             if (ratio > worst) worst = ratio;
         }
     }
-    qsort(times, (size_t)qs->count, sizeof(double), cmp_double);
+    qsort(times, (size_t)qs->count, sizeof(double), pm_bench_cmp_double);
     m->median_us = times[qs->count / 2];
     m->p99_us = times[(int)floor(0.99 * (qs->count - 1))];
     m->mean_us = sum / qs->count;
@@ -162,7 +150,7 @@ static double read_pass_us(const pm_database *db, double *sink) {
     size_t n = (size_t)rows * stride;
     typedef float v8 __attribute__((vector_size(32)));
     typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias));
-    double t0 = now_us();
+    double t0 = pm_bench_now_us();
     v8 a0 = {0}, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
@@ -178,7 +166,7 @@ static double read_pass_us(const pm_database *db, double *sink) {
     v8 a = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
     float tail = 0.0f;
     for (; i < n; i++) tail += v[i];
-    double t = now_us() - t0;
+    double t = pm_bench_now_us() - t0;
     *sink += a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7] + tail;
     return t;
 }
@@ -194,16 +182,16 @@ static int measure_floor(bench *b, const query_set *qs, double *read_us, double 
     pm_search_result res;
     for (int k = -2; k < FLOOR_ROUNDS; k++) { /* two rounds of warm-up */
         double r = read_pass_us(b->db, sink);
-        double t0 = now_us();
+        double t0 = pm_bench_now_us();
         if (pm_search(&res, b->db, qs->rows + (size_t)((k + 2) % qs->count) * b->card, &def, b->scratch, b->scratch_size,
                       &err) != PM_OK)
             return pm_cli_fail_error(&err);
-        double t = now_us() - t0;
+        double t = pm_bench_now_us() - t0;
         *sink += res.cost;
         if (k >= 0) tr[k] = r, tb[k] = t;
     }
-    qsort(tr, FLOOR_ROUNDS, sizeof(double), cmp_double);
-    qsort(tb, FLOOR_ROUNDS, sizeof(double), cmp_double);
+    qsort(tr, FLOOR_ROUNDS, sizeof(double), pm_bench_cmp_double);
+    qsort(tb, FLOOR_ROUNDS, sizeof(double), pm_bench_cmp_double);
     *read_us = tr[FLOOR_ROUNDS / 2];
     *bf_us = tb[FLOOR_ROUNDS / 2];
     return 0;
@@ -524,8 +512,8 @@ int pm_cmd_bench(int argc, char **argv) {
     free(dyn);
     if (rc) goto done;
     /* The headline: median brute-force time over both sets' queries by exact's. */
-    qsort(b.pooled_bf, (size_t)b.pooled_bf_count, sizeof(double), cmp_double);
-    qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), cmp_double);
+    qsort(b.pooled_bf, (size_t)b.pooled_bf_count, sizeof(double), pm_bench_cmp_double);
+    qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), pm_bench_cmp_double);
     double bf_pooled = b.pooled_bf[b.pooled_bf_count / 2], ex_pooled = b.pooled_exact[b.pooled_exact_count / 2];
     double headline = ex_pooled > 0 ? bf_pooled / ex_pooled : 0.0;
     /* Throughput of threads sharing the database: exact, and brute force for contrast (it reads

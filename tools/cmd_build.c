@@ -371,15 +371,12 @@ static int name_apart(pm_clip *clips, const char *const *from, int n) {
 typedef struct named {
     const char *name;
     int index;
-    int mirrored;
 } named;
 
 static int cmp_named(const void *a, const void *b) {
     const named *x = a, *y = b;
     int c = strcmp(x->name, y->name);
-    if (c) return c;
-    if (x->index != y->index) return (x->index > y->index) - (x->index < y->index);
-    return x->mirrored - y->mirrored;
+    return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
 /* Asset names identify assets (listings, --addend, pm_database_find_asset): after name_apart
@@ -388,39 +385,34 @@ static int cmp_named(const void *a, const void *b) {
  * name the library gives the copy of "walk"). `from` is each clip's input file. Returns 0 after
  * printing an error. */
 static int check_unique_names(const pm_clip *clips, const char *const *from, int n, int mirror) {
-    int count = n * (mirror ? 2 : 1);
-    named *v = malloc((size_t)(count ? count : 1) * sizeof *v);
-    char **copies = mirror ? calloc((size_t)(n ? n : 1), sizeof *copies) : NULL;
-    int ok = v && (!mirror || copies);
-    for (int i = 0; i < n && ok; i++) {
-        const char *name = clips[i].name ? clips[i].name : "";
-        v[i] = (named){name, i, 0};
-        if (!mirror) continue;
-        size_t len = strlen(name);
-        if (!(copies[i] = malloc(len + sizeof ".mirror"))) ok = 0;
-        else {
-            memcpy(copies[i], name, len);
-            memcpy(copies[i] + len, ".mirror", sizeof ".mirror");
-            v[n + i] = (named){copies[i], i, 1};
-        }
-    }
-    if (!ok) pm_cli_fail("build: out of memory");
-    else qsort(v, (size_t)count, sizeof *v, cmp_named);
-    for (int i = 1; i < count && ok; i++)
+    named *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v) return pm_cli_fail("build: out of memory"), 0;
+    for (int i = 0; i < n; i++) v[i] = (named){clips[i].name ? clips[i].name : "", i};
+    qsort(v, (size_t)n, sizeof *v, cmp_named);
+    int ok = 1;
+    for (int i = 1; i < n && ok; i++)
         if (!strcmp(v[i - 1].name, v[i].name)) {
             const char *a = from[v[i - 1].index], *b = from[v[i].index];
             int spaces = pm_cli_has_suffix(a, ".json") && pm_cli_has_suffix(b, ".json");
-            if (v[i - 1].mirrored || v[i].mirrored)
-                pm_cli_fail("build: %s and %s both make an asset named '%s' (--mirror names the mirrored copy of an "
-                            "asset <name>.mirror): asset names must be unique (rename one of them)",
-                            a, b, v[i].name);
-            else
-                pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
-                            v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
+            pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
+                        v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
             ok = 0;
         }
-    for (int i = 0; copies && i < n; i++) free(copies[i]);
-    free(copies);
+    /* The names being distinct, a mirrored copy can only clash with a clip named "<other>.mirror". */
+    const size_t suffix = strlen(".mirror");
+    for (int i = 0; i < n && ok && mirror; i++) {
+        const char *name = v[i].name;
+        size_t stem = strlen(name) - PM_CLI_MIN(strlen(name), suffix);
+        if (!stem || strcmp(name + stem, ".mirror")) continue;
+        for (int j = 0; j < n && ok; j++)
+            if (strlen(v[j].name) == stem && !strncmp(v[j].name, name, stem)) {
+                int lo = PM_CLI_MIN(v[i].index, v[j].index), hi = v[i].index + v[j].index - lo;
+                pm_cli_fail("build: %s and %s both make an asset named '%s' (--mirror names the mirrored copy of an "
+                            "asset <name>.mirror): asset names must be unique (rename one of them)",
+                            from[lo], from[hi], name);
+                ok = 0;
+            }
+    }
     free(v);
     return ok;
 }

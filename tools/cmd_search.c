@@ -34,7 +34,7 @@ static const char search_usage[] =
 typedef struct search_args {
     const char *db, *queries, *clip, *weights;
     long frame;
-    int json, loop, addend_given, neighbors_given;
+    int json, loop;
     pm_search_def def;
     pm_bvh_def bvh;
 } search_args;
@@ -76,11 +76,9 @@ static int parse_args(search_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--continuing-addend") && more) {
             if (!pm_cli_number(&v, "search", s, argv[++i], -1e6, 1e6, 0)) return 2;
             a->def.continuing_cost_addend = (float)v;
-            a->addend_given = 1;
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_number(&v, "search", s, argv[++i], 1, 1e6, 1)) return 2;
             a->def.kdtree_neighbors = (int)v;
-            a->neighbors_given = 1;
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;
         else if (!a->db) a->db = s;
@@ -92,9 +90,9 @@ static int parse_args(search_args *a, int argc, char **argv) {
     if (a->clip && a->frame < 0) return pm_cli_fail("search: --query-clip needs --frame F") + 1;
     if (a->loop && !a->clip) return pm_cli_fail("search: --loop reads a --query-clip") + 1;
     /* An option that cannot act is a mistaken command line, not one to run quietly. */
-    if (a->addend_given && a->def.continuing_pose < 0)
+    if (pm_cli_seen_has(&seen, "--continuing-addend") && a->def.continuing_pose < 0)
         return pm_cli_fail("search: --continuing-addend applies to the --continuing pose; none given") + 1;
-    if (a->neighbors_given && a->def.mode != PM_SEARCH_PCAKDTREE)
+    if (pm_cli_seen_has(&seen, "--neighbors") && a->def.mode != PM_SEARCH_PCAKDTREE)
         return pm_cli_fail("search: --neighbors applies to --mode pcakdtree, not %s", pm_search_mode_name(a->def.mode)) + 1;
     if (pm_cli_bvh_forced(&a->bvh) && !a->clip)
         return pm_cli_fail("search: --unit-scale and --up read a --query-clip") + 1;
