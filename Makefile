@@ -1,14 +1,15 @@
 # posematch - top-level targets. CMake does the building underneath.
 #   make         build the library, CLI, tests and benches into build/ (CLI: build/posematch)
-#   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers)
+#   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers, TSan build)
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -19,7 +20,7 @@ deps:
 
 test:
 	@scripts/install-deps.sh test
-	@$(MAKE) --no-print-directory test-release test-asan
+	@$(MAKE) --no-print-directory test-release test-asan test-tsan
 
 test-release: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -36,6 +37,14 @@ test-asan: all
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && PM_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
+# ThreadSanitizer over the whole suite: threaded builds (1-7 threads), threads searching one
+# database, bench --threads. Any report fails the test that made it (halt_on_error).
+test-tsan: all
+	CC=clang CXX=clang++ cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPM_WERROR=ON -DPM_SANITIZE_THREAD=ON \
+	  -DPM_BUILD_BENCH=OFF -DCMAKE_C_FLAGS_DEBUG="-O1 -g" >/dev/null
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && PM_SANITIZED=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j $(JOBS)
+
 bench: all
 	@scripts/install-deps.sh bench
 	bash bench/run.sh $(BUILD)
@@ -44,4 +53,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
