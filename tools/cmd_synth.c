@@ -80,13 +80,15 @@ int pm_cmd_synth(int argc, char **argv) {
      * rename within one directory fails only in rare cases.) */
     char **paths = calloc((size_t)clips, sizeof(char *)), **staged = calloc((size_t)clips, sizeof(char *));
     char *stage = malloc(strlen(dir) + 20);
+    /* No staging directory yet: nothing to remove on failure, including the failure of the
+     * allocations just made (discard reads stage whenever it is not NULL). */
+    if (stage) stage[0] = '\0';
     int rc = 1;
     pm_error err;
     if (!paths || !staged || !stage) {
         pm_cli_fail("synth: out of memory");
         goto done;
     }
-    stage[0] = '\0'; /* no staging directory yet: nothing to remove on failure */
     for (long i = 0; i < clips; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s_%03ld", prefix, i);
