@@ -145,10 +145,10 @@ pm_result pm_l2m_transforms_avx2(const pm_local_to_model_job *job, pm_error *err
     const pm_f4 root_t = f4_set(root.translation.x, root.translation.y, root.translation.z, 0.0f);
     const pm_i4 sign = i4_set1(PM_SIGN_BIT);
     /* The previous joint (for joint 0, whose parent -1 is j - 1: the root) and the pending
-     * translation's inputs. */
-    pm_f4 prev_q = root_q, last_t = root_t, tq = root_q, tt = root_t;
-    aos_perms tp = aos_perms_of(root_q);
-    const float *prev_w = &root.rotation.w, *tw = prev_w;
+     * translation's inputs, which each group's first joint sets before anything reads them. */
+    pm_f4 prev_q = root_q, last_t = root_t, tq, tt;
+    aos_perms tp;
+    const float *prev_w = &root.rotation.w, *tw;
     struct {
         PM_ALIGN16 float tx2[4]; /* the translations doubled, -qz and -2 tz (the addsub terms) */
         PM_ALIGN16 float ty2[4];
