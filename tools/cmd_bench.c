@@ -409,7 +409,6 @@ int pm_cmd_bench(int argc, char **argv) {
     query_set sets[2];
     memset(sets, 0, sizeof sets);
     int set_count = 0;
-    rc = 0;
     /* Noisy set: random searchable poses, raw features + sigma * scale * N(0, 1). */
     rng r = {(uint64_t)a.seed * 0x9E3779B97F4A7C15ull + 1};
     query_set *noisy = &sets[set_count++];
