@@ -329,4 +329,36 @@ expect_error "build --fps inf" "--fps 'inf' must be a decimal number" "$CLI" bui
 expect_error "build --hips-axis in hexadecimal" "--hips-axis '0x1,0,0' must be three decimal numbers" \
   "$CLI" build "$T/clips" -o "$T/x1" --hips-axis 0x1,0,0
 for f in x1 x2 x1.bvh; do [ -e "$T/$f" ] && fail "a refused command wrote $f"; done
+
+# 16. Values each command checks against its inputs, one more input than a command takes, option
+#     values outside their words, and combinations that do nothing.
+N=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['poses'])" "$T/x.json") || fail "poses"
+expect_error "search --continuing past the last pose" "search: --continuing $N is not a pose of .*a.pmdb (0..$((N - 1)))" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --continuing "$N"
+F=$("$CLI" inspect "$T/clips/synth_000.bvh" --json | python3 -c "import json, sys; print(json.load(sys.stdin)['frames'])") || fail "frames"
+expect_error "search --frame past the clip" "synth_000.bvh: --frame $F is past the clip's last frame $((F - 1))" \
+  "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame "$F"
+head -c $((D * 4 - 4)) "$T/x.f32" > "$T/wshort.f32"
+expect_error "search --weights one value short" "wshort.f32: $((D * 4 - 4)) bytes is not a whole number of rows of $D float32 values" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/wshort.f32"
+expect_error "search with two databases" "search: one database at a time" "$CLI" search "$T/a.pmdb" "$T/a.pmdb" --queries "$T/q.f32"
+expect_error "info with two databases" "info: one database at a time" "$CLI" info "$T/a.pmdb" "$T/a.pmdb"
+expect_error "export-features with two databases" "the output prefix goes after -o" "$CLI" export-features "$T/a.pmdb" "$T/x3" -o "$T/x4"
+expect_error "blend with two spaces" "blend: one blend space at a time" "$CLI" blend "$T/space.json" "$T/space.json" --param 2 --weights
+expect_error "blend without a space" "blend: no SPACE.json given" "$CLI" blend --param 2 --weights
+expect_error "blend --json with only -o" "blend: --json goes with --weights" "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.bvh" --json
+expect_error "blend --fps without -o" "blend: --fps is the rate of -o OUT.bvh" "$CLI" blend "$T/space.json" --param 2 --weights --fps 30
+expect_error "build --facing feet" "build: --facing 'feet' must be legs or hips" "$CLI" build "$T/clips" -o "$T/x1" --facing feet
+expect_error "build --ground up" "build: --ground 'up' must be detect or zero" "$CLI" build "$T/clips" -o "$T/x1" --ground up
+expect_error "build --mirror-pair without =" "build: --mirror-pair 'LeftFoot' must be JOINT=JOINT" \
+  "$CLI" build "$T/clips" -o "$T/x1" --mirror --mirror-pair LeftFoot
+expect_error "build of a folder without clips" "empty: no .bvh files found in the directory" "$CLI" build "$T/empty" -o "$T/x1"
+for f in x1 x2 x3.f32 x4.f32 x1.bvh; do [ -e "$T/$f" ] && fail "a refused command wrote $f"; done
+# Every command's --help is its usage on stdout and success, whatever else is on the line.
+for c in inspect build info search export-features bench blend synth; do
+  "$CLI" $c --help > "$T/h.txt" 2> "$T/herr.txt" || fail "$c --help failed"
+  head -1 "$T/h.txt" | grep -q "^usage: posematch $c " || fail "$c --help: $(head -1 "$T/h.txt")"
+  [ -s "$T/herr.txt" ] && fail "$c --help wrote to stderr: $(cat "$T/herr.txt")"
+  "$CLI" $c "$T/a.pmdb" --help > /dev/null || fail "$c DB --help failed"
+done
 echo "ok"

@@ -322,6 +322,78 @@ done
 "$CLI" build "$T/same" -o "$T/same_add.pmdb" --quiet --addend 'x*=0.5' || fail "build --addend of same-named clips"
 "$CLI" info "$T/same_add.pmdb" --assets > "$T/same_add.txt" || fail "info of same-named clips with addends"
 [ "$(grep -c "walk/x: .*cost addend 0.5" "$T/same_add.txt")" -eq 2 ] || fail "--addend on same-named clips: $(cat "$T/same_add.txt")"
+# Index options end to end: excluded ranges at both ends of non-looping clips reach export's
+# block_transition flags (floor(S * fps) frames each, as pm_database_def says) and a search
+# given such a pose's own row returns another; the exact tree's components and leaf size change
+# its layout, not exact's answers; --loop leaves nothing to exclude.
+"$CLI" build "$T/clips" -o "$T/ex.pmdb" --exclude-end 1 --exclude-start 0.5 --quiet || fail "build --exclude-*"
+"$CLI" info "$T/ex.pmdb" --json > "$T/exinfo.json" || fail "info --exclude-*"
+"$CLI" export-features "$T/ex.pmdb" -o "$T/ex" || fail "export --exclude-*"
+python3 - "$T" <<'PY' || fail "excluded ranges"
+import json, struct, sys
+t = sys.argv[1]
+x = json.load(open(t + "/ex.json")); i = json.load(open(t + "/exinfo.json"))
+head, tail = int(0.5 * x["fps"]), int(1.0 * x["fps"])
+hidden = 0
+for a in x["assets"]:
+    assert not a["looping"], a
+    for f in range(a["poses"]):
+        p = a["first_pose"] + f
+        if f < head or f >= a["poses"] - tail:
+            assert x["block_transition"][p] == 1, (a["name"], f)
+            hidden += 1
+assert i["excluded_poses"] > 0 and i["block_transition_poses"] >= hidden, (i, hidden)
+# the row of an excluded pose as a query: the middle of the first asset's head
+a = x["assets"][0]; p = a["first_pose"] + head // 2
+d = x["cardinality"]
+with open(t + "/ex.f32", "rb") as f:
+    f.seek(p * d * 4); row = f.read(d * 4)
+open(t + "/exq.f32", "wb").write(row)
+open(t + "/exq.txt", "w").write(str(p))
+PY
+"$CLI" search "$T/ex.pmdb" --queries "$T/exq.f32" --json > "$T/exq.json" || fail "search for an excluded pose"
+python3 - "$T" <<'PY' || fail "search returned an excluded pose"
+import json, sys
+t = sys.argv[1]
+r = json.load(open(t + "/exq.json"))["results"][0]; x = json.load(open(t + "/ex.json"))
+assert r["pose"] != int(open(t + "/exq.txt").read()) and x["block_transition"][r["pose"]] == 0, r
+PY
+"$CLI" build "$T/clips" -o "$T/exl.pmdb" --loop --exclude-end 1 --exclude-start 0.5 --quiet || fail "build --loop --exclude-*"
+"$CLI" info "$T/exl.pmdb" --json | python3 -c "import json, sys; i = json.load(sys.stdin); assert i['excluded_poses'] == 0 and i['block_transition_poses'] == 0, i" \
+  || fail "--loop: a loop has no ends to exclude"
+"$CLI" build "$T/clips" -o "$T/et.pmdb" --exact-components 5 --exact-leaf 8 --quiet || fail "build --exact-components --exact-leaf"
+"$CLI" info "$T/et.pmdb" --json | python3 -c "import json, sys; assert json.load(sys.stdin)['exact_components'] == 5" \
+  || fail "--exact-components 5 not in info"
+"$CLI" export-features "$T/et.pmdb" -o "$T/et" || fail "export --exact-components"
+python3 - "$T" <<'PY' || fail "queries for the small-leaf tree"
+import random, struct, sys
+t = sys.argv[1]
+d = __import__("json").load(open(t + "/et.json"))["cardinality"]
+raw = open(t + "/et.f32", "rb").read(); n = len(raw) // (4 * d)
+rng = random.Random(5)
+out = bytearray()
+for q in range(40):  # rows with noise of a tenth of each dimension's spread
+    p = rng.randrange(n)
+    row = struct.unpack_from("%df" % d, raw, p * d * 4)
+    out += struct.pack("%df" % d, *[v + rng.gauss(0, 0.1) for v in row])
+open(t + "/etq.f32", "wb").write(out)
+PY
+for m in exact bruteforce; do
+  "$CLI" search "$T/et.pmdb" --queries "$T/etq.f32" --mode $m --json > "$T/et_$m.json" || fail "search --mode $m (small leaves)"
+done
+python3 - "$T" <<'PY' || fail "exact differs from brute force with 5 components and leaves of 8"
+import json, sys
+t = sys.argv[1]
+e = json.load(open(t + "/et_exact.json"))["results"]; b = json.load(open(t + "/et_bruteforce.json"))["results"]
+assert len(e) == 40 and all(x["pose"] == y["pose"] or abs(x["cost"] - y["cost"]) <= 1e-5 * max(1.0, y["cost"]) for x, y in zip(e, b)), (e, b)
+PY
+expect_error "--exact-components above the cardinality" "--exact-components 40 is more than the 31 values per pose" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exact-components 40
+expect_error "--exact-leaf below 8" "--exact-leaf '4' must be a decimal integer in 8..4096" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exact-leaf 4
+expect_error "--exclude-end negative" "--exclude-end '-1' must be a decimal number in 0..100000" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude-end -1
+[ -e "$T/e.pmdb" ] && fail "a refused build left a file"
 # An output named like the schema preset is no input (the preset is not a file).
 ( cd "$T" && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet ) \
   || fail "-o named like a preset, built twice"
