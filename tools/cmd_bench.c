@@ -178,6 +178,7 @@ static int measure_floor(bench *b, const query_set *qs, double *read_us, double 
     double tr[FLOOR_ROUNDS], tb[FLOOR_ROUNDS];
     pm_search_def def = pm_default_search_def();
     def.mode = PM_SEARCH_BRUTEFORCE;
+    def.kdtree_neighbors = b->neighbors; /* the scratch fits --neighbors, which may be fewer than the default */
     pm_error err;
     pm_search_result res;
     for (int k = -2; k < FLOOR_ROUNDS; k++) { /* two rounds of warm-up */

@@ -105,6 +105,18 @@ for m in b["modes"]:
         assert m["exact_fraction"] == 1.0, m
 PY
 
+# bench's query options: --seed picks the queries (same seed, same rows), --sigma is the noise
+# reported, and --neighbors other than UE's 200 still runs every mode (the brute-force floor
+# once searched with a scratch sized for --neighbors but a default of 200: too small for 30).
+for run in 4 4b 5; do
+  "$CLI" bench "$T/a.pmdb" --queries 10 --seed ${run%b} --neighbors 30 --sigma 0.5 --save-queries "$T/bq$run" --json \
+    > "$T/bench_opts.json" || fail "bench --seed ${run%b} --neighbors 30 --sigma 0.5"
+done
+cmp -s "$T/bq4_noisy.f32" "$T/bq4b_noisy.f32" || fail "bench --seed 4 twice drew different queries"
+cmp -s "$T/bq4_noisy.f32" "$T/bq5_noisy.f32" && fail "bench --seed 4 and 5 drew the same queries"
+python3 -c "import json, sys; b = json.load(open(sys.argv[1])); assert b['sigma'] == 0.5 and b['queries'] == 10, b" "$T/bench_opts.json" \
+  || fail "bench --sigma"
+
 # A blend space is a source of assets too: one baked clip per grid point inside the hull.
 cat > "$T/space.json" <<JSON
 {"name": "loco", "axes": [{"name": "speed", "min": 0, "max": 4}], "grid": 9,
