@@ -1,4 +1,5 @@
 /* posematch command-line tool: thin commands over the library. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,20 @@ static void usage(FILE *f) {
     fprintf(f, "  posematch COMMAND --help   details of one command\n");
 }
 
+/* Output lost to a full disk or a closed descriptor must not pass for a result: a command that
+ * succeeded fails when stdout could not take everything it printed (one stderr line, as every
+ * error; a command that failed has said why already). */
+static int stdout_checked(int rc, const char *what) {
+    errno = 0;
+    int flush_failed = fflush(stdout) != 0;
+    if ((flush_failed || ferror(stdout)) && rc == 0) {
+        if (flush_failed && errno) fprintf(stderr, "posematch: %s: cannot write to stdout: %s\n", what, strerror(errno));
+        else fprintf(stderr, "posematch: %s: cannot write to stdout\n", what);
+        rc = 1;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -36,14 +51,14 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return 0;
+        return stdout_checked(0, "--help");
     }
     if (!strcmp(argv[1], "--version")) {
         printf("posematch %s\n", pm_version_string());
-        return 0;
+        return stdout_checked(0, "--version");
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) return stdout_checked(commands[i].run(argc - 1, argv + 1), commands[i].name);
     fprintf(stderr, "posematch: unknown command '%s' (try posematch --help)\n", argv[1]);
     return 2;
 }

@@ -361,4 +361,25 @@ for c in inspect build info search export-features bench blend synth; do
   [ -s "$T/herr.txt" ] && fail "$c --help wrote to stderr: $(cat "$T/herr.txt")"
   "$CLI" $c "$T/a.pmdb" --help > /dev/null || fail "$c DB --help failed"
 done
+
+# 17. Output stdout cannot take (a full disk) fails the command: a truncated result must not pass
+#     for a whole one. Only inspect checked; every command goes through main's check now.
+if [ -w /dev/full ]; then
+  expect_full() { # name command...
+    local name=$1; shift
+    "$@" > /dev/full 2> "$T/err.txt" && fail "$name > /dev/full: succeeded"
+    [ "$(wc -l < "$T/err.txt")" -eq 1 ] && grep -q "cannot write to stdout" "$T/err.txt" \
+      || fail "$name > /dev/full: $(cat "$T/err.txt")"
+  }
+  expect_full "inspect" "$CLI" inspect "$T/clips/synth_000.bvh"
+  expect_full "info --json" "$CLI" info "$T/a.pmdb" --json
+  expect_full "search" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32"
+  expect_full "bench --json" "$CLI" bench "$T/a.pmdb" --queries 3 --json
+  expect_full "build --json" "$CLI" build "$T/clips" -o "$T/full.pmdb" --quiet --json
+  expect_full "blend --weights" "$CLI" blend "$T/space.json" --param 2 --weights
+  expect_full "--help" "$CLI" --help
+  "$CLI" synth "$T/syn3" --clips 1 > /dev/full || fail "synth, which prints nothing, failed on a full stdout"
+else
+  echo "note: no /dev/full, the full-stdout check is skipped"
+fi
 echo "ok"
