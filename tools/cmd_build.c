@@ -236,6 +236,8 @@ static int parse_args(build_args *a, int argc, char **argv) {
     }
     if (!a->output) return pm_cli_fail("build: no output given (-o DB.pmdb)") + 1;
     if (!a->output[0]) return pm_cli_fail("build: -o: the output path is empty") + 1;
+    /* "" + "/<key>.pmdb" would be a file in the root directory. */
+    if (a->cache && !a->cache[0]) return pm_cli_fail("build: --cache: the directory path is empty") + 1;
     if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
     if (a->input_count == 0) return pm_cli_fail("build: no input clips given") + 1;
     return -1;

@@ -103,6 +103,9 @@ else
   echo "note: not root, the planted-link check is skipped"
 fi
 expect_error "build -o ''" "output path is empty" "$CLI" build "$T/clips" -o ""
+expect_error "build --cache ''" "build: --cache: the directory path is empty" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --cache "" --quiet
+[ -e "$T/e.pmdb" ] && fail "build --cache '' wrote its output"
 
 # 2. Inputs that are directories or other non-regular files are named as such.
 expect_error "info DIR" "empty: is a directory" "$CLI" info "$T/empty"
