@@ -239,6 +239,9 @@ static int parse_args(build_args *a, int argc, char **argv) {
     /* "" + "/<key>.pmdb" would be a file in the root directory. */
     if (a->cache && !a->cache[0]) return pm_cli_fail("build: --cache: the directory path is empty") + 1;
     if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
+    /* Facing from the legs reads no hips axis: the database would come out as if it were not given. */
+    if (pm_cli_seen_has(&seen, "--hips-axis") && a->def.root.facing_mode != PM_FACING_HIPS_AXIS)
+        return pm_cli_fail("build: --hips-axis applies to --facing hips; the facing is from the legs") + 1;
     if (a->input_count == 0) return pm_cli_fail("build: no input clips given") + 1;
     return -1;
 }

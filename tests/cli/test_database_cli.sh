@@ -231,6 +231,11 @@ expect_error "zero hips axis" "--hips-axis" "$CLI" build "$T/clips" -o "$T/e.pmd
   --root-smoothing 0 --quiet || fail "build with root options"
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/legs.pmdb" --schema holden27 --quiet || fail "build with the default root"
 cmp -s "$T/hips.pmdb" "$T/legs.pmdb" && fail "root options changed nothing"
+# Facing from the legs reads no hips axis: the axis alone built the default facing without a word.
+expect_error "--hips-axis without --facing hips" "--hips-axis applies to --facing hips" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --hips-axis 1,0,0
+expect_error "--hips-axis with --facing legs" "--hips-axis applies to --facing hips" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --hips-axis 1,0,0 --facing legs
 # Per-asset cost addends from the command line (mirrored copies share them).
 "$CLI" build "$T/clips" -o "$T/add.pmdb" --mirror --addend 'synth_00[12]=0.5' --addend 'synth_002=-0.25' --quiet || fail "build --addend"
 "$CLI" export-features "$T/add.pmdb" -o "$T/addx" || fail "export --addend database"
