@@ -198,6 +198,18 @@ static int measure_floor(bench *b, const query_set *qs, double *read_us, double 
     return 0;
 }
 
+/* Whether the far clip at `path` (named `clip_name` by the reader) is the clip database asset
+ * `asset` was built from: the same name, or, for clips that build named apart by their folders
+ * ("a/walk" beside "b/walk"), the same name in a folder whose path ends with the asset's. */
+static int far_clip_is_asset(const char *asset, const char *path, const char *clip_name) {
+    if (!strcmp(asset, clip_name)) return 1;
+    const char *slash = strrchr(asset, '/'), *path_slash = strrchr(path, '/');
+    if (!slash || !path_slash || strcmp(slash + 1, clip_name)) return 0;
+    size_t folders = (size_t)(slash - asset), path_folders = (size_t)(path_slash - path);
+    if (path_folders < folders || strncmp(path_slash - folders, asset, folders)) return 0;
+    return path_folders == folders || path_slash[-(long)folders - 1] == '/';
+}
+
 static int load_far(query_set *qs, const pm_database *db, char **paths, int path_count, const pm_bvh_def *bvh,
                     int max_queries) {
     char **files = NULL;
@@ -224,7 +236,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
                 rc = pm_cli_fail_error(&err);
                 break;
             }
-            if (ai.name && !strcmp(ai.name, clip.name)) {
+            if (ai.name && far_clip_is_asset(ai.name, files[i], clip.name)) {
                 fprintf(stderr, "posematch: bench: warning: far clip %s is in the database (asset %d '%s'): far queries "
                                 "should come from clips left out of it\n",
                         files[i], a, ai.name);

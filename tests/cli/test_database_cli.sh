@@ -335,6 +335,15 @@ cp "$T/clips/synth_002.bvh" "$T/same/a/y.bvh"
 for name in "a/walk/x: " "b/walk/x: " "y: "; do
   grep -q "$name" "$T/same.txt" || fail "same-named clips: no asset '$name' in $(cat "$T/same.txt")"
 done
+# A far clip that is one of them is flagged as in the database (the check compared the clip's
+# name, x, with the asset's, a/walk/x); its namesake from another folder is not.
+"$CLI" bench "$T/same.pmdb" --queries 3 --far "$T/same/a/walk/x.bvh" > /dev/null 2> "$T/warn3.txt" \
+  || fail "bench --far of a clip named apart"
+grep -q "far clip .*same/a/walk/x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$T/warn3.txt" \
+  || fail "bench did not flag a far clip named apart by its folders: $(cat "$T/warn3.txt")"
+mkdir -p "$T/c/walk" && cp "$T/clips/synth_003.bvh" "$T/c/walk/x.bvh"
+"$CLI" bench "$T/same.pmdb" --queries 3 --far "$T/c/walk/x.bvh" > /dev/null 2> "$T/warn3.txt" || fail "bench --far c/walk/x"
+grep -q "is in the database" "$T/warn3.txt" && fail "bench flagged c/walk/x as a/walk/x or b/walk/x"
 # --addend patterns still match the file-name part of clips named apart by folders.
 "$CLI" build "$T/same" -o "$T/same_add.pmdb" --quiet --addend 'x*=0.5' || fail "build --addend of same-named clips"
 "$CLI" info "$T/same_add.pmdb" --assets > "$T/same_add.txt" || fail "info of same-named clips with addends"
