@@ -616,12 +616,13 @@ int pm_cmd_build(int argc, char **argv) {
         loaded++;
     }
     if (!name_apart(clips, from, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror)) goto done;
-    /* Units or an up axis forced on every clip can be wrong for some: say so once per build. */
+    /* Units or an up axis forced on every clip can be wrong for some: say so once per build. They
+     * outrank a blend space's own, so its baked clips are counted too (they stand as its samples do). */
     if (pm_cli_bvh_forced(&a.bvh)) {
         int odd = 0, first = -1;
         float first_height = 0.0f, height;
         for (int i = 0; i < loaded; i++)
-            if (bvh_file(from, i) && pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
+            if (pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
         if (odd)
             fprintf(stderr,
                     "posematch: build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above "

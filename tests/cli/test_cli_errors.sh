@@ -216,6 +216,14 @@ grep -q "warning: .*synth_000.bvh: the hips stand [0-9.]* m above the feet (read
 "$CLI" build "$T/clips/synth_000.bvh" "$T/clips/synth_001.bvh" -o "$T/giant.pmdb" --unit-scale 1 --quiet \
   2> "$T/warn.txt" || fail "build with implausible units exited $?"
 grep -q "warning: 2 of 2 clips stand where no person does" "$T/warn.txt" || fail "no build units warning: $(cat "$T/warn.txt")"
+# --unit-scale outranks a blend space's units: the clips baked from it stand as tall and are
+# counted (they were left out, yet counted in the total: "1 of 4 clips" for four giants).
+"$CLI" build "$T/space.json" "$T/clips/synth_002.bvh" -o "$T/giant.pmdb" --unit-scale 1 --quiet \
+  2> "$T/warn.txt" || fail "build of a space with implausible units exited $?"
+grep -q "warning: 4 of 4 clips stand where no person does (.*; .*space.json: " "$T/warn.txt" \
+  || fail "no units warning for a blend space: $(cat "$T/warn.txt")"
+"$CLI" build "$T/space.json" -o "$T/giant.pmdb" --unit-scale 0.01 --quiet 2> "$T/warn.txt" && [ ! -s "$T/warn.txt" ] \
+  || fail "a space read in its units warned: $(cat "$T/warn.txt")"
 expect_error "--continuing-addend alone" "applies to the --continuing pose" \
   "$CLI" search "$T/units.pmdb" --queries "$T/q.f32" --continuing-addend -1
 expect_error "--neighbors with exact" "applies to --mode pcakdtree, not exact" \
