@@ -20,7 +20,8 @@ static const char bench_usage[] =
     "cost excess, speed as a ratio to brute force in the same run, exact costs (candidates) and\n"
     "tree nodes visited per query, structure build ms and bytes, and a warm re-read of the value\n"
     "matrix; with --threads, the throughput of threads sharing the database.\n"
-    "  --queries N     queries per set, 1..1000000; 1000\n"
+    "  --queries N     queries per set (the far set: every frame of its clips when they have\n"
+    "                  fewer), 1..1000000; 1000\n"
     "  --far PATH...   held-out clips (files or directories) for the far query set; takes every\n"
     "                  argument up to the next option, so give DB.pmdb before it\n"
     "  --unit-scale M  metres per file unit of the --far clips, as the database was built\n"
@@ -545,6 +546,7 @@ int pm_cmd_bench(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "searchable_poses", info.searchable_poses);
         cJSON_AddNumberToObject(o, "cardinality", card);
         cJSON_AddNumberToObject(o, "queries", nq);
+        if (a.far_count) cJSON_AddNumberToObject(o, "far_queries", sets[1].count);
         cJSON_AddNumberToObject(o, "sigma", a.sigma);
         cJSON_AddNumberToObject(o, "warm_read_us", read_us);
         cJSON_AddNumberToObject(o, "bruteforce_alternating_us", bf_floor_us);
@@ -592,8 +594,12 @@ int pm_cmd_bench(int argc, char **argv) {
         rc = pm_cli_json_puts(o);
         cJSON_Delete(o);
     } else {
-        printf("%s: %d poses (%d searchable) x %d, %d queries per set, %.1f bytes/pose\n", a.path, info.poses,
-               info.searchable_poses, card, nq, (double)info.bytes / info.poses);
+        /* The far set holds every frame of its clips when they have fewer than --queries. */
+        char far_note[64] = "";
+        if (a.far_count && sets[1].count < nq)
+            snprintf(far_note, sizeof far_note, " (far: %d, all its clips' frames)", sets[1].count);
+        printf("%s: %d poses (%d searchable) x %d, %d queries per set%s, %.1f bytes/pose\n", a.path, info.poses,
+               info.searchable_poses, card, nq, far_note, (double)info.bytes / info.poses);
         printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
                read_us, bf_floor_us / read_us, bf_floor_us);
         printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s\n", "mode", "query set", "median us", "p99 us",

@@ -105,6 +105,16 @@ for m in b["modes"]:
         assert m["exact_fraction"] == 1.0, m
 PY
 
+# A far set from clips of fewer frames than --queries holds every frame, and says so: bench
+# reported "1000 queries per set" whatever the far set held.
+"$CLI" bench "$T/a.pmdb" --queries 1000 --far "$T/clips/synth_007.bvh" --json > "$T/bench_far.json" 2> /dev/null \
+  || fail "bench --far with fewer frames than --queries"
+F7=$("$CLI" inspect "$T/clips/synth_007.bvh" --json | python3 -c "import json, sys; print(json.load(sys.stdin)['frames'])")
+python3 -c "import json, sys; b = json.load(open(sys.argv[1])); assert b['queries'] == 1000 and b['far_queries'] == int(sys.argv[2]) < 1000, b" \
+  "$T/bench_far.json" "$F7" || fail "bench --json far_queries"
+"$CLI" bench "$T/a.pmdb" --queries 1000 --far "$T/clips/synth_007.bvh" 2> /dev/null | head -1 \
+  | grep -q "1000 queries per set (far: $F7, all its clips' frames)" || fail "bench text: far set size"
+
 # bench's query options: --seed picks the queries (same seed, same rows), --sigma is the noise
 # reported, and --neighbors other than UE's 200 still runs every mode (the brute-force floor
 # once searched with a scratch sized for --neighbors but a default of 200: too small for 30).
