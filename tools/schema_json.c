@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -283,6 +284,11 @@ pm_result pm_schema_resolve(pm_schema *out, const char *name, pm_schema_origin *
     /* A bare word that is no preset gets the preset "does not exist" message. */
     if (!preset && (strchr(name, '.') || strchr(name, '/'))) return pm_schema_load_json(out, name, origin, error);
     pm_result r = pm_schema_preset(out, name, error);
+    /* A schema file named without '.' or '/' reads as a preset name: say how to give the file. */
+    if (r != PM_OK && !preset && error && name[0] && access(name, F_OK) == 0) {
+        size_t n = strlen(error->message);
+        snprintf(error->message + n, sizeof error->message - n, "; for the file %s give ./%s", name, name);
+    }
     if (r == PM_OK && origin) {
         memset(origin, 0, sizeof *origin);
         snprintf(origin->source, sizeof origin->source, "schema '%s'", name);

@@ -206,6 +206,12 @@ expect_error "a clip named like a mirrored copy" "walk.bvh and .*walk.mirror.bvh
 printf 'HIERARCHY\nROOT Hips\n{\n' > "$T/broken.bvh"
 expect_error "broken clip" broken.bvh "$CLI" build "$T/broken.bvh" -o "$T/e.pmdb"
 expect_error "unknown schema" "schema" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema nosuch
+# A schema file whose name has no '.' or '/' is taken for a preset name: the message says how to
+# give the file (it only said the preset does not exist).
+printf '{"channels": [{"kind": "position", "bone": "LeftFoot"}]}' > "$T/bare"
+( cd "$T" && expect_error "schema file named like a preset" "preset 'bare' does not exist .*; for the file bare give ./bare" \
+  "$CLI" build clips -o e.pmdb --schema bare ) || exit 1
+( cd "$T" && "$CLI" build clips -o bare.pmdb --schema ./bare --quiet ) || fail "--schema ./bare"
 printf '{"channels": [{"kind": "position"}]}' > "$T/bad_schema.json"
 expect_error "bad schema file" bad_schema.json "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/bad_schema.json"
 head -c 10 "$T/q.f32" > "$T/short.f32"
