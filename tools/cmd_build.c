@@ -116,7 +116,7 @@ static int parse_axis(const char *text, pm_vec3 *out) {
     }
     double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     if (!(len > 1e-6)) {
-        pm_cli_fail("build: --hips-axis '%s' must not be zero", text);
+        pm_cli_fail("build: --hips-axis '%s' is too short to give a direction (its length is below 1e-6)", text);
         return 0;
     }
     *out = pm_vec3_make((float)(v[0] / len), (float)(v[1] / len), (float)(v[2] / len));

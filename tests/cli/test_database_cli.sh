@@ -241,6 +241,9 @@ printf '{"channels": [{"kind": "velocity", "bone": "@hips"}]}' > "$T/small.json"
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/small.pmdb" --schema "$T/small.json" --quiet || fail "3-value schema with the default --pca"
 expect_error "--pca above the cardinality" "--pca 4" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/small.json" --pca 4
 expect_error "zero hips axis" "--hips-axis" "$CLI" build "$T/clips" -o "$T/e.pmdb" --facing hips --hips-axis 0,0,0
+# An axis too short to normalise was refused as "zero", which it is not.
+expect_error "hips axis of length 1e-7" "--hips-axis '1e-7,0,0' is too short to give a direction (its length is below 1e-6)" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --facing hips --hips-axis 1e-7,0,0
 [ -e "$T/e.pmdb" ] && fail "a failed build left a file"
 # Root options reach the database: facing from a hips axis gives other features.
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/hips.pmdb" --schema holden27 --facing hips --hips-axis 0,0,1 --ground zero \
