@@ -203,7 +203,6 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;
     int clip_count = 0;
-    char names_storage[PM_BLEND_SPACE_MAX_DIMENSIONS][64];
     pm_blend_space_def def = pm_default_blend_space_def();
     pm_bvh_def bvh = bvh_in ? *bvh_in : pm_default_bvh_def();
 
@@ -270,10 +269,8 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
             if ((r = check_keys(&l, a, where, axis_keys)) != PM_OK) goto done;
             const char *nm;
             if ((r = get_string(&l, a, "name", where, &nm)) != PM_OK) goto done;
-            if (nm) {
-                snprintf(names_storage[d], sizeof names_storage[d], "%s", nm);
-                def.axis_names[d] = names_storage[d];
-            }
+            /* (The space copies it; the JSON lives until then.) */
+            if (nm) def.axis_names[d] = nm;
             const cJSON *jlo = cJSON_GetObjectItemCaseSensitive(a, "min"), *jhi = cJSON_GetObjectItemCaseSensitive(a, "max");
             if (!jlo != !jhi) {
                 r = bad(&l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");

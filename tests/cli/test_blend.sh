@@ -58,6 +58,18 @@ assert d["outside"] is False and abs(d["duration"] - 0.7) < 1e-4, d
 assert [e["index"] for e in d["weights"]] == [0, 1, 2]
 EOF
 
+# An axis name is kept whole (it was cut to 63 bytes, here inside its UTF-8 character).
+long_axis=$(printf 'x%.0s' $(seq 62))éx
+sed "s/\"name\": \"speed\"/\"name\": \"$long_axis\"/" "$TMP/space.json" > "$TMP/long_axis.json"
+"$CLI" blend "$TMP/long_axis.json" --param 2.5 --weights --json > "$TMP/long_axis.out" || fail "blend of a long axis name exited $?"
+python3 - "$TMP" <<'EOF' || fail "long axis name: $(cat "$TMP/long_axis.out")"
+import json, sys
+t = sys.argv[1]
+want = json.load(open(t + "/long_axis.json", encoding="utf-8"))["axes"][0]["name"]
+got = json.load(open(t + "/long_axis.out", encoding="utf-8"))["axes"]
+assert len(want) == 64 and got == [want], (want, got)
+EOF
+
 # On a sample: that sample alone. Beyond the last one: clamped to it and reported outside.
 json=$("$CLI" blend "$TMP/space.json" --param 1 --weights --json) || fail "exit $?"
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); w={e["sample"]:e["weight"] for e in d["weights"]}; assert w=={"walk":1,"jog":0,"run":0}, w' "$json" \
