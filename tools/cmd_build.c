@@ -277,7 +277,8 @@ static int32_t *clip_mirror_map(const pm_skeleton *sk, const build_args *a, int 
     int32_t *map = NULL;
     for (int k = 0; k < a->pair_count; k++) {
         const char *spec = a->pair_spec[k], *eq = strchr(spec, '=');
-        char left[256];
+        /* (Room for any joint name a BVH file may hold, 1024 bytes: a longer one names none.) */
+        char left[2048];
         snprintf(left, sizeof left, "%.*s", (int)(eq - spec), spec);
         int j = pm_skeleton_find_joint(sk, left), m = pm_skeleton_find_joint(sk, eq + 1);
         if (j < 0 || m < 0) continue;

@@ -286,6 +286,10 @@ expect_error "--addend matching nothing" "matches no asset" "$CLI" build "$T/cli
 for m in m0 m1 m2; do "$CLI" export-features "$T/$m.pmdb" -o "$T/$m" || fail "export $m"; done
 cmp -s "$T/m0.f32" "$T/m1.f32" || fail "--mirror-pair with the pair found from names changed the features"
 cmp -s "$T/m0.f32" "$T/m2.f32" && fail "--mirror-pair with another pairing changed nothing"
+# Joint names past 255 bytes pair too (the left one was cut there, so no clip had both joints).
+LA=LeftForeArm$(printf 'a%.0s' $(seq 300)); RA=RightForeArm$(printf 'a%.0s' $(seq 300))
+sed -e "s/LeftForeArm/$LA/" -e "s/RightForeArm/$RA/" "$T/clips/synth_000.bvh" > "$T/longjoints.bvh"
+"$CLI" build "$T/longjoints.bvh" -o "$T/lj.pmdb" --mirror --quiet --mirror-pair "$LA=$RA" || fail "--mirror-pair of long joint names"
 expect_error "--mirror-pair unknown joint" "no clip has both joints" "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair Nope=RightFoot
 expect_error "--mirror-pair without --mirror" "needs --mirror" "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror-pair LeftFoot=RightFoot
 # A far set drawn from the database itself is flagged.
