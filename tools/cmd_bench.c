@@ -396,7 +396,12 @@ int pm_cmd_bench(int argc, char **argv) {
     char save_path[2][4096];
     const char *set_names[2] = {"noisy", "far"};
     for (int s = 0; a.save && s < (a.far_count ? 2 : 1); s++) {
-        snprintf(save_path[s], sizeof save_path[s], "%s_%s.f32", a.save, set_names[s]);
+        /* A cut path could still name a file, another one than asked for. */
+        if ((size_t)snprintf(save_path[s], sizeof save_path[s], "%s_%s.f32", a.save, set_names[s]) >= sizeof save_path[s]) {
+            free(a.far);
+            return pm_cli_fail("bench: --save-queries P is too long (P_%s.f32 would have more than %zu characters)",
+                               set_names[s], sizeof save_path[s] - 1);
+        }
         if (pm_file_check_output(save_path[s], &err) != PM_OK ||
             pm_cli_check_not_input(save_path[s], &a.path, 1, &err) != PM_OK) {
             free(a.far);

@@ -266,6 +266,20 @@ long=$(printf 'o%.0s' $(seq 245))
 "$CLI" export-features "$T/a.pmdb" -o "$T/$long" || fail "export-features -o a 245-character PREFIX"
 "$CLI" blend "$T/space.json" --param 2 -o "$T/$long.bvh" > /dev/null || fail "blend -o a 249-character file name"
 ls -A "$T" | grep -q '^\.pm-' && fail "a write left a temporary file"
+# A --save-queries P whose P_noisy.f32 passes PATH_MAX is refused: the name was cut to fit (and the
+# cut name, 4095 characters long, written).
+LP=$(python3 - "$T" <<'PY'
+import os, sys
+d = sys.argv[1] + "/lp"
+while len(d) < 4060:
+    d += "/" + "d" * min(200, 4060 - len(d) - 1)
+os.makedirs(d)
+print(d + "/" + "q" * (4090 - len(d) - 1))
+PY
+) || fail "long --save-queries directories"
+expect_error "bench --save-queries past PATH_MAX" "bench: --save-queries P is too long (P_noisy.f32" \
+  "$CLI" bench "$T/a.pmdb" --queries 2 --save-queries "$LP"
+[ -z "$(find "$T/lp" -type f)" ] || fail "bench --save-queries past PATH_MAX wrote $(find "$T/lp" -type f | tail -c 40)"
 
 # 12. An output that is one of the inputs is refused before it is overwritten, by any name.
 cp "$T/clips/synth_000.bvh" "$T/in0.bvh" && cp "$T/clips/synth_001.bvh" "$T/in1.bvh" && ln -s in0.bvh "$T/lin0.bvh"
