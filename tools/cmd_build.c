@@ -238,6 +238,9 @@ static int parse_args(build_args *a, int argc, char **argv) {
     if (!a->output[0]) return pm_cli_fail("build: -o: the output path is empty") + 1;
     /* "" + "/<key>.pmdb" would be a file in the root directory. */
     if (a->cache && !a->cache[0]) return pm_cli_fail("build: --cache: the directory path is empty") + 1;
+    /* DIR/<32-digit key>.pmdb must fit the path buffer: a cut one would name another file. */
+    if (a->cache && strlen(a->cache) + 38 >= 4096)
+        return pm_cli_fail("build: --cache DIR is too long (DIR/<key>.pmdb would have more than 4095 characters)") + 1;
     if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
     /* Facing from the legs reads no hips axis: the database would come out as if it were not given. */
     if (pm_cli_seen_has(&seen, "--hips-axis") && a->def.root.facing_mode != PM_FACING_HIPS_AXIS)

@@ -280,6 +280,9 @@ PY
 expect_error "bench --save-queries past PATH_MAX" "bench: --save-queries P is too long (P_noisy.f32" \
   "$CLI" bench "$T/a.pmdb" --queries 2 --save-queries "$LP"
 [ -z "$(find "$T/lp" -type f)" ] || fail "bench --save-queries past PATH_MAX wrote $(find "$T/lp" -type f | tail -c 40)"
+expect_error "build --cache past PATH_MAX" "build: --cache DIR is too long" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --quiet --cache "$(dirname "$LP")"
+[ -z "$(find "$T/lp" -type f)" ] || fail "build --cache past PATH_MAX wrote $(find "$T/lp" -type f | tail -c 40)"
 
 # 12. An output that is one of the inputs is refused before it is overwritten, by any name.
 cp "$T/clips/synth_000.bvh" "$T/in0.bvh" && cp "$T/clips/synth_001.bvh" "$T/in1.bvh" && ln -s in0.bvh "$T/lin0.bvh"
