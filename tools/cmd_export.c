@@ -72,7 +72,7 @@ int pm_cmd_export_features(int argc, char **argv) {
     for (int p = 0; p < P; p++) pm_database_pose_features(matrix + (size_t)p * card, db, p, NULL);
     cJSON_AddNumberToObject(o, "poses", P);
     cJSON_AddNumberToObject(o, "cardinality", card);
-    cJSON_AddNumberToObject(o, "fps", info.fps);
+    cJSON_AddNumberToObject(o, "fps", pm_cli_round_sig(info.fps, 7)); /* as given: 29.97, not the float's 29.969999313354492 */
     cJSON_AddStringToObject(o, "schema", info.schema_name);
     cJSON_AddStringToObject(o, "key", info.key);
     cJSON_AddItemToObject(o, "offset", float_array(pm_database_offsets(db), card));

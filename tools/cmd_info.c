@@ -52,7 +52,7 @@ int pm_cmd_info(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "cardinality", in.cardinality);
         cJSON_AddNumberToObject(o, "channels", in.channels);
         cJSON_AddStringToObject(o, "schema", in.schema_name);
-        cJSON_AddNumberToObject(o, "fps", in.fps);
+        cJSON_AddNumberToObject(o, "fps", pm_cli_round_sig(in.fps, 7)); /* as given, not the float's expansion */
         cJSON_AddNumberToObject(o, "unique_vectors", in.unique_vectors);
         cJSON_AddNumberToObject(o, "unique_pca_vectors", in.unique_pca_vectors);
         cJSON_AddNumberToObject(o, "searchable_poses", in.searchable_poses);

@@ -443,6 +443,11 @@ expect_error "--exact-leaf below 8" "--exact-leaf '4' must be a decimal integer 
 expect_error "--exclude-end negative" "--exclude-end '-1' must be a decimal number in 0..100000" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude-end -1
 [ -e "$T/e.pmdb" ] && fail "a refused build left a file"
+# A rate is printed as given (29.97), not as its float's expansion (29.969999313354492).
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/ntsc.pmdb" --fps 29.97 --quiet || fail "build --fps 29.97"
+"$CLI" export-features "$T/ntsc.pmdb" -o "$T/ntsc" || fail "export --fps 29.97"
+"$CLI" info "$T/ntsc.pmdb" --json | grep -q '"fps":[[:space:]]*29.97,' || fail "info --json: fps not 29.97"
+grep -q '"fps":[[:space:]]*29.97,' "$T/ntsc.json" || fail "export json: fps not 29.97"
 # An output named like the schema preset is no input (the preset is not a file).
 ( cd "$T" && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet && "$CLI" build same/a/y.bvh -o ue-locomotion --quiet ) \
   || fail "-o named like a preset, built twice"
