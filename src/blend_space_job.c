@@ -123,15 +123,8 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
                            s->name, (double)fps);
     }
     double cycle0 = pm_blend_space_duration(s, &w);
-    int looping = 1, most = 1;
-    for (int i = 0; i < w.count; i++) {
-        const pm_animation *an = &s->animations[w.samples[i]];
-        looping &= an->looping;
-        most = PM_MAX(most, pm_blend_space_sample_cycles(s, w.samples[i]));
-        /* Without phase sync, samples of other lengths are mid-cycle when the blend's cycle ends:
-         * it does not close, so it is baked as a one-shot. */
-        if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - cycle0) > 1e-3 * cycle0) looping = 0;
-    }
+    int looping = pm_blend_space_loops(s, &w), most = 1; /* a blend that does not close bakes as a one-shot */
+    for (int i = 0; i < w.count; i++) most = PM_MAX(most, pm_blend_space_sample_cycles(s, w.samples[i]));
     /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once); for
      * a loop, its period, until every sample is back at its first cycle - when that is at most
      * PM_BLEND_SPACE_MAX_PERIOD cycles, or just the cycles of its sample of most cycles (a sample

@@ -269,6 +269,19 @@ long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_
     return p;
 }
 
+int pm_blend_space_loops(const pm_blend_space *s, const pm_blend_space_weights *w) {
+    if (!weights_usable(s, w)) return 0;
+    double cycle0 = pm_blend_space_duration(s, w);
+    for (int i = 0; i < w->count; i++) {
+        const pm_animation *an = &s->animations[w->samples[i]];
+        if (!an->looping) return 0;
+        /* Without phase sync, samples of other lengths are mid-cycle when the blend's cycle ends:
+         * it does not close. */
+        if (s->sync == PM_BLEND_SYNC_NONE && fabs((double)an->duration - cycle0) > 1e-3 * cycle0) return 0;
+    }
+    return 1;
+}
+
 int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!weights_usable(s, w)) return 0;
     if (s->sync == PM_BLEND_SYNC_NONE) return 1;

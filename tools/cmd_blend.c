@@ -183,6 +183,7 @@ static int print_weights_json(const pm_blend_space *s, const blend_args *a, cons
     }
     cJSON_AddItemToObject(o, "weights", ws);
     cJSON_AddNumberToObject(o, "duration", pm_cli_round_sig(pm_blend_space_duration(s, w), 7));
+    cJSON_AddBoolToObject(o, "looping", pm_blend_space_loops(s, w));
     /* Cycles before the blend repeats (0: too many to count) and the durations of the first ones. */
     int period = pm_blend_space_period(s, w);
     cJSON_AddNumberToObject(o, "period", period);
@@ -215,11 +216,11 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
         if (k > 1) printf("  (%d gait cycles)", k);
         printf("\n");
     }
-    int period = pm_blend_space_period(s, w), loops = 1;
-    for (int i = 0; i < w->count; i++) loops &= pm_blend_space_sample_animation(s, w->samples[i])->looping;
+    int period = pm_blend_space_period(s, w);
     if (period == 1) {
-        /* A blend with a one-shot sample runs from phase 0 to 1 once: a duration, not a cycle's. */
-        printf("%s: %.4f s\n", loops ? "cycle duration" : "duration (once, phase 0 to 1)",
+        /* A blend that does not close (a one-shot sample, or unsynced samples of other lengths)
+         * runs from phase 0 to 1 once: a duration, not a cycle's. */
+        printf("%s: %.4f s\n", pm_blend_space_loops(s, w) ? "cycle duration" : "duration (once, phase 0 to 1)",
                (double)pm_blend_space_duration(s, w));
     } else {
         if (period > 0) printf("repeats after %d cycles:", period);

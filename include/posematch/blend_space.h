@@ -190,6 +190,12 @@ PM_API int pm_blend_space_sample_cycles(const pm_blend_space *space, int sample)
  * PM_BLEND_SYNC_NONE; 0 beyond 2^30 cycles, or for NULL or malformed weights (as for
  * pm_blend_space_duration). */
 PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_space_weights *weights);
+/* 1 when the blend closes into a loop: every contributing sample loops and, with
+ * PM_BLEND_SYNC_NONE (absolute time), lasts the blend's cycle (within 0.1%): samples of other
+ * lengths would be mid-cycle where it ends. Else 0 - the blend runs from phase 0 to 1 once, as
+ * pm_blend_space_bake writes it - and 0 for NULL or malformed weights (as for
+ * pm_blend_space_duration). */
+PM_API int pm_blend_space_loops(const pm_blend_space *space, const pm_blend_space_weights *weights);
 /* Cycles after which the job's phases wrap, whatever the weights: the least common multiple of
  * every looping sample's cycle count (1 when each has one; 0 beyond 2^30: no wrap; 1 with
  * PM_BLEND_SYNC_NONE, which plays absolute time). A multiple of every blend's period. Not the

@@ -70,6 +70,22 @@ got = json.load(open(t + "/long_axis.out", encoding="utf-8"))["axes"]
 assert len(want) == 64 and got == [want], (want, got)
 EOF
 
+# Whether a blend closes into a loop: looping samples with phase sync do; without sync (absolute
+# time), samples of other lengths are mid-cycle where the blend ends, so it runs once (the text
+# said "cycle duration" for it); one sample alone still loops; a one-shot sample never does.
+sed -e 's/"params": \[\([0-9]\)\]}/"params": [\1], "loop": true}/' "$TMP/space.json" > "$TMP/loops.json"
+sed -e 's/"align": "position",/"align": "position", "sync": "none",/' "$TMP/loops.json" > "$TMP/loops_none.json"
+grep -q '"sync": "none"' "$TMP/loops_none.json" || fail "loops_none.json has no sync"
+for c in "loops 2.5 True" "loops_none 2.5 False" "loops_none 2 True" "space 2.5 False"; do
+  set -- $c
+  "$CLI" blend "$TMP/$1.json" --param $2 --weights --json > "$TMP/lw.json" || fail "blend $1 --param $2 --weights --json"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert str(d["looping"]) == sys.argv[2], d' "$TMP/lw.json" $3 \
+    || fail "$1 at $2: looping is not $3: $(cat "$TMP/lw.json")"
+done
+"$CLI" blend "$TMP/loops_none.json" --param 2.5 --weights | grep -q "^duration (once, phase 0 to 1): " \
+  || fail "an unsynced blend of loops of other lengths is not a cycle: $("$CLI" blend "$TMP/loops_none.json" --param 2.5 --weights)"
+"$CLI" blend "$TMP/loops.json" --param 2.5 --weights | grep -q "^cycle duration: " || fail "a synced blend of loops is a cycle"
+
 # On a sample: that sample alone. Beyond the last one: clamped to it and reported outside.
 json=$("$CLI" blend "$TMP/space.json" --param 1 --weights --json) || fail "exit $?"
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); w={e["sample"]:e["weight"] for e in d["weights"]}; assert w=={"walk":1,"jog":0,"run":0}, w' "$json" \
