@@ -125,6 +125,9 @@ static pm_quat rot_at(const extractor *x, const pm_quat *q, double t) {
 
 static float scalar_at(const extractor *x, const float *v, double t) {
     tsample s = time_at(x, t);
+    /* On a frame its value, as the other readers: (v1 - v0) * 0 is NaN when the difference of two
+     * finite values overflows. */
+    if (s.a == 0.0f) return v[s.f0];
     return v[s.f0] + (v[s.f1] - v[s.f0]) * s.a;
 }
 

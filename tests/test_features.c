@@ -312,6 +312,119 @@ static void test_huge_strides_are_refused(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* Padding and group channels (PS2): padding writes zeros where it stands, a group writes nothing
+ * and only weighs its children; every other channel's values are those of the same schema
+ * without them, shifted past the padding. Values past the cardinality are zeroed too. */
+static void test_padding_and_group_channels(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 40, 30.0f, 1.2f, 0.5f, 0);
+    float speed[40];
+    for (int f = 0; f < 40; f++) speed[f] = 0.1f * (float)f - 1.0f;
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", speed, NULL));
+    pm_channel_def left = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(left.bone, "@left_foot");
+    pm_channel_def right = left;
+    strcpy(right.bone, "@right_foot");
+    pm_channel_def curve = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(curve.curve, "speed");
+    pm_channel_def pad3 = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad3.size = 3;
+    pm_channel_def pad1 = pm_default_channel_def(PM_FEATURE_PADDING);
+    pm_channel_def group = pm_default_channel_def(PM_FEATURE_GROUP);
+    group.weight = 2.0f;
+    strcpy(group.group, "feet");
+
+    pm_schema plain, padded;
+    pm_schema_init(&plain);
+    assert_int_equal(pm_schema_add(&plain, &left, NULL), 0);
+    assert_int_equal(pm_schema_add(&plain, &right, NULL), 1);
+    assert_int_equal(pm_schema_add(&plain, &curve, NULL), 2);
+    pm_schema_init(&padded);
+    assert_int_equal(pm_schema_add(&padded, &group, NULL), 0);
+    left.parent = right.parent = 0;
+    assert_int_equal(pm_schema_add(&padded, &left, NULL), 1);
+    assert_int_equal(pm_schema_add(&padded, &pad3, NULL), 2);
+    assert_int_equal(pm_schema_add(&padded, &right, NULL), 3);
+    assert_int_equal(pm_schema_add(&padded, &curve, NULL), 4);
+    assert_int_equal(pm_schema_add(&padded, &pad1, NULL), 5);
+    assert_int_equal(pm_schema_cardinality(&plain), 7);
+    assert_int_equal(pm_schema_cardinality(&padded), 11);
+
+    enum { STRIDE = 13 };
+    /* Where each value of the padded row comes from in the plain one (-1: padding, 0). */
+    static const int from[11] = {0, 1, 2, -1, -1, -1, 3, 4, 5, 6, -1};
+    float *a = calloc((size_t)c.frame_count * 7, sizeof(float));
+    float *b = malloc((size_t)c.frame_count * STRIDE * sizeof(float));
+    for (int i = 0; i < c.frame_count * STRIDE; i++) b[i] = NAN; /* every value must be written */
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(a, 7, NULL, &c, &plain, &root, NULL));
+    PM_ASSERT_OK(pm_features_extract(b, STRIDE, NULL, &c, &padded, &root, NULL));
+    for (int f = 0; f < c.frame_count; f++) {
+        const float *ra = a + (size_t)f * 7, *rb = b + (size_t)f * STRIDE;
+        for (int d = 0; d < STRIDE; d++) {
+            float expect = d < 11 && from[d] >= 0 ? ra[from[d]] : 0.0f;
+            if (!(rb[d] == expect)) fail_msg("frame %d value %d is %g, expected %g", f, d, (double)rb[d], (double)expect);
+        }
+    }
+    assert_float_equal(b[5 * STRIDE + 9], speed[5], 0.0); /* the curve, at offset 0 */
+    free(a);
+    free(b);
+    pm_clip_destroy(&c);
+}
+
+/* A foot that never lifts has no touchdowns: its phase is (0, 0) on every frame, as the schema
+ * documents, and not a made-up cycle. */
+static void test_phase_without_contacts_is_zero(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 60, 30.0f, 1.0f, 0.0f, 0);
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
+    strcpy(ph.bone, "LeftFoot");
+    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
+    float rows[60 * 2];
+    for (int i = 0; i < 60 * 2; i++) rows[i] = NAN;
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    for (int i = 0; i < 60 * 2; i++)
+        if (rows[i] != 0.0f) fail_msg("frame %d: phase value %d is %g, expected 0", i / 2, i % 2, (double)rows[i]);
+    pm_clip_destroy(&c);
+}
+
+/* Extraction reads a single clip: a channel of another character's role (multi-character
+ * assets) is refused by channel, and finite values whose features overflow (a curve jumping
+ * between +-3e38, read half a frame ahead) are reported by clip, feature and frame. */
+static void test_role_and_overflow_errors(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
+    float values[10] = {0, 0, 0, 3e38f, -3e38f, 0, 0, 0, 0, 0};
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "wild", values, NULL));
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(cv.curve, "wild");
+    pm_channel_def v = pm_default_channel_def(PM_FEATURE_VELOCITY);
+    strcpy(v.bone, "Hips");
+    v.role = 2;
+    assert_int_equal(pm_schema_add(&s, &cv, NULL), 0);
+    assert_int_equal(pm_schema_add(&s, &v, NULL), 1);
+    float rows[10 * 4];
+    pm_error err;
+    assert_int_equal(pm_features_extract(rows, 4, NULL, &c, &s, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "schema channel 1 (Velocity Hips) reads role 2"));
+    s.channel_count = 1;
+    s.channels[0].offset = 0.5f / 30.0f;
+    assert_int_equal(pm_features_extract(rows, 1, NULL, &c, &s, NULL, &err), PM_ERR_NUMERIC);
+    assert_string_equal(err.message, "walk: feature 0 of frame 3 is not finite");
+    s.channels[0].offset = 0.0f; /* on the frames themselves: the values as they are */
+    PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, &err));
+    assert_true(rows[3] == 3e38f && rows[4] == -3e38f);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
@@ -322,6 +435,9 @@ int main(void) {
         cmocka_unit_test(test_curve_and_errors),
         cmocka_unit_test(test_root_def_errors),
         cmocka_unit_test(test_huge_strides_are_refused),
+        cmocka_unit_test(test_padding_and_group_channels),
+        cmocka_unit_test(test_phase_without_contacts_is_zero),
+        cmocka_unit_test(test_role_and_overflow_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
