@@ -77,7 +77,7 @@ void pm_channel_display_name(char *out, size_t size, const pm_channel_def *c) {
     /* Bounded by the fields' size: a name that fills its field has no NUL. */
     const int n = PM_NAME_SIZE;
     if (c->name[0]) snprintf(out, size, "%.*s", n, c->name);
-    else if (c->kind == PM_FEATURE_CURVE) snprintf(out, size, "Curve %.*s", n, c->curve);
+    else if (c->kind == PM_FEATURE_CURVE && c->curve[0]) snprintf(out, size, "Curve %.*s", n, c->curve);
     else if (c->bone[0] && c->kind != PM_FEATURE_TRAJECTORY && c->kind != PM_FEATURE_PADDING &&
              c->kind != PM_FEATURE_GROUP)
         snprintf(out, size, "%s %.*s", kind_name(c->kind), n, c->bone);
@@ -89,9 +89,13 @@ static int has_nul(const char *s, size_t n) { return memchr(s, '\0', n) != NULL;
 static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
     const pm_channel_def *c = &s->channels[i];
     char name[PM_NAME_SIZE + 32];
-    if (!has_nul(c->name, PM_NAME_SIZE) || !has_nul(c->bone, PM_NAME_SIZE) || !has_nul(c->curve, PM_NAME_SIZE) ||
-        !has_nul(c->group, PM_NAME_SIZE))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d: a name field is not NUL-terminated", i);
+    const char *const fields[] = {c->name, c->bone, c->curve, c->group};
+    static const char *const field_names[] = {"name", "bone", "curve", "group"};
+    for (int f = 0; f < 4; f++)
+        if (!has_nul(fields[f], PM_NAME_SIZE))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "schema channel %d: field '%s' is not NUL-terminated (at most %d bytes)", i, field_names[f],
+                           PM_NAME_SIZE - 1);
     pm_channel_display_name(name, sizeof name, c);
     if ((int)c->kind < 0 || c->kind > PM_FEATURE_GROUP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d: unknown kind %d", i, (int)c->kind);
@@ -130,8 +134,8 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: offset must be within +-60 s",
                                i, name, k);
             if (!isfinite(t->weight) || t->weight < 0.0f)
-                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: weight must be >= 0", i,
-                               name, k);
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: weight must be finite and >= 0",
+                               i, name, k);
             if (w * t->weight > PM_MAX_WEIGHT)
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                                "schema channel %d (%s) sample %d: weight %g (times the channel's and its groups') exceeds %g",
@@ -151,7 +155,8 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): unknown role '%s' (roles:%s)", i, name,
                            c->bone, PM_BONE_ROLES);
         if (c->components != PM_COMPONENTS_XYZ && c->components != PM_COMPONENTS_XY)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): components must be xyz or xy", i, name);
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): components %d is neither xyz (0) nor xy (1)",
+                           i, name, (int)c->components);
         if (c->kind == PM_FEATURE_HEADING && (c->axis < 0 || c->axis > 2))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): axis %d is not 0, 1 or 2", i, name,
                            c->axis);

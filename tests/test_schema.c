@@ -260,6 +260,120 @@ static void test_null_arguments(void **state) {
     assert_int_equal(strlen(wide), PM_NAME_SIZE);
 }
 
+/* Every field a channel is checked on gets its own message, naming the channel and the field;
+ * pm_schema_add refuses the channel and leaves the schema as it was. */
+static void expect_channel_error(pm_schema *s, const pm_channel_def *c, pm_result code, const char *words) {
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    int before = s->channel_count;
+    assert_int_equal(pm_schema_add(s, c, &err), -1);
+    if (err.code != code) fail_msg("'%s': code %d, expected %d", err.message, (int)err.code, (int)code);
+    if (!strstr(err.message, words)) fail_msg("'%s' does not say '%s'", err.message, words);
+    assert_int_equal(s->channel_count, before);
+    /* The same channel placed directly fails validation with the same message. */
+    pm_schema copy = *s;
+    copy.channels[copy.channel_count++] = *c;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(pm_schema_validate(&copy, &err), code);
+    if (!strstr(err.message, words)) fail_msg("validate: '%s' does not say '%s'", err.message, words);
+}
+
+static void test_channel_field_errors(void **state) {
+    (void)state;
+    static pm_schema s; /* static: a schema is about 62 KB */
+    pm_schema_init(&s);
+    pm_channel_def pos = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(pos.bone, "Hips");
+    assert_int_equal(pm_schema_add(&s, &pos, NULL), 0);
+
+    pm_channel_def c = pos;
+    memset(c.bone, 'b', sizeof c.bone);
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT,
+                         "schema channel 1: field 'bone' is not NUL-terminated (at most 63 bytes)");
+    c = pos;
+    memset(c.group, 'g', sizeof c.group);
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'group' is not NUL-terminated");
+    /* An unknown kind is named before anything is read by kind ("?" for its display name). */
+    c = pm_default_channel_def(PM_FEATURE_POSITION);
+    c.kind = (pm_feature_kind)8;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "schema channel 1: unknown kind 8");
+    char label[32];
+    pm_channel_display_name(label, sizeof label, &c);
+    assert_string_equal(label, "?");
+    assert_int_equal(pm_channel_size(&c), 0);
+    c.kind = (pm_feature_kind)-1;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "unknown kind -1");
+    c = pos;
+    c.offset = 60.5f;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT,
+                         "schema channel 1 (Position Hips): field 'offset' must be within +-60 s");
+    c.offset = NAN;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'offset'");
+    c = pos;
+    c.components = (pm_components)2;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "(Position Hips): components 2 is neither xyz (0) nor xy (1)");
+    c = pos;
+    c.kind = PM_FEATURE_HEADING;
+    c.axis = 3;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "(Heading Hips): axis 3 is not 0, 1 or 2");
+    c.axis = -1;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "axis -1 is not 0, 1 or 2");
+    c = pm_default_channel_def(PM_FEATURE_CURVE);
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "schema channel 1 (Curve): field 'curve' is empty");
+    c = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    c.sample_count = 2;
+    c.samples[0].flags = c.samples[1].flags = PM_TRAJ_POSITION_XY;
+    c.samples[1].weight = -0.5f;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT,
+                         "schema channel 1 (Trajectory) sample 1: weight must be finite and >= 0");
+    c.samples[1].weight = INFINITY;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "sample 1: weight must be finite");
+    c = pm_default_channel_def(PM_FEATURE_PADDING);
+    c.size = 65;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "schema channel 1 (Padding): padding size 65 is outside 1..64");
+    /* A weight below zero on a channel is named as the channel's. */
+    c = pos;
+    c.weight = -1.0f;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'weight' must be finite and >= 0");
+    PM_ASSERT_OK(pm_schema_validate(&s, NULL));
+}
+
+/* The schema-wide limits: PM_MAX_CHANNELS channels and PM_MAX_CARDINALITY values, and NULL
+ * arguments to pm_schema_add. */
+static void test_schema_limits(void **state) {
+    (void)state;
+    static pm_schema s;
+    pm_schema_init(&s);
+    pm_error err;
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 64;
+    pm_channel_def curve = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(curve.curve, "c");
+    /* 1024 values are fine (one curve and 1023 of padding)... */
+    assert_int_equal(pm_schema_add(&s, &curve, &err), 0);
+    for (int i = 0; i < 15; i++) assert_int_equal(pm_schema_add(&s, &pad, &err), i + 1);
+    pad.size = 63;
+    assert_int_equal(pm_schema_add(&s, &pad, &err), 16);
+    assert_int_equal(pm_schema_cardinality(&s), PM_MAX_CARDINALITY);
+    PM_ASSERT_OK(pm_schema_validate(&s, &err));
+    /* ... one more is not: channels are checked one by one, the cardinality by the schema. */
+    pad.size = 1;
+    assert_int_equal(pm_schema_add(&s, &pad, &err), 17);
+    assert_int_equal(pm_schema_validate(&s, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "schema: cardinality 1025 exceeds 1024");
+    /* Channels up to PM_MAX_CHANNELS, then the schema is full. */
+    pm_channel_def group = pm_default_channel_def(PM_FEATURE_GROUP);
+    while (s.channel_count < PM_MAX_CHANNELS) assert_true(pm_schema_add(&s, &group, &err) >= 0);
+    assert_int_equal(pm_schema_add(&s, &group, &err), -1);
+    assert_int_equal(err.code, PM_ERR_LIMIT);
+    assert_string_equal(err.message, "schema: more than 128 channels");
+    assert_int_equal(s.channel_count, PM_MAX_CHANNELS);
+    assert_int_equal(pm_schema_add(NULL, &group, &err), -1);
+    assert_string_equal(err.message, "pm_schema_add: NULL argument");
+    assert_int_equal(pm_schema_add(&s, NULL, &err), -1);
+    assert_int_equal(err.code, PM_ERR_INVALID_ARGUMENT);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets),
@@ -268,6 +382,8 @@ int main(void) {
         cmocka_unit_test(test_layout_groups),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_channel_field_errors),
+        cmocka_unit_test(test_schema_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
