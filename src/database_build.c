@@ -65,7 +65,7 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d PCA components (1..%d and at most the cardinality %d)",
                        d->pca_components, PM_MAX_PCA_COMPONENTS, card);
     if (d->exact_components < 0 || d->exact_components > card || d->exact_components > PM_MAX_PCA_COMPONENTS)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d exact components (0 = auto, at most %d)",
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d exact components is outside 0..%d (0 = automatic)",
                        d->exact_components, PM_MIN(card, PM_MAX_PCA_COMPONENTS));
     if (d->kdtree_leaf_size < 1 || d->kdtree_leaf_size > 1024)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: KD-tree leaf size %d is outside 1..1024", d->kdtree_leaf_size);

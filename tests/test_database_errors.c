@@ -346,6 +346,138 @@ static void test_no_searchable_pose(void **state) {
     fixture_free(&f);
 }
 
+/* Each def field out of its range is named, with its value and range, by the build and by the
+ * key alike (which leaves the key alone). */
+static void expect_def_error(const fixture *f, const pm_database_def *d, pm_result code, const char *words) {
+    pm_database *db = (pm_database *)&db;
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    pm_result r = pm_database_build(&db, d, f->assets, 4, &err);
+    if (r != code) fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(r), err.message);
+    if (!strstr(err.message, words)) fail_msg("'%s' does not say '%s'", err.message, words);
+    assert_null(db);
+    char key[33] = "untouched";
+    memset(&err, 0, sizeof err);
+    assert_int_equal(pm_database_compute_key(key, d, f->assets, 4, &err), code);
+    if (!strstr(err.message, words)) fail_msg("key: '%s' does not say '%s'", err.message, words);
+    assert_string_equal(key, "untouched");
+}
+
+static void test_def_field_ranges(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database_def d = f.def;
+    d.exact_components = -1;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: -1 exact components is outside 0..6 (0 = automatic)");
+    d.exact_components = DIMS + 1;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: 7 exact components is outside 0..6");
+    /* Past PM_MAX_PCA_COMPONENTS even when the cardinality has room (refused before any clip is
+     * read: these clips lack the wide schema's curves). */
+    static pm_schema wide; /* static: a schema is about 62 KB */
+    pm_test_curve_schema(&wide, PM_MAX_PCA_COMPONENTS + 6);
+    d.schema = &wide;
+    d.exact_components = PM_MAX_PCA_COMPONENTS + 1;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: 65 exact components is outside 0..64");
+    d = f.def;
+    d.kdtree_leaf_size = 0;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: KD-tree leaf size 0 is outside 1..1024");
+    d.kdtree_leaf_size = 1025;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "KD-tree leaf size 1025 is outside 1..1024");
+    d = f.def;
+    d.exact_leaf_size = 4097;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size 4097 is outside 8..4096");
+    d = f.def;
+    d.exclude_start = -0.5f; /* unlike an asset's, the database's own default has no "default" */
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_start -0.5 is outside 0..1e+06 seconds");
+    d.exclude_start = NAN;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_start nan is outside");
+    d.exclude_start = 1e6f;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "exclude_start 1e+06 is outside");
+    d = f.def;
+    d.exclude_end = INFINITY;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end inf is outside 0..1e+06 seconds");
+    d.exclude_end = -1.0f;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end -1 is outside");
+    d = f.def;
+    d.mirror_axis = -2;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: mirror axis -2 is not -1, 0, 1 or 2");
+    d.mirror_axis = 3;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: mirror axis 3 is not");
+    d = f.def;
+    d.trim_rest_first_frame = 2;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: trim_rest_first_frame is 2 (must be 0 or 1)");
+    d.trim_rest_first_frame = -1;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "trim_rest_first_frame is -1");
+    /* The edges of each range are accepted. */
+    d = f.def;
+    d.exact_components = 0;
+    d.kdtree_leaf_size = 1024;
+    d.exclude_start = 0.0f;
+    d.mirror_axis = 2;
+    d.trim_rest_first_frame = 0;
+    char key[33];
+    pm_error err;
+    if (pm_database_compute_key(key, &d, f.assets, 4, &err) != PM_OK) fail_msg("%s", err.message);
+    d.kdtree_leaf_size = 1;
+    d.exact_components = DIMS;
+    pm_database *db = NULL;
+    if (pm_database_build(&db, &d, f.assets, 4, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_destroy(db);
+    /* The key names a NULL asset array as the build does. */
+    assert_int_equal(pm_database_compute_key(key, &f.def, NULL, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_compute_key: assets is NULL (asset_count 4)");
+    fixture_free(&f);
+}
+
+/* The size limits: PM_MAX_ASSETS assets counting mirrored copies (refused before any clip is
+ * prepared), and PM_MAX_POSE_VALUES feature values (refused once the clips are prepared, before
+ * any feature is extracted). */
+static void test_size_limits(void **state) {
+    (void)state;
+    pm_clip tiny; /* (each asset's clip is validated: the smallest keeps half a million cheap) */
+    pm_test_random_clip(&tiny, 1, 1, 3);
+    pm_schema schema;
+    pm_test_curve_schema(&schema, 1);
+    pm_database_def d = pm_default_database_def();
+    d.schema = &schema;
+    d.pca_components = 1;
+    d.mirror = 1;
+    const int n = (int)(PM_MAX_ASSETS / 2) + 1; /* each with its mirrored copy: one too many */
+    pm_asset_def *many = malloc((size_t)n * sizeof *many);
+    assert_non_null(many);
+    for (int i = 0; i < n; i++) many[i] = pm_default_asset_def(&tiny);
+    pm_database *db = NULL;
+    pm_error err;
+    assert_int_equal(pm_database_build(&db, &d, many, n, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "database: 1048578 assets (mirrored copies included) exceed 1048576");
+    assert_null(db);
+    /* Exactly the limit passes the checks (the key makes them without building). */
+    many[n - 1].mirror = many[n - 2].mirror = 0;
+    char key[33];
+    PM_ASSERT_OK(pm_database_compute_key(key, &d, many, n, &err));
+    free(many);
+    pm_clip_destroy(&tiny);
+
+    /* 961 values a pose (one curve, 960 of padding): 139665 poses exceed 2^27 values. */
+    pm_clip long_clip;
+    pm_test_random_clip(&long_clip, 139665, 1, 4);
+    static pm_schema wide; /* static: a schema is about 62 KB */
+    pm_test_curve_schema(&wide, 1);
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 64;
+    for (int i = 0; i < 15; i++) assert_true(pm_schema_add(&wide, &pad, NULL) >= 0);
+    assert_int_equal(pm_schema_cardinality(&wide), 961);
+    d = pm_default_database_def();
+    d.schema = &wide;
+    d.trim_rest_first_frame = 0;
+    pm_asset_def a = pm_default_asset_def(&long_clip);
+    assert_int_equal(pm_database_build(&db, &d, &a, 1, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "database: 139665 poses x 961 values exceed the 134217728-value limit");
+    assert_null(db);
+    pm_clip_destroy(&long_clip);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accessor_errors),
@@ -353,6 +485,8 @@ int main(void) {
         cmocka_unit_test(test_asset_field_errors),
         cmocka_unit_test(test_def_errors),
         cmocka_unit_test(test_no_searchable_pose),
+        cmocka_unit_test(test_def_field_ranges),
+        cmocka_unit_test(test_size_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
