@@ -1,0 +1,109 @@
+/* The base API: result names and the version, and the half floats poses store their cost
+ * addends in (pm_asset_def.cost_addend), every one of them. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core.h"
+#include "support.h"
+
+/* Every code has its own short name; a value no code has is "unknown error", not a crash. */
+static void test_result_strings(void **state) {
+    (void)state;
+    static const char *const names[] = {"ok",           "invalid argument", "i/o error", "parse error",
+                                        "out of memory", "limit exceeded",   "corrupt data", "unsupported version",
+                                        "mismatch",     "not found",        "non-finite or degenerate value"};
+    for (int r = PM_OK; r <= PM_ERR_NUMERIC; r++) assert_string_equal(pm_result_string((pm_result)r), names[r]);
+    assert_string_equal(pm_result_string((pm_result)(PM_ERR_NUMERIC + 1)), "unknown error");
+    assert_string_equal(pm_result_string((pm_result)-1), "unknown error");
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", PM_VERSION_MAJOR, PM_VERSION_MINOR, PM_VERSION_PATCH);
+    assert_string_equal(pm_version_string(), version);
+}
+
+static uint32_t float_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Float to half rounds to the nearest half, ties to the even one, across normal and subnormal
+ * halves alike (addends below 6.1e-5 are subnormal): every finite half comes back as itself, the
+ * midpoint between two neighbours goes to the even one and a float either side of it to the
+ * nearer. Beyond the largest half is infinity, below half the smallest subnormal a signed zero. */
+static void test_half_rounding(void **state) {
+    (void)state;
+    for (uint32_t h = 0; h < 0x7C00u; h++) { /* every finite positive half */
+        for (uint32_t sign = 0; sign <= 0x8000u; sign += 0x8000u) {
+            uint16_t x = (uint16_t)(h | sign);
+            float f = pm_half_to_float(x);
+            if (pm_float_to_half(f) != x) fail_msg("half 0x%04x (%g) comes back as 0x%04x", x, (double)f, pm_float_to_half(f));
+            if (h == 0x7BFFu) continue;
+            /* Neighbours' midpoint: 12 significant bits, exact in a float. */
+            float next = pm_half_to_float((uint16_t)(x + 1));
+            float mid = (float)(((double)f + (double)next) / 2.0);
+            uint16_t even = (h & 1u) ? (uint16_t)(x + 1) : x;
+            if (pm_float_to_half(mid) != even)
+                fail_msg("midpoint %g after half 0x%04x rounds to 0x%04x", (double)mid, x, pm_float_to_half(mid));
+            float below = nextafterf(mid, 0.0f), above = nextafterf(mid, sign ? -INFINITY : INFINITY);
+            if (pm_float_to_half(below) != x || pm_float_to_half(above) != (uint16_t)(x + 1))
+                fail_msg("either side of the midpoint after half 0x%04x: 0x%04x and 0x%04x", x, pm_float_to_half(below),
+                         pm_float_to_half(above));
+        }
+    }
+    assert_true(pm_half_to_float(1) == ldexpf(1.0f, -24)); /* the smallest subnormal */
+    assert_int_equal(pm_float_to_half(ldexpf(1.0f, -25)), 0);            /* half of it: a tie, to even 0 */
+    assert_int_equal(pm_float_to_half(nextafterf(ldexpf(1.0f, -25), 1.0f)), 1);
+    assert_int_equal(pm_float_to_half(1e-30f), 0);
+    assert_int_equal(pm_float_to_half(-1e-30f), 0x8000);
+    assert_int_equal(pm_float_to_half(1e-5f), 168); /* 1e-5 * 2^24 = 167.77 */
+    assert_int_equal(pm_float_to_half(65504.0f), 0x7BFF);
+    assert_int_equal(pm_float_to_half(65520.0f), 0x7C00); /* the tie past the largest: infinity */
+    assert_int_equal(pm_float_to_half(-1e10f), 0xFC00);
+    assert_int_equal(pm_float_to_half(INFINITY), 0x7C00);
+    assert_true(isnan(pm_half_to_float(pm_float_to_half(NAN))));
+    assert_int_equal(float_bits(pm_half_to_float(0x8000)), 0x80000000u);
+}
+
+/* What a database stores for a small addend is that rounding: a subnormal half, read back as
+ * the nearest multiple of 2^-24. */
+static void test_small_cost_addends(void **state) {
+    (void)state;
+    pm_clip clips[3];
+    pm_asset_def assets[3];
+    const float addends[3] = {1e-5f, -3e-6f, 1e-8f};
+    for (int i = 0; i < 3; i++) {
+        pm_test_random_clip(&clips[i], 30, 3, (uint64_t)i + 1);
+        assets[i] = pm_default_asset_def(&clips[i]);
+        assets[i].cost_addend = addends[i];
+    }
+    pm_schema schema;
+    pm_test_curve_schema(&schema, 3);
+    pm_database_def def = pm_default_database_def();
+    def.schema = &schema;
+    def.pca_components = 2;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, assets, 3, &err) != PM_OK) fail_msg("%s", err.message);
+    const float expect[3] = {168.0f / 16777216.0f, -50.0f / 16777216.0f, 0.0f};
+    for (int i = 0; i < 3; i++) {
+        pm_asset_info a;
+        PM_ASSERT_OK(pm_database_asset(&a, db, i, NULL));
+        if (a.cost_addend != expect[i])
+            fail_msg("asset %d: addend %.9g, expected %.9g", i, (double)a.cost_addend, (double)expect[i]);
+        pm_pose_info p;
+        PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose + 3, NULL));
+        assert_true(p.cost_addend == expect[i]);
+    }
+    pm_database_destroy(db);
+    for (int i = 0; i < 3; i++) pm_clip_destroy(&clips[i]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_result_strings),
+        cmocka_unit_test(test_half_rounding),
+        cmocka_unit_test(test_small_cost_addends),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
