@@ -299,6 +299,148 @@ static void test_pose_vectors_and_features(void **state) {
     fixture_free(&f);
 }
 
+/* A schema with padding and a group builds (PS2): padding dimensions are zeros of weight 0 that
+ * cost nothing, whatever a query holds there; a group's weight multiplies its children's and
+ * lends them its normalisation group. Every search then agrees with a database of the same
+ * channels without padding, weighted and grouped by hand. */
+static void test_padding_and_group_schema(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 80);
+    static pm_schema padded, plain; /* static: a schema is about 62 KB */
+    pm_schema_init(&padded);
+    pm_schema_init(&plain);
+    pm_channel_def g = pm_default_channel_def(PM_FEATURE_GROUP);
+    g.weight = 2.0f;
+    strcpy(g.group, "pair");
+    assert_int_equal(pm_schema_add(&padded, &g, NULL), 0);
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 3;
+    for (int d = 0; d < DIMS; d++) {
+        pm_channel_def c = pm_default_channel_def(PM_FEATURE_CURVE);
+        snprintf(c.curve, sizeof c.curve, "c%d", d);
+        c.weight = d < 2 ? 0.5f + (float)d : 1.0f;
+        pm_channel_def by_hand = c;
+        if (d < 2) {
+            c.parent = 0;
+            by_hand.weight *= 2.0f;
+            strcpy(by_hand.group, "pair");
+        }
+        assert_true(pm_schema_add(&padded, &c, NULL) >= 0);
+        assert_true(pm_schema_add(&plain, &by_hand, NULL) >= 0);
+        if (d == 1) assert_int_equal(pm_schema_add(&padded, &pad, NULL), 3);
+    }
+    pad.size = 1;
+    assert_int_equal(pm_schema_add(&padded, &pad, NULL), 8);
+    /* Padded dimension d holds plain dimension from[d] (-1: padding). */
+    enum { CARD = DIMS + 4 };
+    static const int from[CARD] = {0, 1, -1, -1, -1, 2, 3, 4, 5, -1};
+    static const int channel[CARD] = {1, 2, 3, 3, 3, 4, 5, 6, 7, 8};
+    f.def.schema = &padded;
+    pm_database *db = build(&f, 2);
+    f.def.schema = &plain;
+    pm_database *ref = build(&f, 1);
+    pm_database_info in, in_ref;
+    pm_database_get_info(&in, db);
+    pm_database_get_info(&in_ref, ref);
+    assert_int_equal(in.cardinality, CARD);
+    assert_int_equal(in.channels, 9);
+    assert_int_equal(in.poses, in_ref.poses);
+    assert_int_equal(in.unique_vectors, in_ref.unique_vectors);
+    const float *w = pm_database_weights_sqrt(db), *sc = pm_database_scales(db), *off = pm_database_offsets(db);
+    const float *w_ref = pm_database_weights_sqrt(ref), *sc_ref = pm_database_scales(ref);
+    for (int d = 0; d < CARD; d++) {
+        assert_int_equal(pm_database_dim_channel(db, d), channel[d]);
+        if (from[d] < 0) {
+            assert_true(w[d] == 0.0f && sc[d] == 1.0f && off[d] == 0.0f);
+        } else {
+            assert_true(w[d] == w_ref[from[d]]);
+            assert_true(sc[d] == sc_ref[from[d]]); /* c0 and c1 share the group's deviation */
+        }
+    }
+    assert_true(sc[0] == sc[1]);
+    assert_float_equal(w[1], sqrtf(3.0f), 1e-6);
+    assert_int_equal(pm_database_dim_channel(db, CARD), -1);
+    char name[32];
+    PM_ASSERT_OK(pm_database_channel_name(name, sizeof name, db, 3, NULL));
+    assert_string_equal(name, "Padding");
+    float row[CARD], row_ref[DIMS];
+    for (int p = 0; p < in.poses; p += 7) {
+        PM_ASSERT_OK(pm_database_pose_features(row, db, p, NULL));
+        PM_ASSERT_OK(pm_database_pose_features(row_ref, ref, p, NULL));
+        for (int d = 0; d < CARD; d++)
+            if (row[d] != (from[d] < 0 ? 0.0f : row_ref[from[d]]))
+                fail_msg("pose %d value %d is %g, expected %g", p, d, (double)row[d],
+                         (double)(from[d] < 0 ? 0.0f : row_ref[from[d]]));
+    }
+    /* Searches: queries near poses and far from them, with garbage in the padding. */
+    pm_search_def sd = pm_default_search_def();
+    size_t ss = 0;
+    for (int m = 0; m < 4; m++) {
+        sd.mode = (pm_search_mode)m;
+        size_t a = pm_search_scratch_size(db, &sd), b = pm_search_scratch_size(ref, &sd);
+        if (a > ss) ss = a;
+        if (b > ss) ss = b;
+    }
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    pm_test_rng rng = {31};
+    for (int i = 0; i < 60; i++) {
+        float q[CARD], q_ref[DIMS];
+        PM_ASSERT_OK(pm_database_pose_features(q_ref, ref, (int)(pm_test_rng_u32(&rng) % (uint32_t)in.poses), NULL));
+        for (int d = 0; d < DIMS; d++) q_ref[d] += (i % 2 ? 3.0f : 0.2f) * pm_test_rng_normal(&rng);
+        for (int d = 0; d < CARD; d++) q[d] = from[d] < 0 ? 1000.0f * pm_test_rng_normal(&rng) : q_ref[from[d]];
+        pm_search_result bf;
+        sd.mode = PM_SEARCH_BRUTEFORCE;
+        PM_ASSERT_OK(pm_search(&bf, db, q, &sd, scratch, ss, NULL));
+        for (int m = 0; m < 4; m++) {
+            sd.mode = (pm_search_mode)m;
+            pm_search_result r, r_ref;
+            PM_ASSERT_OK(pm_search(&r, db, q, &sd, scratch, ss, NULL));
+            PM_ASSERT_OK(pm_search(&r_ref, ref, q_ref, &sd, scratch, ss, NULL));
+            assert_true(r.found && r_ref.found);
+            if (sd.mode != PM_SEARCH_PCAKDTREE && (r.pose != bf.pose || r.cost != bf.cost))
+                fail_msg("query %d, %s: pose %d cost %g, brute force pose %d cost %g", i, pm_search_mode_name(sd.mode), r.pose,
+                         (double)r.cost, bf.pose, (double)bf.cost);
+            if (sd.mode == PM_SEARCH_PCAKDTREE) continue; /* approximate: its PCA differs */
+            if (r.pose != r_ref.pose || fabsf(r.cost - r_ref.cost) > 1e-5f * (1.0f + r_ref.cost))
+                fail_msg("query %d, %s: pose %d cost %.9g, without padding pose %d cost %.9g", i, pm_search_mode_name(sd.mode),
+                         r.pose, (double)r.cost, r_ref.pose, (double)r_ref.cost);
+        }
+    }
+    free(scratch);
+    assert_int_equal(pm_database_asset_count(db), 4);
+    assert_int_equal(pm_database_asset_count(NULL), 0);
+    pm_database_destroy(ref);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* Query rows are the database's or nothing: NULL arguments, and a clip the schema cannot read
+ * (a curve it lacks), leave no rows behind. */
+static void test_clip_queries_errors(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database *db = build(&f, 1);
+    float *rows = (float *)&rows;
+    int n = -1;
+    pm_error err;
+    assert_int_equal(pm_database_clip_queries(NULL, &n, db, &f.clips[0], &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_clip_queries: NULL argument");
+    assert_int_equal(pm_database_clip_queries(&rows, NULL, db, &f.clips[0], &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_clip_queries(&rows, &n, NULL, &f.clips[0], &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_clip_queries(&rows, &n, db, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_clip other;
+    pm_test_random_clip(&other, 30, DIMS - 1, 77); /* no curve c5 */
+    assert_int_equal(pm_database_clip_queries(&rows, &n, db, &other, &err), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(err.message, "reads curve 'c5', which clip 'random77' does not have"));
+    assert_null(rows);
+    assert_int_equal(n, 0);
+    pm_clip_destroy(&other);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
@@ -308,6 +450,8 @@ int main(void) {
         cmocka_unit_test(test_resampled_pose_counts),
         cmocka_unit_test(test_clip_frame_rows),
         cmocka_unit_test(test_pose_vectors_and_features),
+        cmocka_unit_test(test_padding_and_group_schema),
+        cmocka_unit_test(test_clip_queries_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
