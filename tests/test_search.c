@@ -527,6 +527,95 @@ static void test_errors(void **state) {
     assert_int_equal(run(q, def).pose, best.pose);
     assert_int_equal(pm_search_mode_from_name("exact"), PM_SEARCH_EXACT);
     assert_int_equal(pm_search_mode_from_name("fast"), -1);
+    for (int m = 0; m < 4; m++) assert_int_equal(pm_search_mode_from_name(pm_search_mode_name((pm_search_mode)m)), m);
+    assert_string_equal(pm_search_mode_name((pm_search_mode)9), "?");
+    /* The continuing pose's addend and the KD-tree's neighbour count, by name and range. */
+    def = pm_default_search_def();
+    def.continuing_pose = 0;
+    def.continuing_cost_addend = INFINITY;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "search: continuing cost addend is not finite");
+    def.continuing_cost_addend = NAN;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    def = pm_default_search_def();
+    def.mode = PM_SEARCH_PCAKDTREE;
+    def.kdtree_neighbors = 0;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "search: 0 KD-tree neighbours (1..1000000)");
+    def.kdtree_neighbors = 1000001;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "1000001 KD-tree neighbours"));
+}
+
+/* Brute force's baseline and AVX2 scans (the one a CPU without AVX2 runs, and the one used where
+ * a dynamic weight near zero makes the VP-tree's bounds useless) agree bit for bit, with and
+ * without a penalty hook, and with brute force's answer of the auto kernel. */
+static void test_bruteforce_kernels_agree(void **state) {
+    (void)state;
+    pm_test_rng rng = {8};
+    float q[DIMS];
+    for (int i = 0; i < 100; i++) {
+        make_query(q, &rng, i);
+        pm_search_def def = pm_default_search_def();
+        def.mode = PM_SEARCH_BRUTEFORCE;
+        pm_search_result best = run(q, def);
+        ban b = {best.pose, 0, 0};
+        if (i % 2) {
+            def.penalty = ban_penalty;
+            def.penalty_user = &b;
+        }
+        pm_search_result a, v;
+        pm_error err;
+        if (pm_search_kernel(&a, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
+            pm_search_kernel(&v, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
+            fail_msg("search: %s", err.message);
+        if (memcmp(&a, &v, sizeof a) != 0)
+            fail_msg("query %d: baseline scan pose %d cost %.9g, AVX2 scan pose %d cost %.9g", i, a.pose, (double)a.cost, v.pose,
+                     (double)v.cost);
+        if (i % 2) assert_int_not_equal(a.pose, best.pose);
+        else assert_same(a, best, "baseline brute force", i);
+    }
+}
+
+/* The exact mode with any number of exact components: an odd count of block rows (an even
+ * count of components plus the residual row) leaves one row past the pairs the walk sums two
+ * at a time. Each answers with brute force's optimum, in both walks. */
+static void test_exact_components_of_any_parity(void **state) {
+    (void)state;
+    for (int ke = 1; ke <= 6; ke++) {
+        pm_database_def def = pm_default_database_def();
+        static pm_schema schema; /* static: a schema is about 62 KB */
+        pm_test_curve_schema(&schema, DIMS);
+        def.schema = &schema;
+        def.pca_components = 3;
+        def.exact_components = ke;
+        def.exact_leaf_size = 16;
+        pm_database *db = NULL;
+        pm_error err;
+        if (pm_database_build(&db, &def, F.assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+        pm_search_def ex = pm_default_search_def(), bf = ex;
+        bf.mode = PM_SEARCH_BRUTEFORCE;
+        size_t ss = pm_search_scratch_size(db, &ex);
+        if (pm_search_scratch_size(db, &bf) > ss) ss = pm_search_scratch_size(db, &bf);
+        void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+        pm_test_rng rng = {40 + (uint64_t)ke};
+        float q[DIMS];
+        for (int i = 0; i < 100; i++) {
+            make_query(q, &rng, i);
+            pm_search_result rb, re[2];
+            PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+            for (int k = 0; k < 2; k++) {
+                int kernel = k ? PM_SEARCH_KERNEL_AVX2 : PM_SEARCH_KERNEL_BASELINE;
+                PM_ASSERT_OK(pm_search_kernel(&re[k], db, q, &ex, scratch, ss, kernel, NULL));
+                if (re[k].pose != rb.pose || re[k].cost != rb.cost)
+                    fail_msg("%d exact components, query %d, %s walk: pose %d cost %.9g, brute force pose %d cost %.9g", ke, i,
+                             k ? "AVX2" : "baseline", re[k].pose, (double)re[k].cost, rb.pose, (double)rb.cost);
+            }
+            assert_memory_equal(&re[0], &re[1], sizeof re[0]);
+        }
+        free(scratch);
+        pm_database_destroy(db);
+    }
 }
 
 typedef struct worker {
@@ -585,6 +674,8 @@ int main(void) {
         cmocka_unit_test(test_databases_of_different_schemas),
         cmocka_unit_test(test_nothing_found),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bruteforce_kernels_agree),
+        cmocka_unit_test(test_exact_components_of_any_parity),
         cmocka_unit_test(test_threads_share_a_database),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
