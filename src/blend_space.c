@@ -166,10 +166,17 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     if (def->sample_count > PM_BLEND_SPACE_MAX_SAMPLES)
         return pm_fail(error, PM_ERR_LIMIT, "blend space '%s': %d samples exceeds the limit of %d", name, def->sample_count,
                        PM_BLEND_SPACE_MAX_SAMPLES);
-    if ((unsigned)def->sync > PM_BLEND_SYNC_FEET || (unsigned)def->align > PM_BLEND_ALIGN_NONE ||
-        (unsigned)def->collinear > PM_BLEND_COLLINEAR_ERROR || (unsigned)def->coplanar > PM_BLEND_COPLANAR_ERROR)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': unknown sync, align, collinear or coplanar option",
-                       name);
+    const struct {
+        const char *field;
+        int value, last;
+    } options[] = {{"sync", (int)def->sync, PM_BLEND_SYNC_FEET},
+                   {"align", (int)def->align, PM_BLEND_ALIGN_NONE},
+                   {"collinear", (int)def->collinear, PM_BLEND_COLLINEAR_ERROR},
+                   {"coplanar", (int)def->coplanar, PM_BLEND_COPLANAR_ERROR}};
+    for (int k = 0; k < 4; k++)
+        if (options[k].value < 0 || options[k].value > options[k].last)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': %s %d is outside 0..%d", name, options[k].field,
+                           options[k].value, options[k].last);
     const pm_clip *first = def->samples[0].clip;
     for (int i = 0; i < def->sample_count; i++) {
         const pm_blend_sample_def *sd = &def->samples[i];
@@ -199,7 +206,8 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     for (int d = 0; d < def->dimensions; d++) {
         float lo = def->axis_min[d], hi = def->axis_max[d];
         if (!isfinite(lo) || !isfinite(hi))
-            return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': axis %d range is not finite", name, d);
+            return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': axis %d range [%g, %g] is not finite", name, d,
+                           (double)lo, (double)hi);
         if (lo > hi)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': axis %d range [%g, %g] is reversed", name, d,
                            (double)lo, (double)hi);

@@ -400,6 +400,30 @@ static void test_single_sample_outside(void **state) {
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, pts[0], NULL));
     assert_int_equal(w.cell_kind, PM_BLEND_CELL_POINT);
     assert_false(w.outside);
+    /* It blends one pose at most: scratch for one is enough, and the job plays the sample. */
+    assert_int_equal(pm_blend_space_max_weights(s), 1);
+    enum { SOA = (JOINTS + 3) / 4 };
+    assert_int_equal(pm_blend_space_scratch_count(s), SOA);
+    pm_soa_transform scratch[SOA], pose[SOA];
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    job.params = pts[0];
+    job.phase = 0.25f;
+    job.scratch = scratch;
+    job.scratch_count = SOA;
+    job.output = pose;
+    job.output_count = SOA;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    pm_quat rot[JOINTS];
+    pm_vec3 tr[JOINTS];
+    PM_ASSERT_OK(pm_clip_sample(rot, tr, &fx.clips[0], 0.25f * pm_clip_duration(&fx.clips[0]), NULL));
+    pm_quat got_rot[JOINTS];
+    pm_vec3 got_tr[JOINTS];
+    PM_ASSERT_OK(pm_pose_to_aos(got_rot, got_tr, JOINTS, pose, NULL));
+    for (int j = 1; j < JOINTS; j++) { /* (the root is placed by the alignment and root motion) */
+        assert_true(pm_test_quat_same(got_rot[j], rot[j], 1e-5f));
+        pm_test_assert_vec3_near(got_tr[j], tr[j], 1e-5f);
+    }
     float other[2] = {0.6f, 0.5f};
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, other, NULL));
     assert_true(w.outside);
@@ -504,6 +528,79 @@ static void test_inspection_errors(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* Each def field out of its range is named with its value: the sample count, the four option
+ * enums, a sample clip that fails validation, the axis ranges. */
+static void expect_space_error(const pm_blend_space_def *def, pm_result code, const char *words) {
+    pm_blend_space *s = (pm_blend_space *)&s;
+    pm_error e;
+    memset(&e, 0, sizeof e);
+    pm_result r = pm_blend_space_create(&s, def, &e);
+    if (r != code) fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(r), e.message);
+    if (!strstr(e.message, words)) fail_msg("'%s' does not say '%s'", e.message, words);
+    assert_null(s);
+}
+
+static void test_def_errors(void **state) {
+    (void)state;
+    fixture fx;
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
+    pm_blend_sample_def samples[3];
+    for (int i = 0; i < 3; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx.clips[i];
+        samples[i].params[0] = (float)i;
+        samples[i].params[1] = (float)(i == 2);
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "walk";
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = 3;
+    def.align = PM_BLEND_ALIGN_NONE; /* (the swing clips have no legs to face by) */
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    pm_blend_space_destroy(s);
+
+    /* More samples than the limit: refused before any is read. */
+    pm_blend_space_def d = def;
+    pm_blend_sample_def *many = calloc(PM_BLEND_SPACE_MAX_SAMPLES + 1, sizeof *many);
+    d.samples = many;
+    d.sample_count = PM_BLEND_SPACE_MAX_SAMPLES + 1;
+    expect_space_error(&d, PM_ERR_LIMIT, "blend space 'walk': 4097 samples exceeds the limit of 4096");
+    free(many);
+    d = def;
+    d.sync = (pm_blend_sync)3;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': sync 3 is outside 0..2");
+    d = def;
+    d.align = (pm_blend_align)-1;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': align -1 is outside 0..2");
+    d = def;
+    d.collinear = (pm_blend_collinear)2;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': collinear 2 is outside 0..1");
+    d = def;
+    d.coplanar = (pm_blend_coplanar)7;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': coplanar 7 is outside 0..1");
+    /* A sample clip that is no valid clip is named by sample, then by what is wrong with it. */
+    d = def;
+    PM_ASSERT_OK(pm_clip_set_name(&fx.clips[1], "swing1", NULL));
+    fx.clips[1].frame_time = 0.0f;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk' sample 1: clip 'swing1': frame time 0 must be positive");
+    fx.clips[1].frame_time = 1.0f / 30.0f;
+    /* Axis ranges: finite, and not reversed (min == max takes the samples' extent). */
+    d = def;
+    d.axis_min[1] = NAN;
+    d.axis_max[1] = 1.0f;
+    expect_space_error(&d, PM_ERR_NUMERIC, "blend space 'walk': axis 1 range [nan, 1] is not finite");
+    d.axis_min[1] = 0.0f;
+    d.axis_max[1] = INFINITY;
+    expect_space_error(&d, PM_ERR_NUMERIC, "axis 1 range [0, inf] is not finite");
+    d = def;
+    d.axis_min[0] = 2.0f;
+    d.axis_max[0] = 1.0f;
+    expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': axis 0 range [2, 1] is reversed");
+    pm_test_blend_fixture_free(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weights_properties),
@@ -516,6 +613,7 @@ int main(void) {
         cmocka_unit_test(test_single_sample_outside),
         cmocka_unit_test(test_resolution_message),
         cmocka_unit_test(test_inspection_errors),
+        cmocka_unit_test(test_def_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
