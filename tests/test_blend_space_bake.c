@@ -143,6 +143,21 @@ static void test_grid(void **state) {
     g.include_outside = 7;
     assert_int_equal(pm_blend_space_grid(out, 10, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "include_outside"));
+    /* A negative capacity, or room without a buffer; more points than 1e7 (counted before any
+     * is placed, so that a request of 100000 x 101 is refused rather than walked). */
+    g.include_outside = 0;
+    n = -1;
+    assert_int_equal(pm_blend_space_grid(out, -1, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "blend space grid: no room for the points");
+    assert_int_equal(n, 0);
+    assert_int_equal(pm_blend_space_grid(NULL, 5, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    g.counts[0] = 100000;
+    g.counts[1] = 101;
+    assert_int_equal(pm_blend_space_grid(NULL, 0, &n, s, &g, &e), PM_ERR_LIMIT);
+    assert_string_equal(e.message, "blend space grid: 10100000 points is too many");
+    g.counts[1] = 100; /* exactly the limit: counted */
+    PM_ASSERT_OK(pm_blend_space_grid(NULL, 0, &n, s, &g, &e));
+    assert_true(n > 0);
     pm_blend_space_destroy(s);
     /* A failed create leaves *out NULL, whatever it held. */
     s = (pm_blend_space *)(void *)&g;
@@ -326,6 +341,90 @@ static void test_bake_order_independent(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* The job names what is wrong with it: a parameter or phase that is not finite (by axis), an
+ * unknown rotation blend, an output short of the space's joints, buffers not 16-byte aligned. */
+static void test_job_errors(void **state) {
+    (void)state;
+    fixture fx;
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+    pm_blend_space *s;
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    int soa = pm_soa_count(JOINTS);
+    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
+    float p[2] = {0.25f, 0.25f};
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    job.params = p;
+    job.scratch = scratch;
+    job.scratch_count = pm_blend_space_scratch_count(s);
+    job.output = out;
+    job.output_count = soa;
+    PM_ASSERT_OK(pm_blend_space_job_validate(&job, NULL));
+    pm_error e;
+    p[1] = NAN;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_NUMERIC);
+    assert_string_equal(e.message, "blend space job: parameter y is not finite");
+    p[1] = 0.25f;
+    job.rotation = (pm_rotation_blend)7;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "blend space job: unknown rotation blend 7");
+    job.rotation = PM_ROTATION_SLERP;
+    job.output_count = soa - 1;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
+    assert_string_equal(e.message, "blend space job: output holds 0 groups, the space's 4 joints need 1");
+    job.output = NULL;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
+    job.output = (pm_soa_transform *)((char *)out + 4);
+    job.output_count = soa;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "blend space job: output or scratch"));
+    job.output = out;
+    job.scratch = (pm_soa_transform *)((char *)scratch + 8);
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    job.scratch = scratch;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, &e));
+    pm_pose_free(scratch, NULL);
+    pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
+}
+
+/* A bake longer than a clip may be is refused by name before anything is allocated: a sample
+ * of two frames a million seconds apart, at 30 fps. */
+static void test_bake_frame_limit(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    pm_test_blend_skeleton(&sk, JOINTS);
+    pm_clip slow;
+    pm_test_blend_swing_clip(&slow, &sk, 2, 0.5f, 0.0f);
+    slow.frame_time = 1e6f;
+    slow.looping = 0;
+    pm_blend_sample_def sample = pm_default_blend_sample_def();
+    sample.clip = &slow;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = "glacial";
+    def.dimensions = 1;
+    def.samples = &sample;
+    def.sample_count = 1;
+    def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space *s;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    float at = 0.0f;
+    pm_clip baked;
+    pm_error e;
+    assert_int_equal(pm_blend_space_bake(&baked, s, &at, 30.0f, &e), PM_ERR_LIMIT);
+    assert_string_equal(e.message, "blend space 'glacial': 30000001 frames at 30 fps exceeds the limit of 10000000");
+    assert_null(baked.rotations);
+    /* At the slowest rate a bake takes it fits: a frame every 1000 s. */
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &at, 0.001f, NULL));
+    assert_int_equal(baked.frame_count, 1001);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&slow);
+    pm_skeleton_destroy(&sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phase_sync),
@@ -335,6 +434,8 @@ int main(void) {
         cmocka_unit_test(test_scratch_count),
         cmocka_unit_test(test_extreme_phases),
         cmocka_unit_test(test_bake_order_independent),
+        cmocka_unit_test(test_job_errors),
+        cmocka_unit_test(test_bake_frame_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -570,6 +570,41 @@ static void test_start_headings_blend_the_short_way(void **state) {
     for (int k = 0; k < 3; k++) pm_clip_destroy(&clips[k]);
 }
 
+/* The root walks on through every cycle of the phase wrap, however many: here a two-stride walk
+ * blended in a space whose three-stride sample makes the wrap 6. On the walk alone (period 2)
+ * the phases past the first period skip whole periods at once rather than walk cycle by cycle;
+ * each phase's hips are still exactly one stride (1 m) further than the phase before, and a
+ * whole wrap on the phase is the start again. */
+static void test_root_walks_on_through_the_wrap(void **state) {
+    (void)state;
+    const int lens[3] = {30, 30, 30};
+    pm_clip two, three;
+    make_walk(&two, lens, 2, 0, 0.15f);
+    make_walk(&three, lens, 3, 0, 0.15f);
+    pm_blend_space *s = two_sample_space(&two, &three, PM_BLEND_SYNC_FEET);
+    assert_int_equal(pm_blend_space_phase_wrap(s), 6);
+    enum { GROUPS = (JOINTS + 3) / 4 };
+    pm_soa_transform scratch[2 * GROUPS], out[GROUPS];
+    float at = 0.0f;
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s, job.params = &at, job.scratch = scratch, job.scratch_count = 2 * GROUPS;
+    job.output = out, job.output_count = GROUPS;
+    float z[7];
+    for (int k = 0; k < 7; k++) {
+        job.phase = 0.25f + (float)k;
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        z[k] = pm_pose_translation(out, HIPS).z;
+        assert_true(fabsf(pm_pose_translation(out, HIPS).x) < 1e-4f);
+    }
+    for (int k = 1; k < 6; k++)
+        if (fabsf(z[k] - z[k - 1] - 1.0f) > 1e-3f)
+            fail_msg("phase %g: hips at %g, phase %g: %g", 0.25 + k - 1, (double)z[k - 1], 0.25 + k, (double)z[k]);
+    assert_true(fabsf(z[6] - z[0]) < 1e-5f);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&two);
+    pm_clip_destroy(&three);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
@@ -582,6 +617,7 @@ int main(void) {
         cmocka_unit_test(test_curving_and_straight_strides_turn_halfway),
         cmocka_unit_test(test_root_motion_in_any_joint),
         cmocka_unit_test(test_start_headings_blend_the_short_way),
+        cmocka_unit_test(test_root_walks_on_through_the_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
