@@ -1,0 +1,261 @@
+/* The pose jobs' argument checks, one message per problem: missing and misaligned poses, joint
+ * counts, layer counts and weights, branch filters, the additive jobs, pose conversions and the
+ * rest pose (what the jobs compute: test_blend_jobs.c and test_additive.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pose_support.h"
+
+#define ALIGN_HINT " is not 16-byte aligned (allocate poses with pm_pose_alloc or as pm_soa_transform arrays)"
+
+/* A pose pointer off the 16-byte alignment the SIMD kernels need. */
+static pm_soa_transform *misaligned(pm_soa_transform *pose) { return (pm_soa_transform *)((char *)pose + 4); }
+
+static void expect(pm_result got, pm_result code, const pm_error *e, const char *words) {
+    if (got != code)
+        fail_msg("expected %s for '%s', got %s (%s)", pm_result_string(code), words, pm_result_string(got), e->message);
+    if (!strstr(e->message, words)) fail_msg("'%s' does not say '%s'", e->message, words);
+}
+
+/* pm_blend_job_validate checks what pm_blend_job_run checks, without blending. */
+static void test_blend_job_validate(void **state) {
+    (void)state;
+    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_blend_input in[2] = {{a, 0.25f}, {a, 0.75f}};
+    pm_blend_job job = pm_default_blend_job();
+    job.joint_count = J_COUNT;
+    job.inputs = in;
+    job.input_count = 2;
+    job.output = out;
+    memset(out, 0x5A, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
+    PM_ASSERT_OK(pm_blend_job_validate(&job, NULL));
+    assert_int_equal(((const unsigned char *)out)[0], 0x5A); /* nothing written */
+    pm_error e;
+    expect(pm_blend_job_validate(NULL, &e), PM_ERR_INVALID_ARGUMENT, &e, "blend job: NULL job");
+    job.output = NULL;
+    expect(pm_blend_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "blend job: output is NULL");
+    job.output = out;
+    in[1].pose = misaligned(a);
+    expect(pm_blend_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "blend job: input 1" ALIGN_HINT);
+    in[1].pose = a;
+    in[0].weight = -0.5f;
+    expect(pm_blend_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "blend job: input 0 has a negative weight (-0.5)");
+    in[0].weight = 0.25f;
+    job.joint_count = PM_MAX_JOINTS + 1;
+    expect(pm_blend_job_validate(&job, &e), PM_ERR_LIMIT, &e, "blend job: joint_count 4097 is outside 1..4096");
+    pm_pose_free(a, NULL);
+    pm_pose_free(out, NULL);
+}
+
+static void test_layered_job_arguments(void **state) {
+    (void)state;
+    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_pose_set_identity(base, J_COUNT, NULL);
+    pm_pose_set_identity(layer, J_COUNT, NULL);
+    pm_blend_layer l = {layer, 0.5f, NULL};
+    pm_layered_blend_job job = pm_default_layered_blend_job();
+    job.base = base;
+    job.layers = &l;
+    job.layer_count = 1;
+    job.joint_count = J_COUNT;
+    job.output = out;
+    PM_ASSERT_OK(pm_layered_blend_job_validate(&job, NULL));
+    pm_error e;
+    job.joint_count = 0;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_LIMIT, &e, "layered blend job: joint_count 0 is outside 1..4096");
+    job.joint_count = J_COUNT;
+    job.base = NULL;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "layered blend job: base and output must be set");
+    job.base = base;
+    job.output = NULL;
+    expect(pm_layered_blend_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "base and output must be set");
+    job.output = misaligned(out);
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "layered blend job: base or output" ALIGN_HINT);
+    job.output = out;
+    job.layer_count = -1;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "layered blend job: -1 layers is outside 0..64");
+    job.layer_count = PM_BLEND_MAX_INPUTS + 1;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "65 layers is outside 0..64");
+    job.layer_count = 1;
+    l.weight = 1.5f;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: layer 0 weight 1.5 is outside [0, 1]");
+    l.weight = -0.25f;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "layer 0 weight -0.25 is outside [0, 1]");
+    l.weight = 0.5f;
+    l.pose = NULL;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: layer 0 has weight 0.5 but no pose");
+    l.pose = misaligned(layer);
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "layered blend job: layer 0" ALIGN_HINT);
+    /* A layer of weight 0 is never read: no pose, or a misaligned one, is fine. */
+    l.weight = 0.0f;
+    PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
+    l.pose = NULL;
+    PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
+    job.layer_count = 0; /* no layer at all: the base */
+    PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
+    assert_true(poses_bitwise_equal(out, base, J_COUNT));
+    pm_pose_free(base, NULL);
+    pm_pose_free(layer, NULL);
+    pm_pose_free(out, NULL);
+}
+
+static void test_branch_filter_arguments(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    make_skeleton(&sk);
+    float w[J_COUNT];
+    pm_branch_filter f = pm_default_branch_filter();
+    f.bone = "Spine";
+    pm_error e;
+    expect(pm_branch_filters_expand(NULL, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
+    expect(pm_branch_filters_expand(w, NULL, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
+    expect(pm_branch_filters_expand(w, &sk, NULL, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
+    PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, NULL, 0, &e)); /* no filter: every weight 0 */
+    for (int j = 0; j < J_COUNT; j++) assert_true(w[j] == 0.0f);
+    pm_branch_filter two[2] = {f, pm_default_branch_filter()};
+    expect(pm_branch_filters_expand(w, &sk, two, 2, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filter 1: no bone name");
+    two[1].bone = "";
+    expect(pm_branch_filters_expand(w, &sk, two, 2, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filter 1: no bone name");
+    f.max_depth = -2;
+    expect(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "branch filter 0 ('Spine'): max_depth -2 (use -1 for the whole branch)");
+    f.max_depth = 0; /* the bone alone */
+    PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, &f, 1, &e));
+    for (int j = 0; j < J_COUNT; j++) assert_true(w[j] == (j == J_SPINE ? 1.0f : 0.0f));
+    pm_skeleton_destroy(&sk);
+}
+
+static void test_additive_job_arguments(void **state) {
+    (void)state;
+    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *b = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_pose_set_identity(a, J_COUNT, NULL);
+    pm_pose_set_identity(b, J_COUNT, NULL);
+    pm_error e;
+    pm_additive_extract_job x = pm_default_additive_extract_job();
+    x.source = a;
+    x.base = b;
+    x.joint_count = J_COUNT;
+    x.output = out;
+    PM_ASSERT_OK(pm_additive_extract_job_validate(&x, NULL));
+    x.base = NULL;
+    expect(pm_additive_extract_job_run(&x, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive extract job: source, base and output must be set");
+    x.base = b;
+    x.output = NULL;
+    expect(pm_additive_extract_job_validate(&x, &e), PM_ERR_INVALID_ARGUMENT, &e, "source, base and output must be set");
+    x.output = out;
+    x.source = misaligned(a);
+    expect(pm_additive_extract_job_run(&x, &e), PM_ERR_INVALID_ARGUMENT, &e, "additive extract job: a pose" ALIGN_HINT);
+    x.source = a;
+    x.joint_count = -3;
+    expect(pm_additive_extract_job_run(&x, &e), PM_ERR_LIMIT, &e, "additive extract job: joint_count -3 is outside 1..4096");
+
+    pm_additive_apply_job y = pm_default_additive_apply_job();
+    y.target = a;
+    y.delta = b;
+    y.weight = 1.0f;
+    y.joint_count = J_COUNT;
+    y.output = out;
+    PM_ASSERT_OK(pm_additive_apply_job_validate(&y, NULL));
+    y.target = NULL;
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "additive apply job: target and output must be set");
+    y.target = a;
+    y.output = NULL;
+    expect(pm_additive_apply_job_validate(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "target and output must be set");
+    y.output = out;
+    y.delta = misaligned(b);
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "additive apply job: a pose" ALIGN_HINT);
+    /* A zero-weight job never reads the delta. */
+    y.weight = 0.0f;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&y, &e));
+    assert_true(poses_bitwise_equal(out, a, J_COUNT));
+    y.weight = 1.0f;
+    y.delta = b;
+    y.output = misaligned(out);
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "a pose" ALIGN_HINT);
+    y.output = out;
+    y.joint_count = PM_MAX_JOINTS + 1;
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_LIMIT, &e, "additive apply job: joint_count 4097 is outside 1..4096");
+    pm_pose_free(a, NULL);
+    pm_pose_free(b, NULL);
+    pm_pose_free(out, NULL);
+}
+
+/* Conversions name their problem; the rest pose is the skeleton's rest rotations and offsets. */
+static void test_pose_conversions_and_rest(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    make_skeleton(&sk);
+    pm_test_rng rng = {17};
+    for (int j = 0; j < J_COUNT; j++) sk.rest_rotations[j] = random_quat(&rng, 1.0f);
+    pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+    PM_ASSERT_OK(pm_pose_from_rest(pose, &sk, NULL));
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_quat q = pm_pose_rotation(pose, j);
+        pm_vec3 t = pm_pose_translation(pose, j);
+        assert_memory_equal(&q, &sk.rest_rotations[j], sizeof q);
+        assert_memory_equal(&t, &sk.rest_translations[j], sizeof t);
+    }
+    pm_error e;
+    expect(pm_pose_from_rest(NULL, &sk, &e), PM_ERR_INVALID_ARGUMENT, &e, "pm_pose_from_rest: NULL argument");
+    expect(pm_pose_from_rest(pose, NULL, &e), PM_ERR_INVALID_ARGUMENT, &e, "pm_pose_from_rest: NULL argument");
+    sk.parents[3] = 5;
+    expect(pm_pose_from_rest(pose, &sk, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "skeleton: joint 3 has parent 5 (parents must come first)");
+    sk.parents[3] = 2;
+
+    pm_quat rot[J_COUNT];
+    pm_vec3 tr[J_COUNT];
+    expect(pm_pose_to_aos(rot, tr, J_COUNT, NULL, &e), PM_ERR_INVALID_ARGUMENT, &e, "pm_pose_to_aos: NULL argument");
+    expect(pm_pose_to_aos(NULL, NULL, J_COUNT, pose, &e), PM_ERR_INVALID_ARGUMENT, &e, "pm_pose_to_aos: NULL argument");
+    expect(pm_pose_to_aos(rot, tr, 0, pose, &e), PM_ERR_LIMIT, &e, "pm_pose_to_aos: 0 joints is outside 1..4096");
+    expect(pm_pose_to_aos(rot, tr, PM_MAX_JOINTS + 1, pose, &e), PM_ERR_LIMIT, &e, "4097 joints is outside 1..4096");
+    /* Either output alone is fine. */
+    PM_ASSERT_OK(pm_pose_to_aos(NULL, tr, J_COUNT, pose, &e));
+    PM_ASSERT_OK(pm_pose_to_aos(rot, NULL, J_COUNT, pose, &e));
+    assert_memory_equal(tr, sk.rest_translations, sizeof tr);
+    assert_memory_equal(rot, sk.rest_rotations, sizeof rot);
+
+    /* The sampling job's rotation blend and the local-to-model job's input alignment. */
+    pm_clip clip;
+    make_clip(&clip, &sk, 10, 30.0f, 0, 3);
+    pm_animation anim;
+    PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
+    pm_sampling_job sj = pm_default_sampling_job();
+    sj.animation = &anim;
+    sj.output = pose;
+    sj.output_count = pm_soa_count(J_COUNT);
+    sj.rotation = (pm_rotation_blend)2;
+    expect(pm_sampling_job_run(&sj, &e), PM_ERR_INVALID_ARGUMENT, &e, "sampling job: unknown rotation blend 2");
+    sj.rotation = PM_ROTATION_SLERP;
+    PM_ASSERT_OK(pm_sampling_job_run(&sj, &e));
+    pm_transform model[J_COUNT];
+    pm_local_to_model_job lj = pm_default_local_to_model_job();
+    lj.parents = sk.parents;
+    lj.joint_count = J_COUNT;
+    lj.input = misaligned(pose);
+    lj.output = model;
+    expect(pm_local_to_model_job_run(&lj, &e), PM_ERR_INVALID_ARGUMENT, &e, "local-to-model job: input" ALIGN_HINT);
+    lj.input = pose;
+    PM_ASSERT_OK(pm_local_to_model_job_run(&lj, &e));
+    pm_animation_destroy(&anim);
+    pm_clip_destroy(&clip);
+    pm_pose_free(pose, NULL);
+    pm_skeleton_destroy(&sk);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blend_job_validate),
+        cmocka_unit_test(test_layered_job_arguments),
+        cmocka_unit_test(test_branch_filter_arguments),
+        cmocka_unit_test(test_additive_job_arguments),
+        cmocka_unit_test(test_pose_conversions_and_rest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
