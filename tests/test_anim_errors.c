@@ -372,6 +372,83 @@ static void test_out_may_be_an_input(void **state) {
     pm_clip_destroy(&a);
 }
 
+/* The joint count is checked where a skeleton is made and where it is read back, the channel
+ * count per joint too; a clip's frame count and frame time where a clip is validated; a curve
+ * without values, a curve added to a clip without frames, and a clip without rest arrays
+ * converted to Y up are named. */
+static void test_counts_and_missing_arrays(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_error err;
+    expect_error(pm_skeleton_create(&s, 0, NULL, &err), PM_ERR_LIMIT, &err, "skeleton: 0 joints is outside 1..4096");
+    expect_error(pm_skeleton_create(&s, PM_MAX_JOINTS + 1, NULL, &err), PM_ERR_LIMIT, &err, "skeleton: 4097 joints");
+    pm_test_biped(&s, pm_test_biped_names);
+    s.channel_counts[5] = 7;
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "skeleton: joint 'RightLeg' has 7 channels (at most 6)");
+    s.channel_counts[5] = 0;
+    s.joint_count = 0;
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_LIMIT, &err, "skeleton: 0 joints is outside 1..4096");
+    s.joint_count = 9;
+    pm_skeleton_destroy(&s);
+
+    pm_clip c;
+    pm_test_ramp_clip(&c, 4, 0.1f);
+    PM_ASSERT_OK(pm_clip_set_name(&c, "ramp", NULL));
+    c.frame_count = 0;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_LIMIT, &err, "clip 'ramp': 0 frames is outside 1..10000000");
+    c.frame_count = 4;
+    c.frame_time = -0.1f;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "clip 'ramp': frame time -0.1 must be positive");
+    c.frame_time = 0.1f;
+    const float v[4] = {1, 2, 3, 4};
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", v, NULL));
+    float *values = c.curves[0].values;
+    c.curves[0].values = NULL;
+    expect_error(pm_clip_validate(&c, &err), PM_ERR_INVALID_ARGUMENT, &err, "clip 'ramp': curve 0 has no values");
+    c.curves[0].values = values;
+    pm_vec3 *rest = c.skeleton.rest_translations;
+    c.skeleton.rest_translations = NULL;
+    expect_error(pm_clip_z_up_to_y_up(&c, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "pm_clip_z_up_to_y_up: the clip is not initialised (create it with pm_clip_create)");
+    c.skeleton.rest_translations = rest;
+    PM_ASSERT_OK(pm_clip_validate(&c, &err));
+    pm_clip empty;
+    memset(&empty, 0, sizeof empty);
+    expect_error(pm_clip_add_curve(&empty, "speed", v, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "pm_clip_add_curve: the clip is not initialised (0 frames)");
+    assert_int_equal(empty.curve_count, 0);
+    pm_clip_destroy(&c);
+}
+
+/* Root extraction checks the clip it reads: no frames or frame time, and a skeleton whose
+ * parents do not come first, named with the clip; the track is left empty. */
+static void test_root_track_checks_the_clip(void **state) {
+    (void)state;
+    pm_root_track t;
+    pm_error err;
+    pm_clip c;
+    memset(&c, 0, sizeof c);
+    expect_error(pm_root_track_extract(&t, &c, NULL, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "root: clip 'clip' is not initialised (frames, frame time)");
+    assert_null(t.frames);
+    pm_test_ramp_clip(&c, 6, 0.1f);
+    PM_ASSERT_OK(pm_clip_set_name(&c, "ramp", NULL));
+    c.frame_time = NAN;
+    expect_error(pm_root_track_extract(&t, &c, NULL, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "root: clip 'ramp' is not initialised");
+    c.frame_time = 0.1f;
+    c.skeleton.parents[2] = 6;
+    expect_error(pm_root_track_extract(&t, &c, NULL, NULL, &err), PM_ERR_INVALID_ARGUMENT, &err,
+                 "root: clip 'ramp': skeleton: joint 2 has parent 6 (parents must come first)");
+    assert_null(t.frames);
+    c.skeleton.parents[2] = 1;
+    PM_ASSERT_OK(pm_root_track_extract(&t, &c, NULL, NULL, &err));
+    assert_int_equal(t.frame_count, 6);
+    pm_root_track_destroy(&t);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validation),
@@ -382,6 +459,8 @@ int main(void) {
         cmocka_unit_test(test_resample_refuses_counts_beyond_the_frame_limit),
         cmocka_unit_test(test_clip_validate_checks_flags_and_counts),
         cmocka_unit_test(test_out_may_be_an_input),
+        cmocka_unit_test(test_counts_and_missing_arrays),
+        cmocka_unit_test(test_root_track_checks_the_clip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
