@@ -288,33 +288,39 @@ static void test_mirror_reflects_and_is_an_involution(void **state) {
     (void)state;
     pm_skeleton s;
     pm_clip c = random_biped_clip(&s, 12, 99);
-    pm_clip m, mm;
-    PM_ASSERT_OK(pm_clip_mirror(&m, &c, NULL, -1, NULL)); /* auto axis: X separates left from right */
-    PM_ASSERT_OK(pm_clip_mirror(&mm, &m, NULL, 0, NULL));
     int32_t map[9];
     pm_skeleton_find_mirror_map(map, &s);
     assert_int_equal(map[1], 4);
     assert_int_equal(map[3], 6);
     assert_int_equal(map[8], 8);
-    pm_transform wc[9], wm[9], wmm[9];
-    for (int f = 0; f < c.frame_count; f++) {
-        PM_ASSERT_OK(pm_clip_frame_world(wc, &c, f, NULL));
-        PM_ASSERT_OK(pm_clip_frame_world(wm, &m, f, NULL));
-        PM_ASSERT_OK(pm_clip_frame_world(wmm, &mm, f, NULL));
-        for (int j = 0; j < 9; j++) {
-            pm_vec3 o = wc[map[j]].translation;
-            pm_test_assert_vec3_near(wm[j].translation, pm_vec3_make(-o.x, o.y, o.z), 1e-4f);
-            pm_test_assert_vec3_near(wmm[j].translation, wc[j].translation, 1e-4f);
-            assert_true(pm_test_quat_same(wmm[j].rotation, wc[j].rotation, 1e-5f));
+    /* Across the plane the rest pose picks (X separates left from right), and across each axis
+     * given: the mapped joint's position with that coordinate negated; twice is the clip again. */
+    for (int axis = -1; axis <= 2; axis++) {
+        pm_clip m, mm;
+        PM_ASSERT_OK(pm_clip_mirror(&m, &c, NULL, axis, NULL));
+        PM_ASSERT_OK(pm_clip_mirror(&mm, &m, NULL, axis < 0 ? 0 : axis, NULL));
+        pm_transform wc[9], wm[9], wmm[9];
+        for (int f = 0; f < c.frame_count; f++) {
+            PM_ASSERT_OK(pm_clip_frame_world(wc, &c, f, NULL));
+            PM_ASSERT_OK(pm_clip_frame_world(wm, &m, f, NULL));
+            PM_ASSERT_OK(pm_clip_frame_world(wmm, &mm, f, NULL));
+            for (int j = 0; j < 9; j++) {
+                pm_vec3 o = wc[map[j]].translation;
+                int k = axis < 0 ? 0 : axis;
+                pm_vec3 reflected = pm_vec3_make(k == 0 ? -o.x : o.x, k == 1 ? -o.y : o.y, k == 2 ? -o.z : o.z);
+                pm_test_assert_vec3_near(wm[j].translation, reflected, 1e-4f);
+                pm_test_assert_vec3_near(wmm[j].translation, wc[j].translation, 1e-4f);
+                assert_true(pm_test_quat_same(wmm[j].rotation, wc[j].rotation, 1e-5f));
+            }
         }
+        pm_clip_destroy(&mm);
+        pm_clip_destroy(&m);
     }
     int32_t bad[9] = {0, 4, 2, 3, 4, 5, 6, 7, 8}; /* 1 -> 4 but 4 -> 4: not a swap */
     pm_error err;
     pm_clip tmp;
     assert_int_equal(pm_clip_mirror(&tmp, &c, bad, 0, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_clip_mirror(&tmp, &c, NULL, 3, &err), PM_ERR_INVALID_ARGUMENT);
-    pm_clip_destroy(&mm);
-    pm_clip_destroy(&m);
     pm_clip_destroy(&c);
     pm_skeleton_destroy(&s);
 }
