@@ -70,7 +70,9 @@ static void test_number_formats(void **state) {
     /* The number parser agrees with the C library (C locale here) on many spellings. */
     static const char *const numbers[] = {"0", "-0", "1", "-1", "3.14159265358979", "1e-7", "-2.6e-05", "6.02214076e23",
                                           "1.17549435e-38", "3.40282347e38", "123456789012345678901234567890",
-                                          "0.000000000000000000000000000001", ".0083333", "-.5", "5.", "+7.25E-3"};
+                                          "0.000000000000000000000000000001", ".0083333", "-.5", "5.", "+7.25E-3",
+                                          /* exponents past a double's: divided down in steps, to zero */
+                                          "1e-400", "-5e-310", "123456789e-330"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         pm_clip one;
         char buf[512];
@@ -101,6 +103,11 @@ static void test_whitespace_quirks(void **state) {
                  "MOTION\rFrames: 2\rFrame Time: 0.5\r1\r2\r");
     assert_int_equal(c.frame_count, 2);
     assert_true(c.translations[1].y == 2.0f);
+    pm_clip_destroy(&c);
+    /* Labels with the colon apart from the word, as some exporters write them. */
+    load_raw(&c, "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 1 Yposition\n}\nMOTION\nFrames : 2\nFrame Time : 0.25\n3\n4\n");
+    assert_int_equal(c.frame_count, 2);
+    assert_true(c.frame_time == 0.25f && c.translations[1].y == 4.0f);
     pm_clip_destroy(&c);
 }
 
@@ -154,6 +161,10 @@ static void test_clip_name_from_source(void **state) {
     PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), source, &def, NULL));
     assert_int_equal(strlen(c.name), 254);
     assert_memory_equal(c.name, source + 2, 254);
+    pm_clip_destroy(&c);
+    /* A source naming a directory has no file name to take: "clip". */
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "some/dir/", &def, NULL));
+    assert_string_equal(c.name, "clip");
     pm_clip_destroy(&c);
 }
 

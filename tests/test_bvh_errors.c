@@ -202,6 +202,13 @@ static void test_errors_structure(void **state) {
     expect_error(L01 L02 L03 L04 "WIBBLE 3\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY", "'WIBBLE'");
     expect_error(L01 L02 L04, PM_ERR_PARSE, "t.bvh:3: ROOT", "expected '{'");
     expect_error(L01 "ROOT Bad\x01Name\n{\n", PM_ERR_PARSE, "t.bvh:2: JOINT", "control character");
+    expect_error(L01 L02 L03 L04 L04, PM_ERR_PARSE, "t.bvh:5: OFFSET", "joint 'Hips' has OFFSET twice");
+    expect_error(L01 "{\n", PM_ERR_PARSE, "t.bvh:2: HIERARCHY", "'{' without a ROOT, JOINT or End Site before it");
+    /* A token quoted in a message keeps well-formed UTF-8 and replaces bytes that are not. */
+    expect_error(L01 L02 L03 L04 "Kn\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 1\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY",
+                 "'Kn\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80'");
+    expect_error(L01 L02 L03 L04 "Kn\xc3\x28\xe2\x82 1\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY",
+                 "'Kn?(?" "?'"); /* (split: "??'" would be a trigraph) */
     /* Duplicate names. */
     expect_error(L01 L02 L03 L04 L05 L06 L07 L08 L09 L14 "\tJOINT Chest\n" L07 L08 L09 L14 L15 L16 L17 L18, PM_ERR_PARSE,
                  "t.bvh:11: JOINT", "duplicate joint name 'Chest' (first on line 6)");
@@ -220,6 +227,13 @@ static void test_errors_limits(void **state) {
     text_add(&t, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n");
     for (int i = 0; i < PM_MAX_JOINTS + 1; i++) text_add(&t, "JOINT J%d\n{\nOFFSET 0 1 0\n}\n", i);
     expect_error(t.s, PM_ERR_LIMIT, "JOINT", "more than 4096 joints");
+    free(t.s);
+    /* A joint name past PM_BVH_MAX_NAME_LENGTH bytes. */
+    memset(&t, 0, sizeof t);
+    text_add(&t, "HIERARCHY\nROOT ");
+    for (int i = 0; i <= PM_BVH_MAX_NAME_LENGTH; i++) text_add(&t, "n");
+    text_add(&t, "\n{\n");
+    expect_error(t.s, PM_ERR_LIMIT, "t.bvh:2: JOINT", "a name of 1025 bytes (at most 1024)");
     free(t.s);
     /* Exactly at the depth limit is fine. */
     memset(&t, 0, sizeof t);

@@ -180,6 +180,12 @@ static void test_layout_kept_and_extended(void **state) {
     assert_non_null(strstr(text, "End Site"));
     assert_non_null(strstr(text, "0 90 2 0 0 0 30\n"));
     free(text);
+    /* The knee slides: its positions go first, its rotation channel after them as it was. */
+    c.translations[3 + 1].x = 0.03f;
+    text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+    assert_non_null(strstr(text, "CHANNELS 4 Xposition Yposition Zposition Xrotation\n"));
+    free(text);
+    c.translations[3 + 1].x = 0.0f;
     /* The knee twists about Y and the foot slides: channels are added where needed. */
     c.rotations[3 + 1] = pm_quat_mul(c.rotations[3 + 1], pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.4f));
     c.translations[6 + 2].z = 0.05f;
