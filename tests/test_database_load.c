@@ -269,11 +269,137 @@ static void test_verify(void **state) {
     fixture_free(&f);
 }
 
+/* Loads with the checksum skipped (a file resealed after editing) and must be refused with
+ * PM_ERR_CORRUPT naming `words`. */
+static void expect_refused(const uint8_t *image, size_t n, const char *words) {
+    pm_database *x = (pm_database *)&x;
+    pm_error err;
+    memset(&err, 0, sizeof err);
+    pm_result r = pm_database_load_memory(&x, image, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err);
+    if (r != PM_ERR_CORRUPT) fail_msg("expected corrupt data for '%s', got %s (%s)", words, pm_result_string(r), err.message);
+    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
+    assert_null(x);
+}
+
+/* The section table of an image, in place. */
+static pmdb_section *section_table(uint8_t *image) {
+    pmdb_header h;
+    memcpy(&h, image, sizeof h);
+    return (pmdb_section *)(image + h.header_size);
+}
+
+/* Structure the checksum would not catch in a resealed file: a section left out of the table,
+ * trees missing for searchable vectors, the vector->pose map not starting at pose 0, header pose
+ * counts that disagree with the poses' flags, a KD-tree node whose two children are one. */
+static void test_crafted_structure(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    pm_database *db = build(&f, 1);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pmdb_header h;
+    memcpy(&h, bytes, sizeof h);
+    /* The last section of the table dropped, then the strings moved to the end and dropped. */
+    const uint32_t last = h.section_count - 1;
+    const pmdb_section *table = (const pmdb_section *)(bytes + h.header_size);
+    static const char *const expect_missing[] = {[PMDB_BT_VALUE_BOXES] = "section bound-tree value boxes is missing",
+                                                 [PMDB_VP_ITEMS] = "section VP-tree items is missing"};
+    assert_true(table[last].id == PMDB_BT_VALUE_BOXES || table[last].id == PMDB_VP_ITEMS);
+    memcpy(copy, bytes, n);
+    pmdb_header e = h;
+    e.section_count = last;
+    memcpy(copy, &e, sizeof e);
+    expect_refused(copy, n, expect_missing[table[last].id]);
+    uint32_t strings = 0;
+    while (table[strings].id != PMDB_STRINGS) strings++;
+    pmdb_section *t = section_table(copy);
+    t[strings] = table[last];
+    expect_refused(copy, n, "section strings is missing");
+
+    /* No KD-tree though vectors are searchable. */
+    memcpy(copy, bytes, n);
+    e = h;
+    e.kd_node_count = 0;
+    memcpy(copy, &e, sizeof e);
+    expect_refused(copy, n, "trees do not match the searchable vectors");
+
+    /* The vector->pose map starting past pose 0. */
+    memcpy(copy, bytes, n);
+    uint32_t *starts = (uint32_t *)section_data(copy, PMDB_VEC_POSE_START);
+    starts[0] = 1;
+    expect_refused(copy, n, "vector->pose map does not cover the poses");
+
+    /* One searchable pose counted as blocked in the header. */
+    memcpy(copy, bytes, n);
+    e = h;
+    e.searchable_poses--;
+    e.block_transition_poses++;
+    memcpy(copy, &e, sizeof e);
+    expect_refused(copy, n, "pose flags disagree with the header counts");
+
+    /* A KD-tree node whose children are the same node. */
+    memcpy(copy, bytes, n);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(copy, PMDB_KD_NODES);
+    assert_true(kd[0].dim >= 0);
+    kd[0].b = kd[0].a;
+    expect_refused(copy, n, "KD-tree node 0: a child has two parents");
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* What loads but fails verification: a value past MAX_DEVIATION scales (its value boxes widened
+ * so that loading accepts it), a bound-tree root that does not hold every searchable vector,
+ * children that do not split their parent's range. */
+static void test_verify_values_and_ranges(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    pm_database *db = build(&f, 1);
+    size_t n;
+    const uint8_t *bytes = pm_database_bytes(db, &n);
+    uint8_t *copy = malloc(n);
+    pmdb_header h;
+    memcpy(&h, bytes, sizeof h);
+    const int S = (int)h.stride;
+
+    memcpy(copy, bytes, n);
+    float *values = (float *)section_data(copy, PMDB_VALUES);
+    float *vboxes = (float *)section_data(copy, PMDB_BT_VALUE_BOXES);
+    values[3 * S + 1] = 2e4f;
+    for (uint32_t i = 0; i < h.bt_node_count; i++) vboxes[(size_t)i * 2 * S + S + 1] = 2e4f;
+    expect_unverified(copy, n, "vector 3: value 1 (20000) lies beyond 10000 scales from the mean");
+
+    memcpy(copy, bytes, n);
+    pmdb_bt_node *nodes = (pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
+    assert_true(nodes[0].left != 0 && nodes[0].count == h.searchable_vectors && nodes[0].count > PM_BT_BLOCK);
+    nodes[0].count -= PM_BT_BLOCK;
+    char words[96];
+    snprintf(words, sizeof words, "bound tree: the root holds %u of %u searchable vectors", h.searchable_vectors - PM_BT_BLOCK,
+             h.searchable_vectors);
+    expect_unverified(copy, n, words);
+
+    memcpy(copy, bytes, n);
+    nodes = (pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
+    pmdb_bt_node *right = &nodes[nodes[0].right];
+    assert_true(right->count > PM_BT_BLOCK);
+    right->first += PM_BT_BLOCK; /* a gap between the two halves */
+    right->count -= PM_BT_BLOCK;
+    expect_unverified(copy, n, "bound tree: node 0's children do not split its range");
+    free(copy);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corrupt_files),
         cmocka_unit_test(test_exact_components_limit),
         cmocka_unit_test(test_verify),
+        cmocka_unit_test(test_crafted_structure),
+        cmocka_unit_test(test_verify_values_and_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
