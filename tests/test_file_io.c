@@ -2,12 +2,15 @@
  * non-regular targets refused and left alone, symbolic links written through (chains, relative
  * and dangling links, loops), the kernel's protected_symlinks rule for links in shared sticky
  * directories, the up-front output check, and bad arguments. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -345,6 +348,40 @@ static void test_check_output(void **state) {
     char l[1024];
     assert_int_equal(symlink(".", in(l, sizeof l, d, "dirlink")), 0);
     ASSERT_FAILS(pm_file_check_output(l, &err), err, PM_ERR_IO, "dirlink: is a directory");
+    /* A regular file where the directory should be: named as what stands there. */
+    char plain[1024], msg[2200];
+    put(in(plain, sizeof plain, d, "plain.bvh"), "data");
+    snprintf(msg, sizeof msg, "x.pmdb: cannot create: %s is not a directory", plain);
+    ASSERT_FAILS(pm_file_check_output(in(p, sizeof p, plain, "x.pmdb"), &err), err, PM_ERR_IO, msg);
+    assert_content(plain, "data");
+    /* A socket: named as one, by the check and by the write, and left alone. */
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    if (strlen(in(p, sizeof p, d, "sock")) < sizeof addr.sun_path) {
+        strcpy(addr.sun_path, p);
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (const struct sockaddr *)&addr, sizeof addr), 0);
+        ASSERT_FAILS(pm_file_check_output(p, &err), err, PM_ERR_IO, "sock: not a regular file (a socket)");
+        ASSERT_FAILS(pm_file_write(p, "x", 1, &err), err, PM_ERR_IO, "sock: not a regular file (a socket)");
+        struct stat st;
+        assert_int_equal(lstat(p, &st), 0);
+        assert_true(S_ISSOCK(st.st_mode));
+        close(fd);
+    } else print_message("(scratch path too long for a socket: sockets not tested)\n");
+    /* A block device, where the system has one to name. */
+    DIR *dev = opendir("/dev");
+    struct dirent *entry;
+    int found = 0;
+    while (dev && !found && (entry = readdir(dev)) != NULL) {
+        struct stat st;
+        int fits = snprintf(p, sizeof p, "/dev/%s", entry->d_name) < (int)sizeof p;
+        found = fits && stat(p, &st) == 0 && S_ISBLK(st.st_mode);
+    }
+    if (dev) closedir(dev);
+    if (found) ASSERT_FAILS(pm_file_check_output(p, &err), err, PM_ERR_IO, "not a regular file (a block device)");
+    else print_message("(no block device in /dev: block devices not tested)\n");
     /* A bare file name is in the current directory. */
     PM_ASSERT_OK(pm_file_check_output("posematch-check-output-test.pmdb", NULL));
     if (geteuid() != 0) { /* root writes anywhere */
