@@ -635,6 +635,46 @@ static void test_json(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* Coplanar samples in planes square to each axis: the triangulation is Delaunay in the plane
+ * (whichever axis the plane is projected along), and a point of a triangle is inside with its
+ * own coordinates, one beside the plane projected back onto it. */
+static void test_planes_square_to_each_axis(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 30);
+    for (int k = 0; k < 3; k++) {
+        float pts[30][3];
+        pm_test_rng rng = {90 + (uint64_t)k};
+        for (int i = 0; i < 30; i++)
+            for (int d = 0; d < 3; d++) pts[i][d] = d == k ? 0.5f : (float)(pm_test_rng_u32(&rng) % 1024u) / 1024.0f;
+        pm_blend_space *s;
+        PM_ASSERT_OK(make_space(&s, &fx, pts, NULL, 30, 0.0f, 1.0f, PM_BLEND_COPLANAR_PLANE, NULL));
+        assert_true(pm_blend_space_is_coplanar(s));
+        assert_true(s->tri.triangle_count > 0);
+        for (int t = 0; t < s->tri.triangle_count; t++) {
+            const int32_t *v = s->tri.vertices + 3 * t;
+            for (int i = 0; i < 30; i++)
+                if (pm_dt3_incircle(s->points[v[0]], s->points[v[1]], s->points[v[2]], s->points[i]) > 0)
+                    fail_msg("plane square to axis %d: sample %d inside triangle %d's circle", k, i, t);
+        }
+        int cell[4];
+        assert_int_equal(pm_blend_space_cell(s, 0, cell), 3);
+        float in[3], off[3];
+        for (int d = 0; d < 3; d++) in[d] = (pts[cell[0]][d] + pts[cell[1]][d] + 2.0f * pts[cell[2]][d]) / 4.0f;
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, in, NULL));
+        assert_true(w.cell_kind == PM_BLEND_CELL_TRIANGLE && !w.outside && w.count == 3);
+        pm_test_check_weights(s, &w);
+        memcpy(off, in, sizeof in);
+        off[k] += 0.125f;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, off, NULL));
+        assert_true(w.outside);
+        for (int d = 0; d < 3; d++) assert_true(fabsf(w.params[d] - in[d]) < 1e-5f);
+        pm_blend_space_destroy(s);
+    }
+    pm_test_blend_fixture_free(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weights_properties),
@@ -643,6 +683,7 @@ int main(void) {
         cmocka_unit_test(test_location_brute_force),
         cmocka_unit_test(test_hull_projection),
         cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_planes_square_to_each_axis),
         cmocka_unit_test(test_job_grid_bake),
         cmocka_unit_test(test_json),
     };
