@@ -35,6 +35,9 @@ static pm_result time_pca(const pm_database *db, pm_error *error) {
 
 pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const pm_database *db, int mode, pm_error *error) {
     if (!out_ms || !out_bytes || !db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_structure_stats: NULL argument");
+    if (mode < PM_SEARCH_EXACT || mode > PM_SEARCH_VPTREE)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_structure_stats: mode %d is not a pm_search_mode (0..%d)",
+                       mode, PM_SEARCH_VPTREE);
     const pmdb_header *h = db->header;
     const pm_allocator *a = &db->allocator;
     uint32_t vs = h->searchable_vectors, n = 2 * vs + 1;
@@ -84,7 +87,7 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
                       (size_t)(np + 1 + vs) * sizeof(uint32_t) + (size_t)db->card * (db->card + 2) * sizeof(float);
         pm_free(a, nodes);
         pm_free(a, perm);
-    } else if (mode == PM_SEARCH_VPTREE) {
+    } else { /* PM_SEARCH_VPTREE */
         pmdb_vp_node *nodes = (pmdb_vp_node *)pm_alloc_array(a, n, sizeof(pmdb_vp_node), 64);
         uint32_t *items = (uint32_t *)pm_alloc_array(a, (size_t)vs + 1, sizeof(uint32_t), 64);
         float *scratch = (float *)pm_alloc_array(a, (size_t)vs + 1, sizeof(float), 64);
@@ -100,7 +103,7 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         pm_free(a, items);
         pm_free(a, scratch);
         pm_free(a, w);
-    } else return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "stats: unknown mode %d", mode);
+    }
     *out_ms = now_ms() - t0;
     return r;
 }

@@ -86,6 +86,23 @@ static void test_accessor_errors(void **state) {
     char small[4];
     PM_ASSERT_OK(pm_database_channel_name(small, sizeof small, db, 0, NULL));
     assert_string_equal(small, "Cur");
+    /* Structure statistics: every mode reads at least the values; anything else is no mode. */
+    double ms = -1.0;
+    size_t bytes = 0, brute = 0;
+    PM_ASSERT_OK(pm_database_structure_stats(&ms, &brute, db, PM_SEARCH_BRUTEFORCE, &err));
+    assert_true(ms == 0.0 && brute > 0);
+    for (int m = 0; m < 4; m++) {
+        PM_ASSERT_OK(pm_database_structure_stats(&ms, &bytes, db, m, &err));
+        assert_true(ms >= 0.0 && bytes >= brute);
+    }
+    ms = -1.0;
+    bytes = 7;
+    assert_int_equal(pm_database_structure_stats(&ms, &bytes, db, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_structure_stats: mode 4 is not a pm_search_mode (0..3)");
+    assert_int_equal(pm_database_structure_stats(&ms, &bytes, db, -1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_true(ms == -1.0 && bytes == 7);
+    assert_int_equal(pm_database_structure_stats(&ms, NULL, db, 0, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_structure_stats: NULL argument");
     pm_database_destroy(db);
     fixture_free(&f);
 }

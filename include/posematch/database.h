@@ -219,7 +219,8 @@ PM_API pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db,
                                             pm_error *error);
 
 /* Diagnostics for benchmarks: rebuilds one search mode's structure (a pm_search_mode value)
- * from the stored values, reporting the time it took and the bytes the mode reads. */
+ * from the stored values, reporting the time it took and the bytes the mode reads. A NULL
+ * argument or a mode outside the enum is PM_ERR_INVALID_ARGUMENT, the outputs untouched. */
 PM_API pm_result pm_database_structure_stats(double *out_build_ms, size_t *out_bytes, const pm_database *db, int mode,
                                              pm_error *error);
 
