@@ -605,6 +605,36 @@ static void test_root_walks_on_through_the_wrap(void **state) {
     pm_clip_destroy(&three);
 }
 
+/* A sample clip's curves are restarted with its frames at the left foot's touchdown: a
+ * space's copy stays a whole clip. They do not take part in the blend, which is the same bits
+ * with them as without. */
+static void test_samples_with_curves_blend_alike(void **state) {
+    (void)state;
+    pm_clip a, b, curved;
+    make_stride(&a, 13);
+    make_stride(&b, 5);
+    PM_ASSERT_OK(pm_clip_copy(&curved, &a, NULL, NULL));
+    float speed[FRAMES];
+    for (int f = 0; f < FRAMES; f++) speed[f] = (float)f;
+    PM_ASSERT_OK(pm_clip_add_curve(&curved, "speed", speed, NULL));
+    pm_blend_space *plain = two_sample_space(&a, &b, PM_BLEND_SYNC_FEET);
+    pm_blend_space *with = two_sample_space(&curved, &b, PM_BLEND_SYNC_FEET);
+    float half = 0.5f;
+    pm_clip x, y;
+    PM_ASSERT_OK(pm_blend_space_bake(&x, plain, &half, 30.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_bake(&y, with, &half, 30.0f, NULL));
+    assert_int_equal(x.frame_count, y.frame_count);
+    assert_memory_equal(x.rotations, y.rotations, (size_t)x.frame_count * JOINTS * sizeof(pm_quat));
+    assert_memory_equal(x.translations, y.translations, (size_t)x.frame_count * JOINTS * sizeof(pm_vec3));
+    pm_clip_destroy(&x);
+    pm_clip_destroy(&y);
+    pm_blend_space_destroy(plain);
+    pm_blend_space_destroy(with);
+    pm_clip_destroy(&curved);
+    pm_clip_destroy(&a);
+    pm_clip_destroy(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
@@ -618,6 +648,7 @@ int main(void) {
         cmocka_unit_test(test_root_motion_in_any_joint),
         cmocka_unit_test(test_start_headings_blend_the_short_way),
         cmocka_unit_test(test_root_walks_on_through_the_wrap),
+        cmocka_unit_test(test_samples_with_curves_blend_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
