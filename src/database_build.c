@@ -370,11 +370,7 @@ pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, con
     if (def->schema) return PM_OK;
     pm_schema *s = (pm_schema *)pm_alloc(def->allocator, sizeof *s, 16);
     if (!s) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for the default schema");
-    pm_result r = pm_schema_preset(s, "ue-locomotion", error);
-    if (r != PM_OK) {
-        pm_free(def->allocator, s);
-        return r;
-    }
+    (void)pm_schema_preset(s, "ue-locomotion", NULL); /* a built-in preset into a schema: cannot fail */
     out->schema = *storage = s;
     return PM_OK;
 }
