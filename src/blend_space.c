@@ -260,8 +260,11 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
                 hi = PM_MAX(hi, (double)def->samples[i].params[d]);
             }
             if (lo == hi) {
-                lo -= 0.5;
-                hi += 0.5;
+                /* Half a unit either side, or more where half a unit is lost to the coordinate's
+                 * rounding (7.7e37 - 0.5 is 7.7e37): an axis of no width divides by zero. */
+                double half = PM_MAX(0.5, fabs(lo) * 0x1p-20);
+                lo -= half;
+                hi += half;
             }
         }
         s->axis_min[d] = lo;

@@ -601,6 +601,46 @@ static void test_def_errors(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* Without a range an axis spans the samples, widened by half a unit when they share the
+ * coordinate - or by more where half a unit would vanish in a huge coordinate (the axis had no
+ * width, and every snapped query was NaN converted to an integer). */
+static void test_shared_huge_coordinate(void **state) {
+    (void)state;
+    fixture fx;
+    pm_test_blend_fixture_swing(&fx, JOINTS, 2);
+    pm_blend_sample_def samples[2];
+    for (int i = 0; i < 2; i++) {
+        samples[i] = pm_default_blend_sample_def();
+        samples[i].clip = &fx.clips[i];
+        samples[i].params[0] = (float)i;
+        samples[i].params[1] = 7.7e37f;
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 2;
+    def.samples = samples;
+    def.sample_count = 2;
+    def.align = PM_BLEND_ALIGN_NONE;
+    for (int n = 1; n <= 2; n++) {
+        def.sample_count = n;
+        pm_blend_space *s;
+        PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+        float lo, hi;
+        PM_ASSERT_OK(pm_blend_space_axis_range(&lo, &hi, s, 1, NULL));
+        assert_true(lo < 7.7e37f && hi > 7.7e37f);
+        PM_ASSERT_OK(pm_blend_space_axis_range(&lo, &hi, s, 0, NULL));
+        assert_true(n == 1 ? lo == -0.5f && hi == 0.5f : lo == 0.0f && hi == 1.0f); /* ordinary ones as before */
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, samples[n - 1].params, NULL));
+        assert_true(!w.outside && w.count == 1 && w.weights[0] == 1.0f);
+        float below[2] = {0.0f, 0.0f}; /* far outside: projected onto the samples */
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, below, NULL));
+        assert_true(w.outside && w.params[1] == 7.7e37f);
+        pm_test_check_weights(s, &w);
+        pm_blend_space_destroy(s);
+    }
+    pm_test_blend_fixture_free(&fx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_weights_properties),
@@ -614,6 +654,7 @@ int main(void) {
         cmocka_unit_test(test_resolution_message),
         cmocka_unit_test(test_inspection_errors),
         cmocka_unit_test(test_def_errors),
+        cmocka_unit_test(test_shared_huge_coordinate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
