@@ -14,6 +14,10 @@
 #include "blend_space_json.h"
 #include "schema_json.h"
 
+/* The cache entry's path, DIR/<key>.pmdb: the buffer, and what the entry adds to DIR ('/', the
+ * key's 32 digits, ".pmdb"). */
+enum { CACHE_PATH_SIZE = 4096, CACHE_ENTRY_SUFFIX = 1 + 32 + 5 };
+
 static const char build_usage[] =
     "usage: posematch build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [options]\n"
     "Builds a pose-search database from BVH clips (directories are searched for .bvh files) and\n"
@@ -238,9 +242,10 @@ static int parse_args(build_args *a, int argc, char **argv) {
     if (!a->output[0]) return pm_cli_fail("build: -o: the output path is empty") + 1;
     /* "" + "/<key>.pmdb" would be a file in the root directory. */
     if (a->cache && !a->cache[0]) return pm_cli_fail("build: --cache: the directory path is empty") + 1;
-    /* DIR/<32-digit key>.pmdb must fit the path buffer: a cut one would name another file. */
-    if (a->cache && strlen(a->cache) + 38 >= 4096)
-        return pm_cli_fail("build: --cache DIR is too long (DIR/<key>.pmdb would have more than 4095 characters)") + 1;
+    /* DIR/<key>.pmdb must fit the path buffer: a cut one would name another file. */
+    if (a->cache && strlen(a->cache) + CACHE_ENTRY_SUFFIX > CACHE_PATH_SIZE - 1)
+        return pm_cli_fail("build: --cache DIR is too long (DIR/<key>.pmdb would have more than %d characters)",
+                           CACHE_PATH_SIZE - 1) + 1;
     if (a->pair_count && !a->def.mirror) return pm_cli_fail("build: --mirror-pair needs --mirror") + 1;
     /* Facing from the legs reads no hips axis: the database would come out as if it were not given. */
     if (pm_cli_seen_has(&seen, "--hips-axis") && a->def.root.facing_mode != PM_FACING_HIPS_AXIS)
@@ -677,7 +682,7 @@ int pm_cmd_build(int argc, char **argv) {
     a.def.progress_user = &t0;
 
     char key[33];
-    char cache_path[4096] = "";
+    char cache_path[CACHE_PATH_SIZE] = "";
     if (a.cache) {
         if (pm_database_compute_key(key, &a.def, assets, loaded, &err) != PM_OK) {
             pm_cli_fail_error(&err);
