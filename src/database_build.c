@@ -116,6 +116,12 @@ static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_e
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "asset %d (%s): cost_addend %g is outside -%g..%g", i, name, (double)a->cost_addend,
                        PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+    /* ...and below its smallest subnormal an addend would be lost without a word. */
+    if (a->cost_addend != 0.0f && pm_half_to_float(pm_float_to_half(a->cost_addend)) == 0.0f)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): cost_addend %g rounds to 0 as a half float (the smallest is %g): give 0 or "
+                       "a larger magnitude",
+                       i, name, (double)a->cost_addend, (double)pm_half_to_float(1));
     if (a->looping < -1 || a->looping > 1)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): looping is %d (must be -1 for the clip's flag, 0 or 1)",
                        i, name, a->looping);

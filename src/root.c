@@ -184,6 +184,10 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
         pm_clip_survey survey;
         if ((r = pm_clip_survey_compute(&survey, clip, error)) != PM_OK) goto fail;
         ground = survey.floor_height;
+        if (!isfinite(ground)) {
+            r = pm_fail(error, PM_ERR_NUMERIC, "the floor height is not finite (a joint's motion is not)");
+            goto fail;
+        }
     }
     pm_vec3 up = pm_vec3_make(0.0f, 1.0f, 0.0f);
     pm_vec3 last = pm_vec3_make(0.0f, 0.0f, 1.0f);
@@ -199,6 +203,13 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
             d = pm_quat_rotate(world[hips].rotation, def.hips_axis);
         }
         d.y = 0.0f;
+        /* A NaN would pass the degenerate-facing fallback below and the smoothing would spread it
+         * over the whole track: a clip that is not finite is an error here, as in pm_clip_validate. */
+        if (!finite3(h) || !finite3(d)) {
+            r = pm_fail(error, PM_ERR_NUMERIC, "frame %d: the %s is not finite", f,
+                        finite3(h) ? "facing" : "hips position");
+            goto fail;
+        }
         /* Degenerate frames (legs stacked vertically, axis pointing up) keep the last facing. */
         d = pm_vec3_normalize_or(d, last);
         last = d;

@@ -63,6 +63,9 @@ static scratch_layout layout_scratch(const pm_database *db, const pm_search_def 
     l.heap = at;
     at = up16(at + l.heap_items * sizeof(heap_item));
     int k = def && def->kdtree_neighbors > 0 ? def->kdtree_neighbors : 200;
+    /* More neighbours than the tree has points find the same set: a million asked of a small
+     * database (or per thread) need not cost megabytes of scratch. */
+    if ((uint32_t)k > h->kd_point_count) k = h->kd_point_count > 0 ? (int)h->kd_point_count : 1;
     l.knn_items = (size_t)k;
     l.knn = at;
     at = up16(at + l.knn_items * sizeof(heap_item));

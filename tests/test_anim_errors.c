@@ -443,6 +443,22 @@ static void test_root_track_checks_the_clip(void **state) {
                  "root: clip 'ramp': skeleton: joint 2 has parent 6 (parents must come first)");
     assert_null(t.frames);
     c.skeleton.parents[2] = 1;
+    /* Values that are not finite: smoothing would spread one NaN over the whole track. */
+    int jc = c.skeleton.joint_count;
+    pm_vec3 keep = c.translations[3 * jc];
+    c.translations[3 * jc].x = NAN;
+    expect_error(pm_root_track_extract(&t, &c, NULL, NULL, &err), PM_ERR_NUMERIC, &err,
+                 "root: clip 'ramp': frame 3: the hips position is not finite");
+    assert_null(t.frames);
+    c.translations[3 * jc] = keep;
+    pm_quat q = c.rotations[4 * jc];
+    c.rotations[4 * jc].w = INFINITY;
+    pm_root_def facing = pm_default_root_def();
+    facing.ground_mode = PM_GROUND_ZERO;
+    facing.facing_mode = PM_FACING_HIPS_AXIS;
+    expect_error(pm_root_track_extract(&t, &c, &facing, NULL, &err), PM_ERR_NUMERIC, &err,
+                 "root: clip 'ramp': frame 4: the");
+    c.rotations[4 * jc] = q;
     PM_ASSERT_OK(pm_root_track_extract(&t, &c, NULL, NULL, &err));
     assert_int_equal(t.frame_count, 6);
     pm_root_track_destroy(&t);

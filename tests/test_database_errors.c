@@ -208,6 +208,9 @@ static void test_asset_field_errors(void **state) {
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "cost_addend -65505 is outside");
     a.cost_addend = NAN;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend nan");
+    a.cost_addend = -1e-8f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
+                       "asset 0 (walk): cost_addend -1e-08 rounds to 0 as a half float (the smallest is 5.96046e-08)");
     a = f.assets[0];
     a.looping = 5;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (random1): looping is 5 (must be");

@@ -104,6 +104,11 @@ static void test_modes_match_bruteforce(void **state) {
     vp.mode = PM_SEARCH_VPTREE;
     kd.mode = PM_SEARCH_PCAKDTREE;
     kd.kdtree_neighbors = 100000; /* every point: then the re-scoring sees everything */
+    /* More neighbours than points find the same set: the scratch stops growing at the points. */
+    pm_search_def most = kd;
+    most.kdtree_neighbors = 1000000;
+    assert_true(pm_search_scratch_size(F.db, &most) == pm_search_scratch_size(F.db, &kd));
+    assert_true(pm_search_scratch_size(F.db, &kd) < (size_t)F.poses * 8 + 100000);
     float q[DIMS];
     for (int i = 0; i < 400; i++) {
         make_query(q, &rng, i);

@@ -248,7 +248,8 @@ typedef struct pm_root_track {
     pm_transform *frames;
     pm_allocator allocator;
 } pm_root_track;
-/* `def` NULL = pm_default_root_def(). On failure *out is empty (safe to destroy). */
+/* `def` NULL = pm_default_root_def(). A hips position, facing or floor that is not finite is
+ * PM_ERR_NUMERIC naming the frame. On failure *out is empty (safe to destroy). */
 PM_API pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def,
                                        const pm_allocator *allocator, pm_error *error);
 PM_API void pm_root_track_destroy(pm_root_track *track);

@@ -35,7 +35,8 @@ typedef struct pm_asset_def {
                                   joint names (pm_skeleton_find_mirror_map). Read during the build. */
     float cost_addend;       /* added to the cost of every pose (negative = preferred); stored as a
                                 half float: rounded to ~3 significant digits (0.1 comes back as
-                                0.0999756), |addend| <= 65504 (PM_MAX_COST_ADDEND) */
+                                0.0999756), |addend| <= 65504 (PM_MAX_COST_ADDEND); a non-zero
+                                addend below ~3e-8 (it would round to 0) is refused */
     float exclude_start;     /* seconds at the start (non-looping clips: a loop has no start) a plain
                                 search may not return, < 1e6; < 0 = default */
     float exclude_end;       /* seconds at the end (non-looping clips), < 1e6; < 0 = default */

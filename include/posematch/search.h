@@ -87,7 +87,8 @@ typedef struct pm_search_result {
     int nodes;              /* tree nodes visited (work measure; 0 for brute force) */
 } pm_search_result;
 
-/* Bytes of scratch a search with this def needs on this database (16-byte aligned). */
+/* Bytes of scratch a search with this def needs on this database (16-byte aligned). It fits
+ * every mode; kdtree_neighbors beyond the KD-tree's points is sized as all of them. */
 PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def);
 
 /* Searches with a raw (unnormalised) query row of cardinality floats. Errors: NULL or
