@@ -135,6 +135,10 @@ static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_e
         if (!isfinite(a->params[k]))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): params[%d] is %g (must be finite)", i, name, k,
                            (double)a->params[k]);
+    if (a->mirror_negate_params < 0 || a->mirror_negate_params >= (1 << a->param_count))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): mirror_negate_params %d is outside 0..%d (a bit per parameter; it has %d)", i,
+                       name, a->mirror_negate_params, (1 << a->param_count) - 1, a->param_count);
     /* Negative means the database default; the bound keeps seconds x fps an int. */
     if (!isfinite(a->exclude_start) || a->exclude_start >= PM_MAX_EXCLUDE_SECONDS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
@@ -714,7 +718,11 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         o->source_asset = x->mirrored ? i - 1 : -1;
         o->cost_addend = x->addend;
         o->param_count = (uint32_t)x->src->param_count;
-        for (int k = 0; k < 3; k++) o->params[k] = k < x->src->param_count ? x->src->params[k] : 0.0f;
+        for (int k = 0; k < 3; k++) {
+            float v = k < x->src->param_count ? x->src->params[k] : 0.0f;
+            /* (0 stays +0: a listing should not print "-0") */
+            o->params[k] = x->mirrored && (x->src->mirror_negate_params >> k & 1) && v != 0.0f ? -v : v;
+        }
     }
     for (int i = 0; i < def->schema->channel_count; i++) pm_pmdb_channel_from_def(&chans[i], &def->schema->channels[i]);
     pmdb_settings settings;

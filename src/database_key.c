@@ -112,6 +112,11 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
                 hash_str(&h, "mirror_map");
                 pm_hasher_update(&h, a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
             }
+            if (a->mirror_negate_params && mirrored) {
+                hash_str(&h, "mirror_negate_params");
+                int32_t mask = a->mirror_negate_params;
+                pm_hasher_update(&h, &mask, sizeof mask);
+            }
         }
         key[half] = pm_hasher_final(&h);
     }

@@ -223,6 +223,12 @@ static void test_asset_field_errors(void **state) {
     a.param_count = 2;
     a.params[1] = INFINITY;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "params[1]");
+    a.params[1] = 0.5f;
+    a.mirror_negate_params = 4; /* a bit for a third parameter of two */
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
+                       "asset 0 (random1): mirror_negate_params 4 is outside 0..3 (a bit per parameter; it has 2)");
+    a.mirror_negate_params = -1;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "mirror_negate_params -1 is outside 0..3");
     a = f.assets[0];
     a.exclude_end = NAN;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "exclude_end");

@@ -180,7 +180,8 @@ static pm_result load_sample_clip(const loader *l, pm_clip *out, char **out_path
 
 static const char *const top_keys[] = {"name", "axes", "sync", "align", "collinear", "coplanar", "fps", "grid",
                                        "grid_include_outside", "unit_scale", "up", "samples", NULL};
-static const char *const axis_keys[] = {"name", "min", "max", NULL};
+static const char *const axis_keys[] = {"name", "min", "max", "mirror", NULL};
+static const char *const axis_mirror_names[] = {"keep", "negate", NULL};
 static const char *const sample_keys[] = {"name", "clip", "params", "start", "end", "loop", "mirror", NULL};
 static const char *const sync_names[] = {"phase", "none", "feet", NULL}; /* in pm_blend_sync's order */
 static const char *const align_names[] = {"position_facing", "position", "none", NULL};
@@ -271,6 +272,9 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
             if ((r = get_string(&l, a, "name", where, &nm)) != PM_OK) goto done;
             /* (The space copies it; the JSON lives until then.) */
             if (nm) def.axis_names[d] = nm;
+            int negate = 0;
+            if ((r = get_enum(&l, a, "mirror", where, axis_mirror_names, &negate)) != PM_OK) goto done;
+            out->mirror_negate |= negate << d;
             const cJSON *jlo = cJSON_GetObjectItemCaseSensitive(a, "min"), *jhi = cJSON_GetObjectItemCaseSensitive(a, "max");
             if (!jlo != !jhi) {
                 r = bad(&l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");

@@ -2,7 +2,8 @@
  *
  * {
  *   "name": "locomotion",
- *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 to 3 axes; min/max optional
+ *   "axes": [ { "name": "speed", "min": 0, "max": 4 } ],       1 to 3 axes; min/max optional;
+ *                                                               "mirror": "keep" | "negate" (default "keep")
  *   "sync": "feet" | "phase" | "none",                          default "feet"
  *   "align": "position_facing" | "position" | "none",           default "position_facing"
  *   "collinear": "line" | "error",                              default "line"
@@ -32,6 +33,8 @@ typedef struct pm_blend_space_file {
     pm_blend_space *space;      /* owned: pm_blend_space_file_free */
     pm_blend_grid_def grid;     /* "grid", "grid_include_outside" */
     float fps;                  /* "fps"; 0 = pm_blend_space_bake's default */
+    int mirror_negate;          /* bit d: axes[d].mirror is "negate" (a mirrored copy of a baked
+                                 * point sits at -x on that axis: pm_asset_def.mirror_negate_params) */
     char **clip_paths;          /* the samples' clip files as read (resolved against the JSON's
                                  * directory), so that a command writing a file can refuse to
                                  * overwrite one of them */

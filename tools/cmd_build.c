@@ -460,6 +460,7 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
     long long max_poses = card > 0 ? (long long)(PM_MAX_POSE_VALUES / (unsigned)card) : 0;
     pm_result r = pm_blend_space_file_bake_grid(&baked, &n, &params, max_poses, &space, a->def.fps, &err);
     int dims = pm_blend_space_dimensions(space.space);
+    int negate = space.mirror_negate;
     pm_blend_space_file_free(&space);
     if (r != PM_OK) return pm_cli_fail("%s: %s", path, err.message), 0;
     /* The baked clips share the samples' skeleton: one check names the space's file. */
@@ -476,6 +477,7 @@ static int add_blend_space(const char *path, const build_args *a, const pm_schem
             (*assets)[i] = pm_default_asset_def(&(*clips)[i]);
             (*assets)[i].param_count = dims;
             for (int d = 0; d < dims && d < 3; d++) (*assets)[i].params[d] = params[(size_t)k * dims + d];
+            (*assets)[i].mirror_negate_params = negate;
         } else pm_clip_destroy(&baked[k]);
     }
     free(baked); /* the clips moved into *clips */

@@ -42,6 +42,9 @@ typedef struct pm_asset_def {
     float exclude_end;       /* seconds at the end (non-looping clips), < 1e6; < 0 = default */
     int param_count;         /* blend-space assets: the parameters this clip was sampled at, 0..3 */
     float params[3];         /* the first param_count are finite */
+    int mirror_negate_params; /* bit d set: the mirrored copy records -params[d] (a parameter the
+                                 mirror flips: direction, turn rate, lateral speed); bits below
+                                 1 << param_count only; 0 = every parameter kept */
 } pm_asset_def;
 PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 

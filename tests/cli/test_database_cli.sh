@@ -142,6 +142,36 @@ names = [a["name"] for a in x["assets"]]
 assert names[:5] == ["loco@1", "loco@1.5", "loco@2", "loco@2.5", "loco@3"], names
 assert names[-1] == "synth_003" and len(names) == 6, names
 PY
+# A mirrored copy of a baked point records -x on the axes marked "mirror": "negate" (the
+# direction a walk turns flips in the mirror; its speed does not) and keeps the others.
+cat > "$T/space_mirror.json" <<JSON
+{"name": "turn", "axes": [{"name": "speed", "min": 1, "max": 3}, {"name": "turn", "min": -1, "max": 1, "mirror": "negate"}],
+ "grid": [2, 3],
+ "samples": [{"clip": "clips/synth_000.bvh", "params": [1, -1]}, {"clip": "clips/synth_001.bvh", "params": [3, -1]},
+             {"clip": "clips/synth_002.bvh", "params": [1, 1]}, {"clip": "clips/synth_004.bvh", "params": [3, 1]}]}
+JSON
+"$CLI" build "$T/space_mirror.json" -o "$T/smir.pmdb" --mirror --quiet || fail "build a space with a negated axis"
+"$CLI" info "$T/smir.pmdb" --json > "$T/smir.json" || fail "info of the mirrored space"
+"$CLI" info "$T/smir.pmdb" --assets | grep -q "turn@3,1.mirror: .*params 3,-1$" || fail "info --assets: negated params"
+python3 - "$T" <<'PY' || fail "mirrored blend-space params"
+import json, sys
+a = json.load(open(sys.argv[1] + "/smir.json"))["asset_list"]
+by = {x["name"]: x for x in a}
+assert len(a) == 12, [x["name"] for x in a]
+for x in a:
+    if x["mirrored"]:
+        src = by[x["name"][:-len(".mirror")]]["params"]
+        assert x["params"] == [src[0], -src[1] if src[1] else 0], (x, src)
+assert by["turn@1,0.mirror"]["params"] == [1, 0], by["turn@1,0.mirror"]
+PY
+sed 's/, "mirror": "negate"//' "$T/space_mirror.json" > "$T/space_keep.json"
+"$CLI" build "$T/space_keep.json" -o "$T/skeep.pmdb" --mirror --quiet || fail "build a space with kept axes"
+"$CLI" info "$T/skeep.pmdb" --assets | grep -q "turn@3,1.mirror: .*params 3,1$" || fail "info --assets: kept params"
+[ "$("$CLI" info "$T/smir.pmdb" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')" != \
+  "$("$CLI" info "$T/skeep.pmdb" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')" ] \
+  || fail "the negated axes are not part of the key"
+sed 's/"negate"/"flip"/' "$T/space_mirror.json" > "$T/space_bad_mirror.json"
+
 # The command line outranks a space's units: the file's "unit_scale" reads the clips in metres,
 # --unit-scale twice that doubles every positional feature value.
 cat > "$T/space_units.json" <<JSON
@@ -192,6 +222,9 @@ expect_error "flipped byte" flip.pmdb "$CLI" search "$T/flip.pmdb" --queries "$T
 expect_error "missing clip" nothere.bvh "$CLI" build "$T/nothere.bvh" -o "$T/e.pmdb"
 # Two blend spaces of one "name" would repeat every asset name: refused, naming both files.
 mkdir -p "$T/other" && sed 's|"clips/|"../clips/|g' "$T/space.json" > "$T/other/space.json"
+expect_error "an axis mirror that is neither keep nor negate" \
+  'space_bad_mirror.json: axes\[1\]: "mirror" must be one of "keep", "negate"' \
+  "$CLI" build "$T/space_bad_mirror.json" -o "$T/e.pmdb" --mirror --quiet
 expect_error "blend spaces of one name" "both make an asset named 'loco@1'" \
   "$CLI" build "$T/space.json" "$T/other/space.json" -o "$T/e.pmdb" --quiet
 [ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
