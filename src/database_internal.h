@@ -245,6 +245,8 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
  * they take a resolved def. */
 pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, const pm_database_def *def,
                                   pm_error *error);
+/* The name an asset is stored under: its def's, else its clip's (a mirrored copy adds ".mirror"). */
+const char *pm_asset_def_name(const pm_asset_def *a);
 /* Everything pm_database_build checks before any work (def, every asset's fields and clip), so
  * that pm_database_compute_key refuses exactly the inputs a build would. */
 pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_def *assets, int asset_count,
