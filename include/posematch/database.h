@@ -157,7 +157,8 @@ typedef struct pm_asset_info {
     int source_asset;    /* mirrored copies: the asset they mirror; else -1 */
     float cost_addend;
     int param_count;
-    float params[3];
+    float params[3];     /* mirrored copies: the source's, negated where its def's
+                            mirror_negate_params says */
 } pm_asset_info;
 PM_API int pm_database_asset_count(const pm_database *db);
 /* Errors, with *out untouched: a NULL argument, an asset outside 0..asset_count-1
