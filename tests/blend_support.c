@@ -57,6 +57,24 @@ void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count) {
     }
 }
 
+void pm_test_blend_samples(pm_blend_sample_def *out, pm_test_blend_fixture *fx, const float (*points)[2], int n) {
+    for (int i = 0; i < n; i++) {
+        out[i] = pm_default_blend_sample_def();
+        out[i].clip = &fx->clips[i];
+        out[i].params[0] = points[i][0];
+        out[i].params[1] = points[i][1];
+    }
+}
+
+pm_blend_space_def pm_test_blend_def(const pm_blend_sample_def *samples, int n, int dims) {
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = dims;
+    def.samples = samples;
+    def.sample_count = n;
+    def.align = PM_BLEND_ALIGN_NONE;
+    return def;
+}
+
 pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
                                    const int *order, int n, pm_error *e) {
     pm_blend_sample_def samples[64];
@@ -70,17 +88,80 @@ pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *
         samples[i].params[0] = points[k][0];
         samples[i].params[1] = points[k][1];
     }
-    pm_blend_space_def def = pm_default_blend_space_def();
+    pm_blend_space_def def = pm_test_blend_def(samples, n, dims);
     def.name = "test";
-    def.dimensions = dims;
-    def.samples = samples;
-    def.sample_count = n;
-    def.align = PM_BLEND_ALIGN_NONE;
     for (int d = 0; d < dims; d++) {
         def.axis_min[d] = -1.0f;
         def.axis_max[d] = 2.0f;
     }
     return pm_blend_space_create(out, &def, e);
+}
+
+const float pm_test_triangle[3][2] = {{0, 0}, {1, 0}, {0, 1}};
+
+pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int joints) {
+    pm_test_blend_fixture_swing(fx, joints, 3);
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, fx, 2, pm_test_triangle, NULL, 3, NULL));
+    return s;
+}
+
+void pm_test_blend_poses_alloc(pm_test_blend_poses *p, int joints) {
+    p->soa = pm_soa_count(joints);
+    p->scratch = pm_pose_alloc(joints * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    p->out = pm_pose_alloc(joints, NULL);
+    p->ref = pm_pose_alloc(joints, NULL);
+}
+
+void pm_test_blend_poses_free(pm_test_blend_poses *p) {
+    pm_pose_free(p->scratch, NULL);
+    pm_pose_free(p->out, NULL);
+    pm_pose_free(p->ref, NULL);
+}
+
+pm_blend_space_job pm_test_blend_job(const pm_blend_space *s, const float *params, float phase,
+                                     const pm_test_blend_poses *p) {
+    pm_blend_space_job job = pm_default_blend_space_job();
+    job.space = s;
+    job.params = params;
+    job.phase = phase;
+    job.scratch = p->scratch;
+    job.scratch_count = p->soa * PM_BLEND_SPACE_MAX_WEIGHTS;
+    job.output = p->out;
+    job.output_count = p->soa;
+    return job;
+}
+
+void pm_test_assert_plays_sample(const pm_blend_space *s, int i, float phase, const pm_test_blend_poses *p) {
+    pm_sampling_job sj = pm_default_sampling_job();
+    sj.animation = pm_blend_space_sample_animation(s, i);
+    sj.time = phase * sj.animation->duration;
+    sj.output = p->ref;
+    sj.output_count = p->soa;
+    PM_ASSERT_OK(pm_sampling_job_run(&sj, NULL));
+    assert_memory_equal(p->out, p->ref, sizeof(pm_soa_transform) * (size_t)p->soa);
+}
+
+pm_result pm_test_blend_load_json(pm_blend_space_file *f, const char *json, pm_error *e) {
+    return pm_blend_space_from_json(f, json, "space.json", pm_test_tmp_dir(), NULL, e);
+}
+
+void pm_test_blend_load_json_ok(pm_blend_space_file *f, const char *json) {
+    pm_error e;
+    if (pm_test_blend_load_json(f, json, &e) != PM_OK) fail_msg("%s", e.message);
+}
+
+void pm_test_blend_expect_bad_json(const pm_test_bad_json *bad, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        pm_blend_space_file f;
+        pm_error e;
+        memset(&e, 0, sizeof e);
+        pm_result r = pm_test_blend_load_json(&f, bad[i].json, &e);
+        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
+        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
+            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
+        assert_null(f.space);
+    }
 }
 
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w) {
@@ -105,7 +186,7 @@ void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights
 }
 
 void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
-                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out) {
+                        const pm_test_blend_poses *p) {
     pm_blend_space_weights wa, wb;
     PM_ASSERT_OK(pm_blend_space_weights_at(&wa, ref, params, NULL));
     PM_ASSERT_OK(pm_blend_space_weights_at(&wb, s, params, NULL));
@@ -115,17 +196,11 @@ void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, cons
     pm_test_dense_weights(db, n, s, &wb);
     assert_memory_equal(da, db, sizeof(float) * (size_t)n);
     /* And the blended poses are the same bits. */
-    pm_blend_space_job job = pm_default_blend_space_job();
-    job.params = params;
-    job.phase = 0.3f;
-    job.scratch = scratch;
-    job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-    job.output_count = soa;
-    job.space = ref;
-    job.output = out_ref;
+    pm_blend_space_job job = pm_test_blend_job(ref, params, 0.3f, p);
+    job.output = p->ref;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
     job.space = s;
-    job.output = out;
+    job.output = p->out;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-    assert_memory_equal(out_ref, out, sizeof(pm_soa_transform) * (size_t)soa);
+    assert_memory_equal(p->ref, p->out, sizeof(pm_soa_transform) * (size_t)p->soa);
 }

@@ -2,6 +2,7 @@
 #ifndef PM_TESTS_BLEND_SUPPORT_H
 #define PM_TESTS_BLEND_SUPPORT_H
 
+#include "blend_space_json.h"
 #include "support.h"
 
 /* A skeleton of clips and the clips over it (fixture_init is each test's own: the clips differ). */
@@ -24,18 +25,57 @@ void pm_test_blend_fixture_free(pm_test_blend_fixture *fx);
 /* Writes the fixture's first `count` clips as "clip<i>.bvh" in the scratch directory. */
 void pm_test_blend_write_clips(const pm_test_blend_fixture *fx, int count);
 
+/* Defs of the first `n` fixture clips at points[i], unnamed (the clips' names then). */
+void pm_test_blend_samples(pm_blend_sample_def *out, pm_test_blend_fixture *fx, const float (*points)[2], int n);
+/* A `dims`-dimensional space def over the `n` samples: unnamed, axes spanning the samples, no
+ * alignment (the test skeletons have no legs to take a facing from). */
+pm_blend_space_def pm_test_blend_def(const pm_blend_sample_def *samples, int n, int dims);
+
+/* The right triangle (0, 0), (1, 0), (0, 1): the samples of the small 2D spaces. */
+extern const float pm_test_triangle[3][2];
+/* Three swing clips over `joints` joints into fx (pm_test_blend_fixture_swing), and the "test"
+ * space over them at pm_test_triangle (pm_test_blend_make_space). */
+pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int joints);
+
 /* A `dims`-dimensional space (1 or 2) named "test" over fx->clips[order[i]] at points[order[i]]
  * (order NULL: the first n in turn), samples named "s<k>", axes [-1, 2], no alignment. */
 pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
                                    const int *order, int n, pm_error *e);
+
+/* Poses for blend-space jobs over `joints` joints: scratch for the most weights any space blends,
+ * an output and a reference. */
+typedef struct pm_test_blend_poses {
+    int soa; /* groups of four joints in one pose */
+    pm_soa_transform *scratch, *out, *ref;
+} pm_test_blend_poses;
+void pm_test_blend_poses_alloc(pm_test_blend_poses *p, int joints);
+void pm_test_blend_poses_free(pm_test_blend_poses *p);
+/* A job for `s` at `params` and `phase` into p->out, with all of p->scratch. */
+pm_blend_space_job pm_test_blend_job(const pm_blend_space *s, const float *params, float phase,
+                                     const pm_test_blend_poses *p);
+/* Fails unless p->out is sample `i` of `s` played alone at `phase` (into p->ref), bit for bit. */
+void pm_test_assert_plays_sample(const pm_blend_space *s, int i, float phase, const pm_test_blend_poses *p);
+
+/* Loads the document `json` as "space.json" in the scratch directory, where
+ * pm_test_blend_write_clips puts the clips it names. */
+pm_result pm_test_blend_load_json(pm_blend_space_file *f, const char *json, pm_error *e);
+/* The same, failing the test with the loader's message unless the document loads. */
+void pm_test_blend_load_json_ok(pm_blend_space_file *f, const char *json);
+/* A document the loader must refuse, and words its message must hold. */
+typedef struct pm_test_bad_json {
+    const char *json, *expect;
+} pm_test_bad_json;
+/* Each of the `n` documents is refused, with a message naming "space.json" and its words, and
+ * leaves no space behind. */
+void pm_test_blend_expect_bad_json(const pm_test_bad_json *bad, size_t n);
 
 /* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
 /* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
 void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
 /* Two spaces of the same n samples (listed in different orders) give bit-identical weights and
- * blended poses at `params`. */
+ * blended poses at `params` (into p->ref and p->out). */
 void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,
-                        pm_soa_transform *scratch, int soa, pm_soa_transform *out_ref, pm_soa_transform *out);
+                        const pm_test_blend_poses *p);
 
 #endif

@@ -102,9 +102,8 @@ static void test_exact_at_samples(void **state) {
     pm_test_blend_fixture_swing(&fx, JOINTS, 5);
     pm_blend_space *s;
     PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, square, NULL, 5, NULL));
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
-    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL), *ref = pm_pose_alloc(JOINTS, NULL);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
     for (int i = 0; i < 5; i++) {
         pm_blend_space_weights w;
         PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, square[i], NULL));
@@ -113,28 +112,12 @@ static void test_exact_at_samples(void **state) {
         assert_int_equal(w.samples[0], i);
         for (int k = 0; k < 7; k++) {
             float phase = (float)k / 7.0f;
-            pm_blend_space_job job = pm_default_blend_space_job();
-            job.space = s;
-            job.params = square[i];
-            job.phase = phase;
-            job.scratch = scratch;
-            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-            job.output = out;
-            job.output_count = soa;
+            pm_blend_space_job job = pm_test_blend_job(s, square[i], phase, &poses);
             PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-            const pm_animation *a = pm_blend_space_sample_animation(s, i);
-            pm_sampling_job sj = pm_default_sampling_job();
-            sj.animation = a;
-            sj.time = phase * a->duration;
-            sj.output = ref;
-            sj.output_count = soa;
-            PM_ASSERT_OK(pm_sampling_job_run(&sj, NULL));
-            assert_memory_equal(out, ref, sizeof(pm_soa_transform) * (size_t)soa);
+            pm_test_assert_plays_sample(s, i, phase, &poses);
         }
     }
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(out, NULL);
-    pm_pose_free(ref, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -159,9 +142,8 @@ static void test_order_independence(void **state) {
     }
     const float(*sets[3])[2] = {sq, lat, rnd};
     int sizes[3] = {4, 9, 12};
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
-    pm_soa_transform *o1 = pm_pose_alloc(JOINTS, NULL), *o2 = pm_pose_alloc(JOINTS, NULL);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
     for (int set = 0; set < 3; set++) {
         int n = sizes[set];
         int order[12], shuffled[12];
@@ -190,7 +172,7 @@ static void test_order_independence(void **state) {
                     p[0] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
                     p[1] = pm_test_rng_float(&rng) * 1.6f - 0.3f;
                 }
-                pm_test_same_blend(ref, s, p, n, scratch, soa, o1, o2);
+                pm_test_same_blend(ref, s, p, n, &poses);
             }
             pm_blend_space_destroy(s);
         }
@@ -205,9 +187,7 @@ static void test_order_independence(void **state) {
     assert_int_equal(w.count, 2);
     assert_true(w.weights[0] == 0.5f && w.weights[1] == 0.5f);
     pm_blend_space_destroy(s);
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(o1, NULL);
-    pm_pose_free(o2, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_test_blend_fixture_free(&fx);
 }
 
@@ -289,17 +269,8 @@ static void test_one_dimension_and_collinear(void **state) {
     pm_blend_space_destroy(s);
 
     pm_blend_sample_def samples[3];
-    for (int i = 0; i < 3; i++) {
-        samples[i] = pm_default_blend_sample_def();
-        samples[i].clip = &fx.clips[i];
-        samples[i].params[0] = diag[i][0];
-        samples[i].params[1] = diag[i][1];
-    }
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = 3;
-    def.align = PM_BLEND_ALIGN_NONE;
+    pm_test_blend_samples(samples, &fx, diag, 3);
+    pm_blend_space_def def = pm_test_blend_def(samples, 3, 2);
     def.collinear = PM_BLEND_COLLINEAR_ERROR;
     pm_error e;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
@@ -338,11 +309,7 @@ static void test_many_samples_location(void **state) {
                 dup = samples[k].params[0] == samples[i].params[0] && samples[k].params[1] == samples[i].params[1];
         }
     }
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = N;
-    def.align = PM_BLEND_ALIGN_NONE;
+    pm_blend_space_def def = pm_test_blend_def(samples, N, 2);
     def.axis_max[0] = def.axis_max[1] = 100.0f;
     pm_blend_space *s;
     pm_error e;
@@ -405,14 +372,9 @@ static void test_single_sample_outside(void **state) {
     enum { SOA = (JOINTS + 3) / 4 };
     assert_int_equal(pm_blend_space_scratch_count(s), SOA);
     pm_soa_transform scratch[SOA], pose[SOA];
-    pm_blend_space_job job = pm_default_blend_space_job();
-    job.space = s;
-    job.params = pts[0];
-    job.phase = 0.25f;
-    job.scratch = scratch;
+    pm_test_blend_poses one = {SOA, scratch, pose, NULL};
+    pm_blend_space_job job = pm_test_blend_job(s, pts[0], 0.25f, &one);
     job.scratch_count = SOA;
-    job.output = pose;
-    job.output_count = SOA;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
     pm_quat rot[JOINTS];
     pm_vec3 tr[JOINTS];
@@ -446,17 +408,10 @@ static void test_resolution_message(void **state) {
     (void)state;
     fixture fx;
     pm_test_blend_fixture_swing(&fx, JOINTS, 2);
+    static const float pts[2][2] = {{0, 0}, {1, 0}};
     pm_blend_sample_def samples[2];
-    for (int i = 0; i < 2; i++) {
-        samples[i] = pm_default_blend_sample_def();
-        samples[i].clip = &fx.clips[i];
-        samples[i].params[0] = (float)i;
-    }
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = 2;
-    def.align = PM_BLEND_ALIGN_NONE;
+    pm_test_blend_samples(samples, &fx, pts, 2);
+    pm_blend_space_def def = pm_test_blend_def(samples, 2, 2);
     def.axis_min[0] = def.axis_min[1] = 0.0f;
     def.axis_max[0] = def.axis_max[1] = 1e30f;
     pm_blend_space *s;
@@ -490,10 +445,7 @@ static void test_resolution_message(void **state) {
 static void test_inspection_errors(void **state) {
     (void)state;
     fixture fx;
-    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
-    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
-    pm_blend_space *s;
-    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    pm_blend_space *s = pm_test_blend_triangle_space(&fx, JOINTS);
     pm_error e;
     float params[2] = {-7.0f, -7.0f};
     assert_int_equal(pm_blend_space_sample_params(params, s, 3, &e), PM_ERR_INVALID_ARGUMENT);
@@ -544,19 +496,11 @@ static void test_def_errors(void **state) {
     (void)state;
     fixture fx;
     pm_test_blend_fixture_swing(&fx, JOINTS, 3);
+    static const float pts[3][2] = {{0, 0}, {1, 0}, {2, 1}};
     pm_blend_sample_def samples[3];
-    for (int i = 0; i < 3; i++) {
-        samples[i] = pm_default_blend_sample_def();
-        samples[i].clip = &fx.clips[i];
-        samples[i].params[0] = (float)i;
-        samples[i].params[1] = (float)(i == 2);
-    }
-    pm_blend_space_def def = pm_default_blend_space_def();
+    pm_test_blend_samples(samples, &fx, pts, 3);
+    pm_blend_space_def def = pm_test_blend_def(samples, 3, 2);
     def.name = "walk";
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = 3;
-    def.align = PM_BLEND_ALIGN_NONE; /* (the swing clips have no legs to face by) */
     pm_blend_space *s = NULL;
     PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
     pm_blend_space_destroy(s);
@@ -608,18 +552,10 @@ static void test_shared_huge_coordinate(void **state) {
     (void)state;
     fixture fx;
     pm_test_blend_fixture_swing(&fx, JOINTS, 2);
+    static const float pts[2][2] = {{0, 7.7e37f}, {1, 7.7e37f}};
     pm_blend_sample_def samples[2];
-    for (int i = 0; i < 2; i++) {
-        samples[i] = pm_default_blend_sample_def();
-        samples[i].clip = &fx.clips[i];
-        samples[i].params[0] = (float)i;
-        samples[i].params[1] = 7.7e37f;
-    }
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = 2;
-    def.align = PM_BLEND_ALIGN_NONE;
+    pm_test_blend_samples(samples, &fx, pts, 2);
+    pm_blend_space_def def = pm_test_blend_def(samples, 2, 2);
     for (int n = 1; n <= 2; n++) {
         def.sample_count = n;
         pm_blend_space *s;

@@ -53,12 +53,8 @@ static pm_result make_space(pm_blend_space **out, fixture *fx, const float (*poi
         samples[i].name = names[i];
         for (int d = 0; d < 3; d++) samples[i].params[d] = points[k][d];
     }
-    pm_blend_space_def def = pm_default_blend_space_def();
+    pm_blend_space_def def = pm_test_blend_def(samples, n, 3);
     def.name = "test";
-    def.dimensions = 3;
-    def.samples = samples;
-    def.sample_count = n;
-    def.align = PM_BLEND_ALIGN_NONE;
     def.coplanar = coplanar;
     for (int d = 0; d < 3; d++) {
         def.axis_min[d] = lo;
@@ -280,9 +276,8 @@ static void test_order_independence(void **state) {
         for (int d = 0; d < 3; d++) rnd[i][d] = pm_test_rng_float(&rng);
     const float(*sets[3])[3] = {cube, lattice, rnd};
     int sizes[3] = {8, 27, 14};
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
-    pm_soa_transform *o1 = pm_pose_alloc(JOINTS, NULL), *o2 = pm_pose_alloc(JOINTS, NULL);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
     for (int set = 0; set < 3; set++) {
         int n = sizes[set];
         pm_blend_space *ref;
@@ -306,15 +301,13 @@ static void test_order_independence(void **state) {
                     else if (q < 40) p[d] = (sets[set][a][d] + sets[set][b][d] + sets[set][c][d]) / 3.0f;
                     else p[d] = randf(&rng, -0.3f, 1.3f);
                 }
-                pm_test_same_blend(ref, s, p, n, scratch, soa, o1, o2);
+                pm_test_same_blend(ref, s, p, n, &poses);
             }
             pm_blend_space_destroy(s);
         }
         pm_blend_space_destroy(ref);
     }
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(o1, NULL);
-    pm_pose_free(o2, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_test_blend_fixture_free(&fx);
 }
 
@@ -513,33 +506,19 @@ static void test_job_grid_bake(void **state) {
     fixture_init(&fx, 8);
     pm_blend_space *s;
     PM_ASSERT_OK(make_space(&s, &fx, cube, NULL, 8, -1.0f, 2.0f, PM_BLEND_COPLANAR_PLANE, NULL));
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
-    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL), *ref = pm_pose_alloc(JOINTS, NULL);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
     /* On a sample: that clip, bit for bit. */
     for (int i = 0; i < 8; i++) {
-        pm_blend_space_job job = pm_default_blend_space_job();
-        job.space = s;
-        job.params = cube[i];
-        job.phase = 0.4f;
-        job.scratch = scratch;
-        job.scratch_count = soa * 4;
-        job.output = out;
-        job.output_count = soa;
+        pm_blend_space_job job = pm_test_blend_job(s, cube[i], 0.4f, &poses);
         pm_blend_space_weights w;
         job.out_weights = &w;
         PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
         assert_true(w.count == 1 && w.samples[0] == i && w.weights[0] == 1.0f);
-        pm_sampling_job sj = pm_default_sampling_job();
-        sj.animation = pm_blend_space_sample_animation(s, i);
-        sj.time = 0.4f * sj.animation->duration;
-        sj.output = ref;
-        sj.output_count = soa;
-        PM_ASSERT_OK(pm_sampling_job_run(&sj, NULL));
-        assert_memory_equal(out, ref, sizeof(pm_soa_transform) * (size_t)soa);
+        pm_test_assert_plays_sample(s, i, 0.4f, &poses);
         /* A 3D space needs scratch for four poses. */
         pm_error e;
-        job.scratch_count = soa * 3;
+        job.scratch_count = poses.soa * 3;
         assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
         assert_non_null(strstr(e.message, "scratch"));
     }
@@ -572,9 +551,7 @@ static void test_job_grid_bake(void **state) {
     assert_true(fabsf(pm_clip_duration(&baked) - pm_blend_space_duration(s, &w)) < 1e-5f);
     PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
     pm_clip_destroy(&baked);
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(out, NULL);
-    pm_pose_free(ref, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -587,13 +564,12 @@ static void test_json(void **state) {
     fixture_init(&fx, 3);
     pm_test_blend_write_clips(&fx, 3);
     pm_blend_space_file f;
-    pm_error e;
     const char *good =
         "{\"name\": \"terrain\", \"axes\": [{\"name\": \"speed\", \"min\": 0, \"max\": 2}, {\"name\": \"turn\"},"
         " {\"name\": \"slope\", \"min\": -1, \"max\": 1}], \"align\": \"none\", \"coplanar\": \"error\", \"grid\": [3, 3, 3],"
         " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0, 0]}, {\"clip\": \"clip1.bvh\", \"params\": [2, 0, 0]},"
         "  {\"clip\": \"clip2.bvh\", \"params\": [0, 1, 0]}, {\"name\": \"up\", \"clip\": \"clip0.bvh\", \"params\": [0, 0, 1]}]}";
-    if (pm_blend_space_from_json(&f, good, "space.json", pm_test_tmp_dir(), NULL, &e) != PM_OK) fail_msg("%s", e.message);
+    pm_test_blend_load_json_ok(&f, good);
     assert_int_equal(pm_blend_space_dimensions(f.space), 3);
     assert_string_equal(pm_blend_space_axis_name(f.space, 2), "slope");
     assert_string_equal(pm_blend_space_sample_name(f.space, 3), "up");
@@ -610,9 +586,7 @@ static void test_json(void **state) {
     free(params);
     pm_blend_space_file_free(&f);
 
-    static const struct {
-        const char *json, *expect;
-    } bad[] = {
+    static const pm_test_bad_json bad[] = {
         {"{\"axes\": [{}, {}, {}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0, 0, 0]}]}", "1 to 3 axes"},
         {"{\"axes\": [{}, {}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]}]}", "samples[0]"},
         {"{\"coplanar\": \"flat\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0, 0]}]}", "\"plane\""},
@@ -624,14 +598,7 @@ static void test_json(void **state) {
          " {\"name\": \"twin\", \"clip\": \"clip1.bvh\", \"params\": [0, 1, 0]}]}",
          "twin"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        memset(&e, 0, sizeof e);
-        pm_result r = pm_blend_space_from_json(&f, bad[i].json, "space.json", pm_test_tmp_dir(), NULL, &e);
-        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
-        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
-            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
-        assert_null(f.space);
-    }
+    pm_test_blend_expect_bad_json(bad, sizeof bad / sizeof bad[0]);
     pm_test_blend_fixture_free(&fx);
 }
 

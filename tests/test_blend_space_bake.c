@@ -25,33 +25,24 @@ static void test_phase_sync(void **state) {
     float pts[2][2] = {{0, 0}, {1, 0}};
     pm_blend_space *s;
     PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 1, pts, NULL, 2, NULL));
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
-    pm_soa_transform *out = pm_pose_alloc(JOINTS, NULL);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
     float half = 0.5f;
     pm_blend_space_weights w;
     PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
     assert_true(fabsf(pm_blend_space_duration(s, &w) - 0.5f * (1.0f + 0.6f)) < 1e-6f);
     for (int k = 0; k < 40; k++) {
         float phase = (float)k / 40.0f;
-        pm_blend_space_job job = pm_default_blend_space_job();
-        job.space = s;
-        job.params = &half;
-        job.phase = phase;
-        job.scratch = scratch;
-        job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-        job.output = out;
-        job.output_count = soa;
+        pm_blend_space_job job = pm_test_blend_job(s, &half, phase, &poses);
         PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
         /* The swing follows the shared phase: both legs' patterns agree, so the blend swings with
          * the average amplitude instead of cancelling out. */
-        pm_quat q = pm_pose_rotation(out, 1);
+        pm_quat q = pm_pose_rotation(poses.out, 1);
         float angle = 2.0f * atan2f(q.x, q.w);
         float expected = 0.75f * sinf(6.2831853f * phase);
         assert_true(fabsf(angle - expected) < 0.03f);
     }
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(out, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -59,13 +50,10 @@ static void test_phase_sync(void **state) {
 static void test_bake(void **state) {
     (void)state;
     fixture fx;
-    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
-    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
-    pm_blend_space *s;
-    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    pm_blend_space *s = pm_test_blend_triangle_space(&fx, JOINTS);
     /* On a sample: its clip, frame for frame. */
     pm_clip baked;
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, pts[1], 30.0f, NULL));
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, pm_test_triangle[1], 30.0f, NULL));
     assert_int_equal(baked.frame_count, fx.clips[1].frame_count);
     assert_true(baked.looping);
     assert_string_equal(baked.name, "test@1,0");
@@ -193,23 +181,16 @@ static void test_bake_mixed_looping(void **state) {
     pm_clip_destroy(&baked);
     /* The job at phase 1 on a looping sample: its end key, the cycle's full displacement (the
      * root's z runs 0 .. 2 per cycle), not frame 0. */
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
-    pm_blend_space_job job = pm_default_blend_space_job();
-    job.space = s;
-    job.params = pts[1];
-    job.phase = 1.0f;
-    job.scratch = scratch;
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
+    pm_blend_space_job job = pm_test_blend_job(s, pts[1], 1.0f, &poses);
     job.scratch_count = pm_blend_space_scratch_count(s);
-    job.output = out;
-    job.output_count = soa;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-    assert_true(fabsf(pm_pose_translation(out, 0).z - 2.0f) < 1e-5f);
+    assert_true(fabsf(pm_pose_translation(poses.out, 0).z - 2.0f) < 1e-5f);
     job.phase = 1.25f; /* beyond the end it wraps */
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
-    assert_true(fabsf(pm_pose_translation(out, 0).z - 0.5f) < 0.05f);
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(out, NULL);
+    assert_true(fabsf(pm_pose_translation(poses.out, 0).z - 0.5f) < 0.05f);
+    pm_test_blend_poses_free(&poses);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -262,43 +243,26 @@ static void test_extreme_phases(void **state) {
         for (int i = 0; i < 3; i++) fx.clips[i].looping = variant != 0;
         float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
         pm_blend_sample_def samples[3];
-        for (int i = 0; i < 3; i++) {
-            samples[i] = pm_default_blend_sample_def();
-            samples[i].clip = &fx.clips[i];
-            samples[i].params[0] = pts[i][0];
-            samples[i].params[1] = pts[i][1];
-        }
-        pm_blend_space_def def = pm_default_blend_space_def();
-        def.dimensions = 2;
-        def.samples = samples;
-        def.sample_count = 3;
-        def.align = PM_BLEND_ALIGN_NONE;
+        pm_test_blend_samples(samples, &fx, pts, 3);
+        pm_blend_space_def def = pm_test_blend_def(samples, 3, 2);
         if (variant == 2) def.sync = PM_BLEND_SYNC_NONE;
         pm_blend_space *s;
         PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
-        int soa = pm_soa_count(JOINTS);
-        pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
+        pm_test_blend_poses poses;
+        pm_test_blend_poses_alloc(&poses, JOINTS);
         float mid[2] = {0.25f, 0.25f};
         const float phases[] = {3e38f, -3e38f, 1e20f, 12345.678f, -0.5f};
         for (int k = 0; k < 5; k++) {
-            pm_blend_space_job job = pm_default_blend_space_job();
-            job.space = s;
-            job.params = mid;
-            job.phase = phases[k];
-            job.scratch = scratch;
-            job.scratch_count = soa * PM_BLEND_SPACE_MAX_WEIGHTS;
-            job.output = out;
-            job.output_count = soa;
+            pm_blend_space_job job = pm_test_blend_job(s, mid, phases[k], &poses);
             pm_error e;
             if (pm_blend_space_job_run(&job, &e) != PM_OK) fail_msg("variant %d, phase %g: %s", variant, (double)phases[k], e.message);
             pm_quat q[JOINTS];
             pm_vec3 t[JOINTS];
-            PM_ASSERT_OK(pm_pose_to_aos(q, t, JOINTS, out, NULL));
+            PM_ASSERT_OK(pm_pose_to_aos(q, t, JOINTS, poses.out, NULL));
             for (int j = 0; j < JOINTS; j++)
                 assert_true(isfinite(q[j].x + q[j].y + q[j].z + q[j].w + t[j].x + t[j].y + t[j].z));
         }
-        pm_pose_free(scratch, NULL);
-        pm_pose_free(out, NULL);
+        pm_test_blend_poses_free(&poses);
         pm_blend_space_destroy(s);
         pm_test_blend_fixture_free(&fx);
     }
@@ -346,20 +310,14 @@ static void test_bake_order_independent(void **state) {
 static void test_job_errors(void **state) {
     (void)state;
     fixture fx;
-    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
-    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}};
-    pm_blend_space *s;
-    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
-    int soa = pm_soa_count(JOINTS);
-    pm_soa_transform *scratch = pm_pose_alloc(JOINTS * PM_BLEND_SPACE_MAX_WEIGHTS, NULL), *out = pm_pose_alloc(JOINTS, NULL);
+    pm_blend_space *s = pm_test_blend_triangle_space(&fx, JOINTS);
+    pm_test_blend_poses poses;
+    pm_test_blend_poses_alloc(&poses, JOINTS);
+    int soa = poses.soa;
+    pm_soa_transform *scratch = poses.scratch, *out = poses.out;
     float p[2] = {0.25f, 0.25f};
-    pm_blend_space_job job = pm_default_blend_space_job();
-    job.space = s;
-    job.params = p;
-    job.scratch = scratch;
+    pm_blend_space_job job = pm_test_blend_job(s, p, 0.0f, &poses);
     job.scratch_count = pm_blend_space_scratch_count(s);
-    job.output = out;
-    job.output_count = soa;
     PM_ASSERT_OK(pm_blend_space_job_validate(&job, NULL));
     pm_error e;
     p[1] = NAN;
@@ -384,8 +342,7 @@ static void test_job_errors(void **state) {
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.scratch = scratch;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, &e));
-    pm_pose_free(scratch, NULL);
-    pm_pose_free(out, NULL);
+    pm_test_blend_poses_free(&poses);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -402,12 +359,8 @@ static void test_bake_frame_limit(void **state) {
     slow.looping = 0;
     pm_blend_sample_def sample = pm_default_blend_sample_def();
     sample.clip = &slow;
-    pm_blend_space_def def = pm_default_blend_space_def();
+    pm_blend_space_def def = pm_test_blend_def(&sample, 1, 1);
     def.name = "glacial";
-    def.dimensions = 1;
-    def.samples = &sample;
-    def.sample_count = 1;
-    def.align = PM_BLEND_ALIGN_NONE;
     pm_blend_space *s;
     PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
     float at = 0.0f;

@@ -18,18 +18,10 @@ static void test_bad_spaces(void **state) {
     (void)state;
     fixture fx;
     fixture_init(&fx, 3);
+    static const float pts[3][2] = {{0, 0}, {1, 1}, {2, 4}};
     pm_blend_sample_def samples[3];
-    for (int i = 0; i < 3; i++) {
-        samples[i] = pm_default_blend_sample_def();
-        samples[i].clip = &fx.clips[i];
-        samples[i].params[0] = (float)i;
-        samples[i].params[1] = (float)(i * i);
-    }
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.dimensions = 2;
-    def.samples = samples;
-    def.sample_count = 0;
-    def.align = PM_BLEND_ALIGN_NONE;
+    pm_test_blend_samples(samples, &fx, pts, 3);
+    pm_blend_space_def def = pm_test_blend_def(samples, 0, 2);
     pm_blend_space *s;
     pm_error e;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
@@ -101,10 +93,6 @@ static void test_bad_spaces(void **state) {
 
 /* ---- JSON ---- */
 
-static pm_result load_json_text(pm_blend_space_file *f, const char *json, pm_error *e) {
-    return pm_blend_space_from_json(f, json, "space.json", pm_test_tmp_dir(), NULL, e);
-}
-
 static void test_json(void **state) {
     (void)state;
     fixture fx;
@@ -118,7 +106,7 @@ static void test_json(void **state) {
         " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]},"
         "             {\"name\": \"b\", \"clip\": \"clip1.bvh\", \"params\": [1, 0], \"loop\": true},"
         "             {\"name\": \"c\", \"clip\": \"clip2.bvh\", \"params\": [0, 1], \"start\": 0.1, \"end\": 0.4}]}";
-    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
+    pm_test_blend_load_json_ok(&f, good);
     assert_int_equal(pm_blend_space_dimensions(f.space), 2);
     assert_string_equal(pm_blend_space_sample_name(f.space, 0), "clip0");
     assert_string_equal(pm_blend_space_axis_name(f.space, 1), "y");
@@ -136,9 +124,7 @@ static void test_json(void **state) {
     pm_blend_space_free_clips(clips, count);
     pm_blend_space_file_free(&f);
 
-    static const struct {
-        const char *json, *expect;
-    } bad[] = {
+    static const pm_test_bad_json bad[] = {
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"colour\": 1}", "unknown key \"colour\""},
         {"{\"samples\": []}", "non-empty"},
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 1, 2, 3]}]}", "samples[0].params"},
@@ -188,19 +174,12 @@ static void test_json(void **state) {
          "samples[0].params: expected an array of 2"},
         {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\"}]}", "it is missing"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        memset(&e, 0, sizeof e);
-        pm_result r = load_json_text(&f, bad[i].json, &e);
-        if (r == PM_OK) fail_msg("case %d was accepted", (int)i);
-        if (!strstr(e.message, bad[i].expect) || !strstr(e.message, "space.json"))
-            fail_msg("case %d: message '%s' lacks '%s'", (int)i, e.message, bad[i].expect);
-        assert_null(f.space);
-    }
+    pm_test_blend_expect_bad_json(bad, sizeof bad / sizeof bad[0]);
     /* Grid assets: one per distinct blend. A single sample is one asset, not 25 copies of it; the
      * points projected onto the hull are baked once per hull point. */
     const char *one = "{\"name\": \"one\", \"align\": \"none\", \"axes\": [{}, {}],"
                       " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]}]}";
-    if (load_json_text(&f, one, &e) != PM_OK) fail_msg("%s", e.message);
+    pm_test_blend_load_json_ok(&f, one);
     for (int outside = 0; outside < 2; outside++) {
         f.grid.include_outside = outside;
         float *params;
@@ -216,7 +195,7 @@ static void test_json(void **state) {
     assert_non_null(strstr(e.message, "no point of its grid"));
     assert_null(clips);
     pm_blend_space_file_free(&f);
-    if (load_json_text(&f, good, &e) != PM_OK) fail_msg("%s", e.message);
+    pm_test_blend_load_json_ok(&f, good);
     f.grid.include_outside = 1;
     float *params;
     /* A bake past the poses a database holds stops there, its clips freed. */
@@ -262,11 +241,7 @@ static void test_bake_rate_of_absurd_clips(void **state) {
         }
         pm_blend_sample_def sample = pm_default_blend_sample_def();
         sample.clip = &clip;
-        pm_blend_space_def def = pm_default_blend_space_def();
-        def.dimensions = 1;
-        def.samples = &sample;
-        def.sample_count = 1;
-        def.align = PM_BLEND_ALIGN_NONE;
+        pm_blend_space_def def = pm_test_blend_def(&sample, 1, 1);
         pm_blend_space *s = NULL;
         pm_error e;
         PM_ASSERT_OK(pm_blend_space_create(&s, &def, &e));
