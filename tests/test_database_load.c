@@ -21,41 +21,72 @@ static uint8_t *section_data(uint8_t *image, uint32_t id) {
     return NULL;
 }
 
+/* A database's image and a scratch copy of it to damage, one edit at a time. */
+typedef struct db_image {
+    pm_database *db;
+    const uint8_t *bytes;
+    size_t n;
+    uint8_t *copy;
+    pmdb_header h;
+} db_image;
+
+/* Takes over `db`: its bytes, their header, and room for the copy. */
+static void image_of(db_image *im, pm_database *db) {
+    im->db = db;
+    im->bytes = pm_database_bytes(db, &im->n);
+    im->copy = malloc(im->n);
+    memcpy(&im->h, im->bytes, sizeof im->h);
+}
+
+/* The copy, undamaged again. */
+static uint8_t *image_fresh_copy(db_image *im) {
+    memcpy(im->copy, im->bytes, im->n);
+    return im->copy;
+}
+
+/* The fixture of `frames`-frame clips and the image of its database. */
+static void image_build(db_image *im, fixture *f, int frames) {
+    fixture_init(f, frames);
+    image_of(im, build(f, 1));
+}
+
+static void image_free(db_image *im) {
+    free(im->copy);
+    pm_database_destroy(im->db);
+}
+
 static void test_corrupt_files(void **state) {
     (void)state;
     fixture f;
-    fixture_init(&f, 50);
-    pm_database *db = build(&f, 1);
-    size_t n;
-    const uint8_t *bytes = pm_database_bytes(db, &n);
-    uint8_t *copy = malloc(n);
+    db_image im;
+    image_build(&im, &f, 50);
     pm_error err;
     pm_database *x = NULL;
     /* Truncation at every 97th length and a few special ones: always an error. */
-    for (size_t len = 0; len < n; len += (len < 512 ? 1 : 97)) {
-        assert_int_not_equal(pm_database_load_memory(&x, bytes, len, 0, NULL, &err), PM_OK);
+    for (size_t len = 0; len < im.n; len += (len < 512 ? 1 : 97)) {
+        assert_int_not_equal(pm_database_load_memory(&x, im.bytes, len, 0, NULL, &err), PM_OK);
         assert_null(x);
     }
     /* A flipped byte anywhere fails the checksum. */
     pm_test_rng rng = {99};
     for (int i = 0; i < 300; i++) {
-        memcpy(copy, bytes, n);
-        size_t at = pm_test_rng_u32(&rng) % n;
-        copy[at] ^= (uint8_t)(1u + pm_test_rng_u32(&rng) % 255u);
-        assert_int_equal(pm_database_load_memory(&x, copy, n, 0, NULL, &err), PM_ERR_CORRUPT);
+        image_fresh_copy(&im);
+        size_t at = pm_test_rng_u32(&rng) % im.n;
+        im.copy[at] ^= (uint8_t)(1u + pm_test_rng_u32(&rng) % 255u);
+        assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, 0, NULL, &err), PM_ERR_CORRUPT);
         assert_null(x);
     }
     /* Without the checksum the structural checks must hold on their own: random damage either
      * loads (a searchable database) or is refused, never crashes. */
     pm_search_def sd = pm_default_search_def();
     for (int i = 0; i < 3000; i++) {
-        memcpy(copy, bytes, n);
+        image_fresh_copy(&im);
         int flips = 1 + (int)(pm_test_rng_u32(&rng) % 4);
         for (int k = 0; k < flips; k++) {
-            size_t at = i % 3 == 0 ? pm_test_rng_u32(&rng) % 1024 : pm_test_rng_u32(&rng) % n;
-            copy[at % n] ^= (uint8_t)(1u << (pm_test_rng_u32(&rng) % 8));
+            size_t at = i % 3 == 0 ? pm_test_rng_u32(&rng) % 1024 : pm_test_rng_u32(&rng) % im.n;
+            im.copy[at % im.n] ^= (uint8_t)(1u << (pm_test_rng_u32(&rng) % 8));
         }
-        if (pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) == PM_OK) {
+        if (pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) == PM_OK) {
             /* What loads may still state wrong numbers; what also verifies answers every exact
              * mode with brute force's optimum of its own values. */
             int verified = pm_database_verify(x, &err) == PM_OK;
@@ -81,31 +112,29 @@ static void test_corrupt_files(void **state) {
         }
     }
     /* An inverted value box is refused: it would bound too high and prune the answer away. */
-    memcpy(copy, bytes, n);
-    pmdb_header hh;
-    memcpy(&hh, copy, sizeof hh);
-    uint8_t *vboxes = section_data(copy, PMDB_BT_VALUE_BOXES);
+    image_fresh_copy(&im);
+    uint8_t *vboxes = section_data(im.copy, PMDB_BT_VALUE_BOXES);
     float hi;
-    memcpy(&hi, vboxes + (size_t)hh.stride * sizeof(float), sizeof hi);
+    memcpy(&hi, vboxes + (size_t)im.h.stride * sizeof(float), sizeof hi);
     hi += 1.0f; /* node 0, dimension 0: lo above hi */
     memcpy(vboxes, &hi, sizeof hi);
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "inverted"));
     /* A node shared by two parents (here both children of the root) is refused: a walk would
      * push it twice and overrun its node-sized heap. */
-    memcpy(copy, bytes, n);
+    image_fresh_copy(&im);
     pmdb_bt_node root;
-    uint8_t *nodes = section_data(copy, PMDB_BT_NODES);
+    uint8_t *nodes = section_data(im.copy, PMDB_BT_NODES);
     memcpy(&root, nodes, sizeof root);
     assert_true(root.left != 0);
     root.right = root.left;
     memcpy(nodes, &root, sizeof root);
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "two parents"));
     /* A future version is reported as such. */
-    memcpy(copy, bytes, n);
-    copy[8] = 99;
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_VERSION);
+    image_fresh_copy(&im);
+    im.copy[8] = 99;
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_VERSION);
     assert_non_null(strstr(err.message, "version"));
     /* Files: missing, and garbage. */
     assert_int_equal(pm_database_load(&x, pm_test_tmp_path("missing.pmdb"), NULL, &err), PM_ERR_IO);
@@ -113,8 +142,7 @@ static void test_corrupt_files(void **state) {
     pm_test_write_file(pm_test_tmp_path("garbage.pmdb"), "hello, world, not a database", 28);
     assert_int_equal(pm_database_load(&x, pm_test_tmp_path("garbage.pmdb"), NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "garbage.pmdb"));
-    free(copy);
-    pm_database_destroy(db);
+    image_free(&im);
     fixture_free(&f);
 }
 
@@ -138,31 +166,28 @@ static void test_exact_components_limit(void **state) {
     pm_database *db = NULL;
     pm_error err;
     PM_ASSERT_OK(pm_database_build(&db, &def, assets, 2, &err));
-    size_t n;
-    const uint8_t *bytes = pm_database_bytes(db, &n);
-    uint8_t *copy = malloc(n);
-    memcpy(copy, bytes, n);
-    pmdb_header h;
-    memcpy(&h, copy, sizeof h);
+    db_image im;
+    image_of(&im, db);
+    uint8_t *copy = image_fresh_copy(&im);
+    pmdb_header h = im.h;
     assert_int_equal(h.exact_components, PM_MAX_PCA_COMPONENTS);
     h.exact_components = PM_MAX_PCA_COMPONENTS + 1;
     h.bt_block_rows = h.exact_components + 1;
     memcpy(copy, &h, sizeof h);
     pm_database *x = NULL;
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_int_equal(pm_database_load_memory(&x, copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_null(x);
     assert_non_null(strstr(err.message, "65 exact components"));
-    free(copy);
-    pm_database_destroy(db);
+    image_free(&im);
     for (int i = 0; i < 2; i++) pm_clip_destroy(&clips[i]);
 }
 
 /* Loads (as a file resealed with a valid checksum would) and must fail verification naming
  * `words`. */
-static void expect_unverified(const uint8_t *image, size_t n, const char *words) {
+static void expect_unverified(const db_image *im, const char *words) {
     pm_database *x = NULL;
     pm_error err;
-    if (pm_database_load_memory(&x, image, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
+    if (pm_database_load_memory(&x, im->copy, im->n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
         fail_msg("the crafted file should load: %s", err.message);
     if (pm_database_verify(x, &err) != PM_ERR_CORRUPT) fail_msg("verification passed a file crafted to fail with '%s'", words);
     if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
@@ -172,25 +197,20 @@ static void expect_unverified(const uint8_t *image, size_t n, const char *words)
 static void test_verify(void **state) {
     (void)state;
     fixture f;
-    fixture_init(&f, 120);
-    pm_database *db = build(&f, 1);
+    db_image im;
+    image_build(&im, &f, 120);
     pm_error err;
-    assert_int_equal(pm_database_verify(db, &err), PM_OK);
+    assert_int_equal(pm_database_verify(im.db, &err), PM_OK);
     assert_int_equal(pm_database_verify(NULL, &err), PM_ERR_INVALID_ARGUMENT);
-    size_t n;
-    const uint8_t *bytes = pm_database_bytes(db, &n);
-    uint8_t *copy = malloc(n);
-    pmdb_header h;
-    memcpy(&h, bytes, sizeof h);
-    const int rows = (int)h.bt_block_rows, D = (int)h.cardinality;
+    const int rows = (int)im.h.bt_block_rows, D = (int)im.h.cardinality;
 
     /* Two points of one leaf trade a coordinate: both stay inside the leaf's box, so loading
      * cannot tell, but each is no longer the projection of its values. */
-    memcpy(copy, bytes, n);
-    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
-    float *points = (float *)section_data(copy, PMDB_BT_POINTS);
+    image_fresh_copy(&im);
+    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
+    float *points = (float *)section_data(im.copy, PMDB_BT_POINTS);
     int swapped = 0;
-    for (uint32_t i = 0; i < h.bt_node_count && !swapped; i++) {
+    for (uint32_t i = 0; i < im.h.bt_node_count && !swapped; i++) {
         if (nodes[i].left || nodes[i].count < 2) continue;
         size_t a = pm_bt_at(rows, nodes[i].first, 0), b = pm_bt_at(rows, nodes[i].first + 1, 0);
         if (points[a] == points[b]) continue;
@@ -200,82 +220,76 @@ static void test_verify(void **state) {
         swapped = 1;
     }
     assert_true(swapped);
-    expect_unverified(copy, n, "not the projection");
+    expect_unverified(&im, "not the projection");
 
     /* A VP-tree radius shrunk to zero: its inside shell would be pruned from every query. */
-    memcpy(copy, bytes, n);
-    pmdb_vp_node *vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    image_fresh_copy(&im);
+    pmdb_vp_node *vp = (pmdb_vp_node *)section_data(im.copy, PMDB_VP_NODES);
     assert_true(vp[0].inside != 0 && vp[0].mu > 0.0f);
     vp[0].mu = 0.0f;
-    expect_unverified(copy, n, "radius");
+    expect_unverified(&im, "radius");
 
     /* A KD-tree split moved past its low side. */
-    memcpy(copy, bytes, n);
-    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(copy, PMDB_KD_NODES);
+    image_fresh_copy(&im);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(im.copy, PMDB_KD_NODES);
     assert_true(kd[0].dim >= 0);
     kd[0].split -= 1000.0f;
-    expect_unverified(copy, n, "split");
+    expect_unverified(&im, "split");
 
     /* A basis that stretches: projected distances could exceed the costs they bound. */
-    memcpy(copy, bytes, n);
-    float *basis = (float *)section_data(copy, PMDB_PCA_BASIS);
+    image_fresh_copy(&im);
+    float *basis = (float *)section_data(im.copy, PMDB_PCA_BASIS);
     for (int d = 0; d < D; d++) basis[d] *= 1.001f;
-    expect_unverified(copy, n, "orthonormal");
+    expect_unverified(&im, "orthonormal");
 
     /* A PCA mean far from the data: every coordinate large, and its float rounding larger than
      * the search's margins. */
-    memcpy(copy, bytes, n);
-    float *mean = (float *)section_data(copy, PMDB_PCA_MEAN);
+    image_fresh_copy(&im);
+    float *mean = (float *)section_data(im.copy, PMDB_PCA_MEAN);
     mean[0] += 1000.0f;
-    expect_unverified(copy, n, "PCA mean");
+    expect_unverified(&im, "PCA mean");
 
     /* A VP-tree leaf item listed twice hides the vector it replaced. */
-    memcpy(copy, bytes, n);
-    uint32_t *items = (uint32_t *)section_data(copy, PMDB_VP_ITEMS);
-    vp = (pmdb_vp_node *)section_data(copy, PMDB_VP_NODES);
+    image_fresh_copy(&im);
+    uint32_t *items = (uint32_t *)section_data(im.copy, PMDB_VP_ITEMS);
+    vp = (pmdb_vp_node *)section_data(im.copy, PMDB_VP_NODES);
     uint32_t leaf = 0;
-    while (leaf < h.vp_node_count && (vp[leaf].inside || vp[leaf].outside < 2)) leaf++;
-    assert_true(leaf < h.vp_node_count);
+    while (leaf < im.h.vp_node_count && (vp[leaf].inside || vp[leaf].outside < 2)) leaf++;
+    assert_true(leaf < im.h.vp_node_count);
     items[vp[leaf].vp + 1] = items[vp[leaf].vp];
-    expect_unverified(copy, n, "twice");
-
-    free(copy);
-    pm_database_destroy(db);
+    expect_unverified(&im, "twice");
+    image_free(&im);
 
     /* Loading itself refuses what no build writes and the kernels would sum: padding lanes of
      * the PCA boxes that are not zero (5 exact-mode rows in 8 lanes here) and rows whose padding
      * dimensions are not zero. */
     f.def.exact_components = 4;
-    db = build(&f, 1);
-    bytes = pm_database_bytes(db, &n);
-    copy = malloc(n);
-    memcpy(&h, bytes, sizeof h);
-    memcpy(copy, bytes, n);
-    float *boxes = (float *)section_data(copy, PMDB_BT_BOXES);
+    image_of(&im, build(&f, 1));
+    image_fresh_copy(&im);
+    float *boxes = (float *)section_data(im.copy, PMDB_BT_BOXES);
     const int P = pm_bt_box_lanes(4);
     assert_int_equal(P, 8);
     boxes[6] = boxes[P + 6] = 100.0f;
     pm_database *x = NULL;
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "padding lane"));
-    memcpy(copy, bytes, n);
-    float *values = (float *)section_data(copy, PMDB_VALUES);
-    assert_true(h.stride > h.cardinality);
-    values[h.cardinality] = 1.0f;
-    assert_int_equal(pm_database_load_memory(&x, copy, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    image_fresh_copy(&im);
+    float *values = (float *)section_data(im.copy, PMDB_VALUES);
+    assert_true(im.h.stride > im.h.cardinality);
+    values[im.h.cardinality] = 1.0f;
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "padding dimension"));
-    free(copy);
-    pm_database_destroy(db);
+    image_free(&im);
     fixture_free(&f);
 }
 
 /* Loads with the checksum skipped (a file resealed after editing) and must be refused with
  * PM_ERR_CORRUPT naming `words`. */
-static void expect_refused(const uint8_t *image, size_t n, const char *words) {
+static void expect_refused(const db_image *im, const char *words) {
     pm_database *x = (pm_database *)&x;
     pm_error err;
     memset(&err, 0, sizeof err);
-    pm_result r = pm_database_load_memory(&x, image, n, PM_LOAD_SKIP_CHECKSUM, NULL, &err);
+    pm_result r = pm_database_load_memory(&x, im->copy, im->n, PM_LOAD_SKIP_CHECKSUM, NULL, &err);
     if (r != PM_ERR_CORRUPT) fail_msg("expected corrupt data for '%s', got %s (%s)", words, pm_result_string(r), err.message);
     if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
     assert_null(x);
@@ -294,59 +308,53 @@ static pmdb_section *section_table(uint8_t *image) {
 static void test_crafted_structure(void **state) {
     (void)state;
     fixture f;
-    fixture_init(&f, 60);
-    pm_database *db = build(&f, 1);
-    size_t n;
-    const uint8_t *bytes = pm_database_bytes(db, &n);
-    uint8_t *copy = malloc(n);
-    pmdb_header h;
-    memcpy(&h, bytes, sizeof h);
+    db_image im;
+    image_build(&im, &f, 60);
     /* The last section of the table dropped, then the strings moved to the end and dropped. */
-    const uint32_t last = h.section_count - 1;
-    const pmdb_section *table = (const pmdb_section *)(bytes + h.header_size);
+    const uint32_t last = im.h.section_count - 1;
+    const pmdb_section *table = (const pmdb_section *)(im.bytes + im.h.header_size);
     static const char *const expect_missing[] = {[PMDB_BT_VALUE_BOXES] = "section bound-tree value boxes is missing",
                                                  [PMDB_VP_ITEMS] = "section VP-tree items is missing"};
     assert_true(table[last].id == PMDB_BT_VALUE_BOXES || table[last].id == PMDB_VP_ITEMS);
-    memcpy(copy, bytes, n);
-    pmdb_header e = h;
+    image_fresh_copy(&im);
+    pmdb_header e = im.h;
     e.section_count = last;
-    memcpy(copy, &e, sizeof e);
-    expect_refused(copy, n, expect_missing[table[last].id]);
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, expect_missing[table[last].id]);
     uint32_t strings = 0;
     while (table[strings].id != PMDB_STRINGS) strings++;
-    pmdb_section *t = section_table(copy);
+    pmdb_section *t = section_table(im.copy);
     t[strings] = table[last];
-    expect_refused(copy, n, "section strings is missing");
+    expect_refused(&im, "section strings is missing");
 
     /* No KD-tree though vectors are searchable. */
-    memcpy(copy, bytes, n);
-    e = h;
+    image_fresh_copy(&im);
+    e = im.h;
     e.kd_node_count = 0;
-    memcpy(copy, &e, sizeof e);
-    expect_refused(copy, n, "trees do not match the searchable vectors");
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "trees do not match the searchable vectors");
 
     /* The vector->pose map starting past pose 0. */
-    memcpy(copy, bytes, n);
-    uint32_t *starts = (uint32_t *)section_data(copy, PMDB_VEC_POSE_START);
+    image_fresh_copy(&im);
+    uint32_t *starts = (uint32_t *)section_data(im.copy, PMDB_VEC_POSE_START);
     starts[0] = 1;
-    expect_refused(copy, n, "vector->pose map does not cover the poses");
+    expect_refused(&im, "vector->pose map does not cover the poses");
 
     /* One searchable pose counted as blocked in the header. */
-    memcpy(copy, bytes, n);
-    e = h;
+    image_fresh_copy(&im);
+    e = im.h;
     e.searchable_poses--;
     e.block_transition_poses++;
-    memcpy(copy, &e, sizeof e);
-    expect_refused(copy, n, "pose flags disagree with the header counts");
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "pose flags disagree with the header counts");
 
     /* A KD-tree node whose children are the same node. */
-    memcpy(copy, bytes, n);
-    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(copy, PMDB_KD_NODES);
+    image_fresh_copy(&im);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(im.copy, PMDB_KD_NODES);
     assert_true(kd[0].dim >= 0);
     kd[0].b = kd[0].a;
-    expect_refused(copy, n, "KD-tree node 0: a child has two parents");
-    free(copy);
-    pm_database_destroy(db);
+    expect_refused(&im, "KD-tree node 0: a child has two parents");
+    image_free(&im);
     fixture_free(&f);
 }
 
@@ -356,40 +364,34 @@ static void test_crafted_structure(void **state) {
 static void test_verify_values_and_ranges(void **state) {
     (void)state;
     fixture f;
-    fixture_init(&f, 120);
-    pm_database *db = build(&f, 1);
-    size_t n;
-    const uint8_t *bytes = pm_database_bytes(db, &n);
-    uint8_t *copy = malloc(n);
-    pmdb_header h;
-    memcpy(&h, bytes, sizeof h);
-    const int S = (int)h.stride;
+    db_image im;
+    image_build(&im, &f, 120);
+    const int S = (int)im.h.stride;
 
-    memcpy(copy, bytes, n);
-    float *values = (float *)section_data(copy, PMDB_VALUES);
-    float *vboxes = (float *)section_data(copy, PMDB_BT_VALUE_BOXES);
+    image_fresh_copy(&im);
+    float *values = (float *)section_data(im.copy, PMDB_VALUES);
+    float *vboxes = (float *)section_data(im.copy, PMDB_BT_VALUE_BOXES);
     values[3 * S + 1] = 2e4f;
-    for (uint32_t i = 0; i < h.bt_node_count; i++) vboxes[(size_t)i * 2 * S + S + 1] = 2e4f;
-    expect_unverified(copy, n, "vector 3: value 1 (20000) lies beyond 10000 scales from the mean");
+    for (uint32_t i = 0; i < im.h.bt_node_count; i++) vboxes[(size_t)i * 2 * S + S + 1] = 2e4f;
+    expect_unverified(&im, "vector 3: value 1 (20000) lies beyond 10000 scales from the mean");
 
-    memcpy(copy, bytes, n);
-    pmdb_bt_node *nodes = (pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
-    assert_true(nodes[0].left != 0 && nodes[0].count == h.searchable_vectors && nodes[0].count > PM_BT_BLOCK);
+    image_fresh_copy(&im);
+    pmdb_bt_node *nodes = (pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
+    assert_true(nodes[0].left != 0 && nodes[0].count == im.h.searchable_vectors && nodes[0].count > PM_BT_BLOCK);
     nodes[0].count -= PM_BT_BLOCK;
     char words[96];
-    snprintf(words, sizeof words, "bound tree: the root holds %u of %u searchable vectors", h.searchable_vectors - PM_BT_BLOCK,
-             h.searchable_vectors);
-    expect_unverified(copy, n, words);
+    snprintf(words, sizeof words, "bound tree: the root holds %u of %u searchable vectors",
+             im.h.searchable_vectors - PM_BT_BLOCK, im.h.searchable_vectors);
+    expect_unverified(&im, words);
 
-    memcpy(copy, bytes, n);
-    nodes = (pmdb_bt_node *)section_data(copy, PMDB_BT_NODES);
+    image_fresh_copy(&im);
+    nodes = (pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
     pmdb_bt_node *right = &nodes[nodes[0].right];
     assert_true(right->count > PM_BT_BLOCK);
     right->first += PM_BT_BLOCK; /* a gap between the two halves */
     right->count -= PM_BT_BLOCK;
-    expect_unverified(copy, n, "bound tree: node 0's children do not split its range");
-    free(copy);
-    pm_database_destroy(db);
+    expect_unverified(&im, "bound tree: node 0's children do not split its range");
+    image_free(&im);
     fixture_free(&f);
 }
 
