@@ -35,6 +35,61 @@ static inline void random_pose(pm_soa_transform *pose, int joints, pm_test_rng *
                           pm_vec3_make(pm_test_rng_normal(rng), pm_test_rng_normal(rng), pm_test_rng_normal(rng)));
 }
 
+/* A fresh humanoid pose, unset. */
+static inline pm_soa_transform *new_pose(void) { return pm_pose_alloc(J_COUNT, NULL); }
+
+/* A fresh humanoid pose, set by random_pose. */
+static inline pm_soa_transform *new_random_pose(pm_test_rng *rng, float max_angle) {
+    pm_soa_transform *pose = new_pose();
+    random_pose(pose, J_COUNT, rng, max_angle);
+    return pose;
+}
+
+/* pm_pose_free on each of `count` poses. */
+static inline void free_pose_array(pm_soa_transform *const *poses, size_t count) {
+    for (size_t i = 0; i < count; i++) pm_pose_free(poses[i], NULL);
+}
+
+/* pm_pose_free on each pose listed. */
+#define FREE_POSES(...)                                                                              \
+    free_pose_array((pm_soa_transform *const[]){__VA_ARGS__},                                       \
+                    sizeof((pm_soa_transform *const[]){__VA_ARGS__}) / sizeof(pm_soa_transform *))
+
+/* A filter of the whole branch from the spine up: spine, chest, neck, head, left arm and hand. */
+static inline pm_branch_filter spine_filter(void) {
+    pm_branch_filter f = pm_default_branch_filter();
+    f.bone = "Spine";
+    return f;
+}
+
+/* Jobs over the humanoid's joints, with their poses; each test sets the rest it checks. */
+static inline pm_blend_job blend_job(const pm_blend_input *inputs, int count, pm_soa_transform *out) {
+    pm_blend_job job = pm_default_blend_job();
+    job.inputs = inputs, job.input_count = count, job.joint_count = J_COUNT, job.output = out;
+    return job;
+}
+
+static inline pm_layered_blend_job layered_job(const pm_soa_transform *base, const pm_blend_layer *layers, int count,
+                                               pm_soa_transform *out) {
+    pm_layered_blend_job job = pm_default_layered_blend_job();
+    job.base = base, job.layers = layers, job.layer_count = count, job.joint_count = J_COUNT, job.output = out;
+    return job;
+}
+
+static inline pm_additive_extract_job extract_job(const pm_soa_transform *source, const pm_soa_transform *base,
+                                                  pm_soa_transform *out) {
+    pm_additive_extract_job job = pm_default_additive_extract_job();
+    job.source = source, job.base = base, job.joint_count = J_COUNT, job.output = out;
+    return job;
+}
+
+static inline pm_additive_apply_job apply_job(const pm_soa_transform *target, const pm_soa_transform *delta,
+                                              pm_soa_transform *out) {
+    pm_additive_apply_job job = pm_default_additive_apply_job();
+    job.target = target, job.delta = delta, job.joint_count = J_COUNT, job.output = out;
+    return job;
+}
+
 /* A smooth clip: every joint swings about its own axis. */
 static inline void make_clip(pm_clip *clip, const pm_skeleton *sk, int frames, float fps, int looping, uint64_t seed) {
     PM_ASSERT_OK(pm_clip_create(clip, sk, frames, 1.0f / fps, NULL, NULL));
@@ -81,7 +136,5 @@ static inline int poses_bitwise_equal(const pm_soa_transform *a, const pm_soa_tr
     }
     return 1;
 }
-
-/* ---- poses and animations ---- */
 
 #endif

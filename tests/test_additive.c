@@ -7,31 +7,22 @@
 #include "pose_support.h"
 
 static void extract(pm_soa_transform *delta, const pm_soa_transform *source, const pm_soa_transform *base) {
-    pm_additive_extract_job job = pm_default_additive_extract_job();
-    job.source = source;
-    job.base = base;
-    job.joint_count = J_COUNT;
-    job.output = delta;
+    pm_additive_extract_job job = extract_job(source, base, delta);
     PM_ASSERT_OK(pm_additive_extract_job_run(&job, NULL));
 }
 
 static void apply(pm_soa_transform *out, const pm_soa_transform *target, const pm_soa_transform *delta, float w,
                   const float *mask) {
-    pm_additive_apply_job job = pm_default_additive_apply_job();
-    job.target = target;
-    job.delta = delta;
+    pm_additive_apply_job job = apply_job(target, delta, out);
     job.weight = w;
     job.joint_weights = mask;
-    job.joint_count = J_COUNT;
-    job.output = out;
     PM_ASSERT_OK(pm_additive_apply_job_run(&job, NULL));
 }
 
 static void test_additive_round_trip(void **state) {
     (void)state;
     pm_test_rng rng = {31};
-    pm_soa_transform *source = pm_pose_alloc(J_COUNT, NULL), *base = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *delta = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *source = new_pose(), *base = new_pose(), *delta = new_pose(), *out = new_pose();
     for (int trial = 0; trial < 20; trial++) {
         random_pose(source, J_COUNT, &rng, 3.0f);
         random_pose(base, J_COUNT, &rng, 3.0f);
@@ -42,18 +33,12 @@ static void test_additive_round_trip(void **state) {
             assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(source, j), 1e-5f);
         }
         /* Weight 0: the target, and the delta is not read. */
-        pm_additive_apply_job job = pm_default_additive_apply_job();
-        job.target = base;
+        pm_additive_apply_job job = apply_job(base, NULL, out);
         job.weight = 0.0f;
-        job.joint_count = J_COUNT;
-        job.output = out;
         PM_ASSERT_OK(pm_additive_apply_job_run(&job, NULL));
         assert_true(poses_bitwise_equal(out, base, J_COUNT));
     }
-    pm_pose_free(source, NULL);
-    pm_pose_free(base, NULL);
-    pm_pose_free(delta, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(source, base, delta, out);
 }
 
 static void test_additive_order_matters(void **state) {
@@ -61,9 +46,8 @@ static void test_additive_order_matters(void **state) {
     /* Base: identity; source: a 30 degree nod about the joint's own X. Target: the joint turned
      * 90 degrees about Y. Applied on the right (local space) the nod stays about the joint's own X;
      * applied on the left it would be about the parent's X, which after the turn is a roll. */
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *source = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *base = new_pose(), *source = new_pose(), *target = new_pose(), *delta = new_pose();
+    pm_soa_transform *out = new_pose();
     pm_quat nod = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 0.5236f);
     pm_quat turn = pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 1.5708f);
     pm_quat b0 = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.4f);
@@ -90,18 +74,13 @@ static void test_additive_order_matters(void **state) {
     pm_quat literal = pm_quat_mul(s, pm_quat_conjugate(b0));
     assert_true(quat_angle(pm_quat_mul(b0, literal), s) > 0.1f);
     assert_true(quat_angle(pm_quat_mul(b0, pm_quat_mul(pm_quat_conjugate(b0), s)), s) < 1e-5f);
-    pm_pose_free(base, NULL);
-    pm_pose_free(source, NULL);
-    pm_pose_free(target, NULL);
-    pm_pose_free(delta, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(base, source, target, delta, out);
 }
 
 static void test_additive_power(void **state) {
     (void)state;
     pm_test_rng rng = {41};
-    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *target = new_pose(), *delta = new_pose(), *out = new_pose();
     float worst = 0.0f;
     for (int trial = 0; trial < 60; trial++) {
         random_pose(target, J_COUNT, &rng, 3.0f);
@@ -140,11 +119,7 @@ static void test_additive_power(void **state) {
     }
     /* The nlerp scaling: exact at w = 1/2 (the half angle), close for small deltas. */
     random_pose(delta, J_COUNT, &rng, 2.5f);
-    pm_additive_apply_job nj = pm_default_additive_apply_job();
-    nj.target = target;
-    nj.delta = delta;
-    nj.joint_count = J_COUNT;
-    nj.output = out;
+    pm_additive_apply_job nj = apply_job(target, delta, out);
     nj.scaling = PM_ADDITIVE_NLERP;
     nj.weight = 0.5f;
     PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
@@ -162,11 +137,7 @@ static void test_additive_power(void **state) {
     pm_error e;
     nj.scaling = (pm_additive_scaling)7;
     assert_int_equal(pm_additive_apply_job_run(&nj, &e), PM_ERR_INVALID_ARGUMENT);
-    pm_additive_apply_job job = pm_default_additive_apply_job();
-    job.target = target;
-    job.delta = delta;
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_additive_apply_job job = apply_job(target, delta, out);
     job.weight = NAN;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_NUMERIC);
     job.weight = 1.5f;
@@ -174,9 +145,7 @@ static void test_additive_power(void **state) {
     job.weight = 1.0f;
     job.delta = NULL;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
-    pm_pose_free(target, NULL);
-    pm_pose_free(delta, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(target, delta, out);
 }
 
 /* A bad mask writing in place: validate reports it, and run reports it before touching the
@@ -185,10 +154,8 @@ static void test_additive_bad_mask_in_place(void **state) {
     (void)state;
     pm_test_rng rng = {43};
     const size_t bytes = sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT);
-    pm_soa_transform *target = pm_pose_alloc(J_COUNT, NULL), *delta = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *keep_target = pm_pose_alloc(J_COUNT, NULL), *keep_delta = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(target, J_COUNT, &rng, 2.0f);
-    random_pose(delta, J_COUNT, &rng, 1.0f);
+    pm_soa_transform *target = new_random_pose(&rng, 2.0f), *delta = new_random_pose(&rng, 1.0f);
+    pm_soa_transform *keep_target = new_pose(), *keep_delta = new_pose();
     memcpy(keep_target, target, bytes);
     memcpy(keep_delta, delta, bytes);
     float mask[J_COUNT];
@@ -198,14 +165,10 @@ static void test_additive_bad_mask_in_place(void **state) {
         mask[5] = bad_values[v];
         for (int scaling = 0; scaling < 2; scaling++)
             for (int target_out = 0; target_out < 2; target_out++) {
-                pm_additive_apply_job job = pm_default_additive_apply_job();
-                job.target = target;
-                job.delta = delta;
+                pm_additive_apply_job job = apply_job(target, delta, target_out ? target : delta);
                 job.weight = 0.8f;
                 job.scaling = scaling ? PM_ADDITIVE_NLERP : PM_ADDITIVE_POWER;
                 job.joint_weights = mask;
-                job.joint_count = J_COUNT;
-                job.output = target_out ? target : delta;
                 pm_error e;
                 pm_result expect = isfinite(bad_values[v]) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC;
                 assert_int_equal(pm_additive_apply_job_validate(&job, &e), expect);
@@ -220,22 +183,14 @@ static void test_additive_bad_mask_in_place(void **state) {
     }
     /* A separate output: reported after the blend, the inputs intact. */
     mask[5] = NAN;
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
-    pm_additive_apply_job job = pm_default_additive_apply_job();
-    job.target = target;
-    job.delta = delta;
+    pm_soa_transform *out = new_pose();
+    pm_additive_apply_job job = apply_job(target, delta, out);
     job.weight = 1.0f;
     job.joint_weights = mask;
-    job.joint_count = J_COUNT;
-    job.output = out;
     assert_int_equal(pm_additive_apply_job_run(&job, NULL), PM_ERR_NUMERIC);
     assert_memory_equal(target, keep_target, bytes);
     assert_memory_equal(delta, keep_delta, bytes);
-    pm_pose_free(out, NULL);
-    pm_pose_free(target, NULL);
-    pm_pose_free(delta, NULL);
-    pm_pose_free(keep_target, NULL);
-    pm_pose_free(keep_delta, NULL);
+    FREE_POSES(out, target, delta, keep_target, keep_delta);
 }
 
 static void test_additive_clip(void **state) {

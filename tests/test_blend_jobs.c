@@ -18,7 +18,7 @@ static void test_pose_conversions(void **state) {
         rot[j] = random_quat(&rng, 3.0f);
         tr[j] = pm_vec3_make((float)j, 2.0f * (float)j, -1.0f);
     }
-    pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *pose = new_pose();
     assert_non_null(pose);
     assert_int_equal(((uintptr_t)pose) % 16, 0);
     PM_ASSERT_OK(pm_pose_from_aos(pose, J_COUNT, rot, tr, NULL));
@@ -117,7 +117,7 @@ static void test_sampling_matches_clip(void **state) {
         pm_animation anim;
         PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
         assert_int_equal(anim.key_count, clip.frame_count + looping);
-        pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+        pm_soa_transform *pose = new_pose();
         pm_quat ref_r[J_COUNT];
         pm_vec3 ref_t[J_COUNT];
         pm_test_rng rng = {3};
@@ -168,7 +168,7 @@ static void test_sampling_matches_clip(void **state) {
         }
         /* Looping wraps (0.3 past the end is 0.3), one-shots clamp (0.3 past the end is the end,
          * which is the last frame). */
-        pm_soa_transform *other = pm_pose_alloc(J_COUNT, NULL);
+        pm_soa_transform *other = new_pose();
         job.time = looping ? 0.3f : pm_clip_duration(&clip);
         PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
         job.output = other;
@@ -182,8 +182,7 @@ static void test_sampling_matches_clip(void **state) {
                 assert_vec_near(pm_pose_translation(other, j), clip.translations[last + j], 1e-5f);
             }
         }
-        pm_pose_free(other, NULL);
-        pm_pose_free(pose, NULL);
+        FREE_POSES(other, pose);
         pm_animation_destroy(&anim);
         pm_clip_destroy(&clip);
     }
@@ -198,7 +197,7 @@ static void test_sampling_errors(void **state) {
     make_clip(&clip, &sk, 10, 30.0f, 0, 1);
     pm_animation anim;
     PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
-    pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *pose = new_pose();
     pm_error e;
     pm_sampling_job job = pm_default_sampling_job();
     assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
@@ -251,22 +250,15 @@ static void test_sampling_errors(void **state) {
 /* ---- blend job ---- */
 
 static void run_blend(pm_soa_transform *out, const pm_blend_input *in, int n) {
-    pm_blend_job job = pm_default_blend_job();
-    job.inputs = in;
-    job.input_count = n;
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_blend_job job = blend_job(in, n, out);
     PM_ASSERT_OK(pm_blend_job_run(&job, NULL));
 }
 
 static void test_blend_matches_reference(void **state) {
     (void)state;
     pm_test_rng rng = {11};
-    pm_soa_transform *p[5], *out = pm_pose_alloc(J_COUNT, NULL);
-    for (int i = 0; i < 5; i++) {
-        p[i] = pm_pose_alloc(J_COUNT, NULL);
-        random_pose(p[i], J_COUNT, &rng, 1.0f);
-    }
+    pm_soa_transform *p[5], *out = new_pose();
+    for (int i = 0; i < 5; i++) p[i] = new_random_pose(&rng, 1.0f);
     for (int n = 2; n <= 5; n++)
         for (int trial = 0; trial < 20; trial++) {
             pm_blend_input in[5];
@@ -298,18 +290,15 @@ static void test_blend_matches_reference(void **state) {
     for (int j = 0; j < J_COUNT; j++)
         assert_quat_near(pm_pose_rotation(out, j), pm_quat_nlerp(pm_pose_rotation(p[0], j), pm_pose_rotation(p[1], j), 0.3f),
                          2e-5f);
-    for (int i = 0; i < 5; i++) pm_pose_free(p[i], NULL);
+    free_pose_array(p, 5);
     pm_pose_free(out, NULL);
 }
 
 static void test_blend_zero_weight_is_not_read(void **state) {
     (void)state;
     pm_test_rng rng = {5};
-    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *b = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *poison = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *ref = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(a, J_COUNT, &rng, 2.0f);
-    random_pose(b, J_COUNT, &rng, 2.0f);
+    pm_soa_transform *a = new_random_pose(&rng, 2.0f), *b = new_random_pose(&rng, 2.0f);
+    pm_soa_transform *poison = new_pose(), *out = new_pose(), *ref = new_pose();
     for (int j = 0; j < J_COUNT; j++) pm_pose_set_joint(poison, j, pm_quat_make(NAN, NAN, NAN, NAN), pm_vec3_make(NAN, NAN, NAN));
     pm_blend_input with_zero[4] = {{NULL, 0.0f}, {a, 0.4f}, {poison, 0.0f}, {b, 0.6f}};
     pm_blend_input plain[2] = {{a, 0.4f}, {b, 0.6f}};
@@ -321,17 +310,12 @@ static void test_blend_zero_weight_is_not_read(void **state) {
     run_blend(out, single, 3);
     assert_true(poses_bitwise_equal(out, b, J_COUNT));
     /* The output may be an input. */
-    pm_soa_transform *copy = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *copy = new_pose();
     memcpy(copy, a, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
     pm_blend_input alias[2] = {{copy, 0.4f}, {b, 0.6f}};
     run_blend(copy, alias, 2);
     assert_true(poses_bitwise_equal(copy, ref, J_COUNT));
-    pm_pose_free(copy, NULL);
-    pm_pose_free(a, NULL);
-    pm_pose_free(b, NULL);
-    pm_pose_free(poison, NULL);
-    pm_pose_free(out, NULL);
-    pm_pose_free(ref, NULL);
+    FREE_POSES(copy, a, b, poison, out, ref);
 }
 
 /* Weights so small that 1 / sum overflows, or so large that the sum does: only their ratios
@@ -350,11 +334,8 @@ static int pose_finite(const pm_soa_transform *p, int joints) {
 static void test_blend_extreme_weights(void **state) {
     (void)state;
     pm_test_rng rng = {13};
-    pm_soa_transform *p[4], *out = pm_pose_alloc(J_COUNT, NULL), *ref = pm_pose_alloc(J_COUNT, NULL);
-    for (int i = 0; i < 4; i++) {
-        p[i] = pm_pose_alloc(J_COUNT, NULL);
-        random_pose(p[i], J_COUNT, &rng, 2.0f);
-    }
+    pm_soa_transform *p[4], *out = new_pose(), *ref = new_pose();
+    for (int i = 0; i < 4; i++) p[i] = new_random_pose(&rng, 2.0f);
     static const float equal[] = {1e-45f, 1e-40f, 1e-38f, 3e38f};
     for (int n = 2; n <= 4; n++) {
         pm_blend_input in[4];
@@ -376,19 +357,15 @@ static void test_blend_extreme_weights(void **state) {
             assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(ref, j), 1e-3f);
         }
     }
-    for (int i = 0; i < 4; i++) pm_pose_free(p[i], NULL);
-    pm_pose_free(out, NULL);
-    pm_pose_free(ref, NULL);
+    free_pose_array(p, 4);
+    FREE_POSES(out, ref);
 }
 
 static void test_blend_hemisphere(void **state) {
     (void)state;
     pm_test_rng rng = {9};
-    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *b = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *nb = pm_pose_alloc(J_COUNT, NULL), *o1 = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *o2 = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(a, J_COUNT, &rng, 1.5f);
-    random_pose(b, J_COUNT, &rng, 1.5f);
+    pm_soa_transform *a = new_random_pose(&rng, 1.5f), *b = new_random_pose(&rng, 1.5f);
+    pm_soa_transform *nb = new_pose(), *o1 = new_pose(), *o2 = new_pose();
     for (int j = 0; j < J_COUNT; j++)
         pm_pose_set_joint(nb, j, pm_quat_neg(pm_pose_rotation(b, j)), pm_pose_translation(b, j));
     pm_blend_input i1[2] = {{a, 0.5f}, {b, 0.5f}}, i2[2] = {{a, 0.5f}, {nb, 0.5f}};
@@ -400,20 +377,14 @@ static void test_blend_hemisphere(void **state) {
         float ab = quat_angle(pm_pose_rotation(a, j), pm_pose_rotation(b, j));
         assert_true(fabsf(quat_angle(pm_pose_rotation(a, j), pm_pose_rotation(o1, j)) - 0.5f * ab) < 1e-4f);
     }
-    pm_pose_free(a, NULL);
-    pm_pose_free(b, NULL);
-    pm_pose_free(nb, NULL);
-    pm_pose_free(o1, NULL);
-    pm_pose_free(o2, NULL);
+    FREE_POSES(a, b, nb, o1, o2);
 }
 
 static void test_blend_errors(void **state) {
     (void)state;
-    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *a = new_pose(), *out = new_pose();
     pm_error e;
-    pm_blend_job job = pm_default_blend_job();
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_blend_job job = blend_job(NULL, 0, out);
     assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.input_count = 2;
     assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
@@ -446,8 +417,7 @@ static void test_blend_errors(void **state) {
     job.output = (pm_soa_transform *)((char *)out + 4);
     assert_int_equal(pm_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "aligned"));
-    pm_pose_free(a, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(a, out);
 }
 
 /* ---- layered blend ---- */
@@ -457,8 +427,7 @@ static void test_branch_filters(void **state) {
     pm_skeleton sk;
     make_skeleton(&sk);
     float w[J_COUNT];
-    pm_branch_filter f = pm_default_branch_filter();
-    f.bone = "Spine";
+    pm_branch_filter f = spine_filter();
     PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, &f, 1, NULL));
     for (int j = 0; j < J_COUNT; j++) {
         int in_spine = j == J_SPINE || j == J_CHEST || j == J_NECK || j == J_HEAD || j == J_LARM || j == J_LHAND;
@@ -491,13 +460,8 @@ static void test_branch_filters(void **state) {
 
 static void run_layered(pm_soa_transform *out, const pm_soa_transform *base, const pm_blend_layer *layers, int n,
                         int blend_root) {
-    pm_layered_blend_job job = pm_default_layered_blend_job();
-    job.base = base;
-    job.layers = layers;
-    job.layer_count = n;
-    job.joint_count = J_COUNT;
+    pm_layered_blend_job job = layered_job(base, layers, n, out);
     job.blend_root_motion = blend_root;
-    job.output = out;
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
 }
 
@@ -506,13 +470,9 @@ static void test_layered_spine_mask_keeps_legs(void **state) {
     pm_skeleton sk;
     make_skeleton(&sk);
     pm_test_rng rng = {21};
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(base, J_COUNT, &rng, 2.0f);
-    random_pose(layer, J_COUNT, &rng, 2.0f);
+    pm_soa_transform *base = new_random_pose(&rng, 2.0f), *layer = new_random_pose(&rng, 2.0f), *out = new_pose();
     float mask[J_COUNT];
-    pm_branch_filter f = pm_default_branch_filter();
-    f.bone = "Spine";
+    pm_branch_filter f = spine_filter();
     PM_ASSERT_OK(pm_branch_filters_expand(mask, &sk, &f, 1, NULL));
     pm_blend_layer l = {layer, 1.0f, mask};
     run_layered(out, base, &l, 1, 0);
@@ -529,19 +489,14 @@ static void test_layered_spine_mask_keeps_legs(void **state) {
         assert_quat_near(pm_pose_rotation(out, upper[i]), pm_pose_rotation(layer, upper[i]), 1e-5f);
         assert_vec_near(pm_pose_translation(out, upper[i]), pm_pose_translation(layer, upper[i]), 1e-5f);
     }
-    pm_pose_free(base, NULL);
-    pm_pose_free(layer, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(base, layer, out);
     pm_skeleton_destroy(&sk);
 }
 
 static void test_layered_is_per_joint_lerp(void **state) {
     (void)state;
     pm_test_rng rng = {23};
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(base, J_COUNT, &rng, 2.0f);
-    random_pose(layer, J_COUNT, &rng, 2.0f);
+    pm_soa_transform *base = new_random_pose(&rng, 2.0f), *layer = new_random_pose(&rng, 2.0f), *out = new_pose();
     float mask[J_COUNT];
     for (int j = 0; j < J_COUNT; j++) mask[j] = pm_test_rng_float(&rng);
     pm_blend_layer l = {layer, 0.8f, mask};
@@ -559,8 +514,7 @@ static void test_layered_is_per_joint_lerp(void **state) {
     assert_quat_near(pm_pose_rotation(out, 0),
                      pm_quat_nlerp(pm_pose_rotation(base, 0), pm_pose_rotation(layer, 0), 0.8f * mask[0]), 2e-5f);
     /* Two full layers on the same joints: normalised among themselves, the base left out. */
-    pm_soa_transform *layer2 = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(layer2, J_COUNT, &rng, 2.0f);
+    pm_soa_transform *layer2 = new_random_pose(&rng, 2.0f);
     pm_blend_layer two[2] = {{layer, 1.0f, NULL}, {layer2, 1.0f, NULL}};
     run_layered(out, base, two, 2, 1);
     for (int j = 0; j < J_COUNT; j++) {
@@ -573,30 +527,21 @@ static void test_layered_is_per_joint_lerp(void **state) {
     }
     /* A zero-weight layer is not read. */
     pm_blend_layer ghost[2] = {{NULL, 0.0f, NULL}, {layer, 0.8f, mask}};
-    pm_soa_transform *o2 = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *o2 = new_pose();
     run_layered(o2, base, ghost, 2, 1);
     run_layered(out, base, &l, 1, 1);
     assert_true(poses_bitwise_equal(out, o2, J_COUNT));
-    pm_pose_free(o2, NULL);
-    pm_pose_free(layer2, NULL);
-    pm_pose_free(base, NULL);
-    pm_pose_free(layer, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(o2, layer2, base, layer, out);
 }
 
 static void test_layered_errors(void **state) {
     (void)state;
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *base = new_pose(), *out = new_pose();
     float mask[J_COUNT];
     for (int j = 0; j < J_COUNT; j++) mask[j] = 0.5f;
     mask[7] = NAN;
     pm_blend_layer l = {base, 1.0f, mask};
-    pm_layered_blend_job job = pm_default_layered_blend_job();
-    job.base = base;
-    job.layers = &l;
-    job.layer_count = 1;
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_layered_blend_job job = layered_job(base, &l, 1, out);
     pm_error e;
     assert_int_equal(pm_layered_blend_job_run(&job, &e), PM_ERR_NUMERIC);
     assert_non_null(strstr(e.message, "joint 7"));
@@ -618,8 +563,7 @@ static void test_layered_errors(void **state) {
     assert_non_null(strstr(e.message, "layers is NULL"));
     job.layers = &l;
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
-    pm_pose_free(base, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(base, out);
 }
 
 /* A bad mask writing in place: validate reports it, and run reports it before touching the base
@@ -628,10 +572,8 @@ static void test_layered_bad_mask_in_place(void **state) {
     (void)state;
     pm_test_rng rng = {29};
     const size_t bytes = sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT);
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *keep_base = pm_pose_alloc(J_COUNT, NULL), *keep_layer = pm_pose_alloc(J_COUNT, NULL);
-    random_pose(base, J_COUNT, &rng, 2.0f);
-    random_pose(layer, J_COUNT, &rng, 2.0f);
+    pm_soa_transform *base = new_random_pose(&rng, 2.0f), *layer = new_random_pose(&rng, 2.0f);
+    pm_soa_transform *keep_base = new_pose(), *keep_layer = new_pose();
     memcpy(keep_base, base, bytes);
     memcpy(keep_layer, layer, bytes);
     float mask[J_COUNT], ok_mask[J_COUNT];
@@ -642,12 +584,7 @@ static void test_layered_bad_mask_in_place(void **state) {
         for (int layers = 1; layers <= 2; layers++)
             for (int target = 0; target < 2; target++) {
                 pm_blend_layer l[2] = {{layer, 0.7f, ok_mask}, {layer, 0.6f, mask}};
-                pm_layered_blend_job job = pm_default_layered_blend_job();
-                job.base = base;
-                job.layers = layers == 1 ? &l[1] : l;
-                job.layer_count = layers;
-                job.joint_count = J_COUNT;
-                job.output = target ? layer : base;
+                pm_layered_blend_job job = layered_job(base, layers == 1 ? &l[1] : l, layers, target ? layer : base);
                 pm_error e;
                 pm_result expect = isfinite(bad_values[v]) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC;
                 assert_int_equal(pm_layered_blend_job_validate(&job, &e), expect);
@@ -659,14 +596,9 @@ static void test_layered_bad_mask_in_place(void **state) {
             }
     }
     /* A separate output: the running check reports it after the blend; the inputs stay intact. */
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *out = new_pose();
     pm_blend_layer l = {layer, 1.0f, mask};
-    pm_layered_blend_job job = pm_default_layered_blend_job();
-    job.base = base;
-    job.layers = &l;
-    job.layer_count = 1;
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_layered_blend_job job = layered_job(base, &l, 1, out);
     assert_int_equal(pm_layered_blend_job_run(&job, NULL), PM_ERR_NUMERIC);
     assert_memory_equal(base, keep_base, bytes);
     assert_memory_equal(layer, keep_layer, bytes);
@@ -676,11 +608,7 @@ static void test_layered_bad_mask_in_place(void **state) {
     job.output = base;
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
     assert_memory_equal(base, keep_base, bytes);
-    pm_pose_free(out, NULL);
-    pm_pose_free(base, NULL);
-    pm_pose_free(layer, NULL);
-    pm_pose_free(keep_base, NULL);
-    pm_pose_free(keep_layer, NULL);
+    FREE_POSES(out, base, layer, keep_base, keep_layer);
 }
 
 static void test_local_to_model(void **state) {
@@ -688,7 +616,7 @@ static void test_local_to_model(void **state) {
     pm_skeleton sk;
     make_skeleton(&sk);
     pm_test_rng rng = {61};
-    pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *pose = new_pose();
     pm_transform out[J_COUNT], ref[J_COUNT];
     pm_quat lr[J_COUNT];
     pm_vec3 lt[J_COUNT];

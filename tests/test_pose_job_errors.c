@@ -22,13 +22,9 @@ static void expect(pm_result got, pm_result code, const pm_error *e, const char 
 /* pm_blend_job_validate checks what pm_blend_job_run checks, without blending. */
 static void test_blend_job_validate(void **state) {
     (void)state;
-    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *a = new_pose(), *out = new_pose();
     pm_blend_input in[2] = {{a, 0.25f}, {a, 0.75f}};
-    pm_blend_job job = pm_default_blend_job();
-    job.joint_count = J_COUNT;
-    job.inputs = in;
-    job.input_count = 2;
-    job.output = out;
+    pm_blend_job job = blend_job(in, 2, out);
     memset(out, 0x5A, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
     PM_ASSERT_OK(pm_blend_job_validate(&job, NULL));
     assert_int_equal(((const unsigned char *)out)[0], 0x5A); /* nothing written */
@@ -45,23 +41,16 @@ static void test_blend_job_validate(void **state) {
     in[0].weight = 0.25f;
     job.joint_count = PM_MAX_JOINTS + 1;
     expect(pm_blend_job_validate(&job, &e), PM_ERR_LIMIT, &e, "blend job: joint_count 4097 is outside 1..4096");
-    pm_pose_free(a, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(a, out);
 }
 
 static void test_layered_job_arguments(void **state) {
     (void)state;
-    pm_soa_transform *base = pm_pose_alloc(J_COUNT, NULL), *layer = pm_pose_alloc(J_COUNT, NULL);
-    pm_soa_transform *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *base = new_pose(), *layer = new_pose(), *out = new_pose();
     pm_pose_set_identity(base, J_COUNT, NULL);
     pm_pose_set_identity(layer, J_COUNT, NULL);
     pm_blend_layer l = {layer, 0.5f, NULL};
-    pm_layered_blend_job job = pm_default_layered_blend_job();
-    job.base = base;
-    job.layers = &l;
-    job.layer_count = 1;
-    job.joint_count = J_COUNT;
-    job.output = out;
+    pm_layered_blend_job job = layered_job(base, &l, 1, out);
     PM_ASSERT_OK(pm_layered_blend_job_validate(&job, NULL));
     pm_error e;
     job.joint_count = 0;
@@ -99,9 +88,7 @@ static void test_layered_job_arguments(void **state) {
     job.layer_count = 0; /* no layer at all: the base */
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
     assert_true(poses_bitwise_equal(out, base, J_COUNT));
-    pm_pose_free(base, NULL);
-    pm_pose_free(layer, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(base, layer, out);
 }
 
 static void test_branch_filter_arguments(void **state) {
@@ -109,8 +96,7 @@ static void test_branch_filter_arguments(void **state) {
     pm_skeleton sk;
     make_skeleton(&sk);
     float w[J_COUNT];
-    pm_branch_filter f = pm_default_branch_filter();
-    f.bone = "Spine";
+    pm_branch_filter f = spine_filter();
     pm_error e;
     expect(pm_branch_filters_expand(NULL, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
     expect(pm_branch_filters_expand(w, NULL, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
@@ -132,15 +118,11 @@ static void test_branch_filter_arguments(void **state) {
 
 static void test_additive_job_arguments(void **state) {
     (void)state;
-    pm_soa_transform *a = pm_pose_alloc(J_COUNT, NULL), *b = pm_pose_alloc(J_COUNT, NULL), *out = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *a = new_pose(), *b = new_pose(), *out = new_pose();
     pm_pose_set_identity(a, J_COUNT, NULL);
     pm_pose_set_identity(b, J_COUNT, NULL);
     pm_error e;
-    pm_additive_extract_job x = pm_default_additive_extract_job();
-    x.source = a;
-    x.base = b;
-    x.joint_count = J_COUNT;
-    x.output = out;
+    pm_additive_extract_job x = extract_job(a, b, out);
     PM_ASSERT_OK(pm_additive_extract_job_validate(&x, NULL));
     x.base = NULL;
     expect(pm_additive_extract_job_run(&x, &e), PM_ERR_INVALID_ARGUMENT, &e,
@@ -155,12 +137,8 @@ static void test_additive_job_arguments(void **state) {
     x.joint_count = -3;
     expect(pm_additive_extract_job_run(&x, &e), PM_ERR_LIMIT, &e, "additive extract job: joint_count -3 is outside 1..4096");
 
-    pm_additive_apply_job y = pm_default_additive_apply_job();
-    y.target = a;
-    y.delta = b;
+    pm_additive_apply_job y = apply_job(a, b, out);
     y.weight = 1.0f;
-    y.joint_count = J_COUNT;
-    y.output = out;
     PM_ASSERT_OK(pm_additive_apply_job_validate(&y, NULL));
     y.target = NULL;
     expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "additive apply job: target and output must be set");
@@ -181,9 +159,7 @@ static void test_additive_job_arguments(void **state) {
     y.output = out;
     y.joint_count = PM_MAX_JOINTS + 1;
     expect(pm_additive_apply_job_run(&y, &e), PM_ERR_LIMIT, &e, "additive apply job: joint_count 4097 is outside 1..4096");
-    pm_pose_free(a, NULL);
-    pm_pose_free(b, NULL);
-    pm_pose_free(out, NULL);
+    FREE_POSES(a, b, out);
 }
 
 /* Conversions name their problem; the rest pose is the skeleton's rest rotations and offsets. */
@@ -193,7 +169,7 @@ static void test_pose_conversions_and_rest(void **state) {
     make_skeleton(&sk);
     pm_test_rng rng = {17};
     for (int j = 0; j < J_COUNT; j++) sk.rest_rotations[j] = random_quat(&rng, 1.0f);
-    pm_soa_transform *pose = pm_pose_alloc(J_COUNT, NULL);
+    pm_soa_transform *pose = new_pose();
     PM_ASSERT_OK(pm_pose_from_rest(pose, &sk, NULL));
     for (int j = 0; j < J_COUNT; j++) {
         pm_quat q = pm_pose_rotation(pose, j);
