@@ -22,6 +22,29 @@ typedef struct fixture {
 
 static fixture F;
 
+/* A database of `count` assets over a curve schema of `dims` dimensions, built as `def` says
+ * otherwise. */
+static pm_database *build_database(pm_database_def def, const pm_asset_def *assets, int count, int dims) {
+    static pm_schema schema; /* static: a schema is about 62 KB */
+    pm_test_curve_schema(&schema, dims);
+    def.schema = &schema;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, assets, count, &err) != PM_OK) fail_msg("%s", err.message);
+    return db;
+}
+
+/* The default database def with `pca` PCA components and exact-mode leaves of `leaf` rows. */
+static pm_database_def database_def(int pca, int leaf) {
+    pm_database_def def = pm_default_database_def();
+    def.pca_components = pca;
+    def.exact_leaf_size = leaf;
+    return def;
+}
+
+/* Search scratch of `size` bytes, 64-byte aligned (aligned_alloc wants whole multiples). */
+static void *alloc_scratch(size_t size) { return aligned_alloc(64, (size + 63) / 64 * 64); }
+
 static int setup(void **state) {
     (void)state;
     memset(&F, 0, sizeof F);
@@ -31,18 +54,11 @@ static int setup(void **state) {
     }
     F.assets[2].cost_addend = 0.75f;
     F.assets[4].cost_addend = -0.5f;
-    pm_database_def def = pm_default_database_def();
-    pm_schema schema_storage;
-    pm_test_curve_schema(&schema_storage, DIMS);
-    def.schema = &schema_storage;
-    def.pca_components = 3;
-    def.exact_leaf_size = 32;
-    pm_error err;
-    if (pm_database_build(&F.db, &def, F.assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+    F.db = build_database(database_def(3, 32), F.assets, CLIPS, DIMS);
     pm_search_def sd = pm_default_search_def();
     sd.kdtree_neighbors = 100000;
     F.scratch_size = pm_search_scratch_size(F.db, &sd);
-    F.scratch = aligned_alloc(64, (F.scratch_size + 63) / 64 * 64);
+    F.scratch = alloc_scratch(F.scratch_size);
     F.poses = pm_database_pose_count(F.db);
     return 0;
 }
@@ -75,6 +91,26 @@ static void make_query(float *q, pm_test_rng *rng, int i) {
     }
 }
 
+/* Query 0 of the stream seeded `seed`, into q. */
+static void first_query(float *q, uint64_t seed) {
+    pm_test_rng rng = {seed};
+    make_query(q, &rng, 0);
+}
+
+/* The same, and its best match by the default search. */
+static pm_search_result first_query_best(float *q, uint64_t seed) {
+    first_query(q, seed);
+    return run(q, pm_default_search_def());
+}
+
+/* The same search by the baseline and the AVX2 kernel, into a and b. */
+static void search_both_kernels(pm_search_result *a, pm_search_result *b, const float *q, const pm_search_def *def) {
+    pm_error err;
+    if (pm_search_kernel(a, F.db, q, def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
+        pm_search_kernel(b, F.db, q, def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
+        fail_msg("search: %s", err.message);
+}
+
 static void assert_same(pm_search_result a, pm_search_result b, const char *what, int i) {
     if (a.found != b.found || a.pose != b.pose || a.cost != b.cost || a.continuing != b.continuing)
         fail_msg("%s query %d: pose %d cost %.9g vs brute force pose %d cost %.9g", what, i, a.pose, (double)a.cost, b.pose,
@@ -87,10 +123,7 @@ static void assert_same(pm_search_result a, pm_search_result b, const char *what
  * force still run and still check the results. */
 static void assert_kernels_agree(const float *q, pm_search_def def, int i) {
     pm_search_result a, b;
-    pm_error err;
-    if (pm_search_kernel(&a, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
-        pm_search_kernel(&b, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
-        fail_msg("search: %s", err.message);
+    search_both_kernels(&a, &b, q, &def);
     if (memcmp(&a, &b, sizeof a) != 0)
         fail_msg("query %d: baseline walk pose %d cost %.9g, %d costs, %d nodes; AVX2 walk pose %d cost %.9g, %d costs, %d nodes",
                  i, a.pose, (double)a.cost, a.candidates, a.nodes, b.pose, (double)b.cost, b.candidates, b.nodes);
@@ -180,17 +213,9 @@ static void test_margins_scale(void **state) {
         pm_asset_def assets[CLIPS];
         memcpy(assets, F.assets, sizeof assets);
         for (int i = 0; i < CLIPS; i++) assets[i].cost_addend = addends[set][i];
-        pm_database_def def = pm_default_database_def();
-        pm_schema schema_storage;
-        pm_test_curve_schema(&schema_storage, DIMS);
-        def.schema = &schema_storage;
-        def.pca_components = 3;
-        def.exact_leaf_size = 32;
-        pm_database *db = NULL;
-        pm_error err;
-        if (pm_database_build(&db, &def, assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+        pm_database *db = build_database(database_def(3, 32), assets, CLIPS, DIMS);
         size_t ss = pm_search_scratch_size(db, NULL);
-        void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+        void *scratch = alloc_scratch(ss);
         const float *w = pm_database_weights_sqrt(db), *scale = pm_database_scales(db);
         float tiny[DIMS], q[DIMS];
         for (int d = 0; d < DIMS; d++) tiny[d] = w[d] * w[d] * 1e-6f;
@@ -217,11 +242,9 @@ static void test_margins_scale(void **state) {
 
 static void test_continuing_pose(void **state) {
     (void)state;
-    pm_test_rng rng = {3};
     float q[DIMS];
-    make_query(q, &rng, 0);
+    pm_search_result best = first_query_best(q, 3);
     pm_search_def def = pm_default_search_def();
-    pm_search_result best = run(q, def);
     /* A pose that is not the best wins when its addend makes up the difference. */
     int other = (best.pose + 50) % F.poses;
     def.continuing_pose = other;
@@ -270,9 +293,8 @@ static void test_continuing_pose(void **state) {
 
 static void test_bounds_and_breakdown(void **state) {
     (void)state;
-    pm_test_rng rng = {4};
     float q[DIMS];
-    make_query(q, &rng, 0);
+    first_query(q, 4);
     pm_search_def def = pm_default_search_def();
     float breakdown[DIMS];
     def.out_breakdown = breakdown;
@@ -329,11 +351,9 @@ static void test_penalty_hook(void **state) {
 
 static void test_several_databases(void **state) {
     (void)state;
-    pm_test_rng rng = {6};
     float q[DIMS];
-    make_query(q, &rng, 0);
+    pm_search_result best = first_query_best(q, 6);
     pm_search_def def = pm_default_search_def();
-    pm_search_result best = run(q, def);
     const pm_database *dbs[2] = {F.db, F.db};
     const float *qs[2] = {q, q};
     pm_search_result r;
@@ -374,15 +394,10 @@ static void test_databases_of_different_schemas(void **state) {
         assets[i] = pm_default_asset_def(&clips[i]);
     }
     pm_database_def dd = pm_default_database_def();
-    pm_schema schema_storage;
-    pm_test_curve_schema(&schema_storage, SMALL);
-    dd.schema = &schema_storage;
     dd.pca_components = 2;
-    pm_database *small = NULL;
-    pm_error err;
-    if (pm_database_build(&small, &dd, assets, 2, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database *small = build_database(dd, assets, 2, SMALL);
     size_t ss = PM_MAX(F.scratch_size, pm_search_scratch_size(small, NULL));
-    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    void *scratch = alloc_scratch(ss);
     pm_database_info big_info, small_info;
     pm_database_get_info(&big_info, F.db);
     pm_database_get_info(&small_info, small);
@@ -435,6 +450,7 @@ static void test_databases_of_different_schemas(void **state) {
     const float *qs[2] = {qa, qb};
     pm_search_result r;
     int which = 7;
+    pm_error err;
     assert_int_equal(pm_search_databases(&r, &which, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "database 1"));
     assert_non_null(strstr(err.message, "cardinality"));
@@ -457,9 +473,8 @@ static float reject_all(void *user, int pose, float cost_so_far, float best_cost
  * costs that would overflow, never make an infinite-cost "result". */
 static void test_nothing_found(void **state) {
     (void)state;
-    pm_test_rng rng = {12};
     float q[DIMS];
-    make_query(q, &rng, 0);
+    first_query(q, 12);
     for (int m = 0; m <= PM_SEARCH_VPTREE; m++) {
         pm_search_def def = pm_default_search_def();
         def.mode = (pm_search_mode)m;
@@ -570,10 +585,7 @@ static void test_bruteforce_kernels_agree(void **state) {
             def.penalty_user = &b;
         }
         pm_search_result a, v;
-        pm_error err;
-        if (pm_search_kernel(&a, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
-            pm_search_kernel(&v, F.db, q, &def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
-            fail_msg("search: %s", err.message);
+        search_both_kernels(&a, &v, q, &def);
         if (memcmp(&a, &v, sizeof a) != 0)
             fail_msg("query %d: baseline scan pose %d cost %.9g, AVX2 scan pose %d cost %.9g", i, a.pose, (double)a.cost, v.pose,
                      (double)v.cost);
@@ -588,21 +600,14 @@ static void test_bruteforce_kernels_agree(void **state) {
 static void test_exact_components_of_any_parity(void **state) {
     (void)state;
     for (int ke = 1; ke <= 6; ke++) {
-        pm_database_def def = pm_default_database_def();
-        static pm_schema schema; /* static: a schema is about 62 KB */
-        pm_test_curve_schema(&schema, DIMS);
-        def.schema = &schema;
-        def.pca_components = 3;
+        pm_database_def def = database_def(3, 16);
         def.exact_components = ke;
-        def.exact_leaf_size = 16;
-        pm_database *db = NULL;
-        pm_error err;
-        if (pm_database_build(&db, &def, F.assets, CLIPS, &err) != PM_OK) fail_msg("%s", err.message);
+        pm_database *db = build_database(def, F.assets, CLIPS, DIMS);
         pm_search_def ex = pm_default_search_def(), bf = ex;
         bf.mode = PM_SEARCH_BRUTEFORCE;
         size_t ss = pm_search_scratch_size(db, &ex);
         if (pm_search_scratch_size(db, &bf) > ss) ss = pm_search_scratch_size(db, &bf);
-        void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+        void *scratch = alloc_scratch(ss);
         pm_test_rng rng = {40 + (uint64_t)ke};
         float q[DIMS];
         for (int i = 0; i < 100; i++) {
@@ -636,7 +641,7 @@ static void *search_thread(void *arg) {
     size_t ss = pm_search_scratch_size(F.db, &def);
     size_t ss_bf = pm_search_scratch_size(F.db, &bf);
     if (ss_bf > ss) ss = ss_bf;
-    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    void *scratch = alloc_scratch(ss);
     if (!scratch) {
         w->mismatches = 1000; /* no searches ran: fail rather than pass */
         return NULL;
