@@ -116,7 +116,9 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= m) break;
-        if (c + 1 < m && h[c + 1].key < h[c].key) c++;
+        /* Without a branch: which child is smaller is a coin toss the predictor loses. (h[m], read
+         * when c + 1 == m, is the slot `last` came from: in bounds and set.) */
+        c += (c + 1 < m) & (h[c + 1].key < h[c].key);
         if (h[c].key >= last.key) break;
         h[i] = h[c];
         i = c;

@@ -26,19 +26,48 @@ PM_ALWAYS_INLINE static inline pm_v4f box_gap4(const float *box, const float *q,
     return below + above;
 }
 
+/* Lanes i..i+7: one register in the AVX2 build, two 4-lane halves in the baseline one; each
+ * lane's arithmetic is the same in both. (Out through a pointer: an 8-lane value returned would
+ * change the ABI between the builds.) */
+PM_ALWAYS_INLINE static inline void box_gap8(pm_v8f *out, const float *box, const float *q, int n, int i) {
+    const pm_v8f zero = {0, 0, 0, 0, 0, 0, 0, 0};
+    pm_v8f x = pm_v8_load(q + i);
+    pm_v8f below = pm_v8_load(box + i) - x, above = x - pm_v8_load(box + n + i);
+    below = (pm_v8f)((pm_v8i)below & (below > zero));
+    above = (pm_v8f)((pm_v8i)above & (above > zero));
+    *out = below + above;
+}
+
+/* Sums of squares per lane of 4: lanes 0-3 of an 8-lane accumulator (the even blocks of 4), then
+ * a last block of 4 when n is not a multiple of 8, then lanes 4-7 (the odd blocks): the same
+ * order in every build. */
+PM_ALWAYS_INLINE static inline float lanes_sum(const pm_v8f *acc8, pm_v4f tail) {
+    pm_v4f lo = {(*acc8)[0], (*acc8)[1], (*acc8)[2], (*acc8)[3]}, hi = {(*acc8)[4], (*acc8)[5], (*acc8)[6], (*acc8)[7]};
+    pm_v4f acc = (lo + tail) + hi;
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 /* Squared distance from q to a box, each lane's gap times w when w is given: a PCA box against
  * the query's exact-mode lanes (coordinates, residual norm, zeros; w NULL), or a node's box of
  * stored values against the normalised query weighted by the query's weights - a bound in the
  * cost's own metric, whatever the dynamic weights, where the PCA box only bounds it through the
  * smallest weight ratio. */
 PM_ALWAYS_INLINE static inline float box_gap2(const float *box, const float *q, const float *w, int n) {
-    pm_v4f acc = {0, 0, 0, 0};
-    for (int i = 0; i < n; i += 4) {
-        pm_v4f d = box_gap4(box, q, n, i);
-        if (w) d *= pm_v4_load(w + i);
+    pm_v8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
+    pm_v4f tail = {0, 0, 0, 0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        pm_v8f d;
+        box_gap8(&d, box, q, n, i);
+        if (w) d *= pm_v8_load(w + i);
         acc += d * d;
     }
-    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    if (i < n) {
+        pm_v4f d = box_gap4(box, q, n, i);
+        if (w) d *= pm_v4_load(w + i);
+        tail = d * d;
+    }
+    return lanes_sum(&acc, tail);
 }
 
 /* A node's value box under dynamic weights, two ways in one pass: *full in the dynamic weights,
@@ -46,15 +75,24 @@ PM_ALWAYS_INLINE static inline float box_gap2(const float *box, const float *q, 
 PM_ALWAYS_INLINE static inline void value_box_gaps(float *full, float *extra, const search_state *s, uint32_t node) {
     const int n = s->db->stride;
     const float *box = s->db->bt_value_boxes + (size_t)node * 2 * n;
-    pm_v4f af = {0, 0, 0, 0}, ae = af;
-    for (int i = 0; i < n; i += 4) {
-        pm_v4f d = box_gap4(box, s->qn, n, i);
-        pm_v4f f = d * pm_v4_load(s->w + i), e = d * pm_v4_load(s->we + i);
+    pm_v8f af = {0, 0, 0, 0, 0, 0, 0, 0}, ae = af;
+    pm_v4f tf = {0, 0, 0, 0}, te = tf;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        pm_v8f d;
+        box_gap8(&d, box, s->qn, n, i);
+        pm_v8f f = d * pm_v8_load(s->w + i), e = d * pm_v8_load(s->we + i);
         af += f * f;
         ae += e * e;
     }
-    *full = (af[0] + af[1]) + (af[2] + af[3]);
-    *extra = (ae[0] + ae[1]) + (ae[2] + ae[3]);
+    if (i < n) {
+        pm_v4f d = box_gap4(box, s->qn, n, i);
+        pm_v4f f = d * pm_v4_load(s->w + i), e = d * pm_v4_load(s->we + i);
+        tf = f * f;
+        te = e * e;
+    }
+    *full = lanes_sum(&af, tf);
+    *extra = lanes_sum(&ae, te);
 }
 
 /* A child's key: its PCA-box bound, raised when that does not prune it already (the value box
