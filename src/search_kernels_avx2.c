@@ -10,27 +10,34 @@ PM_AVX2_BEGIN
 
 static inline unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows, float r2,
                                   const float *addend, float lim) {
-    const pm_v8f zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    pm_v8f a0 = zero, a1 = zero;
-    int c = 0;
-    for (int stop = PM_BT_EARLY_ROWS(rows);; stop = rows) {
-        for (; c + 2 <= stop; c += 2, block += 2 * PM_BT_BLOCK) {
-            pm_v8f d0 = (zero + qz[c]) - pm_v8_load(block), d1 = (zero + qz[c + 1]) - pm_v8_load(block + PM_BT_BLOCK);
-            a0 += d0 * d0;
-            a1 += d1 * d1;
-        }
-        if (stop == rows) break;
-        /* Sums of squares only grow: a block already past the limit halfway stays past it. */
-        pm_v8f k = (a0 + a1) * r2 + pm_v8_load(addend);
-        if (!_mm256_movemask_ps((__m256)(k <= zero + lim))) return 0;
+    /* Pointer-stepped, the query lanes broadcast straight from memory: the loop is short, and its
+     * instruction count is what a block costs. (q - x squared is the baseline's (0 + q) - x
+     * squared, bit for bit: the two differ at most in the sign of a zero.) */
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0;
+    const __m256 limv = _mm256_set1_ps(lim), r2v = _mm256_set1_ps(r2);
+    const float *q = qz, *half = qz + PM_BT_EARLY_ROWS(rows), *pairs = qz + (rows & ~1);
+    for (; q < half; q += 2, block += 2 * PM_BT_BLOCK) {
+        __m256 d0 = _mm256_sub_ps(_mm256_broadcast_ss(q), _mm256_loadu_ps(block));
+        __m256 d1 = _mm256_sub_ps(_mm256_broadcast_ss(q + 1), _mm256_loadu_ps(block + PM_BT_BLOCK));
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(d0, d0));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(d1, d1));
     }
-    if (c < rows) {
-        pm_v8f d0 = (zero + qz[c]) - pm_v8_load(block);
-        a0 += d0 * d0;
+    /* Sums of squares only grow: a block already past the limit halfway stays past it. */
+    __m256 k = _mm256_add_ps(_mm256_mul_ps(_mm256_add_ps(a0, a1), r2v), _mm256_loadu_ps(addend));
+    if (!_mm256_movemask_ps(_mm256_cmp_ps(k, limv, _CMP_LE_OQ))) return 0;
+    for (; q < pairs; q += 2, block += 2 * PM_BT_BLOCK) {
+        __m256 d0 = _mm256_sub_ps(_mm256_broadcast_ss(q), _mm256_loadu_ps(block));
+        __m256 d1 = _mm256_sub_ps(_mm256_broadcast_ss(q + 1), _mm256_loadu_ps(block + PM_BT_BLOCK));
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(d0, d0));
+        a1 = _mm256_add_ps(a1, _mm256_mul_ps(d1, d1));
     }
-    pm_v8f k = (a0 + a1) * r2 + pm_v8_load(addend);
-    memcpy(keys, &k, sizeof k);
-    return (unsigned)_mm256_movemask_ps((__m256)(k <= zero + lim));
+    if (rows & 1) {
+        __m256 d0 = _mm256_sub_ps(_mm256_broadcast_ss(q), _mm256_loadu_ps(block));
+        a0 = _mm256_add_ps(a0, _mm256_mul_ps(d0, d0));
+    }
+    k = _mm256_add_ps(_mm256_mul_ps(_mm256_add_ps(a0, a1), r2v), _mm256_loadu_ps(addend));
+    _mm256_storeu_ps(keys, k);
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(k, limv, _CMP_LE_OQ));
 }
 
 #include "search_kernels.h"
