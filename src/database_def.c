@@ -174,7 +174,6 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
     return PM_OK;
 }
 
-
 pm_result pm_database_def_resolve(pm_database_def *out, pm_schema **storage, const pm_database_def *def,
                                   pm_error *error) {
     *out = *def;

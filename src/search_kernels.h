@@ -76,23 +76,16 @@ PM_ALWAYS_INLINE static inline void value_box_gaps(float *full, float *extra, co
     const int n = s->db->stride;
     const float *box = s->db->bt_value_boxes + (size_t)node * 2 * n;
     pm_v8f af = {0, 0, 0, 0, 0, 0, 0, 0}, ae = af;
-    pm_v4f tf = {0, 0, 0, 0}, te = tf;
-    int i = 0;
-    for (; i + 8 <= n; i += 8) {
+    const pm_v4f none = {0, 0, 0, 0};
+    for (int i = 0; i < n; i += 8) { /* the value stride is a multiple of 8 (checked on load) */
         pm_v8f d;
         box_gap8(&d, box, s->qn, n, i);
         pm_v8f f = d * pm_v8_load(s->w + i), e = d * pm_v8_load(s->we + i);
         af += f * f;
         ae += e * e;
     }
-    if (i < n) {
-        pm_v4f d = box_gap4(box, s->qn, n, i);
-        pm_v4f f = d * pm_v4_load(s->w + i), e = d * pm_v4_load(s->we + i);
-        tf = f * f;
-        te = e * e;
-    }
-    *full = lanes_sum(&af, tf);
-    *extra = lanes_sum(&ae, te);
+    *full = lanes_sum(&af, none);
+    *extra = lanes_sum(&ae, none);
 }
 
 /* A child's key: its PCA-box bound, raised when that does not prune it already (the value box

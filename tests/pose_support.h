@@ -1,5 +1,6 @@
-/* Helpers shared by the pose-job tests (test_blend_jobs.c, test_additive.c): a small humanoid,
- * random poses, a smooth clip and tolerant comparisons. Header-only: each test binary is one file. */
+/* Helpers shared by the pose-job tests (test_blend_jobs.c, test_additive.c,
+ * test_pose_job_errors.c): a small humanoid, random poses, job set-ups, a smooth clip and
+ * tolerant comparisons. Header-only: each test binary is one file. */
 #ifndef PM_TESTS_POSE_SUPPORT_H
 #define PM_TESTS_POSE_SUPPORT_H
 

@@ -457,8 +457,22 @@ static void test_root_track_checks_the_clip(void **state) {
     facing.ground_mode = PM_GROUND_ZERO;
     facing.facing_mode = PM_FACING_HIPS_AXIS;
     expect_error(pm_root_track_extract(&t, &c, &facing, NULL, &err), PM_ERR_NUMERIC, &err,
-                 "root: clip 'ramp': frame 4: the");
+                 "root: clip 'ramp': frame 4: the facing is not finite");
     c.rotations[4 * jc] = q;
+    /* Feet that are nowhere on every frame leave no floor to stand the root on. */
+    pm_vec3 feet[6][2];
+    for (int f = 0; f < 6; f++) {
+        feet[f][0] = c.translations[(size_t)f * jc + 3];
+        feet[f][1] = c.translations[(size_t)f * jc + 6];
+        c.translations[(size_t)f * jc + 3].y = c.translations[(size_t)f * jc + 6].y = NAN;
+    }
+    expect_error(pm_root_track_extract(&t, &c, NULL, NULL, &err), PM_ERR_NUMERIC, &err,
+                 "root: clip 'ramp': the floor height is not finite");
+    assert_null(t.frames);
+    for (int f = 0; f < 6; f++) {
+        c.translations[(size_t)f * jc + 3] = feet[f][0];
+        c.translations[(size_t)f * jc + 6] = feet[f][1];
+    }
     PM_ASSERT_OK(pm_root_track_extract(&t, &c, NULL, NULL, &err));
     assert_int_equal(t.frame_count, 6);
     pm_root_track_destroy(&t);

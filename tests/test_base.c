@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core.h"
-#include "support.h"
+#include "database_support.h"
 
 /* Every code has its own short name; a value no code has is "unknown error", not a crash. */
 static void test_result_strings(void **state) {
@@ -69,22 +69,11 @@ static void test_half_rounding(void **state) {
  * the nearest multiple of 2^-24 (one that would round to 0 is refused: test_database_errors). */
 static void test_small_cost_addends(void **state) {
     (void)state;
-    pm_clip clips[3];
-    pm_asset_def assets[3];
+    fixture f;
+    fixture_init(&f, 30);
     const float addends[3] = {1e-5f, -3e-6f, 4e-8f};
-    for (int i = 0; i < 3; i++) {
-        pm_test_random_clip(&clips[i], 30, 3, (uint64_t)i + 1);
-        assets[i] = pm_default_asset_def(&clips[i]);
-        assets[i].cost_addend = addends[i];
-    }
-    pm_schema schema;
-    pm_test_curve_schema(&schema, 3);
-    pm_database_def def = pm_default_database_def();
-    def.schema = &schema;
-    def.pca_components = 2;
-    pm_database *db = NULL;
-    pm_error err;
-    if (pm_database_build(&db, &def, assets, 3, &err) != PM_OK) fail_msg("%s", err.message);
+    for (int i = 0; i < 3; i++) f.assets[i].cost_addend = addends[i];
+    pm_database *db = build(&f, 1);
     const float expect[3] = {168.0f / 16777216.0f, -50.0f / 16777216.0f, 1.0f / 16777216.0f};
     for (int i = 0; i < 3; i++) {
         pm_asset_info a;
@@ -96,7 +85,7 @@ static void test_small_cost_addends(void **state) {
         assert_true(p.cost_addend == expect[i]);
     }
     pm_database_destroy(db);
-    for (int i = 0; i < 3; i++) pm_clip_destroy(&clips[i]);
+    fixture_free(&f);
 }
 
 int main(void) {

@@ -603,8 +603,8 @@ static void test_json(void **state) {
 }
 
 /* Coplanar samples in planes square to each axis: the triangulation is Delaunay in the plane
- * (whichever axis the plane is projected along), and a point of a triangle is inside with its
- * own coordinates, one beside the plane projected back onto it. */
+ * (whichever axis the plane is projected along), a point of a triangle is inside, and one
+ * beside the plane is projected back onto it. */
 static void test_planes_square_to_each_axis(void **state) {
     (void)state;
     fixture fx;

@@ -305,7 +305,7 @@ static void test_bake_order_independent(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
-/* The job names what is wrong with it: a parameter or phase that is not finite (by axis), an
+/* The job names what is wrong with it: a parameter that is not finite (by axis), an
  * unknown rotation blend, an output short of the space's joints, buffers not 16-byte aligned. */
 static void test_job_errors(void **state) {
     (void)state;
@@ -331,8 +331,10 @@ static void test_job_errors(void **state) {
     job.output_count = soa - 1;
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
     assert_string_equal(e.message, "blend space job: output holds 0 groups, the space's 4 joints need 1");
+    job.output_count = soa; /* (so that only the missing output is wrong) */
     job.output = NULL;
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_MISMATCH);
+    assert_string_equal(e.message, "blend space job: output holds 0 groups, the space's 4 joints need 1");
     job.output = (pm_soa_transform *)((char *)out + 4);
     job.output_count = soa;
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);

@@ -605,9 +605,8 @@ static void test_root_walks_on_through_the_wrap(void **state) {
     pm_clip_destroy(&three);
 }
 
-/* A sample clip's curves are restarted with its frames at the left foot's touchdown: a
- * space's copy stays a whole clip. They do not take part in the blend, which is the same bits
- * with them as without. */
+/* A sample clip's curves do not take part in the blend: it is the same bits with them as
+ * without. */
 static void test_samples_with_curves_blend_alike(void **state) {
     (void)state;
     pm_clip a, b, curved;

@@ -435,7 +435,8 @@ static void test_def_field_ranges(void **state) {
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: trim_rest_first_frame is 2 (must be 0 or 1)");
     d.trim_rest_first_frame = -1;
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "trim_rest_first_frame is -1");
-    /* The edges of each range are accepted. */
+    /* Edges of the ranges are accepted (exact components 0 and the cardinality, KD-tree leaves
+     * of 1 and 1024, no exclusion, the last mirror axis, no trimming). */
     d = f.def;
     d.exact_components = 0;
     d.kdtree_leaf_size = 1024;

@@ -25,9 +25,10 @@ static void test_blend_job_validate(void **state) {
     pm_soa_transform *a = new_pose(), *out = new_pose();
     pm_blend_input in[2] = {{a, 0.25f}, {a, 0.75f}};
     pm_blend_job job = blend_job(in, 2, out);
-    memset(out, 0x5A, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
+    const size_t bytes = sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT);
+    memset(out, 0x5A, bytes);
     PM_ASSERT_OK(pm_blend_job_validate(&job, NULL));
-    assert_int_equal(((const unsigned char *)out)[0], 0x5A); /* nothing written */
+    for (size_t b = 0; b < bytes; b++) assert_int_equal(((const unsigned char *)out)[b], 0x5A); /* nothing written */
     pm_error e;
     expect(pm_blend_job_validate(NULL, &e), PM_ERR_INVALID_ARGUMENT, &e, "blend job: NULL job");
     job.output = NULL;
@@ -86,6 +87,7 @@ static void test_layered_job_arguments(void **state) {
     l.pose = NULL;
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
     job.layer_count = 0; /* no layer at all: the base */
+    memset(out, 0x5A, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
     PM_ASSERT_OK(pm_layered_blend_job_run(&job, &e));
     assert_true(poses_bitwise_equal(out, base, J_COUNT));
     FREE_POSES(base, layer, out);

@@ -370,6 +370,7 @@ static void test_schema_limits(void **state) {
     assert_int_equal(s.channel_count, PM_MAX_CHANNELS);
     assert_int_equal(pm_schema_add(NULL, &group, &err), -1);
     assert_string_equal(err.message, "pm_schema_add: NULL argument");
+    memset(&err, 0, sizeof err);
     assert_int_equal(pm_schema_add(&s, NULL, &err), -1);
     assert_int_equal(err.code, PM_ERR_INVALID_ARGUMENT);
 }

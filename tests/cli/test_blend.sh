@@ -82,9 +82,11 @@ for c in "loops 2.5 True" "loops_none 2.5 False" "loops_none 2 True" "space 2.5 
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert str(d["looping"]) == sys.argv[2], d' "$TMP/lw.json" $3 \
     || fail "$1 at $2: looping is not $3: $(cat "$TMP/lw.json")"
 done
-"$CLI" blend "$TMP/loops_none.json" --param 2.5 --weights | grep -q "^duration (once, phase 0 to 1): " \
-  || fail "an unsynced blend of loops of other lengths is not a cycle: $("$CLI" blend "$TMP/loops_none.json" --param 2.5 --weights)"
-"$CLI" blend "$TMP/loops.json" --param 2.5 --weights | grep -q "^cycle duration: " || fail "a synced blend of loops is a cycle"
+"$CLI" blend "$TMP/loops_none.json" --param 2.5 --weights > "$TMP/lw.txt" || fail "blend --weights of unsynced loops"
+grep -q "^duration (once, phase 0 to 1): " "$TMP/lw.txt" \
+  || fail "an unsynced blend of loops of other lengths is not a cycle: $(cat "$TMP/lw.txt")"
+"$CLI" blend "$TMP/loops.json" --param 2.5 --weights > "$TMP/lw.txt" || fail "blend --weights of synced loops"
+grep -q "^cycle duration: " "$TMP/lw.txt" || fail "a synced blend of loops is a cycle"
 
 # On a sample: that sample alone. Beyond the last one: clamped to it and reported outside.
 json=$("$CLI" blend "$TMP/space.json" --param 1 --weights --json) || fail "exit $?"
