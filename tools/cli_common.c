@@ -9,13 +9,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* `text` with its control characters as escapes (\n, \r, \x1b, ...; a tab stays a tab) into out
+ * (cap bytes, always NUL-terminated, cut when short); returns the length the whole needs. File
+ * names and option values are quoted into messages, and a newline in one would break the
+ * message's single line in two. */
+static size_t escape_controls(char *out, size_t cap, const char *text) {
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        char e[8];
+        if (*c == '\n') snprintf(e, sizeof e, "\\n");
+        else if (*c == '\r') snprintf(e, sizeof e, "\\r");
+        else if ((*c < 0x20 && *c != '\t') || *c == 0x7f) snprintf(e, sizeof e, "\\x%02x", *c);
+        else e[0] = (char)*c, e[1] = '\0';
+        for (const char *k = e; *k; k++, n++)
+            if (n + 1 < cap) out[n] = *k;
+    }
+    if (cap) out[n < cap ? n : cap - 1] = '\0';
+    return n;
+}
+
+/* "posematch: <text>" as one stderr write, control characters escaped. Long texts (two long paths
+ * quoted) are whole when memory allows, else cut. */
+static void put_line(const char *text) {
+    char line[4096], *big = NULL;
+    size_t n = escape_controls(line, sizeof line, text);
+    if (n >= sizeof line && (big = malloc(n + 1)) != NULL) escape_controls(big, n + 1, text);
+    fprintf(stderr, "posematch: %s\n", big ? big : line);
+    free(big);
+}
+
 int pm_cli_fail(const char *format, ...) {
+    char text[4096], *big = NULL;
     va_list args;
     va_start(args, format);
-    fputs("posematch: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    int n = vsnprintf(text, sizeof text, format, args);
     va_end(args);
+    if (n >= (int)sizeof text && (big = malloc((size_t)n + 1)) != NULL) {
+        va_start(args, format);
+        vsnprintf(big, (size_t)n + 1, format, args);
+        va_end(args);
+    }
+    put_line(big ? big : text);
+    free(big);
     return 1;
 }
 

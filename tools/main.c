@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "commands.h"
 #include "posematch/posematch.h"
 
@@ -45,8 +46,12 @@ static int stdout_checked(int rc, const char *what) {
 }
 
 int main(int argc, char **argv) {
+    /* A missing command is an error like any other: one stderr line (the usage is on --help). */
     if (argc < 2) {
-        usage(stderr);
+        char names[256] = "";
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", commands[i].name);
+        pm_cli_fail("no command given (%s; try posematch --help)", names);
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -59,6 +64,6 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return stdout_checked(commands[i].run(argc - 1, argv + 1), commands[i].name);
-    fprintf(stderr, "posematch: unknown command '%s' (try posematch --help)\n", argv[1]);
+    pm_cli_fail("unknown command '%s' (try posematch --help)", argv[1]);
     return 2;
 }

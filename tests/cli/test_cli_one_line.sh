@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every error is one stderr line, whatever the command line holds: no command at all, file names
+# and option values with newlines or other control characters (quoted as escapes), and warnings
+# a command would have printed before it failed. Exits 77 when something it needs is missing.
+source "$(dirname "$0")/common.sh" oneline || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
+T=$TMP
+
+# Errors: exit status non-zero and exactly one stderr line containing the needle (fixed string).
+expect_error() { # name needle command...
+  local name=$1 needle=$2; shift 2
+  "$@" > /dev/null 2> "$T/err.txt" && fail "$name: succeeded"
+  [ "$(wc -l < "$T/err.txt")" -eq 1 ] || fail "$name: stderr has $(wc -l < "$T/err.txt") lines: $(cat "$T/err.txt")"
+  grep -qF -- "$needle" "$T/err.txt" || fail "$name: '$(cat "$T/err.txt")' does not say $needle"
+}
+
+"$CLI" synth "$T/clips" --clips 2 --seed 3 > /dev/null || fail "synth"
+"$CLI" build "$T/clips" -o "$T/a.pmdb" --quiet || fail "build"
+
+# 1. No command: one line naming the commands (the usage listing is --help's, on stdout).
+expect_error "no command" "posematch: no command given (inspect, build, info, search" "$CLI"
+"$CLI" --help | grep -q "^usage:" || fail "--help lost its usage"
+
+# 2. Control characters in what a message quotes are escaped: a newline in a file name or an
+#    option value printed as is split the message in two.
+expect_error "a missing file named with a newline" '/no\nthere.bvh: cannot open' "$CLI" inspect "$T/no"$'\n'"there.bvh"
+expect_error "an option value with a newline" "build: --fps '1\\n2' must be a decimal number" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --fps $'1\n2'
+expect_error "a command with a newline" "unknown command 'a\\nb'" "$CLI" $'a\nb'
+expect_error "escape and carriage return" "--mode 'x\\x1b[2J\\r' is not exact" \
+  "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 1 --mode $'x\e[2J\r'
+[ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
+echo "ok"
