@@ -54,6 +54,39 @@ int pm_cli_fail(const char *format, ...) {
     return 1;
 }
 
+/* The warnings queue: a fixed buffer, so that queueing needs no memory (the CLI also warns after
+ * allocations failed); what does not fit is counted. */
+static struct {
+    char text[16384];
+    size_t used;
+    int dropped;
+} warnings;
+
+void pm_cli_warn(const char *format, ...) {
+    char text[2048], line[4096];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    size_t n = escape_controls(line, sizeof line, text);
+    if (n >= sizeof line) n = sizeof line - 1;
+    /* "posematch: " + line + "\n" */
+    if (warnings.used + 11 + n + 1 >= sizeof warnings.text) {
+        warnings.dropped++;
+        return;
+    }
+    warnings.used += (size_t)snprintf(warnings.text + warnings.used, sizeof warnings.text - warnings.used,
+                                      "posematch: %s\n", line);
+}
+
+void pm_cli_warnings_end(int print) {
+    if (print && warnings.used) fputs(warnings.text, stderr);
+    if (print && warnings.dropped) fprintf(stderr, "posematch: ... and %d more warning(s)\n", warnings.dropped);
+    warnings.used = 0;
+    warnings.text[0] = '\0';
+    warnings.dropped = 0;
+}
+
 int pm_cli_has_value(int argc, char **argv, int i) {
     return i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0;
 }
@@ -187,10 +220,9 @@ int pm_cli_clip_scale_odd(const pm_clip *clip, float *out_height) {
 void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char *path) {
     float height;
     if (!pm_cli_clip_scale_odd(clip, &height)) return;
-    fprintf(stderr,
-            "posematch: %s: warning: %s: the hips stand %.3g m above the feet (read at %g m per file unit, %s up), "
-            "a person's about 0.9 m: check --unit-scale and --up\n",
-            command, path, (double)height, (double)clip->unit_scale, clip->source_up == PM_UP_Z ? "Z" : "Y");
+    pm_cli_warn("%s: warning: %s: the hips stand %.3g m above the feet (read at %g m per file unit, %s up), "
+                "a person's about 0.9 m: check --unit-scale and --up",
+                command, path, (double)height, (double)clip->unit_scale, clip->source_up == PM_UP_Z ? "Z" : "Y");
 }
 
 int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, int argc, char **argv, int *i) {

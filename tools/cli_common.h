@@ -23,6 +23,17 @@ int pm_cli_fail(const char *format, ...)
 /* Same for a library error. */
 int pm_cli_fail_error(const pm_error *error);
 
+/* Queues "posematch: <message>" (one line, as pm_cli_fail's) for pm_cli_warnings_end: a warning
+ * printed as it arose would make a second stderr line when the command then fails. */
+void pm_cli_warn(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Prints the queued warnings on stderr when `print` (the command succeeded), else drops them;
+ * empties the queue either way. */
+void pm_cli_warnings_end(int print);
+
 /* Fills *error (when not NULL) with code and the formatted message; returns code. */
 pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...)
 #if defined(__GNUC__)

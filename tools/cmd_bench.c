@@ -238,9 +238,9 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
                 break;
             }
             if (ai.name && far_clip_is_asset(ai.name, files[i], clip.name)) {
-                fprintf(stderr, "posematch: bench: warning: far clip %s is in the database (asset %d '%s'): far queries "
-                                "should come from clips left out of it\n",
-                        files[i], a, ai.name);
+                pm_cli_warn("bench: warning: far clip %s is in the database (asset %d '%s'): far queries should "
+                            "come from clips left out of it",
+                            files[i], a, ai.name);
                 break;
             }
         }

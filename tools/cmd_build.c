@@ -635,10 +635,9 @@ int pm_cmd_build(int argc, char **argv) {
         for (int i = 0; i < loaded; i++)
             if (pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
         if (odd)
-            fprintf(stderr,
-                    "posematch: build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above "
-                    "the feet; %s: %.3g m) as --unit-scale/--up read them\n",
-                    odd, loaded, from[first], (double)first_height);
+            pm_cli_warn("build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above the "
+                        "feet; %s: %.3g m) as --unit-scale/--up read them",
+                        odd, loaded, from[first], (double)first_height);
     }
     /* Assets point at clips: fix the pointers now that the arrays no longer move. */
     for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
@@ -716,7 +715,7 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     if (cache_path[0] && pm_database_save(db, cache_path, &err) != PM_OK)
-        fprintf(stderr, "posematch: build: warning: could not store the cache entry: %s\n", err.message);
+        pm_cli_warn("build: warning: could not store the cache entry: %s", err.message);
     pm_database_info info;
     pm_database_get_info(&info, db);
     if (!a.quiet)

@@ -63,7 +63,12 @@ int main(int argc, char **argv) {
         return stdout_checked(0, "--version");
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return stdout_checked(commands[i].run(argc - 1, argv + 1), commands[i].name);
+        if (!strcmp(argv[1], commands[i].name)) {
+            int rc = stdout_checked(commands[i].run(argc - 1, argv + 1), commands[i].name);
+            /* Warnings only beside a result: a failed command's one stderr line is its error. */
+            pm_cli_warnings_end(rc == 0);
+            return rc;
+        }
     pm_cli_fail("unknown command '%s' (try posematch --help)", argv[1]);
     return 2;
 }

@@ -29,4 +29,21 @@ expect_error "a command with a newline" "unknown command 'a\\nb'" "$CLI" $'a\nb'
 expect_error "escape and carriage return" "--mode 'x\\x1b[2J\\r' is not exact" \
   "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 1 --mode $'x\e[2J\r'
 [ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
+
+# 3. Warnings wait for the outcome: printed beside a result, dropped when the command then fails
+#    (they came first, and the error was a second line). Read at 1 m per file unit, the synthetic
+#    clips (centimetres) stand where no person does.
+"$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 3 --unit-scale 1 > /dev/null 2> "$T/warn.txt" \
+  || fail "search with implausible units"
+grep -q "search: warning: .*synth_000.bvh: the hips stand" "$T/warn.txt" || fail "no units warning: $(cat "$T/warn.txt")"
+expect_error "search: units warning, then --frame past the end" "--frame 100000 is past the clip's last frame" \
+  "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 100000 --unit-scale 1
+expect_error "build: units warning, then an --addend matching nothing" "--addend 'walk*=...' matches no asset" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --unit-scale 1 --addend 'walk*=1'
+printf 'junk' > "$T/junk.bvh"
+"$CLI" bench "$T/a.pmdb" --queries 3 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench --far of a clip in the database"
+grep -q "bench: warning: far clip .*synth_001.bvh is in the database" "$T/warn.txt" || fail "no far-clip warning: $(cat "$T/warn.txt")"
+expect_error "bench: far-clip warning, then a broken far clip" "junk.bvh:1: HIERARCHY" \
+  "$CLI" bench "$T/a.pmdb" --queries 3 --far "$T/clips/synth_001.bvh" "$T/junk.bvh"
+[ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"
 echo "ok"
