@@ -213,6 +213,21 @@ pm_result pm_cli_check_not_input(const char *output, const char *const *inputs, 
     return PM_OK;
 }
 
+pm_result pm_cli_check_output_extension(const char *output, const char *want, const char *what, pm_error *error) {
+    static const struct {
+        const char *ext, *kind;
+    } known[] = {{".bvh", "BVH clips"},
+                 {".json", "blend spaces, schemas and feature descriptions"},
+                 {".f32", "float32 query and feature rows"},
+                 {".pmdb", "databases"}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(known[i].ext, want) != 0 && pm_cli_has_suffix(output, known[i].ext))
+            return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT,
+                                    "%s: -o ends in %s, the extension of %s, but the output is %s (name it %s)", output,
+                                    known[i].ext, known[i].kind, what, want);
+    return PM_OK;
+}
+
 void pm_cli_free_list(char **list, int count) {
     if (!list) return;
     for (int i = 0; i < count; i++) free(list[i]);

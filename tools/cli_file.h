@@ -22,6 +22,11 @@ void pm_cli_free_list(char **list, int count);
  * link, another spelling, a hard link): "OUTPUT: the output is also an input ...". PM_OK when it
  * is none of them or does not exist yet. */
 pm_result pm_cli_check_not_input(const char *output, const char *const *inputs, int count, pm_error *error);
+/* Refuses an output whose name ends in the extension of another kind of file the tool reads or
+ * writes (.bvh, .json, .f32, .pmdb) than `want` (".pmdb" for a database, ".bvh" for a clip):
+ * "-o walk.bvh" on a build is a slip that would replace a clip with a database, or leave one a
+ * later build of the folder takes for a clip. Other names, and none, are the user's choice. */
+pm_result pm_cli_check_output_extension(const char *output, const char *want, const char *what, pm_error *error);
 /* 1 when path ends with suffix (case-insensitive). */
 int pm_cli_has_suffix(const char *path, const char *suffix);
 

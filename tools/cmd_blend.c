@@ -21,7 +21,8 @@ static const char blend_usage[] =
     "  -o OUT.bvh        writes one time-synchronised cycle of the blended motion (its period of\n"
     "                    several, for samples of several strides; root motion included)\n"
     "                    on the space's skeleton (that of the sample with the smallest\n"
-    "                    coordinates: the output does not depend on the order samples are listed)\n"
+    "                    coordinates: the output does not depend on the order samples are listed);\n"
+    "                    a name ending in .pmdb, .json or .f32 is refused\n"
     "  --fps N           frame rate of OUT.bvh, 0.001..10000 (default: the file's \"fps\", else the\n"
     "                    highest rate among the samples blended at the point)\n"
     "  --weights         prints each sample's weight (and gait cycles), the cell used and the\n"
@@ -238,7 +239,8 @@ int pm_cmd_blend(int argc, char **argv) {
     memset(&e, 0, sizeof e);
     /* Before the work, as build does: a missing directory found after the bake wastes it. */
     if (a.output &&
-        (pm_file_check_output(a.output, &e) != PM_OK || pm_cli_check_not_input(a.output, &a.space, 1, &e) != PM_OK))
+        (pm_file_check_output(a.output, &e) != PM_OK || pm_cli_check_not_input(a.output, &a.space, 1, &e) != PM_OK ||
+         pm_cli_check_output_extension(a.output, ".bvh", "a BVH clip", &e) != PM_OK))
         return pm_cli_fail_error(&e);
     pm_blend_space_file file;
     if (pm_blend_space_load_json(&file, a.space, &a.bvh, &e) != PM_OK) return pm_cli_fail_error(&e);

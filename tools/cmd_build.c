@@ -26,7 +26,8 @@ static const char build_usage[] =
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
     "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
     "walk, whose copy is named so) are an error.\n"
-    "  -o, --output FILE       the database to write\n"
+    "  -o, --output FILE       the database to write (a name ending in .bvh, .json or .f32, the\n"
+    "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled), 1..1000; 30\n"
     "  --mirror                also add a mirrored copy of every clip, named <name>.mirror\n"
@@ -591,9 +592,11 @@ int pm_cmd_build(int argc, char **argv) {
     }
     if (!check_distinct(files, file_count)) goto done;
     /* The database would replace a clip (or the schema) it is built from: -o given an input's name
-     * by mistake. A blend space's clips are checked as it is read. */
+     * by mistake. A blend space's clips are checked as it is read (and, being .bvh, are refused by
+     * the extension check first: no database is named like a clip). */
     if (pm_cli_check_not_input(a.output, (const char *const *)files, file_count, &err) != PM_OK ||
-        (origin->from_file && pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK)) {
+        (origin->from_file && pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK) ||
+        pm_cli_check_output_extension(a.output, ".pmdb", "a database", &err) != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }

@@ -294,8 +294,13 @@ expect_error "build -o a clip in an input directory" "the output is also an inpu
   "$CLI" build "$T/clips" -o "$T/clips/synth_001.bvh"
 cmp -s "$T/in0.bvh" "$T/clips/synth_000.bvh" && cmp -s "$T/clips/synth_001.bvh" "$T/in1.bvh" \
   || fail "an input was overwritten"
-expect_error "build -o a blend space's clip" "the output is also an input" \
-  "$CLI" build "$T/space.json" -o "$T/clips/synth_000.bvh"
+# (A clip named .bvh is refused as an output name first, section 18: this space's first sample
+# is a take named otherwise.)
+cp "$T/clips/synth_000.bvh" "$T/take0.mocap"
+sed 's|clips/synth_000.bvh|take0.mocap|' "$T/space.json" > "$T/space_take.json"
+expect_error "build -o a blend space's clip" "take0.mocap: the output is also an input" \
+  "$CLI" build "$T/space_take.json" -o "$T/take0.mocap"
+cmp -s "$T/take0.mocap" "$T/clips/synth_000.bvh" || fail "build overwrote a blend space's clip"
 expect_error "blend -o a sample's clip" "synth_001.bvh: the output is also an input" \
   "$CLI" blend "$T/space.json" --param 2 -o "$T/./clips/synth_001.bvh"
 expect_error "blend -o the space" "space.json: the output is also an input" \
@@ -410,4 +415,22 @@ if [ -w /dev/full ]; then
 else
   echo "note: no /dev/full, the full-stdout check is skipped"
 fi
+
+# 18. An output named with the extension of another kind of file is refused before the work: a
+#     database written to walk.bvh replaced a clip that was not an input (or became a "clip" a
+#     later build of the folder failed on), a blend written to db.pmdb replaced a database.
+cp "$T/clips/synth_002.bvh" "$T/other.bvh" && cp "$T/a.pmdb" "$T/keep.pmdb"
+expect_error "build -o CLIP.bvh" "other.bvh: -o ends in .bvh, the extension of BVH clips, but the output is a database (name it .pmdb)" \
+  "$CLI" build "$T/clips/synth_000.bvh" -o "$T/other.bvh"
+cmp -s "$T/other.bvh" "$T/clips/synth_002.bvh" || fail "build -o CLIP.bvh replaced the clip"
+expect_error "build -o X.JSON" "ends in .json" "$CLI" build "$T/clips" -o "$T/x1.JSON"
+expect_error "build -o X.f32" "ends in .f32" "$CLI" build "$T/clips" -o "$T/x1.f32"
+expect_error "blend -o DB.pmdb" "keep.pmdb: -o ends in .pmdb, the extension of databases, but the output is a BVH clip (name it .bvh)" \
+  "$CLI" blend "$T/space.json" --param 2 -o "$T/keep.pmdb"
+cmp -s "$T/keep.pmdb" "$T/a.pmdb" || fail "blend -o DB.pmdb replaced the database"
+expect_error "blend -o X.json" "ends in .json" "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.json"
+for f in x1.JSON x1.f32 x1.json; do [ -e "$T/$f" ] && fail "a refused command wrote $f"; done
+# Other names, and none, are the user's: only the extensions of other known kinds are refused.
+"$CLI" build "$T/clips" -o "$T/db.bin" --quiet && cmp -s "$T/db.bin" "$T/a.pmdb" || fail "build -o db.bin"
+"$CLI" blend "$T/space.json" --param 2 -o "$T/mid.txt" > /dev/null && [ -s "$T/mid.txt" ] || fail "blend -o mid.txt"
 echo "ok"
