@@ -76,6 +76,9 @@ for i in range(len(q) // D):
         r = res[mode][i]
         for k in ["query", "pose", "asset", "time", "cost", "continuing", "breakdown"]:
             assert k in r, k
+        # time is the pose's time in its asset, as frame / fps computes it (not a float's expansion)
+        assert r["asset"] == x["assets"][x["pose_asset"][r["pose"]]]["name"], (mode, i, r)
+        assert r["time"] == x["pose_frame"][r["pose"]] / x["fps"], (mode, i, r["time"], x["pose_frame"][r["pose"]])
         assert abs(r["cost"] - best[0]) <= 1e-3 * (1 + best[0]), (mode, i, r["cost"], best)
         assert r["pose"] == res["bruteforce"][i]["pose"], (mode, i)
     assert res["pcakdtree"][i]["cost"] >= best[0] - 1e-4
