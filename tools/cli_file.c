@@ -228,6 +228,27 @@ pm_result pm_cli_check_output_extension(const char *output, const char *want, co
     return PM_OK;
 }
 
+pm_result pm_cli_check_directory_target(const char *dir, const char *option, pm_error *error) {
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return PM_OK;
+        return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "%s: %s: not a directory (%s)", dir, option,
+                                S_ISREG(st.st_mode) ? "a regular file" : "another kind of file");
+    }
+    if (errno != ENOENT)
+        return pm_cli_set_error(error, PM_ERR_IO, "%s: %s: cannot examine: %s", dir, option, strerror(errno));
+    /* Its parent: everything before the last '/' that ends a name ("a/b/" is the directory a/b). */
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    while (n > 0 && dir[n - 1] != '/') n--;
+    char parent[PATH_MAX];
+    if (n == 0) snprintf(parent, sizeof parent, ".");
+    else snprintf(parent, sizeof parent, "%.*s", (int)PM_CLI_MIN(n, sizeof parent - 1), dir);
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+        return pm_cli_set_error(error, PM_ERR_NOT_FOUND, "%s: %s: its parent directory does not exist", dir, option);
+    return PM_OK;
+}
+
 void pm_cli_free_list(char **list, int count) {
     if (!list) return;
     for (int i = 0; i < count; i++) free(list[i]);

@@ -27,6 +27,11 @@ pm_result pm_cli_check_not_input(const char *output, const char *const *inputs, 
  * "-o walk.bvh" on a build is a slip that would replace a clip with a database, or leave one a
  * later build of the folder takes for a clip. Other names, and none, are the user's choice. */
 pm_result pm_cli_check_output_extension(const char *output, const char *want, const char *what, pm_error *error);
+/* A directory the command will create or use (build --cache): PM_OK when `dir` is one, or when it
+ * does not exist and its parent is a directory; else "DIR: OPTION: not a directory (a regular
+ * file)" or "...: its parent directory does not exist". Whether it can be written is left to the
+ * writes (a read-only cache still serves what it holds). */
+pm_result pm_cli_check_directory_target(const char *dir, const char *option, pm_error *error);
 /* 1 when path ends with suffix (case-insensitive). */
 int pm_cli_has_suffix(const char *path, const char *suffix);
 

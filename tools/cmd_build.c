@@ -1,4 +1,5 @@
 /* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +42,8 @@ static const char build_usage[] =
     "  --exact-components K    components the exact bound tree splits on, 0..64 and at most the\n"
     "                          schema's cardinality; 0 = automatic (the default)\n"
     "  --exact-leaf N          points per bound-tree leaf, 8..4096; 128\n"
-    "  --cache DIR             reuse DIR/<key>.pmdb when inputs and settings are unchanged\n"
+    "  --cache DIR             reuse DIR/<key>.pmdb when inputs and settings are unchanged (DIR is\n"
+    "                          created when missing; a read-only one still serves its entries)\n"
     "  --loop                  treat every BVH clip as looping (blend-space assets keep the\n"
     "                          looping their baking gives them)\n"
     "  --exclude-end S         seconds at the end of non-looping clips a search may not return,\n"
@@ -578,7 +580,10 @@ int pm_cmd_build(int argc, char **argv) {
                     card, origin->source);
         goto done;
     }
-    if (pm_file_check_output(a.output, &err) != PM_OK) {
+    /* A cache that cannot be a directory is a mistaken command line: said before the work, not after
+     * it as an entry that could not be stored. */
+    if (pm_file_check_output(a.output, &err) != PM_OK ||
+        (a.cache && pm_cli_check_directory_target(a.cache, "--cache", &err) != PM_OK)) {
         pm_cli_fail_error(&err);
         goto done;
     }
@@ -692,7 +697,10 @@ int pm_cmd_build(int argc, char **argv) {
             pm_cli_fail_error(&err);
             goto done;
         }
-        mkdir(a.cache, 0755);
+        if (mkdir(a.cache, 0755) != 0 && errno != EEXIST) {
+            pm_cli_fail("%s: --cache: cannot create the directory: %s", a.cache, strerror(errno));
+            goto done;
+        }
         snprintf(cache_path, sizeof cache_path, "%s/%s.pmdb", a.cache, key);
         pm_database *cached = NULL;
         if (access(cache_path, R_OK) == 0 && pm_database_load(&cached, cache_path, NULL, &err) == PM_OK) {

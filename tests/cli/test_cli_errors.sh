@@ -106,6 +106,16 @@ expect_error "build -o ''" "output path is empty" "$CLI" build "$T/clips" -o ""
 expect_error "build --cache ''" "build: --cache: the directory path is empty" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --cache "" --quiet
 [ -e "$T/e.pmdb" ] && fail "build --cache '' wrote its output"
+# A --cache that cannot be a directory is refused before the work (the build went on and only
+# warned that the entry could not be stored); a missing one is created, its parent must exist.
+expect_error "build --cache FILE" "a.pmdb: --cache: not a directory (a regular file)" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --cache "$T/a.pmdb" --quiet
+expect_error "build --cache in a missing directory" "nodir/c: --cache: its parent directory does not exist" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --cache "$T/nodir/c" --quiet
+[ -e "$T/e.pmdb" ] || [ -e "$T/nodir" ] && fail "a refused --cache build wrote something"
+"$CLI" build "$T/clips" -o "$T/e.pmdb" --cache "$T/newcache/" --quiet && [ "$(ls "$T/newcache" | wc -l)" -eq 1 ] \
+  || fail "build --cache NEWDIR/ did not create the cache and store its entry"
+rm -rf "$T/e.pmdb" "$T/newcache"
 
 # 2. Inputs that are directories or other non-regular files are named as such.
 expect_error "info DIR" "empty: is a directory" "$CLI" info "$T/empty"
