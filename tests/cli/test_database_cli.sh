@@ -79,6 +79,8 @@ for i in range(len(q) // D):
         # time is the pose's time in its asset, as frame / fps computes it (not a float's expansion)
         assert r["asset"] == x["assets"][x["pose_asset"][r["pose"]]]["name"], (mode, i, r)
         assert r["time"] == x["pose_frame"][r["pose"]] / x["fps"], (mode, i, r["time"], x["pose_frame"][r["pose"]])
+        # export's channel names are the breakdown's keys
+        assert sorted(r["breakdown"]) == sorted(x["channels"]), (r["breakdown"], x["channels"])
         assert abs(r["cost"] - best[0]) <= 1e-3 * (1 + best[0]), (mode, i, r["cost"], best)
         assert r["pose"] == res["bruteforce"][i]["pose"], (mode, i)
     assert res["pcakdtree"][i]["cost"] >= best[0] - 1e-4
@@ -275,6 +277,23 @@ expect_error "text after the schema" "k5.json:2: text after the top-level JSON v
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
 expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
+# Channels of one name: export-features names them as search's breakdown does ("foot", "foot #2");
+# a group keeps its name in the list (dim_channel counts it) and has no breakdown entry.
+printf '{"channels": [{"kind": "group", "name": "feet", "channels": [{"kind": "position", "bone": "@left_foot", "name": "foot"},
+  {"kind": "position", "bone": "@right_foot", "name": "foot"}]}, {"kind": "velocity", "bone": "@hips"}]}' > "$T/dup.json"
+"$CLI" build "$T/clips" -o "$T/dup.pmdb" --schema "$T/dup.json" --quiet && "$CLI" export-features "$T/dup.pmdb" -o "$T/dupx" \
+  || fail "build and export a schema with channels of one name"
+head -c 36 "$T/dupx.f32" > "$T/dupq.f32"
+"$CLI" search "$T/dup.pmdb" --queries "$T/dupq.f32" --json > "$T/dups.json" || fail "search the schema with channels of one name"
+python3 - "$T" <<'PY' || fail "export channel names of a schema with a repeated name"
+import json, sys
+t = sys.argv[1]
+x = json.load(open(t + "/dupx.json")); r = json.load(open(t + "/dups.json"))["results"][0]
+assert x["channels"] == ["feet", "foot", "foot #2", "Velocity @hips"], x["channels"]
+assert [c["kind"] for c in x["channel_info"]] == ["group", "position", "position", "velocity"], x["channel_info"]
+assert [c["first_dim"] for c in x["channel_info"]] == [-1, 0, 3, 6] and x["dim_channel"] == [1, 1, 1, 2, 2, 2, 3, 3, 3], x
+assert sorted(r["breakdown"]) == ["Velocity @hips", "foot", "foot #2"], r["breakdown"]
+PY
 printf '{"channels": [{"kind": "velocity", "bone": "@hips"}]}' > "$T/small.json"
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/small.pmdb" --schema "$T/small.json" --quiet || fail "3-value schema with the default --pca"
 expect_error "--pca above the cardinality" "--pca 4" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/small.json" --pca 4
