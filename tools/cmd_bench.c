@@ -615,7 +615,8 @@ int pm_cmd_bench(int argc, char **argv) {
                    m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
                    m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes);
         }
-        printf("exact vs brute force, median over both sets' queries: %.1fx (%.1f vs %.1f us)\n", headline, bf_pooled,
+        printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
+               a.far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", headline, bf_pooled,
                ex_pooled);
         if (thread_row_count)
             printf("throughput on the noisy set, %d threads sharing the database vs 1 (medians of %d alternating "
