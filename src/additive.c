@@ -59,13 +59,14 @@ static pm_result check_apply(const pm_additive_apply_job *job, pm_error *error) 
     if (!job->target || !job->output)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: target and output must be set");
     if (!isfinite(job->weight)) return pm_fail(error, PM_ERR_NUMERIC, "additive apply job: the weight is not finite");
-    if (job->weight < 0.0f || job->weight > 1.0f)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: weight %g is outside [0, 1]", (double)job->weight);
+    if (fabsf(job->weight) > PM_ADDITIVE_MAX_WEIGHT)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: weight %g is outside [-%g, %g]", (double)job->weight,
+                       (double)PM_ADDITIVE_MAX_WEIGHT, (double)PM_ADDITIVE_MAX_WEIGHT);
     if (job->scaling != PM_ADDITIVE_POWER && job->scaling != PM_ADDITIVE_NLERP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: unknown scaling %d", (int)job->scaling);
-    if (job->weight > 0.0f && !job->delta)
+    if (job->weight != 0.0f && !job->delta)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: weight %g but no delta pose", (double)job->weight);
-    if (!pm_pose_aligned(job->target) || !pm_pose_aligned(job->output) || (job->weight > 0.0f && !pm_pose_aligned(job->delta)))
+    if (!pm_pose_aligned(job->target) || !pm_pose_aligned(job->output) || (job->weight != 0.0f && !pm_pose_aligned(job->delta)))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: a pose%s", PM_ALIGN_HINT);
     return PM_OK;
 }
@@ -77,7 +78,7 @@ static pm_result check_apply_mask(const pm_additive_apply_job *job, pm_error *er
 pm_result pm_additive_apply_job_validate(const pm_additive_apply_job *job, pm_error *error) {
     pm_result r = check_apply(job, error);
     /* A zero-weight job reads neither the delta nor the mask. */
-    if (r == PM_OK && job->weight > 0.0f && job->joint_weights) r = check_apply_mask(job, error);
+    if (r == PM_OK && job->weight != 0.0f && job->joint_weights) r = check_apply_mask(job, error);
     return r;
 }
 
@@ -242,6 +243,67 @@ static void apply_masked(const pm_additive_apply_job *job, int groups, soa_weigh
     }
 }
 
+/* delta^n for a whole n >= 0 by squaring (n <= PM_ADDITIVE_MAX_WEIGHT: at most 7 squarings), renormalised
+ * once so that the products' rounding does not grow the quaternion. */
+static pm_quat quat_whole_power(pm_quat q, int n) {
+    if (n == 0) return pm_quat_identity();
+    if (n == 1) return q;
+    pm_quat r = pm_quat_identity();
+    for (; n > 0; n >>= 1) {
+        if (n & 1) r = pm_quat_mul(r, q);
+        q = pm_quat_mul(q, q);
+    }
+    return pm_quat_normalize(r);
+}
+
+/* Weights outside [0, 1], per lane: a negative weight applies the inverse delta (the conjugate) with
+ * |w|, undoing what the delta adds; a weight above 1 exaggerates it. |w| = n + f splits into the
+ * whole power delta^n, exact by products, and the fraction delta^f by the job's scaling; both turn
+ * about the delta's axis, so their product is delta^|w| whatever the order. The short arc of
+ * delta^f and the whole power meet at integer weights (f = 0 gives the identity exactly), so the
+ * rotation is continuous in w. Rare enough (exaggeration, subtraction) that the whole powers are
+ * taken lane by lane in scalar code. */
+static void apply_extended(const pm_additive_apply_job *job, int groups, soa_weight_check *check) {
+    const pm_f4 weight = f4_set1(job->weight);
+    const int power = job->scaling == PM_ADDITIVE_POWER;
+    for (int g = 0; g < groups; g++) {
+        pm_f4 w = weight;
+        if (job->joint_weights) {
+            pm_f4 jw = soa_load_joint_weights(job->joint_weights, g, job->joint_count);
+            soa_weight_check_add(check, jw);
+            w = f4_mul(weight, jw);
+        }
+        soa_quat d = soa_load_rotation(job->delta + g);
+        pm_i4 negative = f4_sign(w);
+        d.x = f4_xor(d.x, negative);
+        d.y = f4_xor(d.y, negative);
+        d.z = f4_xor(d.z, negative);
+        pm_f4 u = f4_abs(w);
+        float whole[4], frac[4], ix[4], iy[4], iz[4], iw[4];
+        for (int k = 0; k < 4; k++) {
+            float uk = f4_lane(u, k);
+            /* A lane of a bad mask may hold anything: it is reported afterwards, never looped on. */
+            whole[k] = uk <= PM_ADDITIVE_MAX_WEIGHT ? floorf(uk) : 0.0f;
+            frac[k] = uk <= PM_ADDITIVE_MAX_WEIGHT ? uk - whole[k] : 0.0f;
+            pm_quat p = quat_whole_power(pm_quat_make(f4_lane(d.x, k), f4_lane(d.y, k), f4_lane(d.z, k), f4_lane(d.w, k)),
+                                         (int)whole[k]);
+            ix[k] = p.x;
+            iy[k] = p.y;
+            iz[k] = p.z;
+            iw[k] = p.w;
+        }
+        pm_f4 f = f4_load(frac);
+        soa_quat scaled;
+        if (power) {
+            power_coef pc;
+            power_coef_lanes(&pc, f);
+            scaled = power_from_identity(d, &pc);
+        } else scaled = nlerp_from_identity(d, f);
+        soa_quat ip = {f4_load(ix), f4_load(iy), f4_load(iz), f4_load(iw)};
+        apply_group(job, g, soa_quat_mul(ip, scaled), w);
+    }
+}
+
 pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *error) {
     pm_result r = check_apply(job, error);
     if (r != PM_OK) return r;
@@ -251,7 +313,8 @@ pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *
         if (job->output != job->target) memmove(job->output, job->target, (size_t)groups * sizeof(pm_soa_transform));
         return PM_OK;
     }
-    if (!job->joint_weights) {
+    const int extended = job->weight < 0.0f || job->weight > 1.0f;
+    if (!job->joint_weights && !extended) {
         if (job->weight == 1.0f) apply_full(job, groups);
         else apply_uniform(job, groups);
         return PM_OK;
@@ -259,11 +322,12 @@ pm_result pm_additive_apply_job_run(const pm_additive_apply_job *job, pm_error *
     /* A bad mask is normally caught by the running check after the blend, which only spoils the
      * output; writing over the target or the delta, it must be caught before anything is written. */
     int in_place = pm_poses_overlap(job->output, job->target, groups) || pm_poses_overlap(job->output, job->delta, groups);
-    if (in_place && (r = check_apply_mask(job, error)) != PM_OK) return r;
+    if (job->joint_weights && in_place && (r = check_apply_mask(job, error)) != PM_OK) return r;
     soa_weight_check check;
     soa_weight_check_init(&check);
-    apply_masked(job, groups, &check);
-    if (!soa_weight_check_ok(&check)) return check_apply_mask(job, error);
+    if (extended) apply_extended(job, groups, &check);
+    else apply_masked(job, groups, &check);
+    if (job->joint_weights && !soa_weight_check_ok(&check)) return check_apply_mask(job, error);
     return PM_OK;
 }
 

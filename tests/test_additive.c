@@ -140,12 +140,124 @@ static void test_additive_power(void **state) {
     pm_additive_apply_job job = apply_job(target, delta, out);
     job.weight = NAN;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_NUMERIC);
-    job.weight = 1.5f;
+    job.weight = 65.0f;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.weight = 1.0f;
     job.delta = NULL;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     FREE_POSES(target, delta, out);
+}
+
+/* delta^w in double precision on the short arc, for any w. */
+static pm_quat pow_ref(pm_quat q, double w) {
+    double x = q.x, y = q.y, z = q.z, c = q.w;
+    if (c < 0.0) x = -x, y = -y, z = -z, c = -c;
+    double s = sqrt(x * x + y * y + z * z), a = atan2(s, c);
+    double k = s < 1e-12 ? w : sin(w * a) / s;
+    return pm_quat_make((float)(x * k), (float)(y * k), (float)(z * k), (float)cos(w * a));
+}
+
+/* Weights beyond [0, 1]: w = -1 takes a delta off (applied to the source it gives the base back),
+ * w = 2 doubles it, fractional weights are the power on either side, continuous across the whole
+ * numbers where the power switches from one fraction to the next; a half-turn delta, whose short
+ * arc is either way round, still gives the rotations every such arc agrees on. */
+static void test_additive_weights_beyond_one(void **state) {
+    (void)state;
+    pm_test_rng rng = {47};
+    pm_soa_transform *source = new_pose(), *base = new_pose(), *delta = new_pose(), *out = new_pose();
+    for (int trial = 0; trial < 10; trial++) {
+        random_pose(source, J_COUNT, &rng, 3.0f);
+        random_pose(base, J_COUNT, &rng, 3.0f);
+        extract(delta, source, base);
+        apply(out, source, delta, -1.0f, NULL);
+        for (int j = 0; j < J_COUNT; j++) {
+            assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(base, j), 1e-5f);
+            assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(base, j), 1e-5f);
+        }
+        apply(out, base, delta, 2.0f, NULL);
+        for (int j = 0; j < J_COUNT; j++) {
+            pm_quat d = pm_pose_rotation(delta, j);
+            assert_quat_near(pm_pose_rotation(out, j), pm_quat_mul(pm_quat_mul(pm_pose_rotation(base, j), d), d), 1e-5f);
+            pm_vec3 dt = pm_vec3_sub(pm_pose_translation(source, j), pm_pose_translation(base, j));
+            assert_vec_near(pm_pose_translation(out, j), pm_vec3_add(pm_pose_translation(source, j), dt), 1e-4f);
+        }
+    }
+    /* Both scalings, any weight in range, deltas up to nearly a full turn on either hemisphere. */
+    static const float weights[] = {-64.0f, -7.3f, -2.5f, -1.0f, -0.75f, -0.2f, 1.25f, 1.999f, 2.0f, 3.6f, 17.5f, 64.0f};
+    random_pose(base, J_COUNT, &rng, 3.0f);
+    for (int trial = 0; trial < 8; trial++) {
+        random_pose(delta, J_COUNT, &rng, trial < 2 ? 0.01f : 6.2f);
+        for (int j = 0; j < J_COUNT; j += 3)
+            pm_pose_set_joint(delta, j, pm_quat_neg(pm_pose_rotation(delta, j)), pm_pose_translation(delta, j));
+        for (size_t k = 0; k < sizeof weights / sizeof weights[0]; k++) {
+            float w = weights[k];
+            apply(out, base, delta, w, NULL);
+            for (int j = 0; j < J_COUNT; j++) {
+                pm_quat ref = pm_quat_mul(pm_pose_rotation(base, j), pow_ref(pm_pose_rotation(delta, j), w));
+                /* The whole power's products round a little per squaring. */
+                assert_quat_near(pm_pose_rotation(out, j), ref, fabsf(w) > 4.0f ? 2e-4f : 2e-5f);
+                pm_quat q = pm_pose_rotation(out, j);
+                assert_true(fabsf(pm_quat_dot(q, q) - 1.0f) < 1e-5f);
+                assert_vec_near(pm_pose_translation(out, j),
+                                pm_vec3_add(pm_pose_translation(base, j), pm_vec3_scale(pm_pose_translation(delta, j), w)),
+                                1e-4f * fmaxf(1.0f, fabsf(w)));
+            }
+            /* nlerp scaling: exact at whole weights and halves, on the conjugate for w < 0. */
+            if (w == 2.0f || w == -1.0f || w == -2.5f || w == 64.0f) {
+                pm_additive_apply_job nj = apply_job(base, delta, out);
+                nj.scaling = PM_ADDITIVE_NLERP;
+                nj.weight = w;
+                PM_ASSERT_OK(pm_additive_apply_job_run(&nj, NULL));
+                for (int j = 0; j < J_COUNT; j++)
+                    assert_quat_near(pm_pose_rotation(out, j),
+                                     pm_quat_mul(pm_pose_rotation(base, j), pow_ref(pm_pose_rotation(delta, j), w)),
+                                     fabsf(w) > 4.0f ? 2e-4f : 2e-5f);
+            }
+        }
+        /* A mask scales the weight per joint: 0 keeps the base, 0.5 of w = 2 is the delta itself. */
+        float mask[J_COUNT];
+        for (int j = 0; j < J_COUNT; j++) mask[j] = (j % 2) ? 0.0f : 0.5f;
+        apply(out, base, delta, 2.0f, mask);
+        for (int j = 0; j < J_COUNT; j++) {
+            pm_quat want = mask[j] == 0.0f ? pm_pose_rotation(base, j) : pm_quat_mul(pm_pose_rotation(base, j), pm_pose_rotation(delta, j));
+            assert_quat_near(pm_pose_rotation(out, j), want, 1e-5f);
+        }
+    }
+    /* Continuity in w: a sweep through -3..3 moves each joint by at most its angle per unit weight. */
+    random_pose(delta, J_COUNT, &rng, 2.8f);
+    pm_soa_transform *prev = new_pose();
+    apply(prev, base, delta, -3.0f, NULL);
+    for (int k = 1; k <= 600; k++) {
+        float w = -3.0f + 0.01f * (float)k;
+        apply(out, base, delta, w, NULL);
+        for (int j = 0; j < J_COUNT; j++) {
+            float turn = quat_angle(pm_pose_rotation(delta, j), pm_quat_identity());
+            float step = quat_angle(pm_pose_rotation(out, j), pm_pose_rotation(prev, j));
+            if (!(step <= 0.01f * turn + 1e-4f)) fail_msg("joint %d jumps %g rad at w = %g", j, (double)step, (double)w);
+        }
+        memcpy(prev, out, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
+    }
+    /* A half turn: twice is no turn, minus once is the same half turn, 1.5 times a quarter turn. */
+    pm_quat half = pm_quat_make(0.0f, 0.6f, 0.8f, 0.0f);
+    for (int j = 0; j < J_COUNT; j++) pm_pose_set_joint(delta, j, j % 2 ? pm_quat_neg(half) : half, pm_vec3_zero());
+    apply(out, base, delta, 2.0f, NULL);
+    for (int j = 0; j < J_COUNT; j++) assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(base, j), 1e-5f);
+    apply(out, base, delta, -1.0f, NULL);
+    for (int j = 0; j < J_COUNT; j++)
+        assert_quat_near(pm_pose_rotation(out, j), pm_quat_mul(pm_pose_rotation(base, j), half), 1e-5f);
+    apply(out, base, delta, 1.5f, NULL);
+    for (int j = 0; j < J_COUNT; j++)
+        assert_true(fabsf(quat_angle(pm_pose_rotation(out, j), pm_pose_rotation(base, j)) - 1.5707963f) < 1e-5f);
+    /* Beyond the range: an error naming it, nothing written. */
+    pm_error e;
+    pm_additive_apply_job job = apply_job(base, delta, out);
+    job.weight = -64.5f;
+    assert_int_equal(pm_additive_apply_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "additive apply job: weight -64.5 is outside [-64, 64]");
+    job.weight = -1.0f;
+    job.delta = NULL;
+    assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    FREE_POSES(source, base, delta, out, prev);
 }
 
 /* A bad mask writing in place: validate reports it, and run reports it before touching the
@@ -239,6 +351,7 @@ int main(void) {
         cmocka_unit_test(test_additive_round_trip),
         cmocka_unit_test(test_additive_order_matters),
         cmocka_unit_test(test_additive_power),
+        cmocka_unit_test(test_additive_weights_beyond_one),
         cmocka_unit_test(test_additive_bad_mask_in_place),
         cmocka_unit_test(test_additive_clip),
     };

@@ -208,7 +208,10 @@ PM_API pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_er
  * delta.translation = source.translation - base.translation; applied as
  *     out.rotation    = target.rotation * delta.rotation^w        (quaternion power, right-multiplied)
  *     out.translation = target.translation + w * delta.translation
- * so that applying the delta of (source, base) to base with w = 1 gives source back. The delta is
+ * so that applying the delta of (source, base) to base with w = 1 gives source back; w = -1 takes it
+ * off again (delta^-1 is its conjugate: applied to source it gives base back) and w = 2 doubles it.
+ * Fractional weights outside [0, 1] are powers too: |w| = n + f is delta^n (whole products) times
+ * delta^f (the job's scaling), the conjugate's for w < 0, continuous in w. The delta is
  * the seed's "source * base^-1" written for posematch's product order (q1 * q2 applies q2 first):
  * the base is undone on the side the delta is applied from. Right-multiplying keeps the delta in the
  * joint's own frame (a nod stays a nod whatever the target's orientation); left-multiplying would
@@ -223,6 +226,10 @@ typedef struct pm_additive_extract_job {
 PM_API pm_additive_extract_job pm_default_additive_extract_job(void);
 PM_API pm_result pm_additive_extract_job_validate(const pm_additive_extract_job *job, pm_error *error);
 PM_API pm_result pm_additive_extract_job_run(const pm_additive_extract_job *job, pm_error *error);
+
+/* Largest |weight| of an additive apply job: exaggerations and subtractions of a few times the delta
+ * are what animation needs; beyond that a weight is more likely a bug than a pose. */
+#define PM_ADDITIVE_MAX_WEIGHT 64.0f
 
 /* How a fractional weight scales the delta rotation. */
 typedef enum pm_additive_scaling {
@@ -245,7 +252,8 @@ typedef enum pm_additive_scaling {
 typedef struct pm_additive_apply_job {
     const pm_soa_transform *target;
     const pm_soa_transform *delta; /* never read when weight is 0 */
-    float weight;                  /* [0, 1] */
+    float weight;                  /* [-PM_ADDITIVE_MAX_WEIGHT, PM_ADDITIVE_MAX_WEIGHT]: 1 the delta, 0 none,
+                                    * < 0 subtracts it, > 1 exaggerates it */
     pm_additive_scaling scaling;   /* used when a joint's weight is not 1 */
     const float *joint_weights;    /* joint_count weights in [0, 1]; NULL = 1 on every joint; not read
                                     * when weight is 0 */
