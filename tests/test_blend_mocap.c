@@ -1,5 +1,6 @@
 /* Blending on real motion capture (../shared/mocap): a walk/run blend space keeps the root speed
- * between its sources, mirrored clips work as samples, and the JSON loader reads real files. */
+ * between its sources, mirrored clips work as samples, the JSON loader reads real files, and
+ * layered blends mask the rigs of each naming scheme. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +396,104 @@ static void test_json_with_real_clips(void **state) {
     pm_blend_space_file_free(&file);
 }
 
+/* A pose of a clip's frame in job layout. */
+static pm_soa_transform *frame_pose(const pm_clip *clip, int frame) {
+    int jc = clip->skeleton.joint_count;
+    pm_soa_transform *pose = pm_pose_alloc(jc, NULL);
+    assert_non_null(pose);
+    size_t at = (size_t)frame * (size_t)jc;
+    PM_ASSERT_OK(pm_pose_from_aos(pose, jc, clip->rotations + at, clip->translations + at, NULL));
+    return pose;
+}
+
+static int same_joint(const pm_soa_transform *a, const pm_soa_transform *b, int j) {
+    pm_quat qa = pm_pose_rotation(a, j), qb = pm_pose_rotation(b, j);
+    pm_vec3 ta = pm_pose_translation(a, j), tb = pm_pose_translation(b, j);
+    return qa.x == qb.x && qa.y == qb.y && qa.z == qb.z && qa.w == qb.w && ta.x == tb.x && ta.y == tb.y && ta.z == tb.z;
+}
+
+/* Layered blends on the naming schemes of the real rigs: an upper-body mask from the first spine
+ * joint (CMU's Spine above LowerBack, Daz's abdomen, LAFAN1's Spine, Bandai Namco's Spine under a
+ * static joint_Root) with a three-level ramp leaves hips and legs the base's bit for bit and puts
+ * the overlay on the arms and head; a full-body layer leaves the root motion at the hips - the
+ * joint pm_skeleton_find_roles names, which on Bandai Namco is not joint 0 - to the base. */
+static void test_layered_on_real_rigs(void **state) {
+    (void)state;
+    static const struct {
+        const char *clip, *overlay, *spine, *arm, *leg;
+    } rigs[] = {
+        {"cmu/01_01.bvh", NULL, "Spine", "LeftForeArm", "RightLeg"},
+        {"cmu/02_01_daz.bvh", NULL, "abdomen", "lForeArm", "rShin"},
+        {"lafan1/walk1_subject1_trim.bvh", NULL, "Spine", "LeftForeArm", "RightLeg"},
+        {WALK, "bandai-namco/dataset-1/dataset-1_bye_normal_001.bvh", "Spine", "LowerArm_L", "LowerLeg_R"},
+    };
+    for (size_t r = 0; r < sizeof rigs / sizeof rigs[0]; r++) {
+        pm_clip clip, other;
+        read_clip(&clip, rigs[r].clip);
+        const pm_clip *over_clip = &clip;
+        if (rigs[r].overlay) {
+            read_clip(&other, rigs[r].overlay);
+            assert_true(pm_skeleton_same_topology(&clip.skeleton, &other.skeleton));
+            over_clip = &other;
+        }
+        const pm_skeleton *sk = &clip.skeleton;
+        int jc = sk->joint_count;
+        pm_skeleton_roles roles;
+        pm_skeleton_find_roles(&roles, sk);
+        assert_true(roles.hips >= 0);
+        int spine = pm_skeleton_find_joint(sk, rigs[r].spine), arm = pm_skeleton_find_joint(sk, rigs[r].arm);
+        int leg = pm_skeleton_find_joint(sk, rigs[r].leg);
+        assert_true(spine > roles.hips && arm > spine && leg > roles.hips);
+
+        float *mask = malloc(sizeof(float) * (size_t)jc);
+        pm_branch_filter f = pm_default_branch_filter();
+        f.bone = rigs[r].spine;
+        f.blend_depth = 3;
+        PM_ASSERT_OK(pm_branch_filters_expand(mask, sk, &f, 1, NULL));
+        assert_true(fabsf(mask[spine] - 1.0f / 3.0f) < 1e-6f);
+        assert_true(mask[arm] == 1.0f && mask[leg] == 0.0f && mask[roles.hips] == 0.0f);
+
+        pm_soa_transform *base = frame_pose(&clip, 0), *over = frame_pose(over_clip, over_clip->frame_count / 2);
+        pm_soa_transform *out = pm_pose_alloc(jc, NULL);
+        pm_blend_layer layer = {over, 1.0f, mask};
+        pm_layered_blend_job job = pm_default_layered_blend_job();
+        job.base = base, job.layers = &layer, job.layer_count = 1, job.joint_count = jc, job.output = out;
+        job.root_joint = roles.hips;
+        PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
+        for (int j = 0; j < jc; j++) {
+            if (mask[j] == 0.0f && !same_joint(out, base, j)) fail_msg("%s: %s is not the base's", rigs[r].clip, sk->names[j]);
+            if (mask[j] == 1.0f) {
+                pm_quat a = pm_pose_rotation(out, j), b = pm_pose_rotation(over, j);
+                if (!(fabsf(fabsf(pm_quat_dot(a, b)) - 1.0f) < 1e-6f))
+                    fail_msg("%s: %s is not the overlay's", rigs[r].clip, sk->names[j]);
+            }
+        }
+        /* The ramp's first joint turns part of the way from the base to the overlay. */
+        pm_quat qb = pm_pose_rotation(base, spine), qo = pm_pose_rotation(over, spine), q = pm_pose_rotation(out, spine);
+        float full = fabsf(pm_quat_dot(qb, qo)), part = fabsf(pm_quat_dot(qb, q));
+        assert_true(full < 1.0f - 1e-6f && part > full && part < 1.0f);
+
+        /* A full-body layer at half weight: every rotation blends, the hips' translation stays the base's. */
+        layer.joint_weights = NULL;
+        layer.weight = 0.5f;
+        PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
+        pm_vec3 tb = pm_pose_translation(base, roles.hips), to = pm_pose_translation(out, roles.hips);
+        assert_true(tb.x == to.x && tb.y == to.y && tb.z == to.z);
+        assert_false(same_joint(out, base, leg));
+        job.blend_root_motion = 1;
+        PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
+        pm_vec3 t1 = pm_pose_translation(over, roles.hips), tm = pm_pose_translation(out, roles.hips);
+        assert_true(fabsf(tm.x - 0.5f * (tb.x + t1.x)) < 1e-4f && fabsf(tm.z - 0.5f * (tb.z + t1.z)) < 1e-4f);
+
+        free(mask);
+        pm_pose_free(base, NULL);
+        pm_pose_free(over, NULL);
+        pm_pose_free(out, NULL);
+        if (rigs[r].overlay) pm_clip_destroy(&other);
+        pm_clip_destroy(&clip);
+    }
+}
+
 int main(void) {
     pm_test_require_mocap("test_blend_mocap");
     const struct CMUnitTest tests[] = {
@@ -404,6 +503,7 @@ int main(void) {
         cmocka_unit_test(test_turning_and_straight_walks),
         cmocka_unit_test(test_mirrored_sample),
         cmocka_unit_test(test_json_with_real_clips),
+        cmocka_unit_test(test_layered_on_real_rigs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
