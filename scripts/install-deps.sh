@@ -5,10 +5,10 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libcjson-dev)
 case "$what" in
-  test) pkgs+=(libcmocka-dev clang libclang-rt-14-dev python3) ;;
+  test) pkgs+=(clang libclang-rt-14-dev python3) ;;
   bench) pkgs+=(libnanoflann-dev g++ python3) ;;
 esac
-pkgs+=(libnanoflann-dev)   # `make` also builds the bench binaries
+pkgs+=(libnanoflann-dev libcmocka-dev)   # `make` also builds the bench and test binaries
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
