@@ -174,41 +174,41 @@ static void layered_one(const pm_layered_blend_job *job, const active_layer *lay
     }
 }
 
+/* Several layers. The weights come first (they decide the base's share), then the base's weighted
+ * rotation starts the sum and each layer is brought to the hemisphere of the sum so far: where the
+ * base weighs nothing (over-full layers) or lies half a turn from the layers, a test against the
+ * base alone would leave the sign of a near-zero dot to flip one of two layers that hold the same
+ * rotation, and the two would cancel into a rotation neither has. */
 static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, soa_weight_check *check) {
     const int groups = pm_soa_count(job->joint_count);
     const pm_f4 one = f4_set1(1.0f), zero = f4_zero();
+    pm_f4 w[PM_BLEND_MAX_INPUTS];
     for (int g = 0; g < groups; g++) {
         const pm_soa_transform *b = job->base + g;
-        soa_quat q0 = soa_load_rotation(b);
-        soa_quat acc_q = {zero, zero, zero, zero};
-        soa_vec3 acc_t = {zero, zero, zero};
         pm_f4 total = zero;
         for (int i = 0; i < n; i++) {
-            pm_f4 w = layer_weights(&layers[i], g, job->joint_count, check);
-            const pm_soa_transform *l = layers[i].pose + g;
-            soa_quat q = soa_load_rotation(l);
-            acc_q = soa_quat_madd(acc_q, q, soa_signed_weight(w, q, q0));
-            soa_vec3 t = soa_load_translation(l);
-            acc_t.x = f4_madd(t.x, w, acc_t.x);
-            acc_t.y = f4_madd(t.y, w, acc_t.y);
-            acc_t.z = f4_madd(t.z, w, acc_t.z);
-            total = f4_add(total, w);
+            w[i] = layer_weights(&layers[i], g, job->joint_count, check);
+            total = f4_add(total, w[i]);
         }
-        pm_i4 over = f4_lt(one, total);
-        if (i4_any(over)) {
-            /* Over-full layers are normalised among themselves and leave the base out. */
-            pm_f4 scale = f4_select(over, f4_div(one, total), one);
-            acc_q = soa_quat_scale(acc_q, scale);
-            acc_t.x = f4_mul(acc_t.x, scale);
-            acc_t.y = f4_mul(acc_t.y, scale);
-            acc_t.z = f4_mul(acc_t.z, scale);
-        }
+        /* Over-full layers are normalised among themselves and leave the base out. */
+        pm_f4 scale = f4_select(f4_lt(one, total), f4_div(one, total), one);
         pm_f4 wb = f4_max(f4_sub(one, total), zero);
-        soa_vec3 t0 = soa_load_translation(b), t;
-        t.x = f4_madd(t0.x, wb, acc_t.x);
-        t.y = f4_madd(t0.y, wb, acc_t.y);
-        t.z = f4_madd(t0.z, wb, acc_t.z);
-        store_layered(job->output + g, soa_quat_madd(acc_q, q0, wb), t, total);
+        soa_quat acc_q = soa_quat_scale(soa_load_rotation(b), wb);
+        soa_vec3 t0 = soa_load_translation(b), acc_t;
+        acc_t.x = f4_mul(t0.x, wb);
+        acc_t.y = f4_mul(t0.y, wb);
+        acc_t.z = f4_mul(t0.z, wb);
+        for (int i = 0; i < n; i++) {
+            const pm_soa_transform *l = layers[i].pose + g;
+            pm_f4 wi = f4_mul(w[i], scale);
+            soa_quat q = soa_load_rotation(l);
+            acc_q = soa_quat_madd(acc_q, q, soa_signed_weight(wi, q, acc_q));
+            soa_vec3 t = soa_load_translation(l);
+            acc_t.x = f4_madd(t.x, wi, acc_t.x);
+            acc_t.y = f4_madd(t.y, wi, acc_t.y);
+            acc_t.z = f4_madd(t.z, wi, acc_t.z);
+        }
+        store_layered(job->output + g, acc_q, acc_t, total);
     }
 }
 

@@ -42,6 +42,20 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
         largest = PM_MAX(largest, w);
     }
     if (n == 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: every weight is zero (nothing to blend)");
+    /* The heaviest input (the first of equal ones) goes first: its rotation is the hemisphere the
+     * others are brought to. A reference of negligible weight half a turn from the rest would let
+     * the sign of a near-zero dot decide, and two inputs holding one rotation could cancel out. */
+    int heaviest = 0;
+    for (int i = 1; i < n; i++)
+        if (weights[i] > weights[heaviest]) heaviest = i;
+    if (heaviest > 0) {
+        const pm_soa_transform *tp = poses[0];
+        float tw = weights[0];
+        poses[0] = poses[heaviest];
+        weights[0] = weights[heaviest];
+        poses[heaviest] = tp;
+        weights[heaviest] = tw;
+    }
     if (!(sum >= 1e-30f) || !isfinite(sum)) {
         /* Weights so small that 1 / sum overflows (or so large that the sum does): only their
          * ratios matter, so they are taken relative to the largest, which makes the sum 1..64.
@@ -157,12 +171,9 @@ pm_result pm_blend_job_run(const pm_blend_job *job, pm_error *error) {
         if (job->output != poses[0]) memmove(job->output, poses[0], (size_t)groups * sizeof(pm_soa_transform));
         return PM_OK;
     }
-    /* Relative weights stay below 1e6 (a first weight a million times smaller than another would
-     * scale rotations towards overflow); beyond that the plain weighted path is used. */
-    int relative_ok = 1;
-    for (int i = 1; i < n; i++) relative_ok &= weights[i] <= 1e6f * weights[0];
-    if (n == 2 && relative_ok) blend2(job->output, poses[0], poses[1], weights, total, groups);
-    else if (n == 3 && relative_ok) blend3(job->output, poses, weights, total, groups);
+    /* The first input is the heaviest, so the rotations' weights relative to it are at most 1. */
+    if (n == 2) blend2(job->output, poses[0], poses[1], weights, total, groups);
+    else if (n == 3) blend3(job->output, poses, weights, total, groups);
     else blend_n(job->output, poses, weights, total, n, groups);
     return PM_OK;
 }

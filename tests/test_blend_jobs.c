@@ -513,18 +513,23 @@ static void test_layered_is_per_joint_lerp(void **state) {
     assert_vec_near(pm_pose_translation(out, 0), pm_pose_translation(base, 0), 0.0f);
     assert_quat_near(pm_pose_rotation(out, 0),
                      pm_quat_nlerp(pm_pose_rotation(base, 0), pm_pose_rotation(layer, 0), 0.8f * mask[0]), 2e-5f);
-    /* Two full layers on the same joints: normalised among themselves, the base left out. */
+    /* Two full layers on the same joints: normalised among themselves, the base left out - so
+     * blended on their own short arc, wherever the base is (aligned each to the base, layers more
+     * than half a turn apart went the long way: this test expected that until an audit). */
     pm_soa_transform *layer2 = new_random_pose(&rng, 2.0f);
     pm_blend_layer two[2] = {{layer, 1.0f, NULL}, {layer2, 1.0f, NULL}};
     run_layered(out, base, two, 2, 1);
+    int long_way = 0;
     for (int j = 0; j < J_COUNT; j++) {
-        pm_quat a = pm_pose_rotation(layer, j), b = pm_quat_abs_near(pm_pose_rotation(layer2, j), pm_pose_rotation(base, j));
-        a = pm_quat_abs_near(a, pm_pose_rotation(base, j));
+        pm_quat a = pm_pose_rotation(layer, j), b = pm_quat_abs_near(pm_pose_rotation(layer2, j), a);
+        long_way += pm_quat_dot(pm_quat_abs_near(a, pm_pose_rotation(base, j)),
+                                pm_quat_abs_near(pm_pose_rotation(layer2, j), pm_pose_rotation(base, j))) < 0.0f;
         pm_quat ref = pm_quat_normalize(pm_quat_make(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w));
         assert_quat_near(pm_pose_rotation(out, j), ref, 2e-5f);
         assert_vec_near(pm_pose_translation(out, j),
                         pm_vec3_lerp(pm_pose_translation(layer, j), pm_pose_translation(layer2, j), 0.5f), 2e-5f);
     }
+    assert_true(long_way > 0); /* the case is exercised */
     /* A zero-weight layer is not read. */
     pm_blend_layer ghost[2] = {{NULL, 0.0f, NULL}, {layer, 0.8f, mask}};
     pm_soa_transform *o2 = new_pose();
@@ -532,6 +537,46 @@ static void test_layered_is_per_joint_lerp(void **state) {
     run_layered(out, base, &l, 1, 1);
     assert_true(poses_bitwise_equal(out, o2, J_COUNT));
     FREE_POSES(o2, layer2, base, layer, out);
+}
+
+/* Two inputs holding one rotation (a half turn about X, stored with opposite signs and a hair
+ * apart) and a third half a turn from both: the two are brought to one hemisphere whatever the
+ * third weighs. Taking a negligible first input as the reference left the sign of a zero dot to
+ * decide, and the two cancelled into a half turn about Y, or NaN (found by an audit). */
+static void test_blend_hemisphere_reference(void **state) {
+    (void)state;
+    pm_soa_transform *a = new_pose(), *b = new_pose(), *c = new_pose(), *out = new_pose();
+    pm_quat half_x = pm_quat_make(1.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < J_COUNT; j++) {
+        pm_pose_set_joint(a, j, pm_quat_identity(), pm_vec3_zero());
+        pm_pose_set_joint(b, j, half_x, pm_vec3_zero());
+        pm_quat other = j % 2 ? pm_quat_neg(half_x) : pm_quat_normalize(pm_quat_make(-1.0f, 0.001f * (float)j, 0.0f, 0.0f));
+        pm_pose_set_joint(c, j, other, pm_vec3_zero());
+    }
+    static const float first[] = {1e-30f, 1e-6f, 0.01f};
+    for (size_t k = 0; k < sizeof first / sizeof first[0]; k++) {
+        pm_blend_input in[3] = {{a, first[k]}, {b, 1.0f}, {c, 1.0f}};
+        run_blend(out, in, 3);
+        for (int j = 0; j < J_COUNT; j++) {
+            pm_quat q = pm_pose_rotation(out, j);
+            if (!(quat_angle(q, half_x) < 0.03f))
+                fail_msg("first weight %g, joint %d: %g %g %g %g", (double)first[k], j, (double)q.x, (double)q.y, (double)q.z,
+                         (double)q.w);
+        }
+    }
+    /* The same for layers that together weigh 1 or more, where the base weighs little or nothing. */
+    static const float weights[][2] = {{1.0f, 1.0f}, {0.5f, 0.5f}, {0.6f, 0.39f}};
+    for (size_t k = 0; k < sizeof weights / sizeof weights[0]; k++) {
+        pm_blend_layer layers[2] = {{b, weights[k][0], NULL}, {c, weights[k][1], NULL}};
+        run_layered(out, a, layers, 2, 1);
+        for (int j = 0; j < J_COUNT; j++) {
+            pm_quat q = pm_pose_rotation(out, j);
+            if (!(quat_angle(q, half_x) < 0.03f))
+                fail_msg("layers %g + %g, joint %d: %g %g %g %g", (double)weights[k][0], (double)weights[k][1], j, (double)q.x,
+                         (double)q.y, (double)q.z, (double)q.w);
+        }
+    }
+    FREE_POSES(a, b, c, out);
 }
 
 static void test_layered_errors(void **state) {
@@ -684,6 +729,7 @@ int main(void) {
         cmocka_unit_test(test_blend_zero_weight_is_not_read),
         cmocka_unit_test(test_blend_extreme_weights),
         cmocka_unit_test(test_blend_hemisphere),
+        cmocka_unit_test(test_blend_hemisphere_reference),
         cmocka_unit_test(test_blend_errors),
         cmocka_unit_test(test_branch_filters),
         cmocka_unit_test(test_layered_spine_mask_keeps_legs),

@@ -9,8 +9,8 @@
  * Poses are arrays of pm_soa_count(joint_count) groups, 16-byte aligned (the type's alignment:
  * pm_pose_alloc, malloc and automatic arrays all give it; jobs reject misaligned pointers).
  * Joint j lives in lane j % 4 of group j / 4; the padding lanes of the last group hold identity
- * transforms. Rotations blend with nlerp: hemisphere-corrected against the first (or base) input
- * and renormalised; slerp where a job offers it. Weights are normalised and an input whose weight
+ * transforms. Rotations blend with nlerp: hemisphere-corrected against the heaviest input (or the
+ * sum so far, for layers) and renormalised; slerp where a job offers it. Weights are normalised and an input whose weight
  * is zero is never read (its pointer may be NULL). */
 #ifndef POSEMATCH_BLEND_H
 #define POSEMATCH_BLEND_H
@@ -133,7 +133,9 @@ typedef struct pm_blend_input {
 } pm_blend_input;
 
 /* output = normalised weighted sum of the inputs: translations averaged, rotations nlerp'd on the
- * hemisphere of the first input with a non-zero weight. Exactly one non-zero weight copies that
+ * hemisphere of the input with the largest weight (the first of equal ones: a reference of
+ * negligible weight half a turn from the others would let rounding pick their signs, and two
+ * inputs holding one rotation could cancel). Exactly one non-zero weight copies that
  * input bit for bit. Weights must not all be zero; only their ratios matter, so any positive
  * finite weights (denormals, or values whose sum would overflow, included) give a finite blend of
  * finite poses. */
@@ -175,7 +177,9 @@ typedef struct pm_blend_layer {
 
 /* Per joint i: layer k contributes w_k(i) = weight_k * joint_weights_k[i]; when the sum exceeds 1
  * the layers are normalised to sum 1 and the base gets 0, else the base gets 1 - sum. Rotations are
- * nlerp'd on the base's hemisphere. With one layer this is lerp(base, layer, w(i)) per joint. The
+ * nlerp'd: each layer is brought to the hemisphere of the sum before it (the base's weighted
+ * rotation, then the layers before it), so over-full layers blend on their own short arc whatever
+ * the base is. With one layer this is lerp(base, layer, w(i)) per joint. The
  * root joint's translation (root motion) is the base's unless blend_root_motion is set.
  *
  * A layer of weight > 0 is read on every joint, those its mask sets to 0 included (a select per
