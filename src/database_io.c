@@ -510,6 +510,12 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
                                   const pm_allocator *allocator, pm_error *error) {
     if (out) *out = NULL;
     if (!out || (!data && size)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load_memory: NULL argument");
+    /* A bit this version does not know (another function's flag, a later version's) would
+     * otherwise be ignored without a word. */
+    if (flags & ~(unsigned)PM_LOAD_SKIP_CHECKSUM)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_database_load_memory: unknown flags 0x%x (only PM_LOAD_SKIP_CHECKSUM)",
+                       flags & ~(unsigned)PM_LOAD_SKIP_CHECKSUM);
     /* The image must be 64-byte aligned for the SIMD kernels: always copy. */
     uint8_t *image = (uint8_t *)pm_alloc(allocator, size ? size : 1, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %zu bytes", size);

@@ -40,6 +40,11 @@ pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned 
     if (out_size) *out_size = 0;
     if (!out || !out_size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: out or out_size is NULL");
     if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: path is NULL");
+    /* A bit this version does not know (another function's flag passed here) would otherwise be
+     * ignored without a word. */
+    if (flags & ~(unsigned)PM_FILE_READ_PIPES)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: unknown flags 0x%x (only PM_FILE_READ_PIPES)",
+                       flags & ~(unsigned)PM_FILE_READ_PIPES);
     char why[128];
     /* Without PM_FILE_READ_PIPES a FIFO is refused below rather than waited on: O_NONBLOCK does
      * nothing to regular files. */

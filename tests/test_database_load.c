@@ -67,6 +67,11 @@ static void test_corrupt_files(void **state) {
         assert_int_not_equal(pm_database_load_memory(&x, im.bytes, len, 0, NULL, &err), PM_OK);
         assert_null(x);
     }
+    /* Flags it does not know are refused, not ignored; the database stays NULL. */
+    x = (pm_database *)&err;
+    assert_int_equal(pm_database_load_memory(&x, im.bytes, im.n, 2u, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_null(x);
+    assert_string_equal(err.message, "pm_database_load_memory: unknown flags 0x2 (only PM_LOAD_SKIP_CHECKSUM)");
     /* A flipped byte anywhere fails the checksum. */
     pm_test_rng rng = {99};
     for (int i = 0; i < 300; i++) {

@@ -482,6 +482,12 @@ static void test_read(void **state) {
     assert_non_null(strstr(e.message, "cannot open"));
     assert_int_equal(pm_file_read(NULL, &size, f, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_file_read(&data, &size, NULL, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    /* A bit it does not know is refused, not ignored. */
+    snprintf(f, sizeof f, "%s/a.txt", d);
+    data = (void *)&size;
+    assert_int_equal(pm_file_read(&data, &size, f, PM_FILE_READ_PIPES | 4u, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_null(data);
+    assert_string_equal(e.message, "pm_file_read: unknown flags 0x4 (only PM_FILE_READ_PIPES)");
 }
 
 int main(void) {

@@ -97,7 +97,8 @@ PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def
 PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error);
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
 enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */
-/* Copies `data` (the caller may free it on return); the database owns its copy. */
+/* Copies `data` (the caller may free it on return); the database owns its copy. flags is 0 or
+ * PM_LOAD_SKIP_CHECKSUM; any other bit is PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, size_t size, unsigned flags,
                                          const pm_allocator *allocator, pm_error *error);
 /* The deep check for databases from sources you do not trust. Loading checks structure and

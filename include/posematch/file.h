@@ -43,9 +43,10 @@ PM_EXTERN_C_BEGIN
  * aligned, with a NUL byte after its *out_size bytes (so that text is a C string); free it with
  * pm_free_buffer. A directory, a device or a socket is refused ("PATH: is a directory",
  * "PATH: not a regular file (...)"), and so is a FIFO unless flags has PM_FILE_READ_PIPES (then
- * it is read to its end, as a shell's <(...) is). Other errors: "PATH: cannot open: <reason>",
- * "PATH: read error: <reason>", "PATH: out of memory", "PATH: file too large", "PATH: read N of M
- * bytes (the file shrank while being read)". *out is NULL on failure. */
+ * it is read to its end, as a shell's <(...) is); any other flag bit is PM_ERR_INVALID_ARGUMENT.
+ * Other errors: "PATH: cannot open: <reason>", "PATH: read error: <reason>", "PATH: out of
+ * memory", "PATH: file too large", "PATH: read N of M bytes (the file shrank while being read)".
+ * *out is NULL on failure. */
 enum { PM_FILE_READ_PIPES = 1 };
 PM_API pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
                               pm_error *error);
