@@ -1,6 +1,7 @@
 /* The pose jobs' argument checks, one message per problem: missing and misaligned poses, joint
  * counts, layer counts and weights, branch filters, the additive jobs, pose conversions and the
  * rest pose (what the jobs compute: test_blend_jobs.c and test_additive.c). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +228,18 @@ static void test_pose_conversions_and_rest(void **state) {
     pm_skeleton_destroy(&sk);
 }
 
+/* The group count of any int, near INT_MAX included (where adding 3 first overflowed). */
+static void test_soa_count_range(void **state) {
+    (void)state;
+    assert_int_equal(pm_soa_count(INT_MIN), 0);
+    assert_int_equal(pm_soa_count(0), 0);
+    assert_int_equal(pm_soa_count(1), 1);
+    assert_int_equal(pm_soa_count(4), 1);
+    assert_int_equal(pm_soa_count(5), 2);
+    assert_int_equal(pm_soa_count(INT_MAX - 3), INT_MAX / 4); /* a multiple of 4 */
+    assert_int_equal(pm_soa_count(INT_MAX), INT_MAX / 4 + 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blend_job_validate),
@@ -234,6 +247,7 @@ int main(void) {
         cmocka_unit_test(test_branch_filter_arguments),
         cmocka_unit_test(test_additive_job_arguments),
         cmocka_unit_test(test_pose_conversions_and_rest),
+        cmocka_unit_test(test_soa_count_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,8 +36,11 @@ typedef struct pm_soa_transform {
     float qx[4], qy[4], qz[4], qw[4];
 } pm_soa_transform;
 
-/* Groups a pose of `joint_count` joints needs. */
-static inline int pm_soa_count(int joint_count) { return joint_count > 0 ? (joint_count + 3) / 4 : 0; }
+/* Groups a pose of `joint_count` joints needs; 0 for a count below 1. Rounded up without adding
+ * first, so that no int count overflows (a caller may pass one it has not yet checked). */
+static inline int pm_soa_count(int joint_count) {
+    return joint_count > 0 ? joint_count / 4 + (joint_count % 4 != 0) : 0;
+}
 
 /* ---- poses ---- */
 
