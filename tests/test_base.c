@@ -1,5 +1,5 @@
-/* The base API: result names and the version, and the half floats poses store their cost
- * addends in (pm_asset_def.cost_addend), every one of them. */
+/* The base API: result names and the version, the half floats poses store their cost addends in
+ * (pm_asset_def.cost_addend), every one of them, and which allocator a call uses. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -88,11 +88,59 @@ static void test_small_cost_addends(void **state) {
     fixture_free(&f);
 }
 
+/* base.h's allocator rules: derived objects take their source's allocator when given NULL, a
+ * clip made from clips its source's, and an allocator missing one of its functions is the
+ * default one (nothing reaches its other function). */
+static void test_allocator_rules(void **state) {
+    (void)state;
+    pm_test_allocator counter = {0, 0, -1, 0, 0};
+    pm_allocator hooks = pm_test_allocator_hooks(&counter);
+    pm_skeleton biped;
+    pm_test_biped(&biped, pm_test_biped_names);
+    pm_clip clip;
+    PM_ASSERT_OK(pm_clip_create(&clip, &biped, 12, 1.0f / 30.0f, &hooks, NULL));
+    for (int f = 0; f < 12; f++) clip.translations[(size_t)f * 9] = pm_vec3_make(0.05f * (float)f, 0.95f, 0.0f);
+    long before = counter.allocs;
+    pm_skeleton skeleton;
+    pm_clip copy, resampled;
+    pm_animation anim;
+    pm_root_track track;
+    PM_ASSERT_OK(pm_skeleton_copy(&skeleton, &clip.skeleton, NULL, NULL));
+    PM_ASSERT_OK(pm_clip_copy(&copy, &clip, NULL, NULL));
+    PM_ASSERT_OK(pm_clip_resample(&resampled, &clip, 60.0f, NULL));
+    PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
+    PM_ASSERT_OK(pm_root_track_extract(&track, &clip, NULL, NULL, NULL));
+    assert_ptr_equal(skeleton.allocator.user, &counter);
+    assert_ptr_equal(copy.allocator.user, &counter);
+    assert_ptr_equal(resampled.allocator.user, &counter);
+    assert_ptr_equal(anim.allocator.user, &counter);
+    assert_ptr_equal(track.allocator.user, &counter);
+    assert_true(counter.allocs > before);
+    pm_root_track_destroy(&track);
+    pm_animation_destroy(&anim);
+    pm_clip_destroy(&resampled);
+    pm_clip_destroy(&copy);
+    pm_skeleton_destroy(&skeleton);
+    pm_clip_destroy(&clip);
+    assert_int_equal(counter.frees, counter.allocs);
+
+    /* An alloc without a free: the default allocator, not half of this one. */
+    pm_allocator half = hooks;
+    half.free = NULL;
+    before = counter.allocs;
+    PM_ASSERT_OK(pm_clip_create(&clip, &biped, 3, 1.0f / 30.0f, &half, NULL));
+    assert_int_equal(counter.allocs, before);
+    assert_null(clip.allocator.user);
+    pm_clip_destroy(&clip);
+    pm_skeleton_destroy(&biped);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_strings),
         cmocka_unit_test(test_half_rounding),
         cmocka_unit_test(test_small_cost_addends),
+        cmocka_unit_test(test_allocator_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

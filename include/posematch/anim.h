@@ -72,7 +72,8 @@ typedef struct pm_clip {
 PM_API pm_result pm_skeleton_create(pm_skeleton *out, int joint_count, const pm_allocator *allocator, pm_error *error);
 PM_API pm_result pm_skeleton_set_name(pm_skeleton *skeleton, int joint, const char *name, pm_error *error);
 /* src must pass pm_skeleton_validate (else its error, prefixed "pm_skeleton_copy"). out may be src:
- * it is replaced only once the copy exists. On failure out, unless it is src, is zeroed. */
+ * it is replaced only once the copy exists. On failure out, unless it is src, is zeroed.
+ * allocator NULL = src's. */
 PM_API pm_result pm_skeleton_copy(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator, pm_error *error);
 PM_API void pm_skeleton_destroy(pm_skeleton *skeleton);
 /* Checks that every array is allocated and joint_count within 1..PM_MAX_JOINTS; names (non-empty,
@@ -112,7 +113,7 @@ PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skel
 PM_API pm_result pm_clip_create(pm_clip *out, const pm_skeleton *skeleton, int frame_count, float frame_time,
                                 const pm_allocator *allocator, pm_error *error);
 /* src needs what pm_clip_sample needs, and its curves consistent (see pm_clip_validate). out may
- * be src. */
+ * be src. allocator NULL = src's. */
 PM_API pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error);
 PM_API void pm_clip_destroy(pm_clip *clip);
 /* Names are quoted in messages: a name with a control character is PM_ERR_INVALID_ARGUMENT. */
@@ -248,8 +249,9 @@ typedef struct pm_root_track {
     pm_transform *frames;
     pm_allocator allocator;
 } pm_root_track;
-/* `def` NULL = pm_default_root_def(). A hips position, facing or floor that is not finite is
- * PM_ERR_NUMERIC naming the frame. On failure *out is empty (safe to destroy). */
+/* `def` NULL = pm_default_root_def(); allocator NULL = the clip's. A hips position, facing or
+ * floor that is not finite is PM_ERR_NUMERIC naming the frame. On failure *out is empty (safe to
+ * destroy). */
 PM_API pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const pm_root_def *def,
                                        const pm_allocator *allocator, pm_error *error);
 PM_API void pm_root_track_destroy(pm_root_track *track);

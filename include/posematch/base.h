@@ -55,8 +55,20 @@ typedef struct pm_error {
     char message[PM_ERROR_MESSAGE_SIZE];
 } pm_error;
 
-/* Allocation hooks. Every object that owns memory records the allocator it was created with.
- * A NULL allocator pointer anywhere in the API means the C library's aligned allocation. */
+/* Allocation hooks. Every object that owns memory records the allocator it was created with and
+ * frees with it; temporary memory comes from the allocator of what a call works on (a clip's, a
+ * space's, a database's or its def's), but for the few path buffers of file writing (file.h,
+ * pm_database_save, pm_bvh_write_file), which come from the C library.
+ * - A NULL allocator pointer means the C library's aligned allocation, except in the calls that
+ *   derive an object from another - pm_skeleton_copy, pm_clip_copy, pm_animation_build,
+ *   pm_root_track_extract - where NULL means the source's allocator. Calls without an allocator
+ *   parameter that make a clip from clips (resample, trim, mirror, pm_clip_extract_additive) use
+ *   their source's, pm_blend_space_bake the space's.
+ * - An allocator whose alloc or free is NULL counts as a NULL allocator: both are needed.
+ * - Threads: an allocator is called on the thread that called the library, except by
+ *   pm_database_build with threads > 1, whose worker threads copy, resample and read the clips with
+ *   each clip's own allocator at the same time. Those allocators must be thread-safe then (the
+ *   def's allocator is only called on the building thread). */
 typedef struct pm_allocator {
     void *(*alloc)(size_t size, size_t alignment, void *user);
     void (*free)(void *ptr, void *user);

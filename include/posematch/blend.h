@@ -104,7 +104,8 @@ typedef struct pm_animation {
     pm_allocator allocator;
 } pm_animation;
 
-/* Builds the runtime form of a validated clip. The clip is not referenced afterwards. */
+/* Builds the runtime form of a validated clip (allocator NULL = the clip's). The clip is not
+ * referenced afterwards. */
 PM_API pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_allocator *allocator,
                                     pm_error *error);
 PM_API void pm_animation_destroy(pm_animation *animation);

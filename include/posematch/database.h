@@ -60,7 +60,8 @@ typedef struct pm_database_def {
     int kdtree_leaf_size;       /* 16 */
     int exact_components;       /* components the exact bound tree splits on; 0 = automatic */
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8; 128 */
-    int threads;                /* builder threads, 1..64 (results never depend on it); 1 */
+    int threads;                /* builder threads, 1..64 (results never depend on it; above 1
+                                   the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
     float exclude_start;        /* default per-asset exclusion at the start of non-looping clips,
                                    0..1e6 seconds; 0 */
@@ -68,7 +69,9 @@ typedef struct pm_database_def {
                                    0..1e6 seconds; 0.3 */
     int mirror_axis;            /* -1 = from the rest pose (see pm_clip_mirror) */
     pm_root_def root;           /* checked with pm_root_def_validate */
-    const pm_allocator *allocator;
+    const pm_allocator *allocator; /* the database and the build's own memory (NULL = the C
+                                   library's); the prepared copies of the clips use each clip's
+                                   allocator, from the builder threads (see base.h) */
     pm_progress_fn progress;    /* optional; called from the building thread */
     void *progress_user;
 } pm_database_def;
