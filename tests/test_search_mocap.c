@@ -1,6 +1,7 @@
 /* Integration on the real clips: databases over several skeletons, every exact mode against
  * brute force on noisy and far queries (with and without dynamic weights), determinism across
- * thread counts, and queries built from a clip. */
+ * thread counts, queries built from a clip, and the asset order and mirrored clips a player of
+ * results relies on. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,61 @@ static void test_lead_in_frames(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* What database.h says about playing results: assets in def order with each mirrored copy right
+ * after its source, and a copy's poses are its source clip mirrored with the database's axis
+ * (the lead-in of CMU 01_01 included: the rows skip it). */
+static void test_playing_mirrored_results(void **state) {
+    (void)state;
+    const char *paths[3] = {"cmu/01_01.bvh", "cmu/02_01_daz.bvh", "bandai-namco/dataset-2/dataset-2_run_normal_003.bvh"};
+    pm_clip c[3];
+    pm_asset_def a[3];
+    pm_error err;
+    for (int i = 0; i < 3; i++) {
+        if (pm_bvh_read_file(&c[i], pm_test_mocap_path(paths[i]), NULL, &err) != PM_OK) fail_msg("%s", err.message);
+        a[i] = pm_default_asset_def(&c[i]);
+    }
+    a[1].mirror = 0; /* overrides the def's mirroring */
+    pm_database_def def = pm_default_database_def();
+    def.mirror = 1;
+    pm_database *db = NULL;
+    if (pm_database_build(&db, &def, a, 3, &err) != PM_OK) fail_msg("build: %s", err.message);
+    const char *names[5] = {"01_01", "01_01.mirror", "02_01_daz", "dataset-2_run_normal_003",
+                            "dataset-2_run_normal_003.mirror"};
+    const int sources[5] = {-1, 0, -1, -1, 3};
+    assert_int_equal(pm_database_asset_count(db), 5);
+    for (int i = 0; i < 5; i++) {
+        pm_asset_info info;
+        PM_ASSERT_OK(pm_database_asset(&info, db, i, NULL));
+        assert_string_equal(info.name, names[i]);
+        assert_int_equal(info.source_asset, sources[i]);
+    }
+    float lead = 0.0f;
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c[0], NULL));
+    assert_true(lead > 0.0f);
+    pm_clip mirrored;
+    PM_ASSERT_OK(pm_clip_mirror(&mirrored, &c[0], NULL, pm_database_settings(db)->mirror_axis, NULL));
+    float *rows = NULL;
+    int n = 0;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &mirrored, NULL));
+    pm_asset_info copy;
+    PM_ASSERT_OK(pm_database_asset(&copy, db, 1, NULL));
+    assert_int_equal(n, copy.pose_count);
+    const int card = pm_schema_cardinality(pm_database_schema(db));
+    const float *scale = pm_database_scales(db);
+    float x[64];
+    for (int r = 0; r < n; r++) {
+        PM_ASSERT_OK(pm_database_pose_features(x, db, copy.first_pose + r, NULL));
+        for (int d = 0; d < card; d++)
+            if (!(fabsf(x[d] - rows[(size_t)r * card + d]) <= 1e-4f * scale[d]))
+                fail_msg("row %d dimension %d: the mirrored clip gives %g, the copy holds %g", r, d,
+                         (double)rows[(size_t)r * card + d], (double)x[d]);
+    }
+    pm_free_buffer(rows, NULL);
+    pm_clip_destroy(&mirrored);
+    pm_database_destroy(db);
+    for (int i = 0; i < 3; i++) pm_clip_destroy(&c[i]);
+}
+
 int main(void) {
     pm_test_require_mocap("test_search_mocap");
     const struct CMUnitTest tests[] = {
@@ -285,6 +341,7 @@ int main(void) {
         cmocka_unit_test(test_null_schema_is_the_preset),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_a_pose_finds_itself),
+        cmocka_unit_test(test_playing_mirrored_results),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,9 +57,11 @@ typedef struct pm_database_def {
                                    1..1000; 30 */
     int mirror;                 /* add a mirrored copy of every asset, 0 or 1; 0 */
     int pca_components;         /* PCA components of the KD-tree (PS6), 1..64; 4 */
-    int kdtree_leaf_size;       /* 16 */
-    int exact_components;       /* components the exact bound tree splits on; 0 = automatic */
-    int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8; 128 */
+    int kdtree_leaf_size;       /* PCA KD-tree points per leaf, 1..1024; 16 */
+    int exact_components;       /* components the exact bound tree splits on, 0..64 and at most
+                                   the cardinality; 0 = automatic */
+    int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8, 8..4096;
+                                   128 */
     int threads;                /* builder threads, 1..64 (results never depend on it; above 1
                                    the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
@@ -81,7 +83,11 @@ PM_API pm_database_def pm_default_database_def(void);
  * bones) first; any error names the field or asset. *out is set to NULL on entry and stays NULL
  * on failure. At least one pose must be searchable: a build whose poses are all block
  * transitions (clips shorter than the schema's trajectory window) or excluded fails with
- * PM_ERR_INVALID_ARGUMENT. */
+ * PM_ERR_INVALID_ARGUMENT.
+ * The database's assets are the def's in order, each mirrored copy right after its source: with
+ * every asset mirrored, def asset i is database asset 2i and its copy 2i + 1 (source_asset in
+ * pm_asset_info links a copy back). Names need not be unique here (pm_database_find_asset
+ * returns the first); the CLI refuses repeats. */
 PM_API pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
                                    int asset_count, pm_error *error);
 
@@ -98,6 +104,9 @@ PM_API pm_result pm_database_compute_key(char out_key[33], const pm_database_def
  * use, so a truncated or corrupted file is an error, never a crash. */
 /* Writes the database's image with pm_file_write (file.h): all or nothing, through links. */
 PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error);
+/* *out is NULL on failure: a NULL argument (PM_ERR_INVALID_ARGUMENT), PM_ERR_IO (the file),
+ * PM_ERR_CORRUPT (structure, checksum), PM_ERR_VERSION (a format this library does not read),
+ * PM_ERR_OUT_OF_MEMORY; the message names the file. */
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
 enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */
 /* Copies `data` (the caller may free it on return); the database owns its copy. flags is 0 or
@@ -152,6 +161,10 @@ PM_API const pm_schema *pm_database_schema(const pm_database *db);
  * steered the build is not stored: threads reads 1, allocator, progress and progress_user NULL. */
 PM_API const pm_database_def *pm_database_settings(const pm_database *db);
 
+/* Playing a search result: the asset's poses are its clip as the build prepared it, so play that
+ * clip from pm_search_result.time + pm_database_clip_lead_in(clip) (its rest-pose lead-in, if the
+ * build dropped one). A mirrored copy plays its source's clip mirrored with pm_clip_mirror, the
+ * asset def's mirror_map (NULL if it gave none) and pm_database_settings(db)->mirror_axis. */
 typedef struct pm_asset_info {
     const char *name;
     int first_pose;

@@ -57,7 +57,9 @@ typedef struct pm_search_def {
                                        weights for this query (not square roots: the schema's are
                                        pm_database_weights_sqrt squared), each in
                                        0..PM_SEARCH_MAX_DYNAMIC_WEIGHT; NULL = none */
-    int continuing_pose;            /* PS8: the pose being played, -1 = none */
+    int continuing_pose;            /* PS8: the pose being played, -1 = none: the playing asset's
+                                       first_pose + its frame nearest the playback time (time *
+                                       fps; wrapped in a looping asset, else at most pose_count - 1) */
     float continuing_cost_addend;   /* added to the continuing pose's cost (which is scored once,
                                        with it): negative = rather stay, positive = rather move on */
     float max_cost;                 /* only results costing at most this count (a bound from
@@ -74,10 +76,10 @@ PM_API pm_search_def pm_default_search_def(void);
 typedef struct pm_search_result {
     int found;              /* 0 when no pose costs at most max_cost (an infinite cost, from a
                                penalty that rejects or from overflow, never counts) */
-    int pose;
-    int asset;
-    int frame;
-    float time;             /* seconds within the asset */
+    int pose;               /* -1 when not found */
+    int asset;              /* -1 when not found; database.h says how to play it (pm_asset_info) */
+    int frame;              /* within the asset: pose - its first_pose */
+    float time;             /* seconds within the asset (frame / the database's fps) */
     float cost;             /* total: dissimilarity + addends + penalty */
     float dissimilarity;    /* the feature distance alone */
     float cost_addend;      /* pose addend (+ continuing addend when continuing) */
