@@ -441,7 +441,7 @@ static void test_resolution_message(void **state) {
 }
 
 /* The inspection functions say what is wrong: NULL arguments, a sample or axis outside the
- * space's; nothing is written on failure. */
+ * space's; nothing is written on failure. Those returning a value give NULL or 0 instead. */
 static void test_inspection_errors(void **state) {
     (void)state;
     fixture fx;
@@ -476,6 +476,19 @@ static void test_inspection_errors(void **state) {
     assert_true(lo == -1.0f && hi == -7.0f);
     PM_ASSERT_OK(pm_blend_space_axis_range(NULL, &hi, s, 1, &e));
     assert_true(hi == 2.0f);
+    /* The value-returning ones: NULL or 0 outside the space, nothing written. */
+    assert_null(pm_blend_space_sample_name(s, 3));
+    assert_null(pm_blend_space_sample_name(s, -1));
+    assert_null(pm_blend_space_sample_animation(s, 3));
+    assert_null(pm_blend_space_axis_name(s, 2));
+    assert_null(pm_blend_space_name(NULL));
+    assert_null(pm_blend_space_skeleton(NULL));
+    assert_int_equal(pm_blend_space_sample_count(NULL), 0);
+    int cell[4] = {-7, -7, -7, -7};
+    assert_int_equal(pm_blend_space_cell(s, pm_blend_space_cell_count(s), cell), 0);
+    assert_int_equal(pm_blend_space_cell(s, -1, cell), 0);
+    assert_int_equal(cell[0], -7);
+    assert_int_equal(pm_blend_space_sample_cycles(s, 3), 0);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }

@@ -100,7 +100,10 @@ PM_API pm_blend_space_def pm_default_blend_space_def(void);
 PM_API pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *def, pm_error *error);
 PM_API void pm_blend_space_destroy(pm_blend_space *space);
 
-/* ---- inspection ---- */
+/* ---- inspection ----
+ * The functions that return a value rather than a pm_result return NULL or 0 for a NULL space
+ * and for a sample, axis or cell outside the space's (names and animations live as long as the
+ * space). */
 PM_API const char *pm_blend_space_name(const pm_blend_space *space);
 PM_API int pm_blend_space_dimensions(const pm_blend_space *space);
 PM_API int pm_blend_space_sample_count(const pm_blend_space *space);
@@ -138,7 +141,7 @@ PM_API int pm_blend_space_scratch_count(const pm_blend_space *space);
  * (or along the line of collinear samples), 0 with one sample. pm_blend_space_cell writes the
  * cell's sample indices (4, 3 or 2) and returns how many. */
 PM_API int pm_blend_space_cell_count(const pm_blend_space *space);
-PM_API int pm_blend_space_cell(const pm_blend_space *space, int cell, int *out_samples);
+PM_API int pm_blend_space_cell(const pm_blend_space *space, int cell, int *out_samples); /* 0: nothing written */
 
 /* ---- weights ---- */
 
