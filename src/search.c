@@ -275,6 +275,9 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
 pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
                            void *scratch, size_t scratch_size, int kernel, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
+    /* A caller that misses an error code reads "not found", never the previous frame's answer. */
+    memset(out, 0, sizeof *out);
+    out->pose = out->asset = -1;
     if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: database is NULL");
     if (!query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: query is NULL");
     pm_search_def def = def_in ? *def_in : pm_default_search_def();
@@ -385,14 +388,15 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
 pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_database *const *dbs,
                               const float *const *queries, const pm_search_def *defs, int count, void *scratch,
                               size_t scratch_size, pm_error *error) {
+    /* "Not found" before any check: every error leaves the outputs so, as the header says. */
+    if (out_db) *out_db = -1;
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: out is NULL");
+    memset(out, 0, sizeof *out);
+    out->pose = out->asset = -1;
     if (!dbs || !queries) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: databases or queries are NULL");
     if (count < 1 || count > PM_SEARCH_MAX_DATABASES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: %d databases is outside 1..%d", count,
                        PM_SEARCH_MAX_DATABASES);
-    memset(out, 0, sizeof *out);
-    out->pose = out->asset = -1;
-    if (out_db) *out_db = -1;
     int candidates = 0, nodes = 0;
     float best = INFINITY;
     for (int i = 0; i < count; i++) {

@@ -460,7 +460,19 @@ static void test_databases_of_different_schemas(void **state) {
     assert_int_equal(r.found, 0);
     assert_int_equal(r.pose, -1);
     assert_int_equal(which, -1);
-    assert_int_equal(pm_search_databases(&r, NULL, dbs, qs, defs, 0, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    /* The argument checks too leave "not found" behind, not the last call's result. */
+    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs, NULL, 2, scratch, ss, NULL));
+    assert_int_equal(r.found, 1);
+    assert_int_equal(pm_search_databases(&r, &which, dbs, qs, defs, 0, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_search_databases: 0 databases is outside 1..64");
+    assert_true(r.found == 0 && r.pose == -1 && r.asset == -1 && which == -1);
+    which = 7;
+    r.found = 1;
+    assert_int_equal(pm_search_databases(&r, &which, NULL, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_true(r.found == 0 && r.pose == -1 && which == -1);
+    which = 7;
+    assert_int_equal(pm_search_databases(NULL, &which, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(which, -1);
     free(scratch);
     pm_database_destroy(small);
     for (int i = 0; i < 2; i++) pm_clip_destroy(&clips[i]);
@@ -504,9 +516,19 @@ static void test_errors(void **state) {
     assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, 16, &err), PM_ERR_MISMATCH);
     assert_non_null(strstr(err.message, "scratch"));
     assert_int_equal(pm_search(&r, F.db, q, &def, (char *)F.scratch + 4, F.scratch_size - 4, &err), PM_ERR_INVALID_ARGUMENT);
+    /* A failed search after a successful one reads "not found", not the earlier answer, and
+     * leaves the breakdown alone. */
+    float breakdown[DIMS];
+    def.out_breakdown = breakdown;
+    PM_ASSERT_OK(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(r.found, 1);
+    for (int c = 0; c < DIMS; c++) breakdown[c] = -7.0f;
     q[3] = NAN;
     assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_NUMERIC);
     assert_non_null(strstr(err.message, "3"));
+    assert_true(r.found == 0 && r.pose == -1 && r.asset == -1 && r.candidates == 0);
+    for (int c = 0; c < DIMS; c++) assert_true(breakdown[c] == -7.0f);
+    def.out_breakdown = NULL;
     q[3] = 0.0f;
     def.continuing_pose = F.poses;
     assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);

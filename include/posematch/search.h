@@ -95,7 +95,8 @@ PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def 
 
 /* Searches with a raw (unnormalised) query row of cardinality floats. Errors: NULL or
  * misaligned scratch, a def field out of range (PM_ERR_INVALID_ARGUMENT), scratch short of
- * pm_search_scratch_size (PM_ERR_MISMATCH), a NaN or out-of-range query value (PM_ERR_NUMERIC). */
+ * pm_search_scratch_size (PM_ERR_MISMATCH), a NaN or out-of-range query value (PM_ERR_NUMERIC);
+ * *out then reads "not found" (found 0, pose and asset -1) and out_breakdown is not written. */
 PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
                            void *scratch, size_t scratch_size, pm_error *error);
 
