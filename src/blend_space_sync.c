@@ -199,7 +199,8 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
         time = (float)(start + f * length);
     }
     out->time = time;
-    /* Within a thousandth of a frame of the end the sampling job would wrap to key 0: the end key. */
+    /* Within a thousandth of a frame past the end the sampling job would wrap to key 0 (it reads
+     * the end key only at the duration itself): the end key. */
     double x = (double)time / (double)a->frame_time, n = (double)a->frame_count;
     out->at_end = a->looping && x >= n && x < n + 1e-3;
 }

@@ -272,29 +272,42 @@ float pm_clip_duration(const pm_clip *c) {
 }
 
 /* Frame pair and blend factor for a time: clamped, or wrapped when looping. */
-static void clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, float *t) {
+/* Frames around `time` and the fraction between them; 1 when a looping clip's time is at its
+ * end - a whole number of loops - where the seam's far side (the loop end) is read whole. */
+static int clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, float *t) {
     int n = c->frame_count;
     double x = (double)time / (double)c->frame_time;
     if (c->looping && n > 1) {
-        x = fmod(x, (double)n);
-        if (x < 0.0) x += n;
-        int i = (int)floor(x);
+        /* Wrapped at the duration as a float (see key_pair in animation.c): a time of exactly the
+         * duration is the loop's end on every clip, not the end or frame 0 by rounding. */
+        double period = (double)pm_clip_duration(c) / (double)c->frame_time;
+        if (!(period > 0.0) || !isfinite(period)) period = n;
+        double w = fmod(x, period);
+        if (w < 0.0) w += period;
+        if ((w == 0.0 && x > 0.0) || w >= (double)n) {
+            *f0 = n - 1;
+            *f1 = 0;
+            *t = 1.0f;
+            return 1;
+        }
+        int i = (int)floor(w);
         if (i >= n) i = n - 1;
         *f0 = i;
         *f1 = (i + 1) % n;
-        *t = (float)(x - i);
-        return;
+        *t = (float)(w - i);
+        return 0;
     }
     if (!(x > 0.0)) x = 0.0; /* also catches NaN */
     if (x >= (double)(n - 1)) {
         *f0 = *f1 = n - 1;
         *t = 0.0f;
-        return;
+        return 0;
     }
     int i = (int)floor(x);
     *f0 = i;
     *f1 = i + 1;
     *t = (float)(x - i);
+    return 0;
 }
 
 pm_vec3 pm_clip_loop_end_translation(const pm_clip *c, int j) {
@@ -395,8 +408,16 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
                        c->name ? c->name : "(unnamed)");
     int f0, f1;
     float t;
-    clip_frame_pair(c, time, &f0, &f1, &t);
+    int at_end = clip_frame_pair(c, time, &f0, &f1, &t);
     int jc = c->skeleton.joint_count;
+    if (at_end) {
+        /* The loop end, as the runtime animation's end key holds it (up to its hemisphere). */
+        for (int j = 0; j < jc; j++) {
+            out_rot[j] = pm_clip_loop_end_rotation(c, j);
+            out_trans[j] = pm_clip_loop_end_translation(c, j);
+        }
+        return PM_OK;
+    }
     const pm_quat *r0 = c->rotations + (size_t)f0 * jc, *r1 = c->rotations + (size_t)f1 * jc;
     const pm_vec3 *p0 = c->translations + (size_t)f0 * jc, *p1 = c->translations + (size_t)f1 * jc;
     /* From a loop's last frame on to its first: towards where the first frame lies one cycle on,

@@ -107,6 +107,69 @@ static void test_loop_end_key_turns_only_the_root_carrier(void **state) {
     pm_skeleton_destroy(&sk);
 }
 
+/* A looping animation sampled at exactly its duration (or twice it) reads its end key, whichever
+ * way n frame times rounded to a float: it read frame 0 when the duration rounded above n frames
+ * (most real clips), so a player taking root motion up to the wrap saw the root jump back. Just
+ * below the duration is near the end, just above it near the start; pm_clip_sample agrees. */
+static void test_sampling_at_the_loop_end(void **state) {
+    (void)state;
+    const float ft = 1.0f / 30.0f;
+    int lengths[2] = {0, 0}; /* a duration rounded above n frames, one below */
+    for (int n = 2; n < 400 && (!lengths[0] || !lengths[1]); n++) {
+        double period = (double)((float)n * ft) / (double)ft;
+        if (period > n && !lengths[0]) lengths[0] = n;
+        if (period < n && !lengths[1]) lengths[1] = n;
+    }
+    assert_true(lengths[0] > 0 && lengths[1] > 0);
+    pm_skeleton sk;
+    PM_ASSERT_OK(pm_skeleton_create(&sk, 2, NULL, NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&sk, 0, "Hips", NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&sk, 1, "Spine", NULL));
+    sk.parents[0] = -1, sk.parents[1] = 0;
+    for (int k = 0; k < 2; k++) {
+        const int n = lengths[k];
+        pm_clip clip;
+        PM_ASSERT_OK(pm_clip_create(&clip, &sk, n, ft, NULL, NULL));
+        clip.looping = 1;
+        for (int f = 0; f < n; f++) {
+            clip.translations[(size_t)f * 2] = pm_vec3_make(0.0f, 1.0f, 1.5f * (float)f / (float)n); /* 1.5 m a loop */
+            clip.rotations[(size_t)f * 2 + 1] = pm_quat_from_yaw(0.3f * sinf(2.0f * PM_PI * (float)f / (float)n));
+        }
+        pm_animation anim;
+        PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
+        const pm_soa_transform *end = anim.keys + (size_t)n * (size_t)anim.soa_count;
+        pm_soa_transform out[1];
+        pm_sampling_job job = pm_default_sampling_job();
+        job.animation = &anim;
+        job.output = out;
+        job.output_count = 1;
+        const float at_end[2] = {anim.duration, 2.0f * anim.duration};
+        for (int i = 0; i < 2; i++) {
+            job.time = at_end[i];
+            PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
+            if (memcmp(out, end, sizeof out)) fail_msg("%d frames: time %.9g is not the end key", n, (double)job.time);
+        }
+        job.time = nextafterf(anim.duration, 0.0f);
+        PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
+        assert_true(fabsf(pm_pose_translation(out, 0).z - 1.5f) < 1e-3f);
+        job.time = nextafterf(anim.duration, INFINITY);
+        PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
+        assert_true(fabsf(pm_pose_translation(out, 0).z) < 1e-3f);
+        pm_quat r[2];
+        pm_vec3 t[2];
+        PM_ASSERT_OK(pm_clip_sample(r, t, &clip, pm_clip_duration(&clip), NULL));
+        for (int j = 0; j < 2; j++) {
+            pm_test_assert_vec3_near(t[j], pm_pose_translation(end, j), 0.0f);
+            assert_quat_near(r[j], pm_pose_rotation(end, j), 1e-6f);
+        }
+        PM_ASSERT_OK(pm_clip_sample(r, t, &clip, nextafterf(pm_clip_duration(&clip), INFINITY), NULL));
+        assert_true(fabsf(t[0].z) < 1e-3f);
+        pm_animation_destroy(&anim);
+        pm_clip_destroy(&clip);
+    }
+    pm_skeleton_destroy(&sk);
+}
+
 static void test_sampling_matches_clip(void **state) {
     (void)state;
     pm_skeleton sk;
@@ -732,6 +795,7 @@ int main(void) {
         cmocka_unit_test(test_pose_conversions),
         cmocka_unit_test(test_sampling_matches_clip),
         cmocka_unit_test(test_loop_end_key_turns_only_the_root_carrier),
+        cmocka_unit_test(test_sampling_at_the_loop_end),
         cmocka_unit_test(test_sampling_errors),
         cmocka_unit_test(test_blend_matches_reference),
         cmocka_unit_test(test_blend_zero_weight_is_not_read),

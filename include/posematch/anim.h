@@ -130,8 +130,9 @@ PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
 /* (frame_count - 1) * frame_time, or frame_count * frame_time for looping clips. */
 PM_API float pm_clip_duration(const pm_clip *clip);
 
-/* Local pose at `time` seconds (clamped, or wrapped for looping clips): slerp rotations,
- * lerp translations between the two nearest frames. Between a loop's last frame and its first,
+/* Local pose at `time` seconds (clamped, or wrapped for looping clips, where a whole positive
+ * number of durations is the loop's end - the pose the runtime animation's end key holds - not
+ * its first frame): slerp rotations, lerp translations between the two nearest frames. Between a loop's last frame and its first,
  * the translation of a joint that travels (root motion) heads for the first frame moved on by one
  * cycle (the last frame plus an average step), and the rotation of the joint that carries the root
  * motion (the topmost that travels, faster than a centimetre a second) for the first frame's
