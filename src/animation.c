@@ -221,7 +221,8 @@ static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
         }
         x = w;
     } else if (!(x > 0.0)) x = 0.0;
-    else if (x >= (double)(n - 1)) {
+    else if (x >= (double)(n - 1) || time >= (float)(n - 1) * a->frame_time) {
+        /* At or past the end; the duration itself counts whichever way it rounded as a float. */
         *k0 = n - 1;
         *alpha = 0.0f;
         return;

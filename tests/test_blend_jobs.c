@@ -110,7 +110,9 @@ static void test_loop_end_key_turns_only_the_root_carrier(void **state) {
 /* A looping animation sampled at exactly its duration (or twice it) reads its end key, whichever
  * way n frame times rounded to a float: it read frame 0 when the duration rounded above n frames
  * (most real clips), so a player taking root motion up to the wrap saw the root jump back. Just
- * below the duration is near the end, just above it near the start; pm_clip_sample agrees. */
+ * below the duration is near the end, just above it near the start; pm_clip_sample agrees. A
+ * one-shot's duration is its last key exactly (pm_clip_sample, which builds resample through,
+ * keeps its interpolation a hair short of it: databases stay as they were built). */
 static void test_sampling_at_the_loop_end(void **state) {
     (void)state;
     const float ft = 1.0f / 30.0f;
@@ -164,6 +166,25 @@ static void test_sampling_at_the_loop_end(void **state) {
         }
         PM_ASSERT_OK(pm_clip_sample(r, t, &clip, nextafterf(pm_clip_duration(&clip), INFINITY), NULL));
         assert_true(fabsf(t[0].z) < 1e-3f);
+        pm_animation_destroy(&anim);
+        pm_clip_destroy(&clip);
+    }
+    /* A one-shot at its duration is its last key bit for bit, whichever way it rounded. */
+    for (int n = 2; n < 40; n++) {
+        pm_clip clip;
+        PM_ASSERT_OK(pm_clip_create(&clip, &sk, n, ft, NULL, NULL));
+        for (int f = 0; f < n; f++) clip.translations[(size_t)f * 2] = pm_vec3_make(0.1f * (float)f, 1.0f, 0.3f * (float)f);
+        pm_animation anim;
+        PM_ASSERT_OK(pm_animation_build(&anim, &clip, NULL, NULL));
+        pm_soa_transform out[1];
+        pm_sampling_job job = pm_default_sampling_job();
+        job.animation = &anim;
+        job.time = anim.duration;
+        job.output = out;
+        job.output_count = 1;
+        PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
+        if (memcmp(out, anim.keys + (size_t)(n - 1) * (size_t)anim.soa_count, sizeof out))
+            fail_msg("one-shot of %d frames: its duration is not its last key", n);
         pm_animation_destroy(&anim);
         pm_clip_destroy(&clip);
     }

@@ -120,10 +120,11 @@ typedef enum pm_rotation_blend {
 /* Local pose of an animation at a time: the two keys around it interpolated. */
 typedef struct pm_sampling_job {
     const pm_animation *animation;
-    float time;                  /* seconds; clamped to [0, duration], wrapped when looping: a
-                                  * whole positive number of durations is the loop's end (its end
-                                  * key), not its start, so that root motion can be taken up to the
-                                  * wrap; just past it is the start again */
+    float time;                  /* seconds; clamped to [0, duration] (the duration: the last
+                                  * key), wrapped when looping: a whole positive number of
+                                  * durations is the loop's end (its end key), not its start, so
+                                  * that root motion can be taken up to the wrap; just past it is
+                                  * the start again */
     pm_rotation_blend rotation;
     pm_soa_transform *output;    /* output_count >= animation->soa_count groups */
     int output_count;
