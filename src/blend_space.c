@@ -52,8 +52,9 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->grid_items);
     pm_delaunay_destroy(&s->tri);
     pm_delaunay3_destroy(&s->tet);
-    pm_free(&a, s->hull_faces);
-    pm_free(&a, s->hull_tets);
+    pm_free(&a, s->hull_items);
+    pm_free(&a, s->hull_cells);
+    pm_free(&a, s->hull_ties);
     pm_free(&a, s->hull_nodes);
     pm_skeleton_destroy(&s->skeleton);
     pm_free(&a, s);

@@ -132,93 +132,6 @@ static pm_result build_grid3(pm_blend_space *s, pm_error *error) {
     return build_grid(s, 3, n, s->tet.vertices, cells, 0, error);
 }
 
-/* ---- hull faces ---- */
-
-typedef struct hull_key {
-    int64_t key; /* 3 x the centroid along the split axis */
-    int32_t face;
-} hull_key;
-
-static int compare_hull_key(const void *a, const void *b) {
-    const hull_key *x = (const hull_key *)a, *y = (const hull_key *)b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return (x->face > y->face) - (x->face < y->face);
-}
-
-static int64_t face_coord(const pm_blend_space *s, const int32_t *f, int i, int axis) {
-    return pm_dt3_component(s->points[f[i]], axis);
-}
-
-/* Splits faces [first, first + count) at the median centroid along the box's longest axis; the
- * children of a node are allocated side by side. */
-static void build_hull_node(pm_blend_space *s, hull_key *keys, int32_t *scratch, int node, int first, int count, int *used) {
-    pm_blend_hull_node *nd = &s->hull_nodes[node];
-    for (int a = 0; a < 3; a++) {
-        nd->lo[a] = INT64_MAX;
-        nd->hi[a] = INT64_MIN;
-        for (int k = first; k < first + count; k++)
-            for (int i = 0; i < 3; i++) {
-                int64_t c = face_coord(s, s->hull_faces + 3 * k, i, a);
-                nd->lo[a] = PM_MIN(nd->lo[a], c);
-                nd->hi[a] = PM_MAX(nd->hi[a], c);
-            }
-    }
-    if (count <= PM_BLEND_HULL_LEAF) {
-        nd->first = first;
-        nd->count = count;
-        return;
-    }
-    int axis = 0;
-    for (int a = 1; a < 3; a++)
-        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
-    for (int k = 0; k < count; k++) {
-        const int32_t *f = s->hull_faces + 3 * (first + k);
-        keys[k].key = face_coord(s, f, 0, axis) + face_coord(s, f, 1, axis) + face_coord(s, f, 2, axis);
-        keys[k].face = first + k;
-    }
-    qsort(keys, (size_t)count, sizeof *keys, compare_hull_key);
-    for (int k = 0; k < count; k++) {
-        memcpy(scratch + 4 * k, s->hull_faces + 3 * keys[k].face, 3 * sizeof(int32_t));
-        scratch[4 * k + 3] = s->hull_tets[keys[k].face];
-    }
-    for (int k = 0; k < count; k++) {
-        memcpy(s->hull_faces + 3 * (first + k), scratch + 4 * k, 3 * sizeof(int32_t));
-        s->hull_tets[first + k] = scratch[4 * k + 3];
-    }
-    int child = *used;
-    *used += 2;
-    nd->first = child;
-    nd->count = 0;
-    build_hull_node(s, keys, scratch, child, first, count / 2, used);
-    build_hull_node(s, keys, scratch, child + 1, first + count / 2, count - count / 2, used);
-}
-
-static pm_result build_hull_index(pm_blend_space *s, pm_error *error) {
-    const pm_allocator *a = &s->allocator;
-    int h = s->tet.hull_count;
-    s->hull_faces = (int32_t *)pm_alloc_array(a, (size_t)h * 3, sizeof(int32_t), 0);
-    s->hull_tets = (int32_t *)pm_alloc_array(a, (size_t)h, sizeof(int32_t), 0);
-    s->hull_nodes = (pm_blend_hull_node *)pm_alloc_array(a, (size_t)h * 2, sizeof(pm_blend_hull_node), 0);
-    hull_key *keys = (hull_key *)pm_alloc_array(a, (size_t)h, sizeof(hull_key), 0);
-    int32_t *scratch = (int32_t *)pm_alloc_array(a, (size_t)h * 4, sizeof(int32_t), 0);
-    pm_result r = PM_OK;
-    if (!s->hull_faces || !s->hull_tets || !s->hull_nodes || !keys || !scratch)
-        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for its hull");
-    else {
-        for (int k = 0; k < h; k++) {
-            int tet = s->tet.hull[2 * k], opposite = s->tet.hull[2 * k + 1];
-            for (int i = 0, m = 0; i < 4; i++)
-                if (i != opposite) s->hull_faces[3 * k + m++] = s->tet.vertices[4 * tet + i];
-            s->hull_tets[k] = tet;
-        }
-        int used = 1;
-        build_hull_node(s, keys, scratch, 0, 0, h, &used);
-    }
-    pm_free(a, keys);
-    pm_free(a, scratch);
-    return r;
-}
-
 /* ---- degenerate configurations ---- */
 
 static pm_result build_line(pm_blend_space *s, pm_error *error) {
@@ -278,6 +191,7 @@ static pm_result build_plane(pm_blend_space *s, int third, pm_error *error) {
     plane_metric metric = {s->points, perm};
     if ((r = pm_delaunay_build_metric(&s->tri, sorted, n, plane_incircle, &metric, a, error)) != PM_OK) goto done;
     for (int i = 0; i < 3 * s->tri.triangle_count; i++) s->tri.vertices[i] = perm[s->tri.vertices[i]];
+    if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) goto done;
     /* Queries off the plane reach the grid through a rounded projection: one unit of padding. */
     r = build_grid2(s, 1, error);
 done:
@@ -377,10 +291,11 @@ pm_result pm_blend_space_build_cells(pm_blend_space *s, pm_blend_collinear colli
             s->plane_points[k].y = s->points[k].y;
         }
         if ((r = pm_delaunay_build(&s->tri, s->plane_points, n, a, error)) != PM_OK) return r;
+        if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) return r;
         return build_grid2(s, 0, error);
     }
     s->mode = SPACE_TETRAHEDRA;
     if ((r = pm_delaunay3_build(&s->tet, s->points, n, a, error)) != PM_OK) return r;
-    if ((r = build_hull_index(s, error)) != PM_OK) return r;
+    if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) return r;
     return build_grid3(s, error);
 }

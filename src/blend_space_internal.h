@@ -13,8 +13,9 @@ typedef enum space_mode {
     SPACE_TETRAHEDRA = 3 /* 3D Delaunay tetrahedralisation */
 } space_mode;
 
-/* A node of the hull faces' hierarchy: bounding box of the faces below; a leaf holds `count`
- * faces from `first`, an inner node (count 0) has children `first` and `first + 1`. */
+/* A node of the hull elements' hierarchy (blend_space_hull.c): bounding box of the elements below;
+ * a leaf holds `count` elements from `first`, an inner node (count 0) has children `first` and
+ * `first + 1`. */
 typedef struct pm_blend_hull_node {
     int64_t lo[3], hi[3];
     int32_t first, count;
@@ -79,12 +80,15 @@ struct pm_blend_space {
     pm_dt3_point plane_normal;
     int plane_axis;
     pm_triangulation tri;
-    /* SPACE_TETRAHEDRA: vertices are ranks. The hull faces (3 ranks each, and the tetrahedron
-     * owning each) in the order of a bounding-volume hierarchy that finds the nearest one to a
-     * query outside the hull in logarithmic time. */
+    /* SPACE_TETRAHEDRA: vertices are ranks. */
     pm_tetrahedralization tet;
-    int32_t *hull_faces;
-    int32_t *hull_tets;
+    /* The hull's elements - edges (2 ranks) of SPACE_TRIANGLES, faces (3 ranks) of
+     * SPACE_TETRAHEDRA - with the cell owning each and its tie key, in the order of a
+     * bounding-volume hierarchy that finds the nearest one to a query outside the hull. */
+    int hull_arity, hull_count;
+    int32_t *hull_items;
+    int32_t *hull_cells;
+    int32_t *hull_ties;
     pm_blend_hull_node *hull_nodes;
     /* A uniform grid of cell buckets (triangles over plane_points, or tetrahedra) for point location. */
     int grid_n;
@@ -133,6 +137,28 @@ typedef struct pm_blend_raw_weights {
     int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
     double w[PM_BLEND_SPACE_MAX_WEIGHTS];
 } pm_blend_raw_weights;
+/* The kind of cell a query was found in, with its ranks. */
+typedef struct pm_blend_located {
+    pm_blend_cell_kind kind;
+    int cell;
+    int count;
+    int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
+    int outside;
+} pm_blend_located;
+
+/* The nearest point of segment ab (ranks) to snapped q, as two weights that read the same from
+ * either end; and the squared distance from q to the point such weights give. */
+void pm_blend_space_edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q, pm_blend_raw_weights *rw);
+double pm_blend_space_edge_distance2(const pm_blend_space *s, const pm_blend_raw_weights *rw, pm_dt3_point q);
+/* Barycentric weights of q's orthogonal projection onto the plane of triangle abc (ranks) when it
+ * falls in the closed triangle; 0 (nothing written) otherwise. */
+int pm_blend_space_face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_point q, pm_blend_raw_weights *rw);
+/* The hull's elements and their hierarchy (SPACE_TRIANGLES and SPACE_TETRAHEDRA, cells built). */
+pm_result pm_blend_space_build_hull(pm_blend_space *s, pm_error *error);
+/* A query outside the hull: the nearest point of the nearest hull element. */
+void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
+                                 pm_blend_located *at);
+
 /* Barycentric weights of snapped point q in tetrahedron `tet`; 0 when q is outside it. A point on
  * a face or edge gets weights computed from that face's or edge's samples alone (tested: the
  * cells sharing it agree bit for bit). */

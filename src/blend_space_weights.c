@@ -30,7 +30,7 @@ static void put_weight(pm_blend_raw_weights *rw, int rank, double w) {
 
 /* The nearest point of segment ab to q (its orthogonal projection, clamped to the ends). Each weight
  * is one correctly rounded quotient of exact integers that read the same from either end. */
-static void edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q, pm_blend_raw_weights *rw) {
+void pm_blend_space_edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q, pm_blend_raw_weights *rw) {
     pm_dt3_point a = s->points[ra], b = s->points[rb], ab = pm_dt3_sub(b, a);
     int64_t den = pm_dt3_dot(ab, ab), na = pm_dt3_dot(pm_dt3_sub(b, q), ab), nb = pm_dt3_dot(pm_dt3_sub(q, a), ab);
     rw->count = 2;
@@ -41,7 +41,7 @@ static void edge_weights(const pm_blend_space *s, int ra, int rb, pm_dt3_point q
 }
 
 /* Squared distance from q to the point of an edge that edge_weights chose. */
-static double edge_distance2(const pm_blend_space *s, const pm_blend_raw_weights *rw, pm_dt3_point q) {
+double pm_blend_space_edge_distance2(const pm_blend_space *s, const pm_blend_raw_weights *rw, pm_dt3_point q) {
     double p[3] = {0.0, 0.0, 0.0};
     for (int i = 0; i < 2; i++) {
         pm_dt3_point v = s->points[rw->rank[i]];
@@ -56,7 +56,7 @@ static double edge_distance2(const pm_blend_space *s, const pm_blend_raw_weights
 /* Barycentric weights of q's orthogonal projection onto the plane of triangle abc, when it falls in
  * the closed triangle (else 0). The numerators ((c - b) x (q - b)) . N over N . N, N the normal,
  * are the same integers whatever the order of a, b, c (both factors change sign together). */
-static int face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_point q, pm_blend_raw_weights *rw) {
+int pm_blend_space_face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_point q, pm_blend_raw_weights *rw) {
     const int ranks[3] = {ra, rb, rc};
     pm_dt3_point p[3] = {s->points[ra], s->points[rb], s->points[rc]};
     pm_dt3_point nrm = pm_dt3_normal(p[0], p[1], p[2]), o = {0, 0, 0};
@@ -77,7 +77,7 @@ static int face_weights(const pm_blend_space *s, int ra, int rb, int rc, pm_dt3_
     if (zeros == 1) {
         /* On an edge: the edge's own weights, as every cell sharing it computes them. */
         pm_blend_raw_weights e;
-        edge_weights(s, ranks[(zero_at + 1) % 3], ranks[(zero_at + 2) % 3], q, &e);
+        pm_blend_space_edge_weights(s, ranks[(zero_at + 1) % 3], ranks[(zero_at + 2) % 3], q, &e);
         for (int i = 0; i < 2; i++) put_weight(rw, e.rank[i], e.w[i]);
     } else if (zeros == 2) {
         for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_sign(num[i]) > 0 ? 1.0 : 0.0;
@@ -107,10 +107,10 @@ int pm_blend_space_tet_weights(const pm_blend_space *s, int tet, pm_dt3_point q,
     pm_blend_raw_weights sub;
     if (zeros == 1) {
         /* On a face: the face's own weights, whichever of its two tetrahedra found the point. */
-        face_weights(s, nonzero[0], nonzero[1], nonzero[2], q, &sub);
+        pm_blend_space_face_weights(s, nonzero[0], nonzero[1], nonzero[2], q, &sub);
         for (int i = 0; i < 3; i++) put_weight(rw, sub.rank[i], sub.w[i]);
     } else if (zeros == 2) {
-        edge_weights(s, nonzero[0], nonzero[1], q, &sub);
+        pm_blend_space_edge_weights(s, nonzero[0], nonzero[1], q, &sub);
         for (int i = 0; i < 2; i++) put_weight(rw, sub.rank[i], sub.w[i]);
     } else if (zeros == 3) put_weight(rw, nonzero[0], 1.0);
     else {
@@ -122,16 +122,7 @@ int pm_blend_space_tet_weights(const pm_blend_space *s, int tet, pm_dt3_point q,
 
 /* ---- location ---- */
 
-/* The kind of cell found, with its ranks. */
-typedef struct located {
-    pm_blend_cell_kind kind;
-    int cell;
-    int count;
-    int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
-    int outside;
-} located;
-
-static void locate_line(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+static void locate_line(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
     int n = s->sample_count;
     pm_dt3_point o = s->points[0], dir = pm_dt3_sub(s->points[n - 1], o);
     int64_t sq = pm_dt3_dot(pm_dt3_sub(q, o), dir);
@@ -170,14 +161,14 @@ static void locate_line(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_we
     rw->w[1] = t;
 }
 
-static void set_triangle(const pm_blend_space *s, int tri, located *at) {
+static void set_triangle(const pm_blend_space *s, int tri, pm_blend_located *at) {
     at->kind = PM_BLEND_CELL_TRIANGLE;
     at->cell = tri;
     at->count = 3;
     for (int i = 0; i < 3; i++) at->rank[i] = s->tri.vertices[3 * tri + i];
 }
 
-static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_raw_weights *rw, located *at) {
+static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_raw_weights *rw, pm_blend_located *at) {
     const pm_triangulation *t = &s->tri;
     pm_dt_point q = {q3.x, q3.y};
     const pm_dt_point *pts = s->plane_points;
@@ -200,38 +191,12 @@ static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_
         rw->w[2] = (double)wc / area;
         return;
     }
-    /* Outside the hull: the nearest point of the nearest hull edge. */
-    double best = INFINITY, best_t = 0.0;
-    int best_edge = 0;
-    for (int h = 0; h < t->hull_count; h++) {
-        int tri = t->hull[2 * h], i = t->hull[2 * h + 1];
-        pm_dt_point a = pts[t->vertices[3 * tri + (i + 1) % 3]], e = pts[t->vertices[3 * tri + (i + 2) % 3]];
-        int64_t ex = e.x - a.x, ey = e.y - a.y, qx = q.x - a.x, qy = q.y - a.y;
-        int64_t num = qx * ex + qy * ey, den = ex * ex + ey * ey;
-        double u = num <= 0 ? 0.0 : (num >= den ? 1.0 : (double)num / (double)den);
-        double dx = (double)qx - u * (double)ex, dy = (double)qy - u * (double)ey;
-        double d2 = dx * dx + dy * dy;
-        if (d2 < best) {
-            best = d2;
-            best_t = u;
-            best_edge = h;
-        }
-    }
-    int tri = t->hull[2 * best_edge], i = t->hull[2 * best_edge + 1];
-    at->kind = PM_BLEND_CELL_HULL_EDGE;
-    at->cell = tri;
-    at->outside = 1;
-    at->count = 2;
-    rw->count = 2;
-    rw->rank[0] = at->rank[0] = t->vertices[3 * tri + (i + 1) % 3];
-    rw->rank[1] = at->rank[1] = t->vertices[3 * tri + (i + 2) % 3];
-    rw->w[0] = 1.0 - best_t;
-    rw->w[1] = best_t;
+    pm_blend_space_hull_nearest(s, q3, rw, at);
 }
 
 /* Coplanar 3D samples: q is projected orthogonally onto their plane (exactly, through the
  * barycentric numerators); off the plane it is reported outside. */
-static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
     const pm_triangulation *t = &s->tri;
     pm_dt3_point nrm = s->plane_normal;
     pm_i128 height = pm_dt3_dot_wide(pm_dt3_sub(q, s->points[0]), nrm);
@@ -247,100 +212,14 @@ static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
     for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
         int tri = s->grid_items[k];
         const int32_t *v = t->vertices + 3 * tri;
-        if (!face_weights(s, v[0], v[1], v[2], q, rw)) continue;
+        if (!pm_blend_space_face_weights(s, v[0], v[1], v[2], q, rw)) continue;
         set_triangle(s, tri, at);
         return;
     }
-    double best = INFINITY;
-    for (int e = 0; e < t->hull_count; e++) {
-        int tri = t->hull[2 * e], i = t->hull[2 * e + 1];
-        pm_blend_raw_weights cand;
-        edge_weights(s, t->vertices[3 * tri + (i + 1) % 3], t->vertices[3 * tri + (i + 2) % 3], q, &cand);
-        double d2 = edge_distance2(s, &cand, q);
-        if (d2 < best) {
-            best = d2;
-            *rw = cand;
-            at->cell = tri;
-        }
-    }
-    at->kind = PM_BLEND_CELL_HULL_EDGE;
-    at->outside = 1;
-    at->count = 2;
-    at->rank[0] = rw->rank[0];
-    at->rank[1] = rw->rank[1];
+    pm_blend_space_hull_nearest(s, q, rw, at);
 }
 
-/* The nearest point of triangle abc to q: its projection when that falls inside, else the nearest
- * point of its edges. Returns the squared distance. */
-static double face_nearest(const pm_blend_space *s, const int *f, pm_dt3_point q, pm_blend_raw_weights *rw) {
-    if (face_weights(s, f[0], f[1], f[2], q, rw)) {
-        pm_dt3_point nrm = pm_dt3_normal(s->points[f[0]], s->points[f[1]], s->points[f[2]]);
-        double h = pm_i128_to_double(pm_dt3_dot_wide(pm_dt3_sub(q, s->points[f[0]]), nrm));
-        return h * h / pm_i128_to_double(pm_dt3_dot_wide(nrm, nrm));
-    }
-    double best = INFINITY;
-    for (int i = 0; i < 3; i++) {
-        pm_blend_raw_weights e;
-        edge_weights(s, f[(i + 1) % 3], f[(i + 2) % 3], q, &e);
-        double d2 = edge_distance2(s, &e, q);
-        if (d2 < best) {
-            best = d2;
-            set_raw(rw, 3, f);
-            for (int k = 0; k < 2; k++) put_weight(rw, e.rank[k], e.w[k]);
-        }
-    }
-    return best;
-}
-
-static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
-    int64_t c[3] = {q.x, q.y, q.z};
-    double d2 = 0.0;
-    for (int a = 0; a < 3; a++) {
-        int64_t d = c[a] < nd->lo[a] ? nd->lo[a] - c[a] : (c[a] > nd->hi[a] ? c[a] - nd->hi[a] : 0);
-        d2 += (double)d * (double)d;
-    }
-    return d2;
-}
-
-/* Outside the 3D hull: the nearest point of the nearest hull face, by branch and bound over the
- * faces' hierarchy (nearer child first, boxes farther than the best face so far skipped). Ties go
- * to the first face in hierarchy order, so the result does not depend on the traversal. */
-static void hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
-    int stack[128], top = 0, best_face = -1;
-    double best = INFINITY;
-    stack[top++] = 0;
-    while (top > 0) {
-        const pm_blend_hull_node *nd = &s->hull_nodes[stack[--top]];
-        /* The slack keeps faces whose rounded distance ties the best in play. */
-        if (box_distance2(nd, q) > best * (1.0 + 1e-12) + 1.0) continue;
-        if (nd->count > 0) {
-            for (int k = nd->first; k < nd->first + nd->count; k++) {
-                pm_blend_raw_weights cand;
-                double d2 = face_nearest(s, s->hull_faces + 3 * k, q, &cand);
-                if (d2 < best || (d2 == best && k < best_face)) {
-                    best = d2;
-                    best_face = k;
-                    *rw = cand;
-                }
-            }
-            continue;
-        }
-        int near = nd->first, far = nd->first + 1;
-        if (box_distance2(&s->hull_nodes[far], q) < box_distance2(&s->hull_nodes[near], q)) {
-            near = far;
-            far = nd->first;
-        }
-        stack[top++] = far;
-        stack[top++] = near;
-    }
-    at->kind = PM_BLEND_CELL_HULL_FACE;
-    at->cell = s->hull_tets[best_face];
-    at->outside = 1;
-    at->count = 3;
-    for (int k = 0; k < 3; k++) at->rank[k] = s->hull_faces[3 * best_face + k];
-}
-
-static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, located *at) {
+static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
     int n = s->grid_n;
     size_t b = ((size_t)pm_blend_space_bucket(q.z, n) * n + (size_t)pm_blend_space_bucket(q.y, n)) * n +
                (size_t)pm_blend_space_bucket(q.x, n);
@@ -353,7 +232,7 @@ static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_
         for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
         return;
     }
-    hull_nearest(s, q, rw, at);
+    pm_blend_space_hull_nearest(s, q, rw, at);
 }
 
 pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
@@ -366,7 +245,7 @@ pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_
     int clamped = 0;
     pm_dt3_point q = pm_blend_space_snap(s, params, &clamped);
     pm_blend_raw_weights rw;
-    located at;
+    pm_blend_located at;
     memset(&rw, 0, sizeof rw);
     memset(&at, 0, sizeof at);
     switch (s->mode) {

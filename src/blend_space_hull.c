@@ -1,0 +1,234 @@
+/* Blend-space hull: projecting a query outside the samples' hull onto its nearest point.
+ *
+ * The hull's elements - edges of a 2D triangulation or of coplanar samples' plane, faces of a 3D
+ * tetrahedralisation - sit in a bounding-volume hierarchy searched branch and bound, so the
+ * nearest one costs about O(log h) for h hull elements instead of a pass over all of them (a circle
+ * of 4096 samples has 4096 hull edges). The search returns what a plain scan in each element's
+ * tie order would: the smallest distance as computed, ties to the smallest tie key (the hull edge's
+ * index in 2D, as the scan this replaced ran; the position in the hierarchy in 3D). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "blend_space_internal.h"
+#include "core.h"
+
+typedef struct hull_key {
+    int64_t key; /* the sum of the element's coordinates along the split axis */
+    int32_t item;
+} hull_key;
+
+static int compare_hull_key(const void *a, const void *b) {
+    const hull_key *x = (const hull_key *)a, *y = (const hull_key *)b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->item > y->item) - (x->item < y->item);
+}
+
+static int64_t item_coord(const pm_blend_space *s, int item, int i, int axis) {
+    return pm_dt3_component(s->points[s->hull_items[s->hull_arity * item + i]], axis);
+}
+
+/* Splits items [first, first + count) at the median centroid along the box's longest axis; the
+ * children of a node are allocated side by side. `scratch` holds an item's ranks, cell and key. */
+static void build_node(pm_blend_space *s, hull_key *keys, int32_t *scratch, int node, int first, int count, int *used) {
+    pm_blend_hull_node *nd = &s->hull_nodes[node];
+    int arity = s->hull_arity;
+    for (int a = 0; a < 3; a++) {
+        nd->lo[a] = INT64_MAX;
+        nd->hi[a] = INT64_MIN;
+        for (int k = first; k < first + count; k++)
+            for (int i = 0; i < arity; i++) {
+                int64_t c = item_coord(s, k, i, a);
+                nd->lo[a] = PM_MIN(nd->lo[a], c);
+                nd->hi[a] = PM_MAX(nd->hi[a], c);
+            }
+    }
+    if (count <= PM_BLEND_HULL_LEAF) {
+        nd->first = first;
+        nd->count = count;
+        return;
+    }
+    int axis = 0;
+    for (int a = 1; a < 3; a++)
+        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
+    for (int k = 0; k < count; k++) {
+        keys[k].key = 0;
+        for (int i = 0; i < arity; i++) keys[k].key += item_coord(s, first + k, i, axis);
+        keys[k].item = first + k;
+    }
+    qsort(keys, (size_t)count, sizeof *keys, compare_hull_key);
+    int w = arity + 2;
+    for (int k = 0; k < count; k++) {
+        int from = keys[k].item;
+        memcpy(scratch + w * k, s->hull_items + arity * from, (size_t)arity * sizeof(int32_t));
+        scratch[w * k + arity] = s->hull_cells[from];
+        scratch[w * k + arity + 1] = s->hull_ties[from];
+    }
+    for (int k = 0; k < count; k++) {
+        memcpy(s->hull_items + arity * (first + k), scratch + w * k, (size_t)arity * sizeof(int32_t));
+        s->hull_cells[first + k] = scratch[w * k + arity];
+        s->hull_ties[first + k] = scratch[w * k + arity + 1];
+    }
+    int child = *used;
+    *used += 2;
+    nd->first = child;
+    nd->count = 0;
+    build_node(s, keys, scratch, child, first, count / 2, used);
+    build_node(s, keys, scratch, child + 1, first + count / 2, count - count / 2, used);
+}
+
+pm_result pm_blend_space_build_hull(pm_blend_space *s, pm_error *error) {
+    const pm_allocator *a = &s->allocator;
+    int faces = s->mode == SPACE_TETRAHEDRA;
+    int h = faces ? s->tet.hull_count : s->tri.hull_count;
+    int arity = faces ? 3 : 2;
+    s->hull_arity = arity;
+    s->hull_count = h;
+    s->hull_items = (int32_t *)pm_alloc_array(a, (size_t)h * arity, sizeof(int32_t), 0);
+    s->hull_cells = (int32_t *)pm_alloc_array(a, (size_t)h, sizeof(int32_t), 0);
+    s->hull_ties = (int32_t *)pm_alloc_array(a, (size_t)h, sizeof(int32_t), 0);
+    s->hull_nodes = (pm_blend_hull_node *)pm_alloc_array(a, (size_t)h * 2, sizeof(pm_blend_hull_node), 0);
+    hull_key *keys = (hull_key *)pm_alloc_array(a, (size_t)h, sizeof(hull_key), 0);
+    int32_t *scratch = (int32_t *)pm_alloc_array(a, (size_t)h * (arity + 2), sizeof(int32_t), 0);
+    pm_result r = PM_OK;
+    if (!s->hull_items || !s->hull_cells || !s->hull_ties || !s->hull_nodes || !keys || !scratch)
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for its hull");
+    else {
+        for (int k = 0; k < h; k++) {
+            int32_t *item = s->hull_items + arity * k;
+            if (faces) {
+                int tet = s->tet.hull[2 * k], opposite = s->tet.hull[2 * k + 1];
+                for (int i = 0, m = 0; i < 4; i++)
+                    if (i != opposite) item[m++] = s->tet.vertices[4 * tet + i];
+                s->hull_cells[k] = tet;
+            } else {
+                /* The edge from the vertex after the opposite one, counter-clockwise: the order
+                 * its weights are computed in. */
+                int tri = s->tri.hull[2 * k], opposite = s->tri.hull[2 * k + 1];
+                item[0] = s->tri.vertices[3 * tri + (opposite + 1) % 3];
+                item[1] = s->tri.vertices[3 * tri + (opposite + 2) % 3];
+                s->hull_cells[k] = tri;
+            }
+            s->hull_ties[k] = k;
+        }
+        int used = 1;
+        build_node(s, keys, scratch, 0, 0, h, &used);
+        /* 3D faces tie by their place in the hierarchy, as they always have. */
+        if (faces)
+            for (int k = 0; k < h; k++) s->hull_ties[k] = k;
+    }
+    pm_free(a, keys);
+    pm_free(a, scratch);
+    return r;
+}
+
+/* ---- the nearest element ---- */
+
+/* A 2D hull edge: the nearest point as the parameter u from its first end, by one correctly
+ * rounded quotient of exact integers. Returns the squared distance. */
+static double edge2_nearest(const pm_blend_space *s, const int32_t *e, pm_dt3_point q3, pm_blend_raw_weights *rw) {
+    pm_dt_point a = s->plane_points[e[0]], b = s->plane_points[e[1]];
+    int64_t ex = b.x - a.x, ey = b.y - a.y, qx = q3.x - a.x, qy = q3.y - a.y;
+    int64_t num = qx * ex + qy * ey, den = ex * ex + ey * ey;
+    double u = num <= 0 ? 0.0 : (num >= den ? 1.0 : (double)num / (double)den);
+    double dx = (double)qx - u * (double)ex, dy = (double)qy - u * (double)ey;
+    rw->count = 2;
+    rw->rank[0] = e[0];
+    rw->rank[1] = e[1];
+    rw->w[0] = 1.0 - u;
+    rw->w[1] = u;
+    return dx * dx + dy * dy;
+}
+
+/* A hull edge of coplanar 3D samples, in the samples' own space. */
+static double edge3_nearest(const pm_blend_space *s, const int32_t *e, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    pm_blend_space_edge_weights(s, e[0], e[1], q, rw);
+    return pm_blend_space_edge_distance2(s, rw, q);
+}
+
+/* The nearest point of triangle abc to q: its projection when that falls inside, else the nearest
+ * point of its edges. Returns the squared distance. */
+static double face_nearest(const pm_blend_space *s, const int32_t *f, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    if (pm_blend_space_face_weights(s, f[0], f[1], f[2], q, rw)) {
+        pm_dt3_point nrm = pm_dt3_normal(s->points[f[0]], s->points[f[1]], s->points[f[2]]);
+        double h = pm_i128_to_double(pm_dt3_dot_wide(pm_dt3_sub(q, s->points[f[0]]), nrm));
+        return h * h / pm_i128_to_double(pm_dt3_dot_wide(nrm, nrm));
+    }
+    double best = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        pm_blend_raw_weights e;
+        pm_blend_space_edge_weights(s, f[(i + 1) % 3], f[(i + 2) % 3], q, &e);
+        double d2 = pm_blend_space_edge_distance2(s, &e, q);
+        if (d2 < best) {
+            best = d2;
+            rw->count = 3;
+            for (int k = 0; k < 3; k++) {
+                rw->rank[k] = f[k];
+                rw->w[k] = f[k] == e.rank[0] ? e.w[0] : (f[k] == e.rank[1] ? e.w[1] : 0.0);
+            }
+        }
+    }
+    return best;
+}
+
+static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
+    int64_t c[3] = {q.x, q.y, q.z};
+    double d2 = 0.0;
+    for (int a = 0; a < 3; a++) {
+        int64_t d = c[a] < nd->lo[a] ? nd->lo[a] - c[a] : (c[a] > nd->hi[a] ? c[a] - nd->hi[a] : 0);
+        d2 += (double)d * (double)d;
+    }
+    return d2;
+}
+
+void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
+                                 pm_blend_located *at) {
+    /* Deep enough for any hierarchy of PM_BLEND_SPACE_MAX_SAMPLES samples' hull (depth ~ log2 h):
+     * each level pushes at most one pending sibling. */
+    int stack[128], top = 0, best_item = -1, best_tie = INT32_MAX;
+    double best = INFINITY, box[128];
+    int faces = s->hull_arity == 3, plane = s->coplanar;
+    stack[top] = 0;
+    box[top++] = box_distance2(&s->hull_nodes[0], q);
+    while (top > 0) {
+        top--;
+        const pm_blend_hull_node *nd = &s->hull_nodes[stack[top]];
+        /* A box's distance is exact and no element in it is nearer than the box; the slack keeps
+         * elements whose rounded distance could tie the best in play. */
+        if (box[top] > best * (1.0 + 1e-12) + 1.0) continue;
+        if (nd->count > 0) {
+            for (int k = nd->first; k < nd->first + nd->count; k++) {
+                const int32_t *item = s->hull_items + s->hull_arity * k;
+                pm_blend_raw_weights cand;
+                double d2 = faces ? face_nearest(s, item, q, &cand)
+                                  : (plane ? edge3_nearest(s, item, q, &cand) : edge2_nearest(s, item, q, &cand));
+                if (d2 < best || (d2 == best && s->hull_ties[k] < best_tie)) {
+                    best = d2;
+                    best_item = k;
+                    best_tie = s->hull_ties[k];
+                    *rw = cand;
+                }
+            }
+            continue;
+        }
+        /* Nearer child on top of the stack: it usually settles the best early. */
+        int near = nd->first, far = nd->first + 1;
+        double dn = box_distance2(&s->hull_nodes[near], q), df = box_distance2(&s->hull_nodes[far], q);
+        if (df < dn) {
+            int t = near;
+            near = far;
+            far = t;
+            double td = dn;
+            dn = df;
+            df = td;
+        }
+        stack[top] = far;
+        box[top++] = df;
+        stack[top] = near;
+        box[top++] = dn;
+    }
+    at->kind = faces ? PM_BLEND_CELL_HULL_FACE : PM_BLEND_CELL_HULL_EDGE;
+    at->cell = s->hull_cells[best_item];
+    at->outside = 1;
+    at->count = s->hull_arity;
+    for (int k = 0; k < s->hull_arity; k++) at->rank[k] = s->hull_items[s->hull_arity * best_item + k];
+}
