@@ -48,8 +48,12 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->points);
     pm_free(&a, s->line_s);
     pm_free(&a, s->plane_points);
-    pm_free(&a, s->grid_start);
-    pm_free(&a, s->grid_items);
+    pm_free(&a, s->tree_nodes);
+    pm_free(&a, s->tree_items);
+    pm_free(&a, s->tz_nodes);
+    pm_free(&a, s->tz_edges);
+    pm_free(&a, s->tz_traps);
+    pm_free(&a, s->vertex_cell);
     pm_delaunay_destroy(&s->tri);
     pm_delaunay3_destroy(&s->tet);
     pm_free(&a, s->hull_items);

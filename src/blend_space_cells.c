@@ -1,14 +1,11 @@
 /* Blend-space cells: the samples' canonical order, degenerate configurations (one line, one
- * plane), the Delaunay cells and the uniform grid of cell buckets that locates a query. */
+ * plane), the Delaunay cells and the structures that locate a query among them. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "blend_space_internal.h"
 #include "core.h"
-
-#define GRID2_MAX 128
-#define GRID3_MAX 48
 
 pm_dt3_point pm_blend_space_snap(const pm_blend_space *s, const float *params, int *clamped) {
     pm_dt3_point p = {0, 0, 0};
@@ -25,11 +22,6 @@ pm_dt3_point pm_blend_space_snap(const pm_blend_space *s, const float *params, i
         *c[d] = (int64_t)floor(u * (double)PM_DT_COORD_MAX + 0.5);
     }
     return p;
-}
-
-int64_t pm_blend_space_bucket(int64_t x, int n) {
-    int64_t c = (x * n) >> PM_DT_COORD_BITS;
-    return c < 0 ? 0 : (c >= n ? n - 1 : c);
 }
 
 static int compare_rank(int a, int b, const pm_dt3_point *pts) {
@@ -51,85 +43,6 @@ static void sort_ranks(int32_t *idx, int32_t *tmp, int n, const pm_dt3_point *pt
     while (i < h) tmp[k++] = idx[i++];
     while (j < n) tmp[k++] = idx[j++];
     memcpy(idx, tmp, (size_t)n * sizeof(int32_t));
-}
-
-/* ---- location grid ---- */
-
-static int64_t grid_coord(const pm_blend_space *s, int dims, int v, int axis) {
-    if (dims == 2) return axis == 0 ? s->plane_points[v].x : s->plane_points[v].y;
-    return pm_dt3_component(s->points[v], axis);
-}
-
-/* Bucket range covered by a cell's bounding box, widened by `pad` grid units. */
-static void cell_range(const pm_blend_space *s, int dims, int n, const int32_t *v, int64_t pad, int64_t *lo, int64_t *hi) {
-    for (int a = 0; a < dims; a++) {
-        int64_t x0 = grid_coord(s, dims, v[0], a), x1 = x0;
-        for (int i = 1; i <= dims; i++) {
-            x0 = PM_MIN(x0, grid_coord(s, dims, v[i], a));
-            x1 = PM_MAX(x1, grid_coord(s, dims, v[i], a));
-        }
-        lo[a] = pm_blend_space_bucket(x0 - pad, n);
-        hi[a] = pm_blend_space_bucket(x1 + pad, n);
-    }
-    for (int a = dims; a < 3; a++) lo[a] = hi[a] = 0;
-}
-
-static int64_t count_items(const pm_blend_space *s, int dims, int n, const int32_t *verts, int cells, int64_t pad) {
-    int64_t total = 0, lo[3], hi[3];
-    for (int k = 0; k < cells; k++) {
-        cell_range(s, dims, n, verts + (size_t)k * (dims + 1), pad, lo, hi);
-        total += (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1);
-    }
-    return total;
-}
-
-/* Buckets over the unit square or cube listing every cell whose bounding box meets them (pad > 0
- * when queries reach the grid through rounded coordinates). */
-static pm_result build_grid(pm_blend_space *s, int dims, int n, const int32_t *verts, int cells, int64_t pad,
-                            pm_error *error) {
-    s->grid_n = n;
-    size_t buckets = dims == 2 ? (size_t)n * n : (size_t)n * n * n;
-    s->grid_start = (int32_t *)pm_alloc_array(&s->allocator, buckets + 1, sizeof(int32_t), 0);
-    if (!s->grid_start) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for its grid");
-    /* Two passes: count the cells over each bucket, then fill. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int k = 0; k < cells; k++) {
-            int64_t lo[3], hi[3];
-            cell_range(s, dims, n, verts + (size_t)k * (dims + 1), pad, lo, hi);
-            for (int64_t cz = lo[2]; cz <= hi[2]; cz++)
-                for (int64_t cy = lo[1]; cy <= hi[1]; cy++)
-                    for (int64_t cx = lo[0]; cx <= hi[0]; cx++) {
-                        size_t b = ((size_t)cz * n + (size_t)cy) * n + (size_t)cx;
-                        if (pass == 0) s->grid_start[b + 1]++;
-                        else s->grid_items[s->grid_start[b]++] = k;
-                    }
-        }
-        if (pass == 0) {
-            for (size_t b = 0; b < buckets; b++) s->grid_start[b + 1] += s->grid_start[b];
-            s->grid_items = (int32_t *)pm_alloc_array(&s->allocator, (size_t)s->grid_start[buckets] + 1, sizeof(int32_t), 0);
-            if (!s->grid_items) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for its grid");
-        } else {
-            /* The fill advanced each start to the next bucket's; shift back. */
-            for (size_t b = buckets; b > 0; b--) s->grid_start[b] = s->grid_start[b - 1];
-            s->grid_start[0] = 0;
-        }
-    }
-    return PM_OK;
-}
-
-static pm_result build_grid2(pm_blend_space *s, int64_t pad, pm_error *error) {
-    int n = (int)ceil(sqrt((double)s->tri.triangle_count));
-    return build_grid(s, 2, PM_CLAMP(n, 1, GRID2_MAX), s->tri.vertices, s->tri.triangle_count, pad, error);
-}
-
-static pm_result build_grid3(pm_blend_space *s, pm_error *error) {
-    int cells = s->tet.tet_count;
-    int n = (int)ceil(cbrt((double)cells));
-    n = PM_CLAMP(n, 1, GRID3_MAX);
-    /* Well-spread samples make small tetrahedra and few entries per bucket. Samples on a sphere
-     * make long ones that cross many buckets: coarsen the grid rather than let it grow. */
-    while (n > 1 && count_items(s, 3, n, s->tet.vertices, cells, 0) > 24 * (int64_t)cells + 4096) n = n * 3 / 4;
-    return build_grid(s, 3, n, s->tet.vertices, cells, 0, error);
 }
 
 /* ---- degenerate configurations ---- */
@@ -192,8 +105,8 @@ static pm_result build_plane(pm_blend_space *s, int third, pm_error *error) {
     if ((r = pm_delaunay_build_metric(&s->tri, sorted, n, plane_incircle, &metric, a, error)) != PM_OK) goto done;
     for (int i = 0; i < 3 * s->tri.triangle_count; i++) s->tri.vertices[i] = perm[s->tri.vertices[i]];
     if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) goto done;
-    /* Queries off the plane reach the grid through a rounded projection: one unit of padding. */
-    r = build_grid2(s, 1, error);
+    /* Queries off the plane reach the tree through a rounded projection: one unit of padding. */
+    r = pm_blend_space_build_tree(s, 1, 0, error);
 done:
     pm_free(a, uv);
     pm_free(a, sorted);
@@ -292,10 +205,11 @@ pm_result pm_blend_space_build_cells(pm_blend_space *s, pm_blend_collinear colli
         }
         if ((r = pm_delaunay_build(&s->tri, s->plane_points, n, a, error)) != PM_OK) return r;
         if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) return r;
-        return build_grid2(s, 0, error);
+        if ((r = pm_blend_space_build_tree(s, 0, PM_BLEND_TREE_CROWDED_ITEMS, error)) != PM_OK) return r;
+        return s->tree_crowded ? pm_blend_space_build_trapezoids(s, error) : PM_OK;
     }
     s->mode = SPACE_TETRAHEDRA;
     if ((r = pm_delaunay3_build(&s->tet, s->points, n, a, error)) != PM_OK) return r;
     if ((r = pm_blend_space_build_hull(s, error)) != PM_OK) return r;
-    return build_grid3(s, error);
+    return pm_blend_space_build_tree(s, 0, 0, error);
 }

@@ -170,6 +170,25 @@ static double face_nearest(const pm_blend_space *s, const int32_t *f, pm_dt3_poi
     return best;
 }
 
+/* A lower bound on a hull face's squared distance from q, cheap beside face_nearest's exact
+ * arithmetic: the larger of the distances to its bounding box and to its plane (in doubles, within
+ * a few ulps: the caller's slack covers them). */
+static double face_bound2(const pm_blend_space *s, const int32_t *f, pm_dt3_point q) {
+    pm_dt3_point a = s->points[f[0]], b = s->points[f[1]], c = s->points[f[2]];
+    int64_t qc[3] = {q.x, q.y, q.z}, pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z}, pc[3] = {c.x, c.y, c.z};
+    double box = 0.0;
+    for (int k = 0; k < 3; k++) {
+        int64_t lo = PM_MIN(pa[k], PM_MIN(pb[k], pc[k])), hi = PM_MAX(pa[k], PM_MAX(pb[k], pc[k]));
+        int64_t d = qc[k] < lo ? lo - qc[k] : (qc[k] > hi ? qc[k] - hi : 0);
+        box += (double)d * (double)d;
+    }
+    pm_dt3_point n = pm_dt3_normal(a, b, c), d = pm_dt3_sub(q, a);
+    double h = (double)n.x * (double)d.x + (double)n.y * (double)d.y + (double)n.z * (double)d.z;
+    double nn = (double)n.x * (double)n.x + (double)n.y * (double)n.y + (double)n.z * (double)n.z;
+    double plane = h * h / nn;
+    return box > plane ? box : plane;
+}
+
 static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
     int64_t c[3] = {q.x, q.y, q.z};
     double d2 = 0.0;
@@ -198,6 +217,7 @@ void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_ble
         if (nd->count > 0) {
             for (int k = nd->first; k < nd->first + nd->count; k++) {
                 const int32_t *item = s->hull_items + s->hull_arity * k;
+                if (faces && face_bound2(s, item, q) * (1.0 - 1e-12) > best * (1.0 + 1e-12) + 1.0) continue;
                 pm_blend_raw_weights cand;
                 double d2 = faces ? face_nearest(s, item, q, &cand)
                                   : (plane ? edge3_nearest(s, item, q, &cand) : edge2_nearest(s, item, q, &cand));

@@ -22,6 +22,37 @@ typedef struct pm_blend_hull_node {
 } pm_blend_hull_node;
 #define PM_BLEND_HULL_LEAF 4
 
+/* A bucket of the cell tree: a leaf lists `count` cells from `first` in tree_items (increasing
+ * index order); an inner node (count PM_BLEND_TREE_INNER) has its 4 or 8 children from `first`,
+ * child c holding the upper half along axis a when bit a of c is set. A crowded leaf
+ * (PM_BLEND_TREE_CROWDED) lists nothing: its cells are found through the trapezoidal map, from
+ * DAG node `first`. In 3D every leaf is a walk leaf (PM_BLEND_TREE_WALK): `first` is the
+ * tetrahedron a walk starts from, -1 when no tetrahedron meets the leaf. */
+typedef struct pm_blend_tree_node {
+    int32_t first, count;
+} pm_blend_tree_node;
+#define PM_BLEND_TREE_INNER (-1)
+#define PM_BLEND_TREE_CROWDED (-2)
+#define PM_BLEND_TREE_WALK (-3)
+/* 2D leaves listing more triangles than this after refinement become crowded. */
+#define PM_BLEND_TREE_CROWDED_ITEMS 16
+
+/* The trapezoidal map of a 2D triangulation (blend_space_trapezoids.c). A DAG node is a leaf
+ * (child[0] < 0; index: its trapezoid), a vertex test (index >= 0: left of the vertex in (x, y)
+ * order to child[0], else child[1]) or an edge test (index = -1 - edge: below it to child[0],
+ * above to child[1]). Edges run from their lesser end and know the triangles on either side (-1:
+ * outside); a trapezoid keeps its bounding edges and vertices (-1: unbounded). */
+typedef struct pm_blend_tz_node {
+    int32_t index;
+    int32_t child[2];
+} pm_blend_tz_node;
+typedef struct pm_blend_tz_edge {
+    int32_t left, right, above, below;
+} pm_blend_tz_edge;
+typedef struct pm_blend_tz_trap {
+    int32_t top, bottom, leftp, rightp;
+} pm_blend_tz_trap;
+
 /* A planar frame on the ground: heading about +Y and position (x, z) - or a motion in one. */
 typedef struct pm_blend_ground {
     float yaw, x, z;
@@ -90,10 +121,18 @@ struct pm_blend_space {
     int32_t *hull_cells;
     int32_t *hull_ties;
     pm_blend_hull_node *hull_nodes;
-    /* A uniform grid of cell buckets (triangles over plane_points, or tetrahedra) for point location. */
-    int grid_n;
-    int32_t *grid_start;        /* grid_n^2 or grid_n^3 cells + 1 offsets into grid_items */
-    int32_t *grid_items;
+    /* A quadtree or octree of cell buckets (triangles over plane_points, or tetrahedra) for point
+     * location (blend_space_tree.c). */
+    pm_blend_tree_node *tree_nodes;
+    int32_t *tree_items;
+    int tree_node_count, tree_item_count, tree_crowded;
+    /* Each vertex's (rank's) lowest-index cell. */
+    int32_t *vertex_cell;
+    /* 2D with crowded buckets: the trapezoidal map that serves them. */
+    pm_blend_tz_node *tz_nodes;
+    pm_blend_tz_edge *tz_edges;
+    pm_blend_tz_trap *tz_traps;
+    int tz_node_count, tz_edge_count, tz_trap_count, tz_height;
 };
 
 /* PM_BLEND_SYNC_FEET: restarts a looping clip at its left foot's touchdown and finds its gait
@@ -124,8 +163,30 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
 /* Snapped integer coordinates of a parameter point; *clamped (when not NULL) is set when it lay
  * outside the axis ranges. */
 pm_dt3_point pm_blend_space_snap(const pm_blend_space *s, const float *params, int *clamped);
-/* Bucket of a snapped coordinate in a grid of n buckets per axis. */
-int64_t pm_blend_space_bucket(int64_t x, int n);
+/* The cell tree over the cells built (pad: grid units the buckets are widened by, for queries that
+ * reach them through rounded coordinates; leaves of more than `crowded` cells, when > 0, are made
+ * crowded). */
+pm_result pm_blend_space_build_tree(pm_blend_space *s, int pad, int crowded, pm_error *error);
+/* The trapezoidal map over the 2D triangulation built. */
+pm_result pm_blend_space_build_trapezoids(pm_blend_space *s, pm_error *error);
+/* The lowest-index triangle containing snapped point q, or -1 outside the hull; `start` is the
+ * DAG node a crowded leaf of the cell tree enters at (its `first`). */
+int pm_blend_space_trapezoid_cell(const pm_blend_space *s, int32_t start, pm_dt_point q);
+/* 3D: the lowest-index tetrahedron containing snapped point q, walking from tetrahedron `start`;
+ * -1 when q is outside the hull. */
+int pm_blend_space_walk(const pm_blend_space *s, int start, pm_dt3_point q);
+/* The leaf of the cell tree holding snapped coordinates c (2 or 3 of them). */
+static inline const pm_blend_tree_node *pm_blend_space_tree_leaf(const pm_blend_space *s, int dims, const int64_t *c) {
+    const pm_blend_tree_node *nd = s->tree_nodes;
+    int64_t x = c[0] < PM_DT_COORD_MAX ? c[0] : PM_DT_COORD_MAX - 1;
+    int64_t y = c[1] < PM_DT_COORD_MAX ? c[1] : PM_DT_COORD_MAX - 1;
+    int64_t z = dims == 3 ? (c[2] < PM_DT_COORD_MAX ? c[2] : PM_DT_COORD_MAX - 1) : 0;
+    for (int bit = PM_DT_COORD_BITS - 1; nd->count == PM_BLEND_TREE_INNER; bit--) {
+        int child = (int)((x >> bit) & 1) | (int)((y >> bit) & 1) << 1 | (int)((z >> bit) & 1) << 2;
+        nd = s->tree_nodes + nd->first + child;
+    }
+    return nd;
+}
 /* Canonical order, duplicate check, degenerate cases and the cells with their location grid;
  * params, names and axis ranges must be set. */
 pm_result pm_blend_space_build_cells(pm_blend_space *s, pm_blend_collinear collinear, pm_blend_coplanar coplanar,

@@ -1,4 +1,6 @@
-/* Blend-space weights: cell location, barycentric weights and projection onto the hull.
+/* Blend-space weights: barycentric weights in the cell a query is located in (through the cell
+ * tree, the trapezoidal map or a walk: blend_space_tree.c, _trapezoids.c, _walk.c) or at its
+ * projection onto the hull (blend_space_hull.c).
  *
  * Weights are ratios of exact integers on the snapped grid. Where several cells share a boundary
  * (an edge in 2D, a face or edge in 3D) the weights of a point on it are computed from that
@@ -168,28 +170,35 @@ static void set_triangle(const pm_blend_space *s, int tri, pm_blend_located *at)
     for (int i = 0; i < 3; i++) at->rank[i] = s->tri.vertices[3 * tri + i];
 }
 
-static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_raw_weights *rw, pm_blend_located *at) {
-    const pm_triangulation *t = &s->tri;
-    pm_dt_point q = {q3.x, q3.y};
+/* Weights of q in triangle `tri`; 0 when q is outside it. */
+static int triangle_weights(const pm_blend_space *s, int tri, pm_dt_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
+    const int32_t *v = s->tri.vertices + 3 * tri;
     const pm_dt_point *pts = s->plane_points;
-    int n = s->grid_n;
-    size_t b = (size_t)pm_blend_space_bucket(q.y, n) * n + (size_t)pm_blend_space_bucket(q.x, n);
-    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
-        int tri = s->grid_items[k];
-        const int32_t *v = t->vertices + 3 * tri;
-        pm_dt_point a = pts[v[0]], bb = pts[v[1]], c = pts[v[2]];
-        int64_t wa = pm_dt_orient(bb, c, q), wb = pm_dt_orient(c, a, q), wc = pm_dt_orient(a, bb, q);
-        if (wa < 0 || wb < 0 || wc < 0) continue;
-        /* Exact integer areas below 2^53: a point on an edge gets exactly 0 for the opposite
-         * vertex, and the two triangles sharing the edge give the same correctly rounded ratios. */
-        double area = (double)(wa + wb + wc);
-        set_triangle(s, tri, at);
-        rw->count = 3;
-        for (int i = 0; i < 3; i++) rw->rank[i] = v[i];
-        rw->w[0] = (double)wa / area;
-        rw->w[1] = (double)wb / area;
-        rw->w[2] = (double)wc / area;
-        return;
+    pm_dt_point a = pts[v[0]], b = pts[v[1]], c = pts[v[2]];
+    int64_t wa = pm_dt_orient(b, c, q), wb = pm_dt_orient(c, a, q), wc = pm_dt_orient(a, b, q);
+    if (wa < 0 || wb < 0 || wc < 0) return 0;
+    /* Exact integer areas below 2^53: a point on an edge gets exactly 0 for the opposite
+     * vertex, and the two triangles sharing the edge give the same correctly rounded ratios. */
+    double area = (double)(wa + wb + wc);
+    set_triangle(s, tri, at);
+    rw->count = 3;
+    for (int i = 0; i < 3; i++) rw->rank[i] = v[i];
+    rw->w[0] = (double)wa / area;
+    rw->w[1] = (double)wb / area;
+    rw->w[2] = (double)wc / area;
+    return 1;
+}
+
+static void locate_triangles(const pm_blend_space *s, pm_dt3_point q3, pm_blend_raw_weights *rw, pm_blend_located *at) {
+    pm_dt_point q = {q3.x, q3.y};
+    int64_t coords[2] = {q.x, q.y};
+    const pm_blend_tree_node *leaf = pm_blend_space_tree_leaf(s, 2, coords);
+    if (leaf->count == PM_BLEND_TREE_CROWDED) {
+        int tri = pm_blend_space_trapezoid_cell(s, leaf->first, q);
+        if (tri >= 0 && triangle_weights(s, tri, q, rw, at)) return;
+    } else {
+        for (int32_t k = leaf->first; k < leaf->first + leaf->count; k++)
+            if (triangle_weights(s, s->tree_items[k], q, rw, at)) return;
     }
     pm_blend_space_hull_nearest(s, q3, rw, at);
 }
@@ -207,10 +216,9 @@ static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
     int64_t uv[2];
     for (int d = 0, m = 0; d < 3; d++)
         if (d != s->plane_axis) uv[m++] = (int64_t)floor(PM_CLAMP(p[d], 0.0, (double)PM_DT_COORD_MAX) + 0.5);
-    int n = s->grid_n;
-    size_t b = (size_t)pm_blend_space_bucket(uv[1], n) * n + (size_t)pm_blend_space_bucket(uv[0], n);
-    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
-        int tri = s->grid_items[k];
+    const pm_blend_tree_node *leaf = pm_blend_space_tree_leaf(s, 2, uv);
+    for (int32_t k = leaf->first; k < leaf->first + leaf->count; k++) {
+        int tri = s->tree_items[k];
         const int32_t *v = t->vertices + 3 * tri;
         if (!pm_blend_space_face_weights(s, v[0], v[1], v[2], q, rw)) continue;
         set_triangle(s, tri, at);
@@ -220,12 +228,10 @@ static void locate_plane(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
 }
 
 static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
-    int n = s->grid_n;
-    size_t b = ((size_t)pm_blend_space_bucket(q.z, n) * n + (size_t)pm_blend_space_bucket(q.y, n)) * n +
-               (size_t)pm_blend_space_bucket(q.x, n);
-    for (int32_t k = s->grid_start[b]; k < s->grid_start[b + 1]; k++) {
-        int tet = s->grid_items[k];
-        if (!pm_blend_space_tet_weights(s, tet, q, rw)) continue;
+    int64_t coords[3] = {q.x, q.y, q.z};
+    const pm_blend_tree_node *leaf = pm_blend_space_tree_leaf(s, 3, coords);
+    int tet = leaf->first >= 0 ? pm_blend_space_walk(s, leaf->first, q) : -1;
+    if (tet >= 0 && pm_blend_space_tet_weights(s, tet, q, rw)) {
         at->kind = PM_BLEND_CELL_TETRAHEDRON;
         at->cell = tet;
         at->count = 4;
