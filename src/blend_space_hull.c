@@ -199,13 +199,44 @@ static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
     return d2;
 }
 
+/* Squared distance from q to the nearest point of a hull element, and that point's weights. */
+static double item_nearest(const pm_blend_space *s, const int32_t *item, pm_dt3_point q, pm_blend_raw_weights *rw) {
+    if (s->hull_arity == 3) return face_nearest(s, item, q, rw);
+    return s->coplanar ? edge3_nearest(s, item, q, rw) : edge2_nearest(s, item, q, rw);
+}
+
+static void set_located(const pm_blend_space *s, int best_item, pm_blend_located *at) {
+    at->kind = s->hull_arity == 3 ? PM_BLEND_CELL_HULL_FACE : PM_BLEND_CELL_HULL_EDGE;
+    at->cell = s->hull_cells[best_item];
+    at->outside = 1;
+    at->count = s->hull_arity;
+    for (int k = 0; k < s->hull_arity; k++) at->rank[k] = s->hull_items[s->hull_arity * best_item + k];
+}
+
+void pm_blend_space_hull_nearest_brute(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
+                                       pm_blend_located *at) {
+    double best = INFINITY;
+    int best_item = -1, best_tie = INT32_MAX;
+    for (int k = 0; k < s->hull_count; k++) {
+        pm_blend_raw_weights cand;
+        double d2 = item_nearest(s, s->hull_items + s->hull_arity * k, q, &cand);
+        if (d2 < best || (d2 == best && s->hull_ties[k] < best_tie)) {
+            best = d2;
+            best_item = k;
+            best_tie = s->hull_ties[k];
+            *rw = cand;
+        }
+    }
+    set_located(s, best_item, at);
+}
+
 void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
                                  pm_blend_located *at) {
     /* Deep enough for any hierarchy of PM_BLEND_SPACE_MAX_SAMPLES samples' hull (depth ~ log2 h):
      * each level pushes at most one pending sibling. */
     int stack[128], top = 0, best_item = -1, best_tie = INT32_MAX;
     double best = INFINITY, box[128];
-    int faces = s->hull_arity == 3, plane = s->coplanar;
+    int faces = s->hull_arity == 3;
     stack[top] = 0;
     box[top++] = box_distance2(&s->hull_nodes[0], q);
     while (top > 0) {
@@ -219,8 +250,7 @@ void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_ble
                 const int32_t *item = s->hull_items + s->hull_arity * k;
                 if (faces && face_bound2(s, item, q) * (1.0 - 1e-12) > best * (1.0 + 1e-12) + 1.0) continue;
                 pm_blend_raw_weights cand;
-                double d2 = faces ? face_nearest(s, item, q, &cand)
-                                  : (plane ? edge3_nearest(s, item, q, &cand) : edge2_nearest(s, item, q, &cand));
+                double d2 = item_nearest(s, item, q, &cand);
                 if (d2 < best || (d2 == best && s->hull_ties[k] < best_tie)) {
                     best = d2;
                     best_item = k;
@@ -246,9 +276,5 @@ void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_ble
         stack[top] = near;
         box[top++] = dn;
     }
-    at->kind = faces ? PM_BLEND_CELL_HULL_FACE : PM_BLEND_CELL_HULL_EDGE;
-    at->cell = s->hull_cells[best_item];
-    at->outside = 1;
-    at->count = s->hull_arity;
-    for (int k = 0; k < s->hull_arity; k++) at->rank[k] = s->hull_items[s->hull_arity * best_item + k];
+    set_located(s, best_item, at);
 }

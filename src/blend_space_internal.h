@@ -219,6 +219,13 @@ pm_result pm_blend_space_build_hull(pm_blend_space *s, pm_error *error);
 /* A query outside the hull: the nearest point of the nearest hull element. */
 void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
                                  pm_blend_located *at);
+/* The same by a pass over every hull element (the reference for tests and benchmarks). */
+void pm_blend_space_hull_nearest_brute(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw,
+                                       pm_blend_located *at);
+/* pm_blend_space_weights_at with every cell tested in index order and every hull element measured:
+ * what the location structures must reproduce bit for bit (tests, bench/bench_blend.c). */
+pm_result pm_blend_space_weights_brute(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
+                                       pm_error *error);
 
 /* Barycentric weights of snapped point q in tetrahedron `tet`; 0 when q is outside it. A point on
  * a face or edge gets weights computed from that face's or edge's samples alone (tested: the

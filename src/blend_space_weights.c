@@ -241,8 +241,37 @@ static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_
     pm_blend_space_hull_nearest(s, q, rw, at);
 }
 
-pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
-                                    pm_error *error) {
+/* The reference location: every cell in index order (the first containing q is the lowest-index
+ * one), else every hull element. */
+static void locate_brute(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
+    if (s->mode == SPACE_TETRAHEDRA) {
+        for (int tet = 0; tet < s->tet.tet_count; tet++)
+            if (pm_blend_space_tet_weights(s, tet, q, rw)) {
+                at->kind = PM_BLEND_CELL_TETRAHEDRON;
+                at->cell = tet;
+                at->count = 4;
+                for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
+                return;
+            }
+    } else if (s->coplanar) {
+        if (pm_i128_sign(pm_dt3_dot_wide(pm_dt3_sub(q, s->points[0]), s->plane_normal)) != 0) at->outside = 1;
+        for (int tri = 0; tri < s->tri.triangle_count; tri++) {
+            const int32_t *v = s->tri.vertices + 3 * tri;
+            if (pm_blend_space_face_weights(s, v[0], v[1], v[2], q, rw)) {
+                set_triangle(s, tri, at);
+                return;
+            }
+        }
+    } else {
+        pm_dt_point q2 = {q.x, q.y};
+        for (int tri = 0; tri < s->tri.triangle_count; tri++)
+            if (triangle_weights(s, tri, q2, rw, at)) return;
+    }
+    pm_blend_space_hull_nearest_brute(s, q, rw, at);
+}
+
+static pm_result weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params, int brute,
+                            pm_error *error) {
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space weights: NULL argument");
     memset(out, 0, sizeof *out);
     for (int d = 0; d < s->dimensions; d++)
@@ -266,10 +295,14 @@ pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_
         break;
     case SPACE_LINE: locate_line(s, q, &rw, &at); break;
     case SPACE_TRIANGLES:
-        if (s->coplanar) locate_plane(s, q, &rw, &at);
+        if (brute) locate_brute(s, q, &rw, &at);
+        else if (s->coplanar) locate_plane(s, q, &rw, &at);
         else locate_triangles(s, q, &rw, &at);
         break;
-    case SPACE_TETRAHEDRA: locate_tetrahedra(s, q, &rw, &at); break;
+    case SPACE_TETRAHEDRA:
+        if (brute) locate_brute(s, q, &rw, &at);
+        else locate_tetrahedra(s, q, &rw, &at);
+        break;
     }
     out->cell_kind = at.kind;
     out->cell = at.cell;
@@ -311,4 +344,14 @@ pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_
         out->params[d] = (float)p;
     }
     return PM_OK;
+}
+
+pm_result pm_blend_space_weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
+                                    pm_error *error) {
+    return weights_at(out, s, params, 0, error);
+}
+
+pm_result pm_blend_space_weights_brute(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
+                                       pm_error *error) {
+    return weights_at(out, s, params, 1, error);
 }

@@ -1,0 +1,410 @@
+/* Cell location in big, awkward blend spaces: the cell tree, trapezoidal map, 3D walk and hull
+ * hierarchy (src/blend_space_tree.c, _trapezoids.c, _walk.c, _hull.c) must give what testing every
+ * cell in index order and measuring every hull element gives (pm_blend_space_weights_brute) -
+ * weights, cell, cell samples and the point used, bit for bit - at random points inside and
+ * outside the hull, on every sample, on edges (midpoints of neighbouring samples) and on lattice
+ * edges and faces. Also: the structures stay O(samples), queries allocate nothing, every
+ * allocation failure while building is reported and leaks nothing, and shuffling the samples
+ * changes no weight. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blend_space_internal.h"
+#include "blend_support.h"
+
+#define MAX_POINTS 4096
+
+typedef struct layout {
+    const char *name;
+    int dims, n;
+    float p[MAX_POINTS][3];
+} layout;
+
+static pm_clip g_clip;
+static pm_skeleton g_sk;
+static layout g_layout;
+
+static int setup(void **state) {
+    (void)state;
+    pm_test_blend_skeleton(&g_sk, 2);
+    pm_test_blend_swing_clip(&g_clip, &g_sk, 3, 0.3f, 0.0f);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    pm_clip_destroy(&g_clip);
+    pm_skeleton_destroy(&g_sk);
+    return 0;
+}
+
+/* The space over l's samples (listed in `order`, NULL: as they are), named "s<k>", with axes 20%
+ * wider than the samples so that queries reach beyond the hull without being clamped. */
+static pm_result make_space(pm_blend_space **out, const layout *l, const int *order, const pm_allocator *a) {
+    pm_blend_sample_def *defs = calloc((size_t)l->n, sizeof *defs);
+    char (*names)[16] = calloc((size_t)l->n, sizeof *names);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < l->n; i++) {
+        int k = order ? order[i] : i;
+        defs[i] = pm_default_blend_sample_def();
+        defs[i].clip = &g_clip;
+        snprintf(names[i], sizeof names[i], "s%d", k);
+        defs[i].name = names[i];
+        for (int d = 0; d < l->dims; d++) {
+            defs[i].params[d] = l->p[k][d];
+            lo[d] = fminf(lo[d], l->p[k][d]);
+            hi[d] = fmaxf(hi[d], l->p[k][d]);
+        }
+    }
+    pm_blend_space_def def = pm_test_blend_def(defs, l->n, l->dims);
+    def.sync = PM_BLEND_SYNC_PHASE;
+    def.allocator = a;
+    for (int d = 0; d < l->dims; d++) {
+        float span = hi[d] > lo[d] ? hi[d] - lo[d] : 1.0f;
+        def.axis_min[d] = lo[d] - 0.2f * span;
+        def.axis_max[d] = hi[d] + 0.2f * span;
+    }
+    pm_error e;
+    pm_result r = pm_blend_space_create(out, &def, &e);
+    if (r != PM_OK && r != PM_ERR_OUT_OF_MEMORY) fail_msg("%s: %s", l->name, e.message);
+    free(defs);
+    free(names);
+    return r;
+}
+
+static void check_same(const pm_blend_space_weights *a, const pm_blend_space_weights *b, const layout *l, const float *q) {
+    int same = a->cell_kind == b->cell_kind && a->cell == b->cell && a->outside == b->outside &&
+               a->cell_sample_count == b->cell_sample_count && a->count == b->count;
+    for (int i = 0; same && i < a->cell_sample_count; i++) same = a->cell_samples[i] == b->cell_samples[i];
+    for (int i = 0; same && i < a->count; i++)
+        same = a->samples[i] == b->samples[i] && memcmp(&a->weights[i], &b->weights[i], sizeof(float)) == 0;
+    same = same && memcmp(a->params, b->params, sizeof a->params) == 0;
+    if (!same)
+        fail_msg("%s at (%.9g, %.9g, %.9g): %s cell %d (%d weights, first %d:%.9g) where testing every cell gives %s "
+                 "cell %d (%d weights, first %d:%.9g)",
+                 l->name, (double)q[0], (double)q[1], (double)q[2], a->outside ? "outside," : "inside,", a->cell, a->count,
+                 a->samples[0], (double)a->weights[0], b->outside ? "outside," : "inside,", b->cell, b->count, b->samples[0],
+                 (double)b->weights[0]);
+}
+
+static void compare_at(const pm_blend_space *s, const layout *l, const float *q) {
+    pm_blend_space_weights fast, brute;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&fast, s, q, NULL));
+    PM_ASSERT_OK(pm_blend_space_weights_brute(&brute, s, q, NULL));
+    check_same(&fast, &brute, l, q);
+}
+
+/* `random` random points of the axis ranges and a little beyond (clamped), every sample up to
+ * `samples`, and midpoints of neighbouring and random pairs and centroids of random triples. */
+static void compare_layout(const layout *l, int random, int samples, pm_test_rng *rng) {
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    for (int d = 0; d < l->dims; d++) PM_ASSERT_OK(pm_blend_space_axis_range(&lo[d], &hi[d], s, d, NULL));
+    for (int k = 0; k < random; k++) {
+        for (int d = 0; d < l->dims; d++) q[d] = lo[d] - 0.05f * (hi[d] - lo[d]) + 1.1f * pm_test_rng_float(rng) * (hi[d] - lo[d]);
+        compare_at(s, l, q);
+    }
+    for (int i = 0; i < l->n && i < samples; i++) {
+        int k = samples >= l->n ? i : (int)(pm_test_rng_u32(rng) % (uint32_t)l->n);
+        compare_at(s, l, l->p[k]);
+    }
+    for (int k = 0; k < samples; k++) {
+        int i = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n), j = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n);
+        int m = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n), next = (i + 1) % l->n;
+        for (int d = 0; d < l->dims; d++) q[d] = 0.5f * (l->p[i][d] + l->p[next][d]);
+        compare_at(s, l, q);
+        for (int d = 0; d < l->dims; d++) q[d] = 0.5f * (l->p[i][d] + l->p[j][d]);
+        compare_at(s, l, q);
+        for (int d = 0; d < l->dims; d++) q[d] = (l->p[i][d] + l->p[j][d] + l->p[m][d]) / 3.0f;
+        compare_at(s, l, q);
+    }
+    pm_blend_space_destroy(s);
+}
+
+/* ---- layouts ---- */
+
+static layout *random_layout(int dims, int n, pm_test_rng *rng) {
+    layout *l = &g_layout;
+    l->name = dims == 2 ? "2D random" : "3D random";
+    l->dims = dims;
+    l->n = n;
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) l->p[i][d] = d < dims ? pm_test_rng_float(rng) : 0.0f;
+    return l;
+}
+
+static layout *circle_layout(int n, int centre) {
+    layout *l = &g_layout;
+    l->name = centre ? "a circle and its centre" : "a circle";
+    l->dims = 2;
+    l->n = n;
+    for (int i = 0; i < n - centre; i++) {
+        double t = 6.283185307179586 * i / (n - centre);
+        l->p[i][0] = (float)cos(t);
+        l->p[i][1] = (float)sin(t);
+        l->p[i][2] = 0.0f;
+    }
+    if (centre) l->p[n - 1][0] = l->p[n - 1][1] = l->p[n - 1][2] = 0.0f;
+    return l;
+}
+
+/* n - 1 samples on a line and one apex: every triangle shares the apex. */
+static layout *fan_layout(int n) {
+    layout *l = &g_layout;
+    l->name = "a fan";
+    l->dims = 2;
+    l->n = n;
+    for (int i = 0; i < n - 1; i++) l->p[i][0] = (float)i, l->p[i][1] = l->p[i][2] = 0.0f;
+    l->p[n - 1][0] = (float)(n / 3);
+    l->p[n - 1][1] = (float)(n / 2);
+    l->p[n - 1][2] = 0.0f;
+    return l;
+}
+
+static layout *rows_layout(int n) {
+    layout *l = &g_layout;
+    l->name = "two long rows";
+    l->dims = 2;
+    l->n = n;
+    for (int i = 0; i < n; i++) l->p[i][0] = (float)(i / 2), l->p[i][1] = (float)(i % 2), l->p[i][2] = 0.0f;
+    return l;
+}
+
+static layout *parabola_layout(int n) {
+    layout *l = &g_layout;
+    l->name = "a nearly flat parabola";
+    l->dims = 2;
+    l->n = n;
+    for (int i = 0; i < n; i++) {
+        float x = (float)i / (float)(n - 1);
+        l->p[i][0] = x, l->p[i][1] = 1e-4f * x * x, l->p[i][2] = 0.0f;
+    }
+    return l;
+}
+
+static layout *lattice_layout(int dims, int side) {
+    layout *l = &g_layout;
+    l->name = dims == 2 ? "a square lattice" : "a cube lattice";
+    l->dims = dims;
+    l->n = 0;
+    for (int k = 0; k < (dims == 3 ? side : 1); k++)
+        for (int j = 0; j < side; j++)
+            for (int i = 0; i < side; i++, l->n++) l->p[l->n][0] = (float)i, l->p[l->n][1] = (float)j, l->p[l->n][2] = (float)k;
+    return l;
+}
+
+static layout *sphere_layout(int n, pm_test_rng *rng) {
+    layout *l = &g_layout;
+    l->name = "a sphere";
+    l->dims = 3;
+    l->n = n;
+    for (int i = 0; i < n; i++) {
+        double z = 2.0 * pm_test_rng_float(rng) - 1.0, t = 6.283185307179586 * pm_test_rng_float(rng), r = sqrt(1.0 - z * z);
+        l->p[i][0] = (float)(r * cos(t)), l->p[i][1] = (float)(r * sin(t)), l->p[i][2] = (float)z;
+    }
+    return l;
+}
+
+/* n - 2 samples on a circle and two poles: long thin tetrahedra round the axis between them. */
+static layout *fan3_layout(int n) {
+    layout *l = &g_layout;
+    l->name = "a 3D fan";
+    l->dims = 3;
+    l->n = n;
+    for (int i = 0; i < n - 2; i++) {
+        double t = 6.283185307179586 * i / (n - 2);
+        l->p[i][0] = (float)cos(t), l->p[i][1] = (float)sin(t), l->p[i][2] = 0.0f;
+    }
+    l->p[n - 2][0] = 0.1f, l->p[n - 2][1] = 0.0f, l->p[n - 2][2] = 1.0f;
+    l->p[n - 1][0] = 0.0f, l->p[n - 1][1] = 0.1f, l->p[n - 1][2] = -1.0f;
+    return l;
+}
+
+static layout *plane_layout(int n, pm_test_rng *rng) {
+    layout *l = &g_layout;
+    l->name = "3D samples in a plane";
+    l->dims = 3;
+    l->n = n;
+    for (int i = 0; i < n; i++) {
+        float u = pm_test_rng_float(rng), v = pm_test_rng_float(rng);
+        l->p[i][0] = u, l->p[i][1] = v, l->p[i][2] = 0.25f * u + 0.5f * v;
+    }
+    return l;
+}
+
+/* ---- tests ---- */
+
+static void test_2d_matches_testing_every_cell(void **state) {
+    (void)state;
+    pm_test_rng rng = {77};
+    compare_layout(random_layout(2, 4096, &rng), 1500, 600, &rng);
+    compare_layout(circle_layout(4096, 0), 1500, 600, &rng);
+    compare_layout(circle_layout(1001, 1), 800, 400, &rng);
+    compare_layout(fan_layout(4096), 1500, 600, &rng);
+    compare_layout(rows_layout(2000), 1000, 600, &rng);
+    compare_layout(parabola_layout(2000), 1000, 600, &rng);
+    /* Co-circular squares: queries on lattice edges and at cell centres, where two triangles meet. */
+    layout *l = lattice_layout(2, 40);
+    compare_layout(l, 500, 400, &rng);
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+    for (int k = 0; k < 1500; k++) {
+        float q[3] = {0.5f * (float)(pm_test_rng_u32(&rng) % 80), 0.5f * (float)(pm_test_rng_u32(&rng) % 80), 0.0f};
+        compare_at(s, l, q);
+    }
+    pm_blend_space_destroy(s);
+}
+
+static void test_3d_matches_testing_every_cell(void **state) {
+    (void)state;
+    pm_test_rng rng = {78};
+    compare_layout(random_layout(3, 1000, &rng), 300, 150, &rng);
+    compare_layout(sphere_layout(600, &rng), 300, 150, &rng);
+    compare_layout(fan3_layout(400), 300, 150, &rng);
+    compare_layout(plane_layout(800, &rng), 300, 150, &rng);
+    /* Co-spherical cubes: queries on lattice edges, faces and cube centres. */
+    layout *l = lattice_layout(3, 8);
+    compare_layout(l, 200, 100, &rng);
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+    for (int k = 0; k < 600; k++) {
+        float q[3];
+        for (int d = 0; d < 3; d++) q[d] = 0.5f * (float)(pm_test_rng_u32(&rng) % 16);
+        compare_at(s, l, q);
+    }
+    pm_blend_space_destroy(s);
+}
+
+/* Memory proportional to the samples on the layouts that crowd buckets, and the trapezoidal map's
+ * depth (the most tests a query can take) logarithmic; a typical space needs no map. */
+static void test_structures_stay_linear(void **state) {
+    (void)state;
+    pm_test_rng rng = {79};
+    for (int which = 0; which < 4; which++) {
+        const layout *l = which == 0 ? fan_layout(4096)
+                                     : (which == 1 ? rows_layout(4096) : (which == 2 ? random_layout(2, 4096, &rng) : fan3_layout(4096)));
+        pm_blend_space *s = NULL;
+        PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+        int cells = s->mode == SPACE_TETRAHEDRA ? s->tet.tet_count : s->tri.triangle_count;
+        assert_true(s->tree_item_count <= 12 * cells + 1024);
+        assert_true(s->tree_node_count <= 16 * cells + 1024);
+        if (which < 2) {
+            /* Fans and long rows crowd buckets: their queries go through the map. */
+            assert_true(s->tree_crowded > 0);
+            int log2e = 1;
+            while ((1 << log2e) < s->tz_edge_count) log2e++;
+            if (s->tz_height > 6 * log2e) fail_msg("%s: trapezoidal map %d deep for %d edges", l->name, s->tz_height, s->tz_edge_count);
+            assert_true(s->tz_node_count <= 16 * s->tz_edge_count);
+        } else if (which == 2) {
+            assert_int_equal(s->tree_crowded, 0);
+            assert_null(s->tz_nodes);
+        }
+        pm_blend_space_destroy(s);
+    }
+}
+
+/* Queries never allocate, and everything the lookup structures take comes from the space's
+ * allocator and goes back to it. */
+static void test_allocator_only_at_creation(void **state) {
+    (void)state;
+    pm_test_rng rng = {80};
+    for (int which = 0; which < 3; which++) {
+        const layout *l = which == 0 ? fan_layout(1000) : (which == 1 ? circle_layout(1000, 0) : random_layout(3, 300, &rng));
+        pm_test_allocator counter = {0, 0, -1, 0, 0};
+        pm_allocator a = pm_test_allocator_hooks(&counter);
+        pm_blend_space *s = NULL;
+        PM_ASSERT_OK(make_space(&s, l, NULL, &a));
+        long allocs = counter.allocs;
+        float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+        for (int d = 0; d < l->dims; d++) PM_ASSERT_OK(pm_blend_space_axis_range(&lo[d], &hi[d], s, d, NULL));
+        for (int k = 0; k < 500; k++) {
+            for (int d = 0; d < l->dims; d++) q[d] = lo[d] + pm_test_rng_float(&rng) * (hi[d] - lo[d]);
+            pm_blend_space_weights w;
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, q, NULL));
+        }
+        assert_int_equal(counter.allocs, allocs);
+        pm_blend_space_destroy(s);
+        assert_int_equal(counter.frees, counter.allocs);
+    }
+}
+
+/* Every allocation of the build refused in turn: a clear error and nothing left behind. */
+static void test_out_of_memory_while_building(void **state) {
+    (void)state;
+    pm_test_rng rng = {81};
+    for (int which = 0; which < 2; which++) {
+        const layout *l = which == 0 ? fan_layout(48) : random_layout(3, 24, &rng);
+        long needed = -1;
+        for (long fail_after = 0;; fail_after++) {
+            pm_test_allocator counter = {0, 0, fail_after, 0, 0};
+            pm_allocator a = pm_test_allocator_hooks(&counter);
+            pm_blend_space *s = NULL;
+            pm_result r = make_space(&s, l, NULL, &a);
+            if (r == PM_OK) {
+                if (which == 0) assert_true(s->tree_crowded > 0); /* the map was built, and failed before */
+                pm_blend_space_destroy(s);
+                assert_int_equal(counter.frees, counter.allocs);
+                needed = fail_after;
+                break;
+            }
+            assert_int_equal(r, PM_ERR_OUT_OF_MEMORY);
+            assert_int_equal(counter.frees, counter.allocs);
+        }
+        assert_true(needed > 0);
+    }
+}
+
+/* Listed in another order, spaces whose cells are found through the map or the walk give the same
+ * weights bit for bit (the order-independence the layouts test checks, on these paths). */
+static void test_shuffled_samples_same_weights(void **state) {
+    (void)state;
+    pm_test_rng rng = {82};
+    for (int which = 0; which < 2; which++) {
+        const layout *l = which == 0 ? fan_layout(2000) : random_layout(3, 500, &rng);
+        int n = l->n;
+        int *order = malloc(sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)(pm_test_rng_u32(&rng) % (uint32_t)(i + 1)), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        pm_blend_space *s = NULL, *shuffled = NULL;
+        PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+        PM_ASSERT_OK(make_space(&shuffled, l, order, NULL));
+        float *d0 = malloc(sizeof(float) * (size_t)n), *d1 = malloc(sizeof(float) * (size_t)n);
+        for (int k = 0; k < 1500; k++) {
+            int i = (int)(pm_test_rng_u32(&rng) % (uint32_t)n), j = k % 2 ? (i + 1) % n : (int)(pm_test_rng_u32(&rng) % (uint32_t)n);
+            float q[3] = {0, 0, 0};
+            for (int d = 0; d < l->dims; d++) q[d] = 0.5f * (l->p[i][d] + l->p[j][d]);
+            pm_blend_space_weights w0, w1;
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, q, NULL));
+            PM_ASSERT_OK(pm_blend_space_weights_at(&w1, shuffled, q, NULL));
+            pm_test_dense_weights(d0, n, s, &w0);
+            pm_test_dense_weights(d1, n, shuffled, &w1);
+            if (memcmp(d0, d1, sizeof(float) * (size_t)n) != 0)
+                fail_msg("%s: the weights at (%.9g, %.9g, %.9g) depend on the samples' order", l->name, (double)q[0],
+                         (double)q[1], (double)q[2]);
+        }
+        free(d0);
+        free(d1);
+        free(order);
+        pm_blend_space_destroy(s);
+        pm_blend_space_destroy(shuffled);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_2d_matches_testing_every_cell),
+        cmocka_unit_test(test_3d_matches_testing_every_cell),
+        cmocka_unit_test(test_structures_stay_linear),
+        cmocka_unit_test(test_allocator_only_at_creation),
+        cmocka_unit_test(test_out_of_memory_while_building),
+        cmocka_unit_test(test_shuffled_samples_same_weights),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
