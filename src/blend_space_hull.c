@@ -27,6 +27,55 @@ static int64_t item_coord(const pm_blend_space *s, int item, int i, int axis) {
     return pm_dt3_component(s->points[s->hull_items[s->hull_arity * item + i]], axis);
 }
 
+/* Distance from p to segment ab (inv: 1 / |b - a|^2, 0 for a point), in doubles. */
+static double segment_distance(const double *a, const double *b, double inv, const double *p) {
+    double ab[3], ap[3], t = 0.0, d2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ap[k] = p[k] - a[k];
+        t += ab[k] * ap[k];
+    }
+    t = PM_CLAMP(t * inv, 0.0, 1.0);
+    for (int k = 0; k < 3; k++) {
+        double d = ap[k] - t * ab[k];
+        d2 += d * d;
+    }
+    return sqrt(d2);
+}
+
+/* The capsule round items [first, first + count): a segment between the two corners furthest
+ * apart along the box's longest axis, and the largest distance of any corner from it. Every
+ * element is the hull of its corners, so it lies in the capsule. Round chains of hull edges and
+ * fans of long thin faces fit tightly in one, where boxes leave room. */
+static void node_capsule(pm_blend_space *s, pm_blend_hull_node *nd, int first, int count) {
+    int axis = 0;
+    for (int a = 1; a < 3; a++)
+        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
+    int32_t lo = -1, hi = -1;
+    for (int k = first; k < first + count; k++)
+        for (int i = 0; i < s->hull_arity; i++) {
+            int32_t v = s->hull_items[s->hull_arity * k + i];
+            int64_t c = pm_dt3_component(s->points[v], axis);
+            if (lo < 0 || c < pm_dt3_component(s->points[lo], axis)) lo = v;
+            if (hi < 0 || c > pm_dt3_component(s->points[hi], axis)) hi = v;
+        }
+    pm_dt3_point pa = s->points[lo], pb = s->points[hi];
+    nd->a[0] = (double)pa.x, nd->a[1] = (double)pa.y, nd->a[2] = (double)pa.z;
+    nd->b[0] = (double)pb.x, nd->b[1] = (double)pb.y, nd->b[2] = (double)pb.z;
+    double len2 = 0.0;
+    for (int k = 0; k < 3; k++) len2 += (nd->b[k] - nd->a[k]) * (nd->b[k] - nd->a[k]);
+    nd->inv = len2 > 0.0 ? 1.0 / len2 : 0.0;
+    nd->r = 0.0;
+    for (int k = first; k < first + count; k++)
+        for (int i = 0; i < s->hull_arity; i++) {
+            pm_dt3_point p = s->points[s->hull_items[s->hull_arity * k + i]];
+            double c[3] = {(double)p.x, (double)p.y, (double)p.z};
+            nd->r = PM_MAX(nd->r, segment_distance(nd->a, nd->b, nd->inv, c));
+        }
+    /* A grid unit more: far beyond the rounding of these distances and of a query's. */
+    nd->r += 1.0;
+}
+
 /* Splits items [first, first + count) at the median centroid along the box's longest axis; the
  * children of a node are allocated side by side. `scratch` holds an item's ranks, cell and key. */
 static void build_node(pm_blend_space *s, hull_key *keys, int32_t *scratch, int node, int first, int count, int *used) {
@@ -42,6 +91,7 @@ static void build_node(pm_blend_space *s, hull_key *keys, int32_t *scratch, int 
                 nd->hi[a] = PM_MAX(nd->hi[a], c);
             }
     }
+    node_capsule(s, nd, first, count);
     if (count <= PM_BLEND_HULL_LEAF) {
         nd->first = first;
         nd->count = count;
@@ -189,7 +239,8 @@ static double face_bound2(const pm_blend_space *s, const int32_t *f, pm_dt3_poin
     return box > plane ? box : plane;
 }
 
-static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
+/* No element below the node is nearer q than its box (exact integers, rounded once each)... */
+static double box_bound2(const pm_blend_hull_node *nd, pm_dt3_point q) {
     int64_t c[3] = {q.x, q.y, q.z};
     double d2 = 0.0;
     for (int a = 0; a < 3; a++) {
@@ -197,6 +248,13 @@ static double box_distance2(const pm_blend_hull_node *nd, pm_dt3_point q) {
         d2 += (double)d * (double)d;
     }
     return d2;
+}
+
+/* ... or than its capsule (the capsule's radius holds a grid unit beyond the rounding). */
+static double capsule_bound2(const pm_blend_hull_node *nd, pm_dt3_point q) {
+    double p[3] = {(double)q.x, (double)q.y, (double)q.z};
+    double d = segment_distance(nd->a, nd->b, nd->inv, p) - nd->r;
+    return d > 0.0 ? d * d : 0.0;
 }
 
 /* Squared distance from q to the nearest point of a hull element, and that point's weights. */
@@ -238,32 +296,37 @@ void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_ble
     double best = INFINITY, box[128];
     int faces = s->hull_arity == 3;
     stack[top] = 0;
-    box[top++] = box_distance2(&s->hull_nodes[0], q);
+    box[top++] = 0.0;
     while (top > 0) {
         top--;
         const pm_blend_hull_node *nd = &s->hull_nodes[stack[top]];
-        /* A box's distance is exact and no element in it is nearer than the box; the slack keeps
-         * elements whose rounded distance could tie the best in play. */
-        if (box[top] > best * (1.0 + 1e-12) + 1.0) continue;
+        /* No element below is nearer than the node's bounds; the slack keeps elements whose
+         * rounded distance could tie the best in play. The box is checked first (computed when
+         * the node was pushed), the dearer capsule only when the box leaves the node in play. */
+        double limit = best * (1.0 + 1e-12) + 1.0;
+        if (box[top] > limit || capsule_bound2(nd, q) > limit) continue;
         if (nd->count > 0) {
             for (int k = nd->first; k < nd->first + nd->count; k++) {
                 const int32_t *item = s->hull_items + s->hull_arity * k;
-                if (faces && face_bound2(s, item, q) * (1.0 - 1e-12) > best * (1.0 + 1e-12) + 1.0) continue;
+                if (faces && face_bound2(s, item, q) * (1.0 - 1e-12) > limit) continue;
                 pm_blend_raw_weights cand;
                 double d2 = item_nearest(s, item, q, &cand);
                 if (d2 < best || (d2 == best && s->hull_ties[k] < best_tie)) {
                     best = d2;
                     best_item = k;
                     best_tie = s->hull_ties[k];
+                    limit = best * (1.0 + 1e-12) + 1.0;
                     *rw = cand;
                 }
             }
             continue;
         }
-        /* Nearer child on top of the stack: it usually settles the best early. */
+        /* Nearer child on top of the stack: it usually settles the best early. A point can lie in
+         * both boxes (outside a round hull, in the corner of a box of half of it): the capsules
+         * then tell which is nearer. */
         int near = nd->first, far = nd->first + 1;
-        double dn = box_distance2(&s->hull_nodes[near], q), df = box_distance2(&s->hull_nodes[far], q);
-        if (df < dn) {
+        double dn = box_bound2(&s->hull_nodes[near], q), df = box_bound2(&s->hull_nodes[far], q);
+        if (df < dn || (df == dn && capsule_bound2(&s->hull_nodes[far], q) < capsule_bound2(&s->hull_nodes[near], q))) {
             int t = near;
             near = far;
             far = t;

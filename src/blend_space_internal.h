@@ -13,11 +13,12 @@ typedef enum space_mode {
     SPACE_TETRAHEDRA = 3 /* 3D Delaunay tetrahedralisation */
 } space_mode;
 
-/* A node of the hull elements' hierarchy (blend_space_hull.c): bounding box of the elements below;
- * a leaf holds `count` elements from `first`, an inner node (count 0) has children `first` and
- * `first + 1`. */
+/* A node of the hull elements' hierarchy (blend_space_hull.c): bounding box of the elements below
+ * and a capsule holding them (points within r of segment ab); a leaf holds `count` elements from
+ * `first`, an inner node (count 0) has children `first` and `first + 1`. */
 typedef struct pm_blend_hull_node {
     int64_t lo[3], hi[3];
+    double a[3], b[3], r, inv; /* inv: 1 / |b - a|^2 (0 when a = b) */
     int32_t first, count;
 } pm_blend_hull_node;
 #define PM_BLEND_HULL_LEAF 4
