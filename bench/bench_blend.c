@@ -7,6 +7,13 @@
  * Local-to-model rows time what users get (the AVX2 kernels when the CPU has them); the "without
  * AVX2" information rows force the kernels other CPUs run.
  *
+ * Blend-space lookup (pm_blend_space_weights_at: locating the cell and weighing it) is timed per
+ * query on spaces of 16, 256 and 4096 samples laid out at random, on a circle (queried outside it,
+ * where the nearest hull edge is sought), as a fan (samples on a line and one apex: thin triangles
+ * all meeting there) and at random in 3D; its baselines, from the same run, are the 16-sample
+ * space of the layout (a flat ratio is lookup independent of the sample count) and a scan of every
+ * cell and hull element that gives the same answers (the library's test reference).
+ *
  *   build/bench/bench_blend [--json] [--quick]
  */
 #include <math.h>
@@ -322,6 +329,117 @@ static void measure(bench_case *cases, int count, ctx *c, int rounds, int iters)
     free(samples);
 }
 
+/* ---- blend-space lookup ---- */
+
+/* The library's reference location (src/blend_space_weights.c): every cell in index order, every
+ * hull element; hidden in the shared library, the bench links the static one. */
+pm_result pm_blend_space_weights_brute(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
+                                       pm_error *error);
+
+enum { LOOKUP_LAYOUTS = 4, LOOKUP_SIZES = 3, LOOKUP_QUERIES = 1024 };
+static const char *const lookup_layouts[LOOKUP_LAYOUTS] = {"2D random", "2D circle, outside", "2D fan", "3D random"};
+static const int lookup_sizes[LOOKUP_SIZES] = {16, 256, 4096};
+
+typedef struct lookup_result {
+    const char *layout;
+    int samples, brute_queries;
+    double ns, brute_ns;
+} lookup_result;
+
+static double lookup_batch(const pm_blend_space *space, const float (*q)[3], int count, int brute) {
+    pm_blend_space_weights w;
+    double t0 = now_ns();
+    for (int k = 0; k < count; k++) {
+        pm_result r = brute ? pm_blend_space_weights_brute(&w, space, q[k], NULL) : pm_blend_space_weights_at(&w, space, q[k], NULL);
+        if (r != PM_OK) die("blend space weights", NULL);
+        g_sink += w.weights[0];
+    }
+    return (now_ns() - t0) / count;
+}
+
+/* A space of `n` samples of one tiny clip in `layout`, and LOOKUP_QUERIES points inside its hull
+ * (outside it for the circle). */
+static pm_blend_space *lookup_space(int layout, int n, const pm_clip *clip, float (*q)[3]) {
+    pm_blend_sample_def *defs = (pm_blend_sample_def *)calloc((size_t)n, sizeof *defs);
+    const double tau = 6.283185307179586;
+    for (int i = 0; i < n; i++) {
+        defs[i] = pm_default_blend_sample_def();
+        defs[i].clip = clip;
+        float *p = defs[i].params;
+        if (layout == 1) {
+            p[0] = (float)cos(tau * i / n);
+            p[1] = (float)sin(tau * i / n);
+        } else if (layout == 2) {
+            p[0] = i < n - 1 ? (float)i : (float)(n / 3);
+            p[1] = i < n - 1 ? 0.0f : (float)(n / 2);
+        } else {
+            for (int d = 0; d < (layout == 3 ? 3 : 2); d++) p[d] = frand();
+        }
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.name = lookup_layouts[layout];
+    def.dimensions = layout == 3 ? 3 : 2;
+    def.samples = defs;
+    def.sample_count = n;
+    def.sync = PM_BLEND_SYNC_PHASE;
+    def.align = PM_BLEND_ALIGN_NONE;
+    if (layout == 1)
+        for (int d = 0; d < 2; d++) def.axis_min[d] = -1.5f, def.axis_max[d] = 1.5f;
+    pm_blend_space *space;
+    pm_error e;
+    if (pm_blend_space_create(&space, &def, &e) != PM_OK) die("lookup blend space", &e);
+    free(defs);
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < def.dimensions; d++)
+        if (pm_blend_space_axis_range(&lo[d], &hi[d], space, d, &e) != PM_OK) die("axis range", &e);
+    for (int k = 0; k < LOOKUP_QUERIES;) {
+        pm_blend_space_weights w;
+        q[k][2] = 0.0f;
+        for (int d = 0; d < def.dimensions; d++) q[k][d] = lo[d] + frand() * (hi[d] - lo[d]);
+        if (pm_blend_space_weights_at(&w, space, q[k], &e) != PM_OK) die("blend space weights", &e);
+        if (w.outside == (layout == 1)) k++;
+    }
+    return space;
+}
+
+/* Median ns per query over `rounds` passes over the queries, the fast lookup's and the scan's passes
+ * alternating (the scan over fewer queries on big spaces, where each costs a pass over every cell). */
+static void run_lookup(lookup_result *out, int rounds) {
+    pm_skeleton sk;
+    pm_clip clip;
+    pm_error e;
+    if (pm_skeleton_create(&sk, 2, NULL, &e) != PM_OK) die("lookup skeleton", &e);
+    pm_skeleton_set_name(&sk, 0, "root", NULL);
+    pm_skeleton_set_name(&sk, 1, "child", NULL);
+    sk.parents[1] = 0;
+    if (pm_clip_create(&clip, &sk, 3, 1.0f / 30.0f, NULL, &e) != PM_OK) die("lookup clip", &e);
+    static float q[LOOKUP_QUERIES][3];
+    double *fast = (double *)malloc(sizeof(double) * (size_t)rounds), *brute = (double *)malloc(sizeof(double) * (size_t)rounds);
+    for (int layout = 0; layout < LOOKUP_LAYOUTS; layout++)
+        for (int size = 0; size < LOOKUP_SIZES; size++) {
+            int n = lookup_sizes[size];
+            pm_blend_space *space = lookup_space(layout, n, &clip, q);
+            lookup_result *r = &out[layout * LOOKUP_SIZES + size];
+            r->layout = lookup_layouts[layout];
+            r->samples = n;
+            r->brute_queries = n >= 4096 ? 64 : (n >= 256 ? 256 : LOOKUP_QUERIES);
+            lookup_batch(space, (const float(*)[3])q, LOOKUP_QUERIES, 0); /* warm */
+            for (int k = 0; k < rounds; k++) {
+                fast[k] = lookup_batch(space, (const float(*)[3])q, LOOKUP_QUERIES, 0);
+                brute[k] = lookup_batch(space, (const float(*)[3])q, r->brute_queries, 1);
+            }
+            qsort(fast, (size_t)rounds, sizeof(double), cmp_double);
+            qsort(brute, (size_t)rounds, sizeof(double), cmp_double);
+            r->ns = fast[rounds / 2];
+            r->brute_ns = brute[rounds / 2];
+            pm_blend_space_destroy(space);
+        }
+    free(fast);
+    free(brute);
+    pm_clip_destroy(&clip);
+    pm_skeleton_destroy(&sk);
+}
+
 /* ---- 1,000 characters: a three-sample blend space + local-to-model each ---- */
 
 typedef struct crowd_result {
@@ -468,6 +586,8 @@ int main(int argc, char **argv) {
     const int rounds = quick ? 51 : 1001, batch = quick ? 100 : 200, crowd_frames = quick ? 5 : 61;
     measure(cases, count, &c, rounds, batch);
     crowd_result crowd = run_crowd(clips, crowd_frames);
+    lookup_result lookup[LOOKUP_LAYOUTS * LOOKUP_SIZES];
+    run_lookup(lookup, quick ? 3 : 11);
     double base = cases[0].median_ns, autovec = base;
     for (int i = 0; i < count; i++) {
         bench_case *k = &cases[i];
@@ -490,8 +610,17 @@ int main(int argc, char **argv) {
             if (cases[i].scored) printf(", \"pass\": %s", cases[i].pass ? "true" : "false");
             printf("}%s\n", i + 1 < count ? "," : "");
         }
-        printf("  ],\n  \"characters\": {\"count\": %d, \"frames\": %d, \"frame_ms\": %.3f, \"per_character_ns\": %.1f}\n}\n",
+        printf("  ],\n  \"characters\": {\"count\": %d, \"frames\": %d, \"frame_ms\": %.3f, \"per_character_ns\": %.1f},\n",
                CHARACTERS, crowd_frames, crowd.frame_ms, crowd.per_character_ns);
+        printf("  \"lookup\": {\"queries\": %d, \"rounds\": %d, \"results\": [\n", LOOKUP_QUERIES, quick ? 3 : 11);
+        for (int i = 0; i < LOOKUP_LAYOUTS * LOOKUP_SIZES; i++) {
+            const lookup_result *r = &lookup[i], *first = &lookup[i - i % LOOKUP_SIZES];
+            printf("    {\"layout\": \"%s\", \"samples\": %d, \"ns\": %.1f, \"ratio_to_16\": %.3f, \"brute_ns\": %.1f, "
+                   "\"brute_queries\": %d, \"speedup_vs_brute\": %.2f}%s\n",
+                   r->layout, r->samples, r->ns, r->ns / first->ns, r->brute_ns, r->brute_queries, r->brute_ns / r->ns,
+                   i + 1 < LOOKUP_LAYOUTS * LOOKUP_SIZES ? "," : "");
+        }
+        printf("  ]}\n}\n");
     } else {
         printf("posematch blend benchmarks (%d joints, medians of interleaved batches)\n\n", JOINTS);
         printf("%-36s %10s %8s %10s  %-24s %s\n", "case", "ns", "ratio", "goal", "ozz 0.16 reference", "");
@@ -505,6 +634,14 @@ int main(int argc, char **argv) {
         }
         printf("\n%d characters (3-sample blend space + local-to-model each): %.3f ms per frame, %.0f ns per character\n",
                CHARACTERS, crowd.frame_ms, crowd.per_character_ns);
+        printf("\nblend-space lookup, ns per query (median of passes over %d queries; the scan tests every cell)\n",
+               LOOKUP_QUERIES);
+        printf("%-20s %8s %10s %10s %12s %10s\n", "layout", "samples", "ns", "vs 16", "scan ns", "speed-up");
+        for (int i = 0; i < LOOKUP_LAYOUTS * LOOKUP_SIZES; i++) {
+            const lookup_result *r = &lookup[i], *first = &lookup[i - i % LOOKUP_SIZES];
+            printf("%-20s %8d %10.1f %9.2fx %12.1f %9.1fx\n", r->layout, r->samples, r->ns, r->ns / first->ns, r->brute_ns,
+                   r->brute_ns / r->ns);
+        }
     }
     for (int s = 0; s < POSE_SETS; s++)
         for (int i = 0; i < 3; i++) pm_pose_free(c.poses[s][i], NULL);

@@ -155,6 +155,18 @@ def blend_section(out):
     lines.append(f"- **{c['count']:,} characters** (a three-sample blend space + local-to-model each): "
                  f"**{c['frame_ms']:.2f} ms per frame**, {c['per_character_ns']:.0f} ns per character "
                  f"(median of {c['frames']} frames)")
+    lookup = d.get("lookup")
+    if lookup:
+        lines.append("")
+        lines.append(f"Blend-space lookup (`pm_blend_space_weights_at`: finding the cell, or the nearest hull "
+                     f"element outside the hull, and its weights), ns per query, median of {lookup['rounds']} passes "
+                     f"over {lookup['queries']:,} queries; baselines from the same run: the layout's 16-sample space "
+                     f"and a scan of every cell and hull element giving the same answers.\n")
+        lines.append("| layout | samples | ns per query | ratio to 16 samples | scan of every cell, ns | speed-up |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for r in lookup["results"]:
+            lines.append(f"| {r['layout']} | {r['samples']:,} | {r['ns']:.0f} | {r['ratio_to_16']:.2f} | "
+                         f"{r['brute_ns']:,.0f} | {r['speedup_vs_brute']:.1f}x |")
     return "\n".join(lines) + "\n"
 
 
