@@ -21,8 +21,10 @@
  * (or an error, PM_BLEND_COLLINEAR_ERROR), 3D samples that all lie in one plane a 2D space in that
  * plane (or an error, PM_BLEND_COPLANAR_ERROR). Weights on a face or edge shared by several cells
  * depend only on that face's or edge's samples, so co-spherical samples (a cube lattice), whose
- * tetrahedralisation is not unique, still blend continuously. Cells are found through a uniform
- * grid of cell buckets: O(1) expected, independent of the sample count.
+ * tetrahedralisation is not unique, still blend continuously. Cells are found through a quadtree
+ * or octree of cell buckets (a trapezoidal map where thin 2D cells crowd, a short walk in 3D), and
+ * the nearest hull element through a hierarchy: lookup stays near constant or logarithmic in the
+ * sample count whatever the layout, and allocates nothing.
  *
  * A space is immutable after pm_blend_space_create and may be shared between threads; it owns a
  * runtime pm_animation of each sample, so the clips it was made from can be freed. */
