@@ -50,6 +50,7 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->plane_points);
     pm_free(&a, s->tree_nodes);
     pm_free(&a, s->tree_items);
+    pm_free(&a, s->tree_top);
     pm_free(&a, s->tz_nodes);
     pm_free(&a, s->tz_edges);
     pm_free(&a, s->tz_traps);

@@ -126,6 +126,10 @@ struct pm_blend_space {
      * location (blend_space_tree.c). */
     pm_blend_tree_node *tree_nodes;
     int32_t *tree_items;
+    /* The tree's nodes at depth tree_top_bits (or the leaves above them) over a uniform grid of
+     * 2^tree_top_bits buckets per axis, x fastest: a query skips the top levels' chain of loads. */
+    int32_t *tree_top;
+    int tree_top_bits;
     int tree_node_count, tree_item_count, tree_crowded;
     /* Each vertex's (rank's) lowest-index cell. */
     int32_t *vertex_cell;
@@ -178,11 +182,14 @@ int pm_blend_space_trapezoid_cell(const pm_blend_space *s, int32_t start, pm_dt_
 int pm_blend_space_walk(const pm_blend_space *s, int start, pm_dt3_point q);
 /* The leaf of the cell tree holding snapped coordinates c (2 or 3 of them). */
 static inline const pm_blend_tree_node *pm_blend_space_tree_leaf(const pm_blend_space *s, int dims, const int64_t *c) {
-    const pm_blend_tree_node *nd = s->tree_nodes;
     int64_t x = c[0] < PM_DT_COORD_MAX ? c[0] : PM_DT_COORD_MAX - 1;
     int64_t y = c[1] < PM_DT_COORD_MAX ? c[1] : PM_DT_COORD_MAX - 1;
     int64_t z = dims == 3 ? (c[2] < PM_DT_COORD_MAX ? c[2] : PM_DT_COORD_MAX - 1) : 0;
-    for (int bit = PM_DT_COORD_BITS - 1; nd->count == PM_BLEND_TREE_INNER; bit--) {
+    /* The top levels through the table, the rest by halving. */
+    int shift = PM_DT_COORD_BITS - s->tree_top_bits;
+    size_t top = ((size_t)(z >> shift) << (2 * s->tree_top_bits)) | ((size_t)(y >> shift) << s->tree_top_bits) | (size_t)(x >> shift);
+    const pm_blend_tree_node *nd = s->tree_nodes + s->tree_top[top];
+    for (int bit = shift - 1; nd->count == PM_BLEND_TREE_INNER; bit--) {
         int child = (int)((x >> bit) & 1) | (int)((y >> bit) & 1) << 1 | (int)((z >> bit) & 1) << 2;
         nd = s->tree_nodes + nd->first + child;
     }

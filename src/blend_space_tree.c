@@ -264,6 +264,39 @@ static pm_result build(builder *b, int cells, pm_error *error) {
     return PM_OK;
 }
 
+/* Fills the table entries under node `node` (depth `depth`, lowest corner in table units `at`). */
+static void fill_top(pm_blend_space *s, int dims, int32_t node, int depth, const int64_t *at) {
+    const pm_blend_tree_node *nd = &s->tree_nodes[node];
+    int bits = s->tree_top_bits;
+    if (depth < bits && nd->count == PM_BLEND_TREE_INNER) {
+        int64_t half = (int64_t)1 << (bits - depth - 1);
+        for (int c = 0; c < (1 << dims); c++) {
+            int64_t child[3] = {at[0] + ((c & 1) ? half : 0), at[1] + ((c & 2) ? half : 0), dims == 3 ? at[2] + ((c & 4) ? half : 0) : 0};
+            fill_top(s, dims, nd->first + c, depth + 1, child);
+        }
+        return;
+    }
+    int64_t span = (int64_t)1 << (bits - depth);
+    for (int64_t z = 0; z < (dims == 3 ? span : 1); z++)
+        for (int64_t y = 0; y < span; y++)
+            for (int64_t x = 0; x < span; x++) {
+                size_t i = ((size_t)(at[2] + z) << (2 * bits)) | ((size_t)(at[1] + y) << bits) | (size_t)(at[0] + x);
+                s->tree_top[i] = node;
+            }
+}
+
+/* The table: at most one entry per cell. */
+static pm_result build_top(pm_blend_space *s, int dims, int cells, pm_error *error) {
+    int bits = 0;
+    while (bits < 12 && ((int64_t)1 << (dims * (bits + 1))) <= (int64_t)cells) bits++;
+    s->tree_top_bits = bits;
+    s->tree_top = (int32_t *)pm_alloc_array(&s->allocator, (size_t)1 << (dims * bits), sizeof(int32_t), 0);
+    if (!s->tree_top) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space: out of memory for its cell tree");
+    const int64_t origin[3] = {0, 0, 0};
+    fill_top(s, dims, 0, 0, origin);
+    return PM_OK;
+}
+
 pm_result pm_blend_space_build_tree(pm_blend_space *s, int pad, int crowded, pm_error *error) {
     builder b;
     memset(&b, 0, sizeof b);
@@ -303,5 +336,5 @@ pm_result pm_blend_space_build_tree(pm_blend_space *s, int pad, int crowded, pm_
     s->tree_node_count = (int)b.nodes.count;
     s->tree_items = (int32_t *)b.items.data;
     s->tree_item_count = (int)b.items.count;
-    return PM_OK;
+    return build_top(s, b.dims, cells, error);
 }
