@@ -29,6 +29,26 @@ pm_search_def pm_default_search_def(void) {
     return d;
 }
 
+/* ---- throttle ---- */
+
+pm_search_throttle pm_search_throttle_make(float interval) {
+    pm_search_throttle t;
+    memset(&t, 0, sizeof t);
+    t.interval = interval;
+    return t;
+}
+
+int pm_search_throttle_update(pm_search_throttle *t, float dt, int force) {
+    if (!t) return 1;
+    if (isfinite(dt) && dt > 0.0f) t->elapsed += dt;
+    /* A NaN interval must not stop every search: only a positive one holds them back. */
+    const double interval = t->interval > 0.0f ? (double)t->interval : 0.0;
+    if (t->searched && !force && !(t->elapsed + 1e-6 >= interval)) return 0;
+    t->searched = 1;
+    t->elapsed = 0.0;
+    return 1;
+}
+
 /* ---- scratch ---- */
 
 typedef struct scratch_layout {

@@ -114,6 +114,23 @@ PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, c
                                      const float *const *queries, const pm_search_def *defs, int count, void *scratch,
                                      size_t scratch_size, pm_error *error);
 
+/* PS8 search throttle: how often a character searches at all. The continuing pose keeps a search
+ * from jumping needlessly, but some motions (a jump, a vault) should play a while without any
+ * search; UE's SearchThrottleTime does this, defaulting to 0 so that locomotion searches every
+ * update. The state is plain data the caller keeps per character; nothing allocates. */
+typedef struct pm_search_throttle {
+    float interval; /* least seconds between two searches; 0 (or below, or NaN) = every update */
+    double elapsed; /* seconds since the last search (double: thousands of small steps add up) */
+    int searched;   /* 0 until the first search: the first update always searches */
+} pm_search_throttle;
+PM_API pm_search_throttle pm_search_throttle_make(float interval);
+/* Advances by dt seconds (a negative or non-finite dt counts as 0) and returns 1 when the caller
+ * should search this update: on the first update, when `force` is non-zero (the played asset
+ * ended, or the game asks for a new pose: nothing is left to continue) or once `interval`
+ * seconds have passed since the last search (within a microsecond, so that steps of 1/60 s
+ * reach 0.2 s on the 12th); a search restarts the count. Returns 1 for a NULL throttle. */
+PM_API int pm_search_throttle_update(pm_search_throttle *throttle, float dt, int force);
+
 PM_EXTERN_C_END
 
 #endif
