@@ -425,6 +425,127 @@ static void test_role_and_overflow_errors(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* Every trajectory flag of PS2, 3D and XY, at a future and a past offset, on a clip turning at a
+ * constant rate: each value is known in closed form (the arc of radius speed / yaw rate). The
+ * root walks on a constant floor, so the 3D flags' vertical components are zero. */
+static void test_every_trajectory_flag(void **state) {
+    (void)state;
+    pm_clip c;
+    const float w = 0.8f, v = 1.5f; /* rad/s, m/s */
+    make_clip(&c, 120, 60.0f, v, w, 0);
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 2;
+    t.samples[0].offset = 0.5f;
+    t.samples[0].flags = PM_TRAJ_ALL;
+    t.samples[1].offset = -0.5f;
+    t.samples[1].flags = PM_TRAJ_ALL;
+    assert_true(pm_schema_add(&s, &t, NULL) == 0);
+    const int card = pm_schema_cardinality(&s);
+    assert_int_equal(card, 2 * (4 * 3 + 4 * 2));
+    float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &root, NULL));
+    for (int k = 0; k < 2; k++) {
+        const float *r = rows + 60 * card + k * 20; /* t = 1 s: both samples inside the clip */
+        const float th = w * t.samples[k].offset;
+        const float px = v * (1.0f - cosf(th)) / w, pz = v * sinf(th) / w;
+        const float sx = sinf(th), cz = cosf(th);
+        /* Velocity, Position, VelocityDirection, FacingDirection: (x, y, z) each. */
+        const float want3[12] = {v * sx, 0, v * cz, px, 0, pz, sx, 0, cz, sx, 0, cz};
+        /* VelocityXY, PositionXY, VelocityDirectionXY, FacingDirectionXY: (x, z) each. */
+        const float want2[8] = {v * sx, v * cz, px, pz, sx, cz, sx, cz};
+        for (int i = 0; i < 12; i++)
+            if (fabsf(r[i] - want3[i]) > 2e-3f) fail_msg("sample %d value %d: %g, want %g", k, i, (double)r[i], (double)want3[i]);
+        for (int i = 0; i < 8; i++)
+            if (fabsf(r[12 + i] - want2[i]) > 2e-3f)
+                fail_msg("sample %d XY value %d: %g, want %g", k, i, (double)r[12 + i], (double)want2[i]);
+    }
+    free(rows);
+    pm_clip_destroy(&c);
+}
+
+/* The same flags on a real walk, against the root track and forward kinematics directly: a
+ * trajectory sample 20 frames (1/3 s at 60 Hz) ahead and behind, a foot's velocity (central
+ * differences) and a foot's position 20 frames ahead, all in the root space of the pose's frame. */
+static void test_features_of_a_real_clip(void **state) {
+    (void)state;
+    if (!pm_test_mocap_dir()) skip(); /* the rest of this binary needs no real clips */
+    const char *path = pm_test_mocap_path("lafan1/walk1_subject1_trim.bvh");
+    pm_clip src, c;
+    PM_ASSERT_OK(pm_bvh_read_file(&src, path, NULL, NULL));
+    PM_ASSERT_OK(pm_clip_resample(&c, &src, 60.0f, NULL));
+    pm_clip_destroy(&src);
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 2;
+    t.samples[0].offset = 20.0f / 60.0f;
+    t.samples[0].flags = PM_TRAJ_ALL;
+    t.samples[1].offset = -20.0f / 60.0f;
+    t.samples[1].flags = PM_TRAJ_POSITION_XY;
+    pm_schema_add(&s, &t, NULL);
+    pm_channel_def fv = pm_default_channel_def(PM_FEATURE_VELOCITY);
+    strcpy(fv.bone, "@left_foot");
+    pm_schema_add(&s, &fv, NULL);
+    pm_channel_def fp = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(fp.bone, "@right_foot");
+    fp.offset = 20.0f / 60.0f;
+    pm_schema_add(&s, &fp, NULL);
+    const int card = pm_schema_cardinality(&s);
+    assert_int_equal(card, 20 + 2 + 3 + 3);
+    float *rows = calloc((size_t)c.frame_count * card, sizeof(float));
+    pm_root_def rd = pm_default_root_def();
+    PM_ASSERT_OK(pm_features_extract(rows, (size_t)card, NULL, &c, &s, &rd, NULL));
+    pm_root_track rt;
+    PM_ASSERT_OK(pm_root_track_extract(&rt, &c, &rd, NULL, NULL));
+    const int jc = c.skeleton.joint_count;
+    pm_transform *before = calloc((size_t)jc, sizeof(pm_transform)), *after = calloc((size_t)jc, sizeof(pm_transform)),
+                 *ahead = calloc((size_t)jc, sizeof(pm_transform));
+    const int lf = pm_features_resolve_bone(&c.skeleton, "@left_foot"), rf = pm_features_resolve_bone(&c.skeleton, "@right_foot");
+    assert_true(lf >= 0 && rf >= 0);
+    const float dt = c.frame_time;
+    const int frames[] = {100, 200, c.frame_count / 2};
+    for (int i = 0; i < 3; i++) {
+        const int f = frames[i];
+        const float *r = rows + (size_t)f * card;
+        const pm_transform inv = pm_transform_inverse(rt.frames[f]);
+        const pm_vec3 pos = pm_transform_point(inv, rt.frames[f + 20].translation);
+        const pm_vec3 vel = pm_quat_rotate(
+            inv.rotation, pm_vec3_scale(pm_vec3_sub(rt.frames[f + 21].translation, rt.frames[f + 19].translation), 0.5f / dt));
+        const pm_vec3 face = pm_quat_rotate(inv.rotation, pm_quat_rotate(rt.frames[f + 20].rotation, pm_vec3_make(0, 0, 1)));
+        const float speed = pm_vec3_length(vel), ground_speed = sqrtf(vel.x * vel.x + vel.z * vel.z);
+        assert_true(speed > 0.01f);
+        const float want[20] = {vel.x, vel.y, vel.z, pos.x, pos.y, pos.z, vel.x / speed, vel.y / speed, vel.z / speed,
+                                face.x, face.y, face.z, vel.x, vel.z, pos.x, pos.z, vel.x / ground_speed,
+                                vel.z / ground_speed, face.x, face.z};
+        for (int d = 0; d < 20; d++)
+            if (fabsf(r[d] - want[d]) > 1e-3f) fail_msg("frame %d value %d: %g, want %g", f, d, (double)r[d], (double)want[d]);
+        const pm_vec3 past = pm_transform_point(inv, rt.frames[f - 20].translation);
+        assert_float_equal(r[20], past.x, 1e-4);
+        assert_float_equal(r[21], past.z, 1e-4);
+        PM_ASSERT_OK(pm_clip_frame_world(before, &c, f - 1, NULL));
+        PM_ASSERT_OK(pm_clip_frame_world(after, &c, f + 1, NULL));
+        PM_ASSERT_OK(pm_clip_frame_world(ahead, &c, f + 20, NULL));
+        const pm_vec3 foot_vel = pm_quat_rotate(
+            inv.rotation, pm_vec3_scale(pm_vec3_sub(after[lf].translation, before[lf].translation), 0.5f / dt));
+        assert_float_equal(r[22], foot_vel.x, 1e-3);
+        assert_float_equal(r[23], foot_vel.y, 1e-3);
+        assert_float_equal(r[24], foot_vel.z, 1e-3);
+        const pm_vec3 foot_ahead = pm_transform_point(inv, ahead[rf].translation);
+        assert_float_equal(r[25], foot_ahead.x, 1e-4);
+        assert_float_equal(r[26], foot_ahead.y, 1e-4);
+        assert_float_equal(r[27], foot_ahead.z, 1e-4);
+    }
+    free(before);
+    free(after);
+    free(ahead);
+    free(rows);
+    pm_root_track_destroy(&rt);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
@@ -432,6 +553,8 @@ int main(void) {
         cmocka_unit_test(test_loop_smoothing_follows_the_cycle),
         cmocka_unit_test(test_phase_counts_a_stance_once),
         cmocka_unit_test(test_turning),
+        cmocka_unit_test(test_every_trajectory_flag),
+        cmocka_unit_test(test_features_of_a_real_clip),
         cmocka_unit_test(test_curve_and_errors),
         cmocka_unit_test(test_root_def_errors),
         cmocka_unit_test(test_huge_strides_are_refused),
