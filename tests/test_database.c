@@ -442,6 +442,79 @@ static void test_clip_queries_errors(void **state) {
     fixture_free(&f);
 }
 
+/* PS3 on a real walk: a dimension's offset is its mean over every pose, its scale the mean of
+ * the standard deviations of its normalisation group's dimensions (left and right foot named
+ * "feet" together; each trajectory flag on its own), and its weight square root the root of
+ * the group, channel and sample weights multiplied. */
+static void test_normalisation_groups_of_a_real_clip(void **state) {
+    (void)state;
+    if (!pm_test_mocap_dir()) skip(); /* the rest of this binary needs no real clips */
+    pm_clip clip;
+    PM_ASSERT_OK(pm_bvh_read_file(&clip, pm_test_mocap_path("cmu/01_01.bvh"), NULL, NULL));
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def t = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    t.sample_count = 2;
+    t.samples[0].offset = -0.3f;
+    t.samples[0].flags = PM_TRAJ_POSITION_XY;
+    t.samples[0].weight = 0.5f;
+    t.samples[1].offset = 0.5f;
+    t.samples[1].flags = PM_TRAJ_POSITION_XY | PM_TRAJ_VELOCITY_XY;
+    t.samples[1].weight = 2.0f;
+    pm_schema_add(&s, &t, NULL);
+    pm_channel_def g = pm_default_channel_def(PM_FEATURE_GROUP);
+    g.weight = 1.5f;
+    strcpy(g.group, "feet");
+    const int gi = pm_schema_add(&s, &g, NULL);
+    pm_channel_def foot = pm_default_channel_def(PM_FEATURE_POSITION);
+    foot.parent = gi;
+    strcpy(foot.bone, "@left_foot");
+    pm_schema_add(&s, &foot, NULL);
+    strcpy(foot.bone, "@right_foot");
+    foot.weight = 2.0f;
+    pm_schema_add(&s, &foot, NULL);
+    pm_database_def def = pm_default_database_def();
+    def.schema = &s;
+    pm_asset_def asset = pm_default_asset_def(&clip);
+    pm_database *db = NULL;
+    PM_ASSERT_OK(pm_database_build(&db, &def, &asset, 1, NULL));
+    enum { D = 12 };
+    assert_int_equal(pm_schema_cardinality(&s), D);
+    const int P = pm_database_pose_count(db);
+    double sum[D] = {0}, sum2[D] = {0};
+    float row[D];
+    for (int p = 0; p < P; p++) {
+        PM_ASSERT_OK(pm_database_pose_features(row, db, p, NULL));
+        for (int d = 0; d < D; d++) sum[d] += row[d];
+    }
+    double mean[D], sd[D];
+    for (int d = 0; d < D; d++) mean[d] = sum[d] / P;
+    for (int p = 0; p < P; p++) {
+        PM_ASSERT_OK(pm_database_pose_features(row, db, p, NULL));
+        for (int d = 0; d < D; d++) sum2[d] += (row[d] - mean[d]) * (row[d] - mean[d]);
+    }
+    for (int d = 0; d < D; d++) sd[d] = sqrt(sum2[d] / P);
+    /* Dimensions: -0.3 s PositionXY (0, 1), +0.5 s VelocityXY (2, 3) then PositionXY (4, 5),
+     * left foot (6..8), right foot (9..11). Both PositionXY samples share one deviation. */
+    const int groups[3][7] = {{0, 1, 4, 5, -1}, {2, 3, -1}, {6, 7, 8, 9, 10, 11, -1}};
+    const float *off = pm_database_offsets(db), *sc = pm_database_scales(db), *w = pm_database_weights_sqrt(db);
+    for (int d = 0; d < D; d++) assert_float_equal(off[d], mean[d], 1e-4 * (1.0 + fabs(mean[d])));
+    for (int gr = 0; gr < 3; gr++) {
+        double want = 0.0;
+        int n = 0;
+        for (; groups[gr][n] >= 0; n++) want += sd[groups[gr][n]];
+        want /= n;
+        assert_true(want > 1e-3);
+        for (int i = 0; i < n; i++)
+            if (fabs(sc[groups[gr][i]] - want) > 1e-4 * want)
+                fail_msg("dimension %d: scale %g, want the group's mean deviation %g", groups[gr][i], (double)sc[groups[gr][i]], want);
+    }
+    const float weights[D] = {0.5f, 0.5f, 2, 2, 2, 2, 1.5f, 1.5f, 1.5f, 3, 3, 3};
+    for (int d = 0; d < D; d++) assert_float_equal(w[d] * w[d], weights[d], 1e-5);
+    pm_database_destroy(db);
+    pm_clip_destroy(&clip);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
@@ -452,6 +525,7 @@ int main(void) {
         cmocka_unit_test(test_clip_frame_rows),
         cmocka_unit_test(test_pose_vectors_and_features),
         cmocka_unit_test(test_padding_and_group_schema),
+        cmocka_unit_test(test_normalisation_groups_of_a_real_clip),
         cmocka_unit_test(test_clip_queries_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
