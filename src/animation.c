@@ -206,20 +206,11 @@ static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
     }
     double x = (double)time / (double)a->frame_time;
     if (a->looping) {
-        /* The loop's period in frames as float times see it: n frame times rounded to a float
-         * (the duration a caller reads), a hair off n. Wrapped at n instead, a time of exactly
-         * the duration read the end key or the first frame depending on that rounding (the
-         * first on most real clips): a player taking root motion up to the wrap got a jump back. */
-        double period = (double)((float)n * a->frame_time) / (double)a->frame_time;
-        if (!(period > 0.0) || !isfinite(period)) period = n;
-        double w = fmod(x, period);
-        if (w < 0.0) w += period;
-        if ((w == 0.0 && x > 0.0) || w >= (double)n) {
-            *k0 = n; /* a whole number of loops (or the sliver past n when the period rounded up): the end key */
+        if (pm_loop_wrap(x, n, a->frame_time, &x)) {
+            *k0 = n; /* the loop's end: the end key */
             *alpha = 0.0f;
             return;
         }
-        x = w;
     } else if (!(x > 0.0)) x = 0.0;
     else if (x >= (double)(n - 1) || time >= (float)(n - 1) * a->frame_time) {
         /* At or past the end; the duration itself counts whichever way it rounded as a float. */
@@ -228,7 +219,6 @@ static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
         return;
     }
     int i = (int)x;
-    if (i >= n) i = n - 1; /* fmod can round up to n */
     *k0 = i;
     *alpha = (float)(x - i);
 }

@@ -271,27 +271,20 @@ float pm_clip_duration(const pm_clip *c) {
     return (float)n * c->frame_time;
 }
 
-/* Frame pair and blend factor for a time: clamped, or wrapped when looping. */
 /* Frames around `time` and the fraction between them; 1 when a looping clip's time is at its
  * end - a whole number of loops - where the seam's far side (the loop end) is read whole. */
 static int clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, float *t) {
     int n = c->frame_count;
     double x = (double)time / (double)c->frame_time;
     if (c->looping && n > 1) {
-        /* Wrapped at the duration as a float (see key_pair in animation.c): a time of exactly the
-         * duration is the loop's end on every clip, not the end or frame 0 by rounding. */
-        double period = (double)pm_clip_duration(c) / (double)c->frame_time;
-        if (!(period > 0.0) || !isfinite(period)) period = n;
-        double w = fmod(x, period);
-        if (w < 0.0) w += period;
-        if ((w == 0.0 && x > 0.0) || w >= (double)n) {
+        double w;
+        if (pm_loop_wrap(x, n, c->frame_time, &w)) {
             *f0 = n - 1;
             *f1 = 0;
             *t = 1.0f;
             return 1;
         }
         int i = (int)floor(w);
-        if (i >= n) i = n - 1;
         *f0 = i;
         *f1 = (i + 1) % n;
         *t = (float)(w - i);

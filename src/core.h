@@ -83,6 +83,21 @@ int pm_cmp_float(const void *a, const void *b);
 /* An angle in radians wrapped to [-pi, pi). */
 static inline float pm_wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
 
+/* Where time x (in frames) falls in a loop of n frames, wrapped at the loop's period as float
+ * times see it: n frame times rounded to a float (the duration a caller reads), a hair off n.
+ * Wrapped at n instead, a time of exactly the duration read the end or the first frame depending
+ * on that rounding (the first on most real clips), and a player taking root motion up to the
+ * wrap got a jump back. Returns 1 at the loop's end (a whole number of loops, or the sliver past
+ * n when the period rounded up), else 0 with *w in [0, n). */
+static inline int pm_loop_wrap(double x, int n, float frame_time, double *w) {
+    double period = (double)((float)n * frame_time) / (double)frame_time;
+    if (!(period > 0.0) || !isfinite(period)) period = n;
+    double r = fmod(x, period);
+    if (r < 0.0) r += period;
+    *w = r;
+    return (r == 0.0 && x > 0.0) || r >= (double)n;
+}
+
 /* Frame of sample s of `samples` spread evenly over frames 0..frame_count-1, the first and the
  * last included (one sample: frame 0). */
 static inline int pm_sample_frame(int s, int samples, int frame_count) {

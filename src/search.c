@@ -255,12 +255,17 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
     return PM_OK;
 }
 
-static void fill_result(pm_search_result *out, const search_state *s) {
+/* "Not found": what a result reads before a search fills it and after any error. */
+static void result_not_found(pm_search_result *out) {
     memset(out, 0, sizeof *out);
-    out->candidates = s->candidates;
-    out->nodes = s->nodes;
     out->pose = -1;
     out->asset = -1;
+}
+
+static void fill_result(pm_search_result *out, const search_state *s) {
+    result_not_found(out);
+    out->candidates = s->candidates;
+    out->nodes = s->nodes;
     if (s->best_pose < 0) return;
     pm_pose_info pose;
     pm_database_pose(&pose, s->db, s->best_pose, NULL);
@@ -296,8 +301,7 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
                            void *scratch, size_t scratch_size, int kernel, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
     /* A caller that misses an error code reads "not found", never the previous frame's answer. */
-    memset(out, 0, sizeof *out);
-    out->pose = out->asset = -1;
+    result_not_found(out);
     if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: database is NULL");
     if (!query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: query is NULL");
     pm_search_def def = def_in ? *def_in : pm_default_search_def();
@@ -411,8 +415,7 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
     /* "Not found" before any check: every error leaves the outputs so, as the header says. */
     if (out_db) *out_db = -1;
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: out is NULL");
-    memset(out, 0, sizeof *out);
-    out->pose = out->asset = -1;
+    result_not_found(out);
     if (!dbs || !queries) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: databases or queries are NULL");
     if (count < 1 || count > PM_SEARCH_MAX_DATABASES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: %d databases is outside 1..%d", count,
@@ -428,8 +431,7 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
         pm_result e = pm_search(&r, dbs[i], queries[i], &def, scratch, scratch_size, error);
         if (e != PM_OK) {
             /* No half answer: an earlier database's result is not the result of the call. */
-            memset(out, 0, sizeof *out);
-            out->pose = out->asset = -1;
+            result_not_found(out);
             if (out_db) *out_db = -1;
             pm_error_prefix(error, "database %d", i);
             return e;

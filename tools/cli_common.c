@@ -70,8 +70,7 @@ void pm_cli_warn(const char *format, ...) {
     va_end(args);
     size_t n = escape_controls(line, sizeof line, text);
     if (n >= sizeof line) n = sizeof line - 1;
-    /* "posematch: " + line + "\n" */
-    if (warnings.used + 11 + n + 1 >= sizeof warnings.text) {
+    if (warnings.used + strlen("posematch: ") + n + 1 >= sizeof warnings.text) { /* + line + "\n" */
         warnings.dropped++;
         return;
     }
@@ -85,6 +84,33 @@ void pm_cli_warnings_end(int print) {
     warnings.used = 0;
     warnings.text[0] = '\0';
     warnings.dropped = 0;
+}
+
+pm_cli_channel_key *pm_cli_channel_keys(const pm_database *db, pm_error *error) {
+    const pm_schema *schema = pm_database_schema(db);
+    int n = schema ? schema->channel_count : 0;
+    pm_cli_channel_key *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+    if (!keys) {
+        pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "out of memory for %d channel names", n);
+        return NULL;
+    }
+    for (int c = 0; c < n; c++) {
+        char name[128];
+        if (pm_database_channel_name(name, sizeof name, db, c, error) != PM_OK) {
+            free(keys);
+            return NULL;
+        }
+        snprintf(keys[c], sizeof keys[c], "%s", name);
+        if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
+        for (int k = 2;; k++) {
+            int taken = 0;
+            for (int e = 0; e < c && !taken; e++)
+                taken = schema->channels[e].kind != PM_FEATURE_GROUP && strcmp(keys[e], keys[c]) == 0;
+            if (!taken) break;
+            snprintf(keys[c], sizeof keys[c], "%s #%d", name, k);
+        }
+    }
+    return keys;
 }
 
 int pm_cli_has_value(int argc, char **argv, int i) {

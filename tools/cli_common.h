@@ -34,6 +34,14 @@ void pm_cli_warn(const char *format, ...)
  * empties the queue either way. */
 void pm_cli_warnings_end(int print);
 
+/* The key each schema channel of db goes under in JSON (search's breakdown, export-features'
+ * channels): its name, with " #2", " #3"... when an earlier channel's key is the same. Groups hold
+ * no values (no breakdown entry): they keep their plain name and take no key from the others.
+ * Returns channel_count keys (malloc'd: free), or NULL with *error filled. */
+#define PM_CLI_CHANNEL_KEY 160
+typedef char pm_cli_channel_key[PM_CLI_CHANNEL_KEY];
+pm_cli_channel_key *pm_cli_channel_keys(const pm_database *db, pm_error *error);
+
 /* Fills *error (when not NULL) with code and the formatted message; returns code. */
 pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...)
 #if defined(__GNUC__)

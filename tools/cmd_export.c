@@ -80,44 +80,31 @@ int pm_cmd_export_features(int argc, char **argv) {
     cJSON_AddItemToObject(o, "scale", float_array(pm_database_scales(db), card));
     cJSON_AddItemToObject(o, "weight_sqrt", float_array(pm_database_weights_sqrt(db), card));
     const pm_schema *schema = pm_database_schema(db);
-    /* "channels" names each schema channel (the index dim_channel gives) as search's breakdown keys
-     * name it: two channels of one name are "name" and "name #2", so a result's breakdown reads
-     * against this list. Groups, which hold no values of their own, keep their plain name and have
-     * no breakdown entry. "channel_info" adds each one's kind and dimensions. */
+    /* "channels": each channel's key as search's breakdown names it (pm_cli_channel_keys), so a
+     * result's breakdown reads against this list; "channel_info" adds kind and dimensions. */
     cJSON *channels = cJSON_AddArrayToObject(o, "channels");
     cJSON *channel_info = cJSON_AddArrayToObject(o, "channel_info");
-    cJSON *keys = cJSON_CreateObject();
+    pm_cli_channel_key *keys = pm_cli_channel_keys(db, &err);
     if (!keys) {
-        pm_cli_fail("export-features: out of memory");
+        pm_cli_fail_error(&err);
         goto done;
     }
     for (int c = 0; c < schema->channel_count; c++) {
-        char name[128], key[160];
-        if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
-            cJSON_Delete(keys);
-            pm_cli_fail_error(&err);
-            goto done;
-        }
-        snprintf(key, sizeof key, "%s", name);
-        if (schema->channels[c].kind != PM_FEATURE_GROUP) {
-            for (int k = 2; cJSON_GetObjectItemCaseSensitive(keys, key); k++) snprintf(key, sizeof key, "%s #%d", name, k);
-            cJSON_AddNullToObject(keys, key);
-        }
         int first = -1, size = 0;
         for (int d = 0; d < card; d++)
             if (pm_database_dim_channel(db, d) == c) {
                 if (first < 0) first = d;
                 size++;
             }
-        cJSON_AddItemToArray(channels, cJSON_CreateString(key));
+        cJSON_AddItemToArray(channels, cJSON_CreateString(keys[c]));
         cJSON *ch = cJSON_CreateObject();
-        cJSON_AddStringToObject(ch, "name", key);
+        cJSON_AddStringToObject(ch, "name", keys[c]);
         cJSON_AddStringToObject(ch, "kind", pm_schema_json_kind_name(schema->channels[c].kind));
         cJSON_AddNumberToObject(ch, "first_dim", first);
         cJSON_AddNumberToObject(ch, "size", size);
         cJSON_AddItemToArray(channel_info, ch);
     }
-    cJSON_Delete(keys);
+    free(keys);
     cJSON *dim_channel = cJSON_AddArrayToObject(o, "dim_channel");
     for (int d = 0; d < card; d++) cJSON_AddItemToArray(dim_channel, cJSON_CreateNumber(pm_database_dim_channel(db, d)));
     cJSON *assets = cJSON_AddArrayToObject(o, "assets");

@@ -130,6 +130,7 @@ int pm_cmd_search(int argc, char **argv) {
     pm_error err;
     pm_database *db = NULL;
     float *rows = NULL, *weights = NULL, *breakdown = NULL;
+    pm_cli_channel_key *keys = NULL;
     void *scratch = NULL;
     long count = 0;
     rc = 1;
@@ -214,6 +215,11 @@ int pm_cmd_search(int argc, char **argv) {
         goto done;
     }
     a.def.out_breakdown = breakdown;
+    /* The breakdown's keys, once for every query. */
+    if (a.json && !(keys = pm_cli_channel_keys(db, &err))) {
+        pm_cli_fail_error(&err);
+        goto done;
+    }
     /* Every query checked as pm_search checks it before any result is printed: a bad row in the
      * middle of a file fails the command without half of its output. */
     const float *offset = pm_database_offsets(db), *scale = pm_database_scales(db);
@@ -270,21 +276,8 @@ int pm_cmd_search(int argc, char **argv) {
             if (!res.found) cJSON_AddNullToObject(o, "breakdown");
             else {
                 cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
-                for (int c = 0; c < schema->channel_count; c++) {
-                    char name[128];
-                    if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
-                        pm_cli_fail_error(&err);
-                        cJSON_Delete(root);
-                        goto done;
-                    }
-                    /* Groups have no values of their own and two channels may share a name. */
-                    if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
-                    char key[160];
-                    snprintf(key, sizeof key, "%s", name);
-                    for (int k = 2; cJSON_GetObjectItemCaseSensitive(bd, key); k++)
-                        snprintf(key, sizeof key, "%s #%d", name, k);
-                    cJSON_AddNumberToObject(bd, key, breakdown[c]);
-                }
+                for (int c = 0; c < schema->channel_count; c++)
+                    if (schema->channels[c].kind != PM_FEATURE_GROUP) cJSON_AddNumberToObject(bd, keys[c], breakdown[c]);
             }
             cJSON_AddItemToArray(results, o);
         } else if (res.found) {
@@ -315,6 +308,7 @@ done:
     free(rows);
     free(weights);
     free(breakdown);
+    free(keys);
     free(scratch);
     pm_database_destroy(db);
     return rc;
