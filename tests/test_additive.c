@@ -19,14 +19,19 @@ static void apply(pm_soa_transform *out, const pm_soa_transform *target, const p
     PM_ASSERT_OK(pm_additive_apply_job_run(&job, NULL));
 }
 
+/* A random source and base (up to 3 rad per joint) and the delta extracted between them. */
+static void random_delta(pm_soa_transform *source, pm_soa_transform *base, pm_soa_transform *delta, pm_test_rng *rng) {
+    random_pose(source, J_COUNT, rng, 3.0f);
+    random_pose(base, J_COUNT, rng, 3.0f);
+    extract(delta, source, base);
+}
+
 static void test_additive_round_trip(void **state) {
     (void)state;
     pm_test_rng rng = {31};
     pm_soa_transform *source = new_pose(), *base = new_pose(), *delta = new_pose(), *out = new_pose();
     for (int trial = 0; trial < 20; trial++) {
-        random_pose(source, J_COUNT, &rng, 3.0f);
-        random_pose(base, J_COUNT, &rng, 3.0f);
-        extract(delta, source, base);
+        random_delta(source, base, delta, &rng);
         apply(out, base, delta, 1.0f, NULL);
         for (int j = 0; j < J_COUNT; j++) {
             assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(source, j), 1e-5f);
@@ -166,9 +171,7 @@ static void test_additive_weights_beyond_one(void **state) {
     pm_test_rng rng = {47};
     pm_soa_transform *source = new_pose(), *base = new_pose(), *delta = new_pose(), *out = new_pose();
     for (int trial = 0; trial < 10; trial++) {
-        random_pose(source, J_COUNT, &rng, 3.0f);
-        random_pose(base, J_COUNT, &rng, 3.0f);
-        extract(delta, source, base);
+        random_delta(source, base, delta, &rng);
         apply(out, source, delta, -1.0f, NULL);
         for (int j = 0; j < J_COUNT; j++) {
             assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(base, j), 1e-5f);
