@@ -467,7 +467,7 @@ static void test_databases_of_different_schemas(void **state) {
     assert_string_equal(err.message, "pm_search_databases: 0 databases is outside 1..64");
     assert_true(r.found == 0 && r.pose == -1 && r.asset == -1 && which == -1);
     which = 7;
-    r.found = 1;
+    r.found = 1, r.pose = 0; /* a stale answer, so that both checks below can fail */
     assert_int_equal(pm_search_databases(&r, &which, NULL, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
     assert_true(r.found == 0 && r.pose == -1 && which == -1);
     which = 7;
