@@ -164,6 +164,7 @@ import json, sys
 a = json.load(open(sys.argv[1] + "/smir.json"))["asset_list"]
 by = {x["name"]: x for x in a}
 assert len(a) == 12, [x["name"] for x in a]
+assert sum(1 for x in a if x["mirrored"]) == 6, [x["name"] for x in a if x["mirrored"]]
 for x in a:
     if x["mirrored"]:
         src = by[x["name"][:-len(".mirror")]]["params"]
