@@ -252,14 +252,17 @@ static void test_additive_weights_beyond_one(void **state) {
     for (int j = 0; j < J_COUNT; j++)
         assert_true(fabsf(quat_angle(pm_pose_rotation(out, j), pm_pose_rotation(base, j)) - 1.5707963f) < 1e-5f);
     /* Beyond the range: an error naming it, nothing written. */
+    memcpy(prev, out, sizeof(pm_soa_transform) * (size_t)pm_soa_count(J_COUNT));
     pm_error e;
     pm_additive_apply_job job = apply_job(base, delta, out);
     job.weight = -64.5f;
     assert_int_equal(pm_additive_apply_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
     assert_string_equal(e.message, "additive apply job: weight -64.5 is outside [-64, 64]");
+    assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     job.weight = -1.0f;
     job.delta = NULL;
     assert_int_equal(pm_additive_apply_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_true(poses_bitwise_equal(out, prev, J_COUNT));
     FREE_POSES(source, base, delta, out, prev);
 }
 
