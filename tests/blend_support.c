@@ -97,6 +97,38 @@ pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *
     return pm_blend_space_create(out, &def, e);
 }
 
+pm_result pm_test_blend_points_space(pm_blend_space **out, const pm_clip *clip, int dims, const float *points, int stride,
+                                     const int *order, int n, float widen, const pm_allocator *a, pm_error *e) {
+    pm_blend_sample_def *defs = calloc((size_t)n, sizeof *defs);
+    char (*names)[16] = calloc((size_t)n, sizeof *names);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++) {
+        int k = order ? order[i] : i;
+        defs[i] = pm_default_blend_sample_def();
+        defs[i].clip = clip;
+        snprintf(names[i], sizeof names[i], "s%d", k);
+        defs[i].name = names[i];
+        for (int d = 0; d < dims; d++) {
+            defs[i].params[d] = points[(size_t)k * (size_t)stride + (size_t)d];
+            lo[d] = fminf(lo[d], defs[i].params[d]);
+            hi[d] = fmaxf(hi[d], defs[i].params[d]);
+        }
+    }
+    pm_blend_space_def def = pm_test_blend_def(defs, n, dims);
+    def.sync = PM_BLEND_SYNC_PHASE;
+    def.allocator = a;
+    if (widen > 0.0f)
+        for (int d = 0; d < dims; d++) {
+            float span = hi[d] > lo[d] ? hi[d] - lo[d] : 1.0f;
+            def.axis_min[d] = lo[d] - widen * span;
+            def.axis_max[d] = hi[d] + widen * span;
+        }
+    pm_result r = pm_blend_space_create(out, &def, e);
+    free(defs);
+    free(names);
+    return r;
+}
+
 const float pm_test_triangle[3][2] = {{0, 0}, {1, 0}, {0, 1}};
 
 pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int joints) {

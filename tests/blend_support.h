@@ -42,6 +42,14 @@ pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int join
 pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
                                    const int *order, int n, pm_error *e);
 
+/* A `dims`-dimensional space (2 or 3) over `n` samples of `clip`, sample i at the point
+ * points + stride * order[i] (order NULL: in turn) and named "s<order[i]>", phase sync, no
+ * alignment, allocator `a` (NULL: the default). widen > 0 sets each axis that fraction of the
+ * samples' span (1 when they do not spread along it) beyond them on either side; 0 keeps the
+ * default axes. */
+pm_result pm_test_blend_points_space(pm_blend_space **out, const pm_clip *clip, int dims, const float *points, int stride,
+                                     const int *order, int n, float widen, const pm_allocator *a, pm_error *e);
+
 /* Poses for blend-space jobs over `joints` joints: scratch for the most weights any space blends,
  * an output and a reference. */
 typedef struct pm_test_blend_poses {

@@ -23,24 +23,10 @@ static pm_clip g_clip;
 static pm_skeleton g_sk;
 
 static pm_blend_space *make(const layout *l, const int *order) {
-    pm_blend_sample_def *defs = calloc((size_t)l->n, sizeof *defs);
-    char (*names)[16] = calloc((size_t)l->n, sizeof *names);
-    for (int i = 0; i < l->n; i++) {
-        int k = order ? order[i] : i;
-        defs[i] = pm_default_blend_sample_def();
-        defs[i].clip = &g_clip;
-        snprintf(names[i], sizeof names[i], "s%d", k);
-        defs[i].name = names[i];
-        defs[i].params[0] = l->p[k][0];
-        defs[i].params[1] = l->p[k][1];
-    }
-    pm_blend_space_def def = pm_test_blend_def(defs, l->n, 2);
-    def.sync = PM_BLEND_SYNC_PHASE;
     pm_blend_space *s;
     pm_error e;
-    if (pm_blend_space_create(&s, &def, &e) != PM_OK) fail_msg("%d samples: %s", l->n, e.message);
-    free(defs);
-    free(names);
+    if (pm_test_blend_points_space(&s, &g_clip, 2, &l->p[0][0], 2, order, l->n, 0.0f, NULL, &e) != PM_OK)
+        fail_msg("%d samples: %s", l->n, e.message);
     return s;
 }
 

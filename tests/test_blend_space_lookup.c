@@ -43,34 +43,9 @@ static int teardown(void **state) {
 /* The space over l's samples (listed in `order`, NULL: as they are), named "s<k>", with axes 20%
  * wider than the samples so that queries reach beyond the hull without being clamped. */
 static pm_result make_space(pm_blend_space **out, const layout *l, const int *order, const pm_allocator *a) {
-    pm_blend_sample_def *defs = calloc((size_t)l->n, sizeof *defs);
-    char (*names)[16] = calloc((size_t)l->n, sizeof *names);
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < l->n; i++) {
-        int k = order ? order[i] : i;
-        defs[i] = pm_default_blend_sample_def();
-        defs[i].clip = &g_clip;
-        snprintf(names[i], sizeof names[i], "s%d", k);
-        defs[i].name = names[i];
-        for (int d = 0; d < l->dims; d++) {
-            defs[i].params[d] = l->p[k][d];
-            lo[d] = fminf(lo[d], l->p[k][d]);
-            hi[d] = fmaxf(hi[d], l->p[k][d]);
-        }
-    }
-    pm_blend_space_def def = pm_test_blend_def(defs, l->n, l->dims);
-    def.sync = PM_BLEND_SYNC_PHASE;
-    def.allocator = a;
-    for (int d = 0; d < l->dims; d++) {
-        float span = hi[d] > lo[d] ? hi[d] - lo[d] : 1.0f;
-        def.axis_min[d] = lo[d] - 0.2f * span;
-        def.axis_max[d] = hi[d] + 0.2f * span;
-    }
     pm_error e;
-    pm_result r = pm_blend_space_create(out, &def, &e);
+    pm_result r = pm_test_blend_points_space(out, &g_clip, l->dims, &l->p[0][0], 3, order, l->n, 0.2f, a, &e);
     if (r != PM_OK && r != PM_ERR_OUT_OF_MEMORY) fail_msg("%s: %s", l->name, e.message);
-    free(defs);
-    free(names);
     return r;
 }
 
