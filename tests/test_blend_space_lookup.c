@@ -210,6 +210,19 @@ static layout *plane_layout(int n, pm_test_rng *rng) {
     return l;
 }
 
+/* `count` random points of the half-integer grid over a lattice of `side` samples per axis
+ * (lattice_layout): samples, and points on lattice edges and faces and at cell centres. */
+static void compare_half_lattice(const layout *l, int side, int count, pm_test_rng *rng) {
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
+    for (int k = 0; k < count; k++) {
+        float q[3] = {0, 0, 0};
+        for (int d = 0; d < l->dims; d++) q[d] = 0.5f * (float)(pm_test_rng_u32(rng) % (uint32_t)(2 * side));
+        compare_at(s, l, q);
+    }
+    pm_blend_space_destroy(s);
+}
+
 /* ---- tests ---- */
 
 static void test_2d_matches_testing_every_cell(void **state) {
@@ -224,13 +237,7 @@ static void test_2d_matches_testing_every_cell(void **state) {
     /* Co-circular squares: queries on lattice edges and at cell centres, where two triangles meet. */
     layout *l = lattice_layout(2, 40);
     compare_layout(l, 500, 400, &rng);
-    pm_blend_space *s = NULL;
-    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
-    for (int k = 0; k < 1500; k++) {
-        float q[3] = {0.5f * (float)(pm_test_rng_u32(&rng) % 80), 0.5f * (float)(pm_test_rng_u32(&rng) % 80), 0.0f};
-        compare_at(s, l, q);
-    }
-    pm_blend_space_destroy(s);
+    compare_half_lattice(l, 40, 1500, &rng);
 }
 
 static void test_3d_matches_testing_every_cell(void **state) {
@@ -243,14 +250,7 @@ static void test_3d_matches_testing_every_cell(void **state) {
     /* Co-spherical cubes: queries on lattice edges, faces and cube centres. */
     layout *l = lattice_layout(3, 8);
     compare_layout(l, 200, 100, &rng);
-    pm_blend_space *s = NULL;
-    PM_ASSERT_OK(make_space(&s, l, NULL, NULL));
-    for (int k = 0; k < 600; k++) {
-        float q[3];
-        for (int d = 0; d < 3; d++) q[d] = 0.5f * (float)(pm_test_rng_u32(&rng) % 16);
-        compare_at(s, l, q);
-    }
-    pm_blend_space_destroy(s);
+    compare_half_lattice(l, 8, 600, &rng);
 }
 
 /* Memory proportional to the samples on the layouts that crowd buckets, and the trapezoidal map's
