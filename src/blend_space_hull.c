@@ -210,11 +210,8 @@ static double face_nearest(const pm_blend_space *s, const int32_t *f, pm_dt3_poi
         double d2 = pm_blend_space_edge_distance2(s, &e, q);
         if (d2 < best) {
             best = d2;
-            rw->count = 3;
-            for (int k = 0; k < 3; k++) {
-                rw->rank[k] = f[k];
-                rw->w[k] = f[k] == e.rank[0] ? e.w[0] : (f[k] == e.rank[1] ? e.w[1] : 0.0);
-            }
+            pm_blend_raw_set(rw, 3, f);
+            for (int k = 0; k < 2; k++) pm_blend_raw_put(rw, e.rank[k], e.w[k]);
         }
     }
     return best;

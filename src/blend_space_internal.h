@@ -206,6 +206,18 @@ typedef struct pm_blend_raw_weights {
     int rank[PM_BLEND_SPACE_MAX_WEIGHTS];
     double w[PM_BLEND_SPACE_MAX_WEIGHTS];
 } pm_blend_raw_weights;
+/* `count` ranks, all weights 0; then the weight of one of them. */
+static inline void pm_blend_raw_set(pm_blend_raw_weights *rw, int count, const int *ranks) {
+    rw->count = count;
+    for (int i = 0; i < count; i++) {
+        rw->rank[i] = ranks[i];
+        rw->w[i] = 0.0;
+    }
+}
+static inline void pm_blend_raw_put(pm_blend_raw_weights *rw, int rank, double w) {
+    for (int i = 0; i < rw->count; i++)
+        if (rw->rank[i] == rank) rw->w[i] = w;
+}
 /* The kind of cell a query was found in, with its ranks. */
 typedef struct pm_blend_located {
     pm_blend_cell_kind kind;

@@ -15,19 +15,6 @@
 /* Weights below this fraction are dropped: the sample would cost a sampling job for no visible effect. */
 #define PM_BLEND_MIN_WEIGHT 1e-6f
 
-static void set_raw(pm_blend_raw_weights *rw, int count, const int *ranks) {
-    rw->count = count;
-    for (int i = 0; i < count; i++) {
-        rw->rank[i] = ranks[i];
-        rw->w[i] = 0.0;
-    }
-}
-
-static void put_weight(pm_blend_raw_weights *rw, int rank, double w) {
-    for (int i = 0; i < rw->count; i++)
-        if (rw->rank[i] == rank) rw->w[i] = w;
-}
-
 /* ---- exact weights on an edge, a triangle and a tetrahedron ---- */
 
 /* The nearest point of segment ab to q (its orthogonal projection, clamped to the ends). Each weight
@@ -75,12 +62,12 @@ int pm_blend_space_face_weights(const pm_blend_space *s, int ra, int rb, int rc,
             zero_at = i;
         }
     }
-    set_raw(rw, 3, ranks);
+    pm_blend_raw_set(rw, 3, ranks);
     if (zeros == 1) {
         /* On an edge: the edge's own weights, as every cell sharing it computes them. */
         pm_blend_raw_weights e;
         pm_blend_space_edge_weights(s, ranks[(zero_at + 1) % 3], ranks[(zero_at + 2) % 3], q, &e);
-        for (int i = 0; i < 2; i++) put_weight(rw, e.rank[i], e.w[i]);
+        for (int i = 0; i < 2; i++) pm_blend_raw_put(rw, e.rank[i], e.w[i]);
     } else if (zeros == 2) {
         for (int i = 0; i < 3; i++) rw->w[i] = pm_i128_sign(num[i]) > 0 ? 1.0 : 0.0;
     } else {
@@ -105,16 +92,16 @@ int pm_blend_space_tet_weights(const pm_blend_space *s, int tet, pm_dt3_point q,
         total = pm_i128_add(total, vol[i]);
     }
     int ranks[4] = {v[0], v[1], v[2], v[3]};
-    set_raw(rw, 4, ranks);
+    pm_blend_raw_set(rw, 4, ranks);
     pm_blend_raw_weights sub;
     if (zeros == 1) {
         /* On a face: the face's own weights, whichever of its two tetrahedra found the point. */
         pm_blend_space_face_weights(s, nonzero[0], nonzero[1], nonzero[2], q, &sub);
-        for (int i = 0; i < 3; i++) put_weight(rw, sub.rank[i], sub.w[i]);
+        for (int i = 0; i < 3; i++) pm_blend_raw_put(rw, sub.rank[i], sub.w[i]);
     } else if (zeros == 2) {
         pm_blend_space_edge_weights(s, nonzero[0], nonzero[1], q, &sub);
-        for (int i = 0; i < 2; i++) put_weight(rw, sub.rank[i], sub.w[i]);
-    } else if (zeros == 3) put_weight(rw, nonzero[0], 1.0);
+        for (int i = 0; i < 2; i++) pm_blend_raw_put(rw, sub.rank[i], sub.w[i]);
+    } else if (zeros == 3) pm_blend_raw_put(rw, nonzero[0], 1.0);
     else {
         double t = pm_i128_to_double(total);
         for (int i = 0; i < 4; i++) rw->w[i] = pm_i128_to_double(vol[i]) / t;
