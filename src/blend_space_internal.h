@@ -2,6 +2,8 @@
 #ifndef PM_BLEND_SPACE_INTERNAL_H
 #define PM_BLEND_SPACE_INTERNAL_H
 
+#include <math.h>
+
 #include "delaunay.h"
 #include "delaunay3.h"
 #include "posematch/blend_space.h"
@@ -247,6 +249,15 @@ void pm_blend_space_hull_nearest_brute(const pm_blend_space *s, pm_dt3_point q, 
 pm_result pm_blend_space_weights_brute(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
                                        pm_error *error);
 
+/* The sign of g . d for |g| < 2^51 and |d| < 2^26 per component: in doubles when the rounding
+ * (at most 3 ulps of the sum of magnitudes) cannot change it, else exactly. */
+static inline int pm_blend_space_plane_sign(pm_dt3_point g, pm_dt3_point d) {
+    double px = (double)g.x * (double)d.x, py = (double)g.y * (double)d.y, pz = (double)g.z * (double)d.z;
+    double v = px + py + pz, bound = (fabs(px) + fabs(py) + fabs(pz)) * 4.5e-16;
+    if (v > bound) return 1;
+    if (v < -bound) return -1;
+    return pm_i128_sign(pm_dt3_dot_wide(d, g));
+}
 /* Barycentric weights of snapped point q in tetrahedron `tet`; 0 when q is outside it. A point on
  * a face or edge gets weights computed from that face's or edge's samples alone (tested: the
  * cells sharing it agree bit for bit). */

@@ -74,16 +74,6 @@ static int triangle_meets_box(const pm_blend_space *s, const int32_t *v, const i
     return 1;
 }
 
-/* The sign of g . d for |g| < 2^51 and |d| < 2^26 per component: in doubles when the rounding
- * (at most 3 ulps of the sum of magnitudes) cannot change it, else exactly. */
-static int plane_sign(pm_dt3_point g, pm_dt3_point d) {
-    double px = (double)g.x * (double)d.x, py = (double)g.y * (double)d.y, pz = (double)g.z * (double)d.z;
-    double v = px + py + pz, bound = (fabs(px) + fabs(py) + fabs(pz)) * 4.5e-16;
-    if (v > bound) return 1;
-    if (v < -bound) return -1;
-    return pm_i128_sign(pm_dt3_dot_wide(d, g));
-}
-
 /* Per tetrahedron: for each vertex i, the gradient of the volume with vertex i replaced by x (it
  * grows towards vertex i), and a vertex of the opposite face, where that volume is 0. */
 typedef struct tet_planes {
@@ -124,7 +114,7 @@ static int tetrahedron_meets_box(const pm_blend_space *s, const int32_t *v, cons
         /* The box corner furthest towards vertex i: outside the face when even it is beyond. */
         pm_dt3_point g = tp->g[i];
         pm_dt3_point x = {g.x > 0 ? hi[0] : lo[0], g.y > 0 ? hi[1] : lo[1], g.z > 0 ? hi[2] : lo[2]};
-        if (plane_sign(g, pm_dt3_sub(x, s->points[tp->on[i]])) < 0) return 0;
+        if (pm_blend_space_plane_sign(g, pm_dt3_sub(x, s->points[tp->on[i]])) < 0) return 0;
     }
     return 1;
 }

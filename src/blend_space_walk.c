@@ -14,8 +14,6 @@
  * rounding could matter, so every decision is the exact predicate's. A walk that has not arrived
  * after as many steps as there are tetrahedra (the visibility walk cannot cycle in a Delaunay
  * tetrahedralisation; this is a guard) falls back to testing every tetrahedron in index order. */
-#include <math.h>
-
 #include "blend_space_internal.h"
 #include "core.h"
 
@@ -28,10 +26,8 @@ static int face_side(const pm_blend_space *s, const int32_t *v, int i, pm_dt3_po
         if (k != i) u[m++] = v[k];
     /* The volume is the other three's normal dotted with q's offset from their plane, its sign
      * flipped once for each place q moves to reach the end. */
-    pm_dt3_point g = pm_dt3_normal(s->points[u[0]], s->points[u[1]], s->points[u[2]]), d = pm_dt3_sub(q, s->points[u[0]]);
-    double px = (double)g.x * (double)d.x, py = (double)g.y * (double)d.y, pz = (double)g.z * (double)d.z;
-    double vol = px + py + pz, bound = (fabs(px) + fabs(py) + fabs(pz)) * 4.5e-16;
-    int sign = vol > bound ? 1 : (vol < -bound ? -1 : pm_i128_sign(pm_dt3_dot_wide(d, g)));
+    pm_dt3_point g = pm_dt3_normal(s->points[u[0]], s->points[u[1]], s->points[u[2]]);
+    int sign = pm_blend_space_plane_sign(g, pm_dt3_sub(q, s->points[u[0]]));
     return (3 - i) % 2 ? -sign : sign;
 }
 
