@@ -44,13 +44,10 @@ static double segment_distance(const double *a, const double *b, double inv, con
 }
 
 /* The capsule round items [first, first + count): a segment between the two corners furthest
- * apart along the box's longest axis, and the largest distance of any corner from it. Every
+ * apart along `axis` (the box's longest), and the largest distance of any corner from it. Every
  * element is the hull of its corners, so it lies in the capsule. Round chains of hull edges and
  * fans of long thin faces fit tightly in one, where boxes leave room. */
-static void node_capsule(pm_blend_space *s, pm_blend_hull_node *nd, int first, int count) {
-    int axis = 0;
-    for (int a = 1; a < 3; a++)
-        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
+static void node_capsule(pm_blend_space *s, pm_blend_hull_node *nd, int axis, int first, int count) {
     int32_t lo = -1, hi = -1;
     for (int k = first; k < first + count; k++)
         for (int i = 0; i < s->hull_arity; i++) {
@@ -91,15 +88,15 @@ static void build_node(pm_blend_space *s, hull_key *keys, int32_t *scratch, int 
                 nd->hi[a] = PM_MAX(nd->hi[a], c);
             }
     }
-    node_capsule(s, nd, first, count);
+    int axis = 0;
+    for (int a = 1; a < 3; a++)
+        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
+    node_capsule(s, nd, axis, first, count);
     if (count <= PM_BLEND_HULL_LEAF) {
         nd->first = first;
         nd->count = count;
         return;
     }
-    int axis = 0;
-    for (int a = 1; a < 3; a++)
-        if (nd->hi[a] - nd->lo[a] > nd->hi[axis] - nd->lo[axis]) axis = a;
     for (int k = 0; k < count; k++) {
         keys[k].key = 0;
         for (int i = 0; i < arity; i++) keys[k].key += item_coord(s, first + k, i, axis);
