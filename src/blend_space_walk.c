@@ -63,9 +63,8 @@ static int lowest_containing(const pm_blend_space *s, int tet, pm_dt3_point q) {
     const int32_t *v = s->tet.vertices + 4 * tet;
     int zero[4], zeros = 0, nonzero[4], nz = 0;
     for (int i = 0; i < 4; i++) {
-        int32_t w[4] = {v[0], v[1], v[2], v[3]};
         pm_dt3_point p[4];
-        for (int k = 0; k < 4; k++) p[k] = k == i ? q : s->points[w[k]];
+        for (int k = 0; k < 4; k++) p[k] = k == i ? q : s->points[v[k]];
         if (pm_i128_sign(pm_dt3_volume(p[0], p[1], p[2], p[3])) == 0) zero[zeros++] = i;
         else nonzero[nz++] = i;
     }
