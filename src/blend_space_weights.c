@@ -157,6 +157,13 @@ static void set_triangle(const pm_blend_space *s, int tri, pm_blend_located *at)
     for (int i = 0; i < 3; i++) at->rank[i] = s->tri.vertices[3 * tri + i];
 }
 
+static void set_tetrahedron(const pm_blend_space *s, int tet, pm_blend_located *at) {
+    at->kind = PM_BLEND_CELL_TETRAHEDRON;
+    at->cell = tet;
+    at->count = 4;
+    for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
+}
+
 /* Weights of q in triangle `tri`; 0 when q is outside it. */
 static int triangle_weights(const pm_blend_space *s, int tri, pm_dt_point q, pm_blend_raw_weights *rw, pm_blend_located *at) {
     const int32_t *v = s->tri.vertices + 3 * tri;
@@ -219,10 +226,7 @@ static void locate_tetrahedra(const pm_blend_space *s, pm_dt3_point q, pm_blend_
     const pm_blend_tree_node *leaf = pm_blend_space_tree_leaf(s, 3, coords);
     int tet = leaf->first >= 0 ? pm_blend_space_walk(s, leaf->first, q) : -1;
     if (tet >= 0 && pm_blend_space_tet_weights(s, tet, q, rw)) {
-        at->kind = PM_BLEND_CELL_TETRAHEDRON;
-        at->cell = tet;
-        at->count = 4;
-        for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
+        set_tetrahedron(s, tet, at);
         return;
     }
     pm_blend_space_hull_nearest(s, q, rw, at);
@@ -234,10 +238,7 @@ static void locate_brute(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
     if (s->mode == SPACE_TETRAHEDRA) {
         for (int tet = 0; tet < s->tet.tet_count; tet++)
             if (pm_blend_space_tet_weights(s, tet, q, rw)) {
-                at->kind = PM_BLEND_CELL_TETRAHEDRON;
-                at->cell = tet;
-                at->count = 4;
-                for (int i = 0; i < 4; i++) at->rank[i] = s->tet.vertices[4 * tet + i];
+                set_tetrahedron(s, tet, at);
                 return;
             }
     } else if (s->coplanar) {
