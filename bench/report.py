@@ -35,7 +35,15 @@ def cpu():
     return platform.processor() or "unknown CPU"
 
 
-BUSY_RATIO = 1.15
+def floor_note(bench):
+    """How steady the alternated passes were: their spread at the start and at the end of the run."""
+    f = bench["floor_passes"]
+    note = (f"spread (p90 - p10) / median of the passes {100 * max(f[0]['warm_read_spread'], f[0]['bruteforce_spread']):.0f}% "
+            f"at the start and {100 * max(f[1]['warm_read_spread'], f[1]['bruteforce_spread']):.0f}% at the end, "
+            f"re-read {f[0]['warm_read_us']:.0f} then {f[1]['warm_read_us']:.0f} us")
+    if bench.get("steal_fraction") is not None:
+        note += f", {100 * bench['steal_fraction']:.1f}% of the CPU time stolen by the hypervisor"
+    return note
 
 
 def usable_cpus():
@@ -55,14 +63,15 @@ def search_section(out, data):
     n_cpus = usable_cpus()
     lines.append(f"Measured on {cpu()} ({n_cpus} CPU{'' if n_cpus == 1 else 's'}), {threads}, {data} clips; "
                  f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
-    # Brute force reads the matrix as fast as a plain re-read when the machine is idle (about
-    # 1.0-1.05); a CPU shared with other work slows the computing pass more than the reading
-    # one, so a high ratio marks a run whose absolute figures are not to be trusted.
-    busy = [b["bruteforce_vs_warm_read"] for b in benches if b and b["bruteforce_vs_warm_read"] > BUSY_RATIO]
+    # `posematch bench` times a re-read of the matrix and a brute-force search in alternation at
+    # the start and at the end of its run: both do the same work every time, so a wide spread, a
+    # median that moved, or CPU time the hypervisor gave away marks a run whose absolute figures
+    # are not to be trusted (ratios measured in the same run suffer less).
+    busy = [f"{s}: {b['busy']}" for s, b in zip(("holden27", "ue-locomotion"), benches) if b and b.get("busy")]
     if busy:
-        note = (f"**A busy run**: brute force / re-read reached {max(busy):.2f} (an idle machine gives about "
-                f"1.0-1.05): something else was using the CPU, and this run's figures are less reliable "
-                f"than an idle machine's; rerun `make bench` when it is idle.\n")
+        note = (f"**A busy run** ({'; '.join(busy)}): something else was using the machine, and this "
+                f"run's absolute figures are less reliable than an idle machine's; rerun `make bench` when "
+                f"it is idle.\n")
         lines.append(note)
         print("bench: " + note.replace("**", "").strip(), file=sys.stderr)
     found = False
@@ -79,7 +88,8 @@ def search_section(out, data):
                      f"{bench['bytes'] / 1e6:.1f} MB, {bench['bytes_per_pose']:.0f} bytes per pose")
         lines.append(f"- warm re-read of the value matrix: {bench['warm_read_us']:.0f} us; "
                      f"brute force / re-read = {bench['bruteforce_vs_warm_read']:.2f} (brute force "
-                     f"{bench['bruteforce_alternating_us']:.0f} us, the two timed in alternation)")
+                     f"{bench['bruteforce_alternating_us']:.0f} us, the two timed in alternation; "
+                     f"{floor_note(bench)})")
         lines.append(f"- exact vs brute force, median over the queries of both sets: "
                      f"**{bench['exact_speedup_vs_bruteforce']:.1f}x** ({bench['bruteforce_median_us_all_sets']:.1f} vs "
                      f"{bench['exact_median_us_all_sets']:.1f} us)")

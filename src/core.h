@@ -10,7 +10,7 @@
 
 #include "posematch/base.h"
 #include "posematch/file.h" /* pm_file_write for the library's savers */
-#include "posematch/math.h" /* PM_PI for pm_wrap_angle */
+#include "posematch/math_functions.h" /* PM_PI for pm_wrap_angle */
 
 #if defined(__GNUC__)
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))

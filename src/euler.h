@@ -8,7 +8,7 @@
 #ifndef PM_EULER_H
 #define PM_EULER_H
 
-#include "posematch/math.h"
+#include "posematch/math_functions.h"
 
 typedef enum pm_euler_order {
     PM_EULER_XYZ = 0,

@@ -173,9 +173,62 @@ static double read_pass_us(const pm_database *db, double *sink) {
 }
 
 /* The re-read and brute force timed in alternation (a pass, then a brute-force search of the
- * next query, 61 times), so that clock and load changes hit both alike: medians of each. */
+ * next query, 61 times), so that clock and load changes hit both alike: medians of each, and the
+ * spread of each ((p90 - p10) / median). Both passes do the same work every time, so a wide spread
+ * or a median that moves between the start and the end of the run says the machine was busy,
+ * on any CPU, where their ratio depends on the CPU's memory system. */
 #define FLOOR_ROUNDS 61
-static int measure_floor(bench *b, const query_set *qs, double *read_us, double *bf_us, double *sink) {
+typedef struct floor_stats {
+    double read_us, bf_us, read_spread, bf_spread;
+} floor_stats;
+
+static double spread(const double *sorted, int n) {
+    return (sorted[n * 9 / 10] - sorted[n / 10]) / sorted[n / 2];
+}
+
+/* Why the run looks busy (NULL when it does not): a spread of either pass past 10%, or a median
+ * that moved more than 10% between the start and the end. An idle machine stays within a few
+ * percent of both. */
+#define FLOOR_BUSY_SPREAD 0.10
+#define FLOOR_BUSY_DRIFT 0.10
+#define BUSY_STEAL 0.05
+static const char *floor_busy(char *why, size_t why_size, const floor_stats f[2], double steal) {
+    if (steal > BUSY_STEAL) {
+        snprintf(why, why_size, "the hypervisor gave %.0f%% of the CPU time to other guests", 100.0 * steal);
+        return why;
+    }
+    for (int k = 0; k < 2; k++) {
+        double worst = f[k].read_spread > f[k].bf_spread ? f[k].read_spread : f[k].bf_spread;
+        if (worst > FLOOR_BUSY_SPREAD) {
+            snprintf(why, why_size, "the repeated passes at the %s spread over %.0f%% of their median", k ? "end" : "start",
+                     100.0 * worst);
+            return why;
+        }
+    }
+    double dr = f[1].read_us / f[0].read_us - 1.0, db = f[1].bf_us / f[0].bf_us - 1.0;
+    double drift = fabs(dr) > fabs(db) ? dr : db;
+    if (fabs(drift) > FLOOR_BUSY_DRIFT) {
+        snprintf(why, why_size, "the repeated passes took %+.0f%% longer at the end than at the start", 100.0 * drift);
+        return why;
+    }
+    return NULL;
+}
+
+/* The CPU time the hypervisor gave to other guests ("steal" in Linux's /proc/stat) and all CPU
+ * time, in clock ticks since boot; 0 when the system does not say. */
+static int read_steal(double *steal, double *total) {
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return 0;
+    double v[8];
+    int n = fscanf(f, "cpu %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    if (n != 8) return 0;
+    *steal = v[7];
+    *total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+    return 1;
+}
+
+static int measure_floor(floor_stats *f, bench *b, const query_set *qs, double *sink) {
     double tr[FLOOR_ROUNDS], tb[FLOOR_ROUNDS];
     pm_search_def def = pm_default_search_def();
     def.mode = PM_SEARCH_BRUTEFORCE;
@@ -194,8 +247,10 @@ static int measure_floor(bench *b, const query_set *qs, double *read_us, double 
     }
     qsort(tr, FLOOR_ROUNDS, sizeof(double), pm_bench_cmp_double);
     qsort(tb, FLOOR_ROUNDS, sizeof(double), pm_bench_cmp_double);
-    *read_us = tr[FLOOR_ROUNDS / 2];
-    *bf_us = tb[FLOOR_ROUNDS / 2];
+    f->read_us = tr[FLOOR_ROUNDS / 2];
+    f->bf_us = tb[FLOOR_ROUNDS / 2];
+    f->read_spread = spread(tr, FLOOR_ROUNDS);
+    f->bf_spread = spread(tb, FLOOR_ROUNDS);
     return 0;
 }
 
@@ -508,8 +563,11 @@ int pm_cmd_bench(int argc, char **argv) {
             free(dyn);
             goto done;
         }
-    double sink = 0.0, read_us = 0.0, bf_floor_us = 0.0;
-    if ((rc = measure_floor(&b, &sets[0], &read_us, &bf_floor_us, &sink)) != 0) {
+    double sink = 0.0;
+    floor_stats fl[2]; /* at the start of the timed work and at its end */
+    double steal0 = 0, total0 = 0, steal1 = 0, total1 = 0;
+    const int has_steal = read_steal(&steal0, &total0);
+    if ((rc = measure_floor(&fl[0], &b, &sets[0], &sink)) != 0) {
         free(dyn);
         goto done;
     }
@@ -528,7 +586,14 @@ int pm_cmd_bench(int argc, char **argv) {
         }
     }
     free(dyn);
-    if (rc) goto done;
+    if (rc || (rc = measure_floor(&fl[1], &b, &sets[0], &sink)) != 0) goto done;
+    const double read_us = fl[0].read_us, bf_floor_us = fl[0].bf_us;
+    /* Steal over the single-threaded part: the throughput passes below load every CPU. */
+    const double steal = has_steal && read_steal(&steal1, &total1) && total1 > total0
+                             ? (steal1 - steal0) / (total1 - total0)
+                             : -1.0;
+    char busy_why[160];
+    const char *busy = floor_busy(busy_why, sizeof busy_why, fl, steal);
     /* The headline: median brute-force time over both sets' queries by exact's. */
     qsort(b.pooled_bf, (size_t)b.pooled_bf_count, sizeof(double), pm_bench_cmp_double);
     qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), pm_bench_cmp_double);
@@ -556,6 +621,20 @@ int pm_cmd_bench(int argc, char **argv) {
         cJSON_AddNumberToObject(o, "warm_read_us", read_us);
         cJSON_AddNumberToObject(o, "bruteforce_alternating_us", bf_floor_us);
         cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", bf_floor_us / read_us);
+        cJSON *floors = cJSON_AddArrayToObject(o, "floor_passes");
+        for (int k = 0; k < 2; k++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "when", k ? "end" : "start");
+            cJSON_AddNumberToObject(x, "warm_read_us", fl[k].read_us);
+            cJSON_AddNumberToObject(x, "bruteforce_us", fl[k].bf_us);
+            cJSON_AddNumberToObject(x, "warm_read_spread", fl[k].read_spread);
+            cJSON_AddNumberToObject(x, "bruteforce_spread", fl[k].bf_spread);
+            cJSON_AddItemToArray(floors, x);
+        }
+        if (steal >= 0) cJSON_AddNumberToObject(o, "steal_fraction", steal);
+        else cJSON_AddNullToObject(o, "steal_fraction");
+        if (busy) cJSON_AddStringToObject(o, "busy", busy);
+        else cJSON_AddNullToObject(o, "busy");
         cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", headline);
         cJSON_AddNumberToObject(o, "bruteforce_median_us_all_sets", bf_pooled);
         cJSON_AddNumberToObject(o, "exact_median_us_all_sets", ex_pooled);
@@ -607,6 +686,7 @@ int pm_cmd_bench(int argc, char **argv) {
                info.searchable_poses, card, nq, far_note, (double)info.bytes / info.poses);
         printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
                read_us, bf_floor_us / read_us, bf_floor_us);
+        if (busy) printf("a busy run: %s\n", busy);
         printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s\n", "mode", "query set", "median us", "p99 us",
                "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes");
         for (int i = 0; i < b.row_count; i++) {

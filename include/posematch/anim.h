@@ -9,7 +9,7 @@
 #define POSEMATCH_ANIM_H
 
 #include "base.h"
-#include "math.h"
+#include "math_functions.h"
 
 PM_EXTERN_C_BEGIN
 

@@ -4,7 +4,7 @@
 
 #include "base.h"
 #include "file.h"
-#include "math.h"
+#include "math_functions.h"
 #include "anim.h"
 #include "bvh.h"
 #include "blend.h"

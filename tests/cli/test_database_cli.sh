@@ -374,8 +374,16 @@ import json, math, sys
 t = sys.argv[1]
 assert "threads" not in json.load(open(t + "/bench.json")), "threads section without --threads"
 b = json.load(open(t + "/bench_threads.json"))
-for k in ["poses", "modes", "warm_read_us", "exact_speedup_vs_bruteforce"]:
+for k in ["poses", "modes", "warm_read_us", "exact_speedup_vs_bruteforce", "busy", "steal_fraction"]:
     assert k in b, k
+assert b["busy"] is None or isinstance(b["busy"], str), b["busy"]
+assert b["steal_fraction"] is None or 0 <= b["steal_fraction"] <= 1, b["steal_fraction"]
+assert [f["when"] for f in b["floor_passes"]] == ["start", "end"], b["floor_passes"]
+for f in b["floor_passes"]:
+    for k in ["warm_read_us", "bruteforce_us"]:
+        assert math.isfinite(f[k]) and f[k] > 0, (k, f)
+    for k in ["warm_read_spread", "bruteforce_spread"]:
+        assert math.isfinite(f[k]) and f[k] >= 0, (k, f)
 th = b["threads"]
 assert th["count"] == 2 and th["rounds"] >= 1, th
 assert [m["mode"] for m in th["modes"]] == ["exact", "bruteforce"], th

@@ -2,8 +2,8 @@
  * Conventions: right-handed, Y up, metres; quaternions are (x, y, z, w) and rotate column
  * vectors, q1 * q2 applies q2 first. Transforms are rotation + translation (no scale): BVH and
  * the motion-matching features never need scale. */
-#ifndef POSEMATCH_MATH_H
-#define POSEMATCH_MATH_H
+#ifndef POSEMATCH_MATH_FUNCTIONS_H
+#define POSEMATCH_MATH_FUNCTIONS_H
 
 #include <math.h>
 
