@@ -177,7 +177,7 @@ pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_da
     pm_result r = pm_clip_validate(clip, error);
     if (r != PM_OK) return r;
     pm_clip prepared;
-    if ((r = pm_prepare_clip(&prepared, clip, &db->settings, 0, NULL, clip->looping, error)) != PM_OK) return r;
+    if ((r = pm_prepare_clip(&prepared, NULL, clip, &db->settings, 0, NULL, clip->looping, error)) != PM_OK) return r;
     float *rows = (float *)pm_alloc_array(&db->allocator, (size_t)prepared.frame_count, (size_t)db->card * sizeof(float), 64);
     if (!rows) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "queries: out of memory for %d frames", prepared.frame_count);
     else r = pm_features_extract(rows, (size_t)db->card, NULL, &prepared, &db->schema, &db->settings.root, error);

@@ -19,6 +19,7 @@ typedef struct build_asset {
     int looping;
     char name[PM_MAX_ASSET_NAME + 1];
     float exclude_start, exclude_end, addend;
+    double lead_in; /* seconds of the source clip before the asset's first pose */
     pm_clip clip; /* prepared: trimmed, mirrored, resampled */
     uint32_t first_pose, pose_count;
     pm_result result;
@@ -33,6 +34,7 @@ typedef struct builder {
     float *raw;      /* poses x stride */
     uint8_t *blocked;/* per pose: block transition */
     uint8_t *excluded;
+    float *range_addend; /* per pose: the sum of its asset's ranges' addends */
 } builder;
 
 pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *e) {
@@ -50,7 +52,7 @@ int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def) {
 
 /* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
  * the same preparation for assets and for query clips. */
-pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
+pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def, int mirrored,
                           const int32_t *mirror_map, int looping, pm_error *e) {
     pm_clip tmp;
     memset(&tmp, 0, sizeof tmp);
@@ -58,6 +60,7 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
     int first;
     pm_result r = pm_clip_lead_in_frames(&first, src, def, e);
     if (r != PM_OK) return r;
+    if (out_lead_in) *out_lead_in = first;
     if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
     else r = pm_clip_copy(&tmp, src, NULL, e);
     if (r != PM_OK) return r;
@@ -82,9 +85,33 @@ pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_de
 static void prepare_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
-    a->result = pm_prepare_clip(&a->clip, a->src->clip, b->def, a->mirrored, a->src->mirror_map, a->looping, &a->error);
+    int lead_in = 0;
+    a->result =
+        pm_prepare_clip(&a->clip, &lead_in, a->src->clip, b->def, a->mirrored, a->src->mirror_map, a->looping, &a->error);
     if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
-    else a->pose_count = (uint32_t)a->clip.frame_count;
+    else {
+        a->pose_count = (uint32_t)a->clip.frame_count;
+        a->lead_in = (double)lead_in * a->src->clip->frame_time;
+    }
+}
+
+/* An asset's ranges in its poses: pose f is at lead_in + f / fps seconds of the source clip and
+ * belongs to [start, end) with a thousandth of a frame's tolerance, as the exclusion above, so
+ * that a range given at a frame's time holds that frame whatever the rounding. */
+static void apply_ranges(builder *b, const build_asset *a) {
+    const double fps = b->def->fps;
+    const int64_t n = (int64_t)a->pose_count;
+    for (int k = 0; k < a->src->range_count; k++) {
+        const pm_asset_range *g = &a->src->ranges[k];
+        int64_t f0 = (int64_t)ceil(((double)g->start - a->lead_in) * fps - 1e-3);
+        int64_t f1 = (int64_t)ceil(((double)g->end - a->lead_in) * fps - 1e-3);
+        f0 = f0 < 0 ? 0 : f0;
+        f1 = f1 > n ? n : f1;
+        for (int64_t f = f0; f < f1; f++) {
+            b->range_addend[a->first_pose + f] += g->cost_addend;
+            if (g->exclude) b->excluded[a->first_pose + f] = 1;
+        }
+    }
 }
 
 static void features_task(void *context, int task) {
@@ -105,6 +132,7 @@ static void features_task(void *context, int task) {
         for (int f = 0; f < n; f++)
             if (f < head || f >= n - tail) b->excluded[a->first_pose + f] = 1;
     }
+    apply_ranges(b, a);
     pm_clip_destroy(&a->clip);
 }
 
@@ -262,7 +290,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         b.raw = (float *)bm_alloc(&mem, (size_t)P * b.stride, sizeof(float));
         b.blocked = (uint8_t *)bm_alloc(&mem, P, 1);
         b.excluded = (uint8_t *)bm_alloc(&mem, P, 1);
-        if (!b.raw || !b.blocked || !b.excluded) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %u poses", P);
+        b.range_addend = (float *)bm_alloc(&mem, P, sizeof(float));
+        if (!b.raw || !b.blocked || !b.excluded || !b.range_addend) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %u poses", P);
     }
     if (r == PM_OK) {
         progress(def, "features", 0.1f);
@@ -334,7 +363,10 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     for (int i = 0; i < b.asset_count; i++)
         for (uint32_t p = b.assets[i].first_pose; p < b.assets[i].first_pose + b.assets[i].pose_count; p++) {
             pose_asset[p] = (uint32_t)i;
-            pose_addend[p] = b.assets[i].addend;
+            /* Rounded to what the pose stores, as the asset's own addend (see above); the sum is in
+             * the half float's range (validate_ranges). */
+            float sum = b.assets[i].addend + b.range_addend[p];
+            pose_addend[p] = pm_half_to_float(pm_float_to_half(sum));
             pose_blocked[p] = b.blocked[p] || b.excluded[p];
             if (!b.blocked[p] && b.excluded[p]) excluded_poses++;
             uint32_t v = pose_vec[p];
@@ -356,7 +388,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                     "database: no searchable pose: all %u poses are block transitions or in excluded ranges (%u block "
                     "transitions: clips too short for the schema's trajectory window of %g s; %u excluded: "
-                    "exclude_start/exclude_end longer than the clips)",
+                    "exclude_start/exclude_end longer than the clips, or excluding ranges)",
                     P, blocked, (double)future, excluded_poses);
         goto fail;
     }

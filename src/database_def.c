@@ -97,6 +97,57 @@ const char *pm_asset_def_name(const pm_asset_def *a) {
     return a->name ? a->name : (a->clip->name ? a->clip->name : "clip");
 }
 
+/* Poses carry their addend as a half float; beyond its largest finite value it would be Inf... */
+static pm_result check_addend(float v, int i, const char *name, const char *field, pm_error *error) {
+    if (!(fabsf(v) <= PM_MAX_COST_ADDEND))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): %s %g is outside -%g..%g", i, name, field,
+                       (double)v, PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+    /* ...and below its smallest subnormal an addend would be lost without a word. */
+    if (v != 0.0f && pm_half_to_float(pm_float_to_half(v)) == 0.0f)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "asset %d (%s): %s %g rounds to 0 as a half float (the smallest is %g): give 0 or a larger "
+                       "magnitude",
+                       i, name, field, (double)v, (double)pm_half_to_float(1));
+    return PM_OK;
+}
+
+static pm_result validate_ranges(const pm_asset_def *a, int i, const char *name, pm_error *error) {
+    if (a->range_count < 0 || a->range_count > PM_MAX_ASSET_RANGES)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): range_count %d is outside 0..%d", i, name,
+                       a->range_count, PM_MAX_ASSET_RANGES);
+    if (a->range_count && !a->ranges)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): ranges is NULL with range_count %d", i, name,
+                       a->range_count);
+    for (int k = 0; k < a->range_count; k++) {
+        const pm_asset_range *g = &a->ranges[k];
+        char field[48];
+        if (!(g->start >= 0.0f && g->end > g->start && g->end < PM_MAX_EXCLUDE_SECONDS))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "asset %d (%s): ranges[%d] [%g, %g) is not a span of 0..%g seconds with start < end", i, name,
+                           k, (double)g->start, (double)g->end, PM_MAX_EXCLUDE_SECONDS);
+        if (g->exclude != 0 && g->exclude != 1)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): ranges[%d].exclude is %d (must be 0 or 1)", i,
+                           name, k, g->exclude);
+        snprintf(field, sizeof field, "ranges[%d].cost_addend", k);
+        if (check_addend(g->cost_addend, i, name, field, error) != PM_OK) return PM_ERR_INVALID_ARGUMENT;
+    }
+    /* A pose's addend is the asset's plus its ranges', summed as the build sums them. The sum
+     * only changes where a range starts or ends, so those times are all there is to check
+     * (quadratic in the ranges, hence their limit). */
+    const float base = pm_half_to_float(pm_float_to_half(a->cost_addend));
+    for (int k = 0; k < 2 * a->range_count; k++) {
+        const float t = k & 1 ? a->ranges[k / 2].end : a->ranges[k / 2].start;
+        float sum = 0.0f;
+        for (int j = 0; j < a->range_count; j++)
+            if (a->ranges[j].start <= t && t < a->ranges[j].end) sum += a->ranges[j].cost_addend;
+        if (!(fabsf(base + sum) <= PM_MAX_COST_ADDEND))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "asset %d (%s): its cost_addend and the ranges holding %g s add up to %g, outside -%g..%g", i,
+                           name, (double)t, (double)(base + sum), PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+    }
+    return PM_OK;
+}
+
 /* The fields of one asset; the clip itself is validated by the caller. `mirrored`: the build
  * also adds its mirrored copy. */
 static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_error *error) {
@@ -106,17 +157,7 @@ static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_e
         pm_error_prefix(error, "asset %d", i);
         return PM_ERR_INVALID_ARGUMENT;
     }
-    /* Poses carry their addend as a half float; beyond its largest finite value it would be Inf. */
-    if (!(fabsf(a->cost_addend) <= PM_MAX_COST_ADDEND))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "asset %d (%s): cost_addend %g is outside -%g..%g", i, name, (double)a->cost_addend,
-                       PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
-    /* ...and below its smallest subnormal an addend would be lost without a word. */
-    if (a->cost_addend != 0.0f && pm_half_to_float(pm_float_to_half(a->cost_addend)) == 0.0f)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "asset %d (%s): cost_addend %g rounds to 0 as a half float (the smallest is %g): give 0 or "
-                       "a larger magnitude",
-                       i, name, (double)a->cost_addend, (double)pm_half_to_float(1));
+    if (check_addend(a->cost_addend, i, name, "cost_addend", error) != PM_OK) return PM_ERR_INVALID_ARGUMENT;
     if (a->looping < -1 || a->looping > 1)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): looping is %d (must be -1 for the clip's flag, 0 or 1)",
                        i, name, a->looping);
@@ -143,6 +184,7 @@ static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_e
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "asset %d (%s): exclude_end %g is outside 0..%g seconds (< 0 = the database default)", i, name,
                        (double)a->exclude_end, PM_MAX_EXCLUDE_SECONDS);
+    if (validate_ranges(a, i, name, error) != PM_OK) return PM_ERR_INVALID_ARGUMENT;
     /* A cut name could repeat another's: refused rather than shortened. */
     size_t len = strlen(name) + (mirrored ? strlen(".mirror") : 0);
     if (len > PM_MAX_ASSET_NAME)

@@ -256,7 +256,7 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
 pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *error);
 int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def);
 /* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
-pm_result pm_prepare_clip(pm_clip *out, const pm_clip *src, const pm_database_def *def, int mirrored,
+pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def, int mirrored,
                           const int32_t *mirror_map, int looping,
                           pm_error *error);
 /* The 128-bit key of a build: format version, schema, settings and every input. */

@@ -112,6 +112,18 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
                 hash_str(&h, "mirror_map");
                 pm_hasher_update(&h, a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
             }
+            if (a->range_count > 0) {
+                hash_str(&h, "ranges");
+                int32_t count = a->range_count;
+                pm_hasher_update(&h, &count, sizeof count);
+                for (int k = 0; k < a->range_count; k++) {
+                    const pm_asset_range *g = &a->ranges[k];
+                    float span[3] = {g->start, g->end, g->cost_addend};
+                    int32_t exclude = g->exclude;
+                    pm_hasher_update(&h, span, sizeof span);
+                    pm_hasher_update(&h, &exclude, sizeof exclude);
+                }
+            }
             if (a->mirror_negate_params && mirrored) {
                 hash_str(&h, "mirror_negate_params");
                 int32_t mask = a->mirror_negate_params;

@@ -515,10 +515,81 @@ static void test_normalisation_groups_of_a_real_clip(void **state) {
     pm_clip_destroy(&clip);
 }
 
+/* Ranges (pm_asset_range): each pose's addend is its asset's plus those of the ranges holding
+ * its time, excluded spans are blocked, the mirrored copy has the same, and the key follows them
+ * while an empty list changes nothing. */
+static void test_asset_ranges(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120); /* 30 fps clips in a 30 fps database, no lead-in */
+    pm_database *plain = build(&f, 1);
+    char plain_key[33], key[33];
+    PM_ASSERT_OK(pm_database_compute_key(plain_key, &f.def, f.assets, 4, NULL));
+    /* Frames 30-44: 0.25 - 0.5; 45-59: also excluded and + 0.125; 60-74: excluded, 0.25 + 0.125. */
+    const pm_asset_range ranges[] = {{1.0f, 2.0f, -0.5f, 0}, {1.5f, 2.5f, 0.125f, 1}};
+    f.assets[1].cost_addend = 0.25f;
+    f.assets[1].mirror = 1;
+    f.assets[1].range_count = 2;
+    f.assets[1].ranges = ranges;
+    pm_database *db = build(&f, 1), *db2 = build(&f, 2);
+    pm_test_assert_same_database(db, db2);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.assets, 5);
+    assert_int_equal(in.excluded_poses, 9 * 5 + 2 * 30);
+    for (int copy = 1; copy <= 2; copy++) {
+        pm_asset_info a;
+        PM_ASSERT_OK(pm_database_asset(&a, db, copy, NULL));
+        assert_int_equal(a.mirrored, copy == 2);
+        assert_true(a.cost_addend == 0.25f); /* the asset's own; poses carry the sums */
+        for (int fr = 0; fr < a.pose_count; fr++) {
+            pm_pose_info p;
+            PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose + fr, NULL));
+            float want = fr < 30 ? 0.25f : fr < 45 ? -0.25f : fr < 60 ? -0.125f : fr < 75 ? 0.375f : 0.25f;
+            if (p.cost_addend != want) fail_msg("asset %d frame %d: addend %g, expected %g", copy, fr, p.cost_addend, want);
+            assert_int_equal(p.block_transition, (fr >= 45 && fr < 75) || fr >= a.pose_count - 9);
+        }
+    }
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, f.assets, 4, NULL));
+    assert_string_not_equal(key, plain_key);
+    pm_asset_range moved[2] = {ranges[0], ranges[1]};
+    moved[1].exclude = 0;
+    f.assets[1].ranges = moved;
+    char k2[33];
+    PM_ASSERT_OK(pm_database_compute_key(k2, &f.def, f.assets, 4, NULL));
+    assert_string_not_equal(k2, key);
+    pm_database_destroy(db);
+    pm_database_destroy(db2);
+    /* No ranges (a list given with a count of 0 included) is the database of before. */
+    f.assets[1].cost_addend = 0.0f;
+    f.assets[1].mirror = -1;
+    f.assets[1].range_count = 0;
+    db = build(&f, 1);
+    pm_test_assert_same_database(db, plain);
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, f.assets, 4, NULL));
+    assert_string_equal(key, plain_key);
+    pm_database_destroy(db);
+    /* Range times are the clip's: at 60 fps from 30 fps clips, [1, 2) s holds rows 60-119, and
+     * a range between two rows' times holds none. */
+    f.def.fps = 60.0f;
+    const pm_asset_range narrow[] = {{1.0f, 2.0f, 1.0f, 0}, {3.001f, 3.01f, 2.0f, 0}};
+    f.assets[0].ranges = narrow, f.assets[0].range_count = 2;
+    db = build(&f, 1);
+    for (int row = 0; row < 240; row++) {
+        pm_pose_info p;
+        PM_ASSERT_OK(pm_database_pose(&p, db, row, NULL));
+        assert_true(p.cost_addend == (row >= 60 && row < 120 ? 1.0f : 0.0f));
+    }
+    pm_database_destroy(db);
+    pm_database_destroy(plain);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
         cmocka_unit_test(test_determinism_and_key),
+        cmocka_unit_test(test_asset_ranges),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_dedup_pca_space),
         cmocka_unit_test(test_resampled_pose_counts),

@@ -198,6 +198,7 @@ static void expect_asset_error(const fixture *f, const pm_asset_def *a, pm_resul
 
 static void test_asset_field_errors(void **state) {
     (void)state;
+    pm_error err0;
     fixture f;
     fixture_init(&f, 40);
     pm_asset_def a = f.assets[0];
@@ -249,6 +250,50 @@ static void test_asset_field_errors(void **state) {
     PM_ASSERT_OK(pm_database_compute_key(key, &f.def, &a, 1, NULL));
     a.mirror = 1;
     expect_asset_error(&f, &a, PM_ERR_LIMIT, "asset 0: its name with its mirrored copy's \".mirror\" is 257 bytes, over the 255");
+
+    /* Ranges: each field, and addends that add up past the half float where ranges overlap. */
+    pm_asset_range g[3] = {{1.0f, 2.0f, 0.5f, 0}, {0.0f, 1.0f, 0.0f, 1}, {0.5f, 1.5f, 0.0f, 0}};
+    a = f.assets[0];
+    a.name = "walk";
+    a.range_count = 2;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): ranges is NULL with range_count 2");
+    a.ranges = g;
+    a.range_count = -1;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): range_count -1 is outside 0..4096");
+    a.range_count = 3;
+    g[1].start = 1.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
+                       "asset 0 (walk): ranges[1] [1, 1) is not a span of 0..1e+06 seconds with start < end");
+    g[1].start = -0.5f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[1] [-0.5, 1) is not a span");
+    g[1].start = NAN;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[1] [nan, 1) is not a span");
+    g[1].start = 0.0f;
+    g[1].end = 2e6f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[1] [0, 2e+06) is not a span");
+    g[1].end = 1.0f;
+    g[1].exclude = 2;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): ranges[1].exclude is 2 (must be 0 or 1)");
+    g[1].exclude = 1;
+    g[2].cost_addend = INFINITY;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): ranges[2].cost_addend inf is outside -65504..65504");
+    g[2].cost_addend = 1e-9f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[2].cost_addend 1e-09 rounds to 0 as a half float");
+    /* 40000 + 40000 only where [1, 2) and [0.5, 1.5) overlap; the asset's own -10000 brings it back. */
+    g[0].cost_addend = 40000.0f;
+    g[2].cost_addend = 40000.0f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
+                       "asset 0 (walk): its cost_addend and the ranges holding 1 s add up to 80000, outside -65504..65504");
+    a.cost_addend = -20000.0f;
+    pm_database *ok = NULL;
+    if (pm_database_build(&ok, &f.def, &a, 1, &err0) != PM_OK) fail_msg("%s", err0.message);
+    pm_database_destroy(ok);
+    /* The sum can peak where a range ends, not only where one starts. */
+    pm_asset_range h[3] = {{0.0f, 1.0f, 60000.0f, 0}, {0.0f, 0.3f, -60000.0f, 0}, {0.2f, 1.0f, 60000.0f, 0}};
+    a = f.assets[0];
+    a.ranges = h;
+    a.range_count = 3;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "the ranges holding 0.3 s add up to 120000");
 
     /* The extremes of the half float are accepted, and addends come back as stored. */
     pm_asset_def two[2] = {f.assets[0], f.assets[1]};

@@ -54,6 +54,12 @@ static int setup(void **state) {
     }
     F.assets[2].cost_addend = 0.75f;
     F.assets[4].cost_addend = -0.5f;
+    /* Ranges make addends vary within assets, so that every mode is checked against brute force
+     * with per-pose addends and excluded spans (their bookkeeping: test_database.c). */
+    static const pm_asset_range ranges1[] = {{3.0f, 6.0f, -0.3125f, 0}, {5.0f, 5.5f, 0.0f, 1}};
+    static const pm_asset_range ranges4[] = {{5.0f, 8.0f, 0.5f, 0}, {7.0f, 9.0f, 0.25f, 0}};
+    F.assets[1].ranges = ranges1, F.assets[1].range_count = 2;
+    F.assets[4].ranges = ranges4, F.assets[4].range_count = 2;
     F.db = build_database(database_def(3, 32), F.assets, CLIPS, DIMS);
     pm_search_def sd = pm_default_search_def();
     sd.kdtree_neighbors = 100000;

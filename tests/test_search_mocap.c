@@ -277,6 +277,61 @@ static void test_lead_in_frames(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* Ranges are given in the clip's own time: CMU 01_01's T-pose lead-in (1/120 s) is dropped, so
+ * at 60 fps [2, 3) s holds the rows at 1/120 + row / 60 s from 2 s on, and a plain search never
+ * returns a row of an excluded range, even for a query made from that very row. */
+static void test_ranges_in_clip_time(void **state) {
+    (void)state;
+    pm_clip c;
+    pm_error err;
+    if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_def def = pm_default_database_def();
+    pm_schema schema_storage;
+    PM_ASSERT_OK(pm_schema_preset(&schema_storage, "holden27", NULL));
+    def.schema = &schema_storage;
+    def.fps = 60.0f;
+    const pm_asset_range ranges[] = {{2.0f, 3.0f, 0.5f, 0}, {4.0f, 5.0f, 0.0f, 1}};
+    pm_asset_def a = pm_default_asset_def(&c);
+    a.ranges = ranges;
+    a.range_count = 2;
+    pm_database *db = NULL;
+    if (pm_database_build(&db, &def, &a, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    float lead = 0.0f;
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c, NULL));
+    assert_true(lead == c.frame_time);
+    for (int row = 0; row < 320; row++) {
+        pm_pose_info p;
+        PM_ASSERT_OK(pm_database_pose(&p, db, row, NULL));
+        double t = lead + row / 60.0; /* rows 120-179 and 240-299 */
+        assert_true(p.cost_addend == (t >= 2.0 && t < 3.0 ? 0.5f : 0.0f));
+        assert_int_equal(p.block_transition, t >= 4.0 && t < 5.0);
+    }
+    float *rows = NULL;
+    int n = 0;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &c, NULL));
+    pm_search_def sd = pm_default_search_def();
+    size_t ss = pm_search_scratch_size(db, &sd);
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    for (int row = 100; row < 320; row += 7) {
+        pm_search_result r[2];
+        for (int m = 0; m < 2; m++) {
+            sd.mode = m ? PM_SEARCH_EXACT : PM_SEARCH_BRUTEFORCE;
+            PM_ASSERT_OK(pm_search(&r[m], db, rows + (size_t)row * 27, &sd, scratch, ss, NULL));
+        }
+        assert_int_equal(r[1].pose, r[0].pose);
+        assert_true(r[1].cost == r[0].cost);
+        double t = lead + r[0].time;
+        assert_false(t >= 4.0 - 1e-4 && t < 5.0 - 1e-4);
+        pm_pose_info p;
+        PM_ASSERT_OK(pm_database_pose(&p, db, r[0].pose, NULL));
+        assert_true(r[0].cost_addend == p.cost_addend);
+    }
+    free(scratch);
+    pm_free_buffer(rows, NULL);
+    pm_database_destroy(db);
+    pm_clip_destroy(&c);
+}
+
 /* What database.h says about playing results: assets in def order with each mirrored copy right
  * after its source, and a copy's poses are its source clip mirrored with the database's axis
  * (the lead-in of CMU 01_01 included: the rows skip it). */
@@ -339,6 +394,7 @@ int main(void) {
         cmocka_unit_test(test_holden27),
         cmocka_unit_test(test_ue_locomotion),
         cmocka_unit_test(test_lead_in_frames),
+        cmocka_unit_test(test_ranges_in_clip_time),
         cmocka_unit_test(test_null_schema_is_the_preset),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_a_pose_finds_itself),

@@ -1,6 +1,5 @@
 /* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "asset_rules.h"
 #include "cli_common.h"
 #include "cli_file.h"
 #include "commands.h"
@@ -64,6 +64,13 @@ static const char build_usage[] =
     "                          blend-space point name) matches the shell PATTERN; repeatable, the\n"
     "                          last match wins; negative = preferred (e.g. --addend 'idle*=0.5');\n"
     "                          within +-60000, stored at half precision (3 significant digits)\n"
+    "  --addend PATTERN@START:END=C\n"
+    "                          the same for the poses from START to END seconds of the clip (its own\n"
+    "                          time, a dropped rest-pose lead-in included), added to the asset's;\n"
+    "                          overlapping spans add up (e.g. --addend 'turn*@0.4:0.9=-0.2')\n"
+    "  --exclude PATTERN@START:END\n"
+    "                          no plain search returns the poses of that span (they can still be the\n"
+    "                          continuing pose); repeatable\n"
     "  --quiet                 no progress on stderr (progress starts after a second)\n"
     "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit, threads,\n"
     "                          key} on stdout (threads only when built, not on a cache hit)\n";
@@ -81,9 +88,7 @@ typedef struct build_args {
     int quiet;
     int json;
     int pca_given;
-    int addend_count;
-    const char **addend_pattern;
-    float *addend_value;
+    pm_cli_asset_rules rules; /* --addend and --exclude */
     int pair_count;
     const char **pair_spec; /* "A=B" as given */
 } build_args;
@@ -145,7 +150,7 @@ static int shared_joint(const char *p, const char *q, const char **joint) {
     return 0;
 }
 
-/* The options that take one value (--mirror-pair and --addend are repeatable; --unit-scale and
+/* The options that take one value (--mirror-pair, --addend and --exclude are repeatable; --unit-scale and
  * --up are pm_cli_bvh_option's). */
 static const char *const single_value_options[] = {
     "-o", "--output", "--schema", "--fps", "--threads", "--pca", "--exact-components", "--exact-leaf", "--cache",
@@ -159,10 +164,8 @@ static int parse_args(build_args *a, int argc, char **argv) {
     a->def.threads = cpus > 0 ? (int)PM_CLI_MIN(cpus, 64) : 1;
     a->schema = "ue-locomotion";
     a->inputs = calloc((size_t)argc, sizeof(char *));
-    a->addend_pattern = calloc((size_t)argc, sizeof(char *));
-    a->addend_value = calloc((size_t)argc, sizeof(float));
     a->pair_spec = calloc((size_t)argc, sizeof(char *));
-    if (!a->inputs || !a->addend_pattern || !a->addend_value || !a->pair_spec) return pm_cli_fail("build: out of memory");
+    if (!a->inputs || !a->pair_spec) return pm_cli_fail("build: out of memory");
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -220,16 +223,9 @@ static int parse_args(build_args *a, int argc, char **argv) {
                                        spec, n, joint, a->pair_spec[k]) + 1;
             }
             a->pair_spec[a->pair_count++] = spec;
-        } else if (!strcmp(s, "--addend") && more) {
-            const char *spec = argv[++i], *eq = strrchr(spec, '=');
-            if (!eq || eq == spec) return pm_cli_fail("build: --addend '%s' must be PATTERN=COST", spec) + 1;
-            if (!parse_float("--addend", eq + 1, -60000.0f, 60000.0f, &a->addend_value[a->addend_count])) return 2;
-            size_t len = (size_t)(eq - spec);
-            char *pattern = malloc(len + 1);
-            if (!pattern) return pm_cli_fail("build: out of memory");
-            memcpy(pattern, spec, len);
-            pattern[len] = '\0';
-            a->addend_pattern[a->addend_count++] = pattern;
+        } else if ((!strcmp(s, "--addend") || !strcmp(s, "--exclude")) && more) {
+            int code = pm_cli_asset_rule_parse(&a->rules, s, argv[++i]);
+            if (code) return code;
         } else if (!strcmp(s, "--root-smoothing") && more) {
             if (!parse_float(s, argv[++i], 0.0f, 2.0f, &a->def.root.position_smoothing)) return 2;
             a->def.root.facing_smoothing = a->def.root.position_smoothing;
@@ -258,9 +254,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
 }
 
 static void free_args(build_args *a) {
-    for (int k = 0; k < a->addend_count; k++) free((void *)a->addend_pattern[k]);
-    free(a->addend_pattern);
-    free(a->addend_value);
+    pm_cli_asset_rules_free(&a->rules);
     free(a->pair_spec);
     free(a->inputs);
 }
@@ -667,24 +661,15 @@ int pm_cmd_build(int argc, char **argv) {
             goto done;
         }
     }
-    for (int k = 0; k < a.addend_count; k++) {
-        int matched = 0;
-        for (int i = 0; i < loaded; i++) {
-            const char *name = assets[i].name ? assets[i].name : clips[i].name;
-            /* The whole name, or its file-name part for clips named apart by folders
-             * ("idle*" still matches a/idle_000). */
-            const char *file = name ? strrchr(name, '/') : NULL;
-            if (name && (fnmatch(a.addend_pattern[k], name, 0) == 0 ||
-                         (file && bvh_file(from, i) && fnmatch(a.addend_pattern[k], file + 1, 0) == 0))) {
-                assets[i].cost_addend = a.addend_value[k];
-                matched++;
-            }
-        }
-        if (!matched) {
-            pm_cli_fail("build: --addend '%s=...' matches no asset", a.addend_pattern[k]);
-            goto done;
-        }
+    int *bvh_named = calloc((size_t)(loaded ? loaded : 1), sizeof(int));
+    if (!bvh_named) {
+        pm_cli_fail("build: out of memory");
+        goto done;
     }
+    for (int i = 0; i < loaded; i++) bvh_named[i] = bvh_file(from, i) != NULL;
+    int rules_failed = pm_cli_asset_rules_apply(&a.rules, assets, clips, bvh_named, loaded);
+    free(bvh_named);
+    if (rules_failed) goto done;
     double t_read = now_s() - t0;
     if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
     a.def.progress = a.quiet ? NULL : progress;

@@ -23,6 +23,24 @@ PM_EXTERN_C_BEGIN
 
 typedef struct pm_database pm_database;
 
+#define PM_MAX_ASSET_RANGES 4096 /* ranges of one asset */
+
+/* A span of an asset's clip with rules of its own, as UE's notify states mark them in a
+ * sequence (ModifyCost, BlockTransition): a cost addend for the poses in it (a turn-in-place
+ * preferred only over its middle, a stumble that should rarely start), and/or no plain search
+ * returning them (they can still win as the continuing pose). Times are seconds of the clip's
+ * own timeline (frame k at k * frame_time, a rest-pose lead-in included: the time
+ * pm_search_result.time + pm_database_clip_lead_in gives); a pose belongs to a range when its
+ * time is in [start, end). A mirrored copy has its source's ranges. */
+typedef struct pm_asset_range {
+    float start;       /* 0 <= start < end < 1e6 */
+    float end;
+    float cost_addend; /* added to the asset's cost_addend for the poses in the range, overlapping
+                          ranges add up; the sum is stored as a half float (see cost_addend
+                          below) and must stay within -65504..65504 */
+    int exclude;       /* 1: a plain search never returns these poses; 0 */
+} pm_asset_range;
+
 /* One source of poses. */
 typedef struct pm_asset_def {
     const pm_clip *clip;     /* read during the build only */
@@ -45,6 +63,9 @@ typedef struct pm_asset_def {
     int mirror_negate_params; /* bit d set: the mirrored copy records -params[d] (a parameter the
                                  mirror flips: direction, turn rate, lateral speed); bits below
                                  1 << param_count only; 0 = every parameter kept */
+    const pm_asset_range *ranges; /* range_count spans with their own addend or exclusion (above);
+                                     read during the build only */
+    int range_count;              /* 0..PM_MAX_ASSET_RANGES; 0 */
 } pm_asset_def;
 PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 

@@ -38,7 +38,7 @@ expect_error "escape and carriage return" "--mode 'x\\x1b[2J\\r' is not exact" \
 grep -q "search: warning: .*synth_000.bvh: the hips stand" "$T/warn.txt" || fail "no units warning: $(cat "$T/warn.txt")"
 expect_error "search: units warning, then --frame past the end" "--frame 100000 is past the clip's last frame" \
   "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_000.bvh" --frame 100000 --unit-scale 1
-expect_error "build: units warning, then an --addend matching nothing" "--addend 'walk*=...' matches no asset" \
+expect_error "build: units warning, then an --addend matching nothing" "--addend 'walk*=1' matches no asset" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --unit-scale 1 --addend 'walk*=1'
 printf 'junk' > "$T/junk.bvh"
 "$CLI" bench "$T/a.pmdb" --queries 3 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench --far of a clip in the database"

@@ -335,7 +335,40 @@ for p in range(x["poses"]):
     src = a["name"][:-len(".mirror")] if a["mirrored"] else a["name"]
     assert abs(x["cost_addend"][p] - want.get(src, 0.0)) < 1e-3, (a, src, x["cost_addend"][p])
 PY
-expect_error "--addend matching nothing" "matches no asset" "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'walk*=1'
+expect_error "--addend matching nothing" "--addend 'walk\*=1' matches no asset" "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'walk*=1'
+# Spans of a clip: addends add to the asset's and to each other, --exclude blocks plain searches;
+# times are the clip's (these 30 fps clips have no lead-in, so pose f is at f / 30 s).
+"$CLI" build "$T/clips" -o "$T/span.pmdb" --mirror --quiet --addend 'synth_001=0.5' --addend 'synth_001@1:2=-0.25' \
+  --addend 'synth_00[12]@1.5:3=1' --exclude 'synth_002@0.5:1' || fail "build with spans"
+"$CLI" export-features "$T/span.pmdb" -o "$T/spanx" || fail "export of a database with spans"
+"$CLI" export-features "$T/add.pmdb" -o "$T/addx2" || fail "export of the database without spans"
+python3 - "$T" <<'PY' || fail "span addends and exclusions"
+import json, sys
+t = sys.argv[1]
+x, plain = json.load(open(t + "/spanx.json")), json.load(open(t + "/addx2.json"))
+for p in range(x["poses"]):
+    a = x["assets"][x["pose_asset"][p]]
+    src = a["name"][:-len(".mirror")] if a["mirrored"] else a["name"]
+    s = x["pose_frame"][p] / 30.0
+    want = {"synth_001": 0.5 + (-0.25 if 1 <= s < 2 else 0) + (1 if 1.5 <= s < 3 else 0),
+            "synth_002": 1.0 if 1.5 <= s < 3 else 0.0}.get(src, 0.0)
+    assert abs(x["cost_addend"][p] - want) < 1e-3, (a["name"], s, x["cost_addend"][p], want)
+    excluded = src == "synth_002" and 0.5 <= s < 1
+    assert x["block_transition"][p] == (1 if excluded else plain["block_transition"][p]), (a["name"], s)
+PY
+"$CLI" info "$T/span.pmdb" --verify | grep -q "^verified .*all agree" || fail "info --verify of a database with spans"
+expect_error "--exclude without a span" "--exclude 'synth\*' must be PATTERN@START:END" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude 'synth*'
+expect_error "--addend span not START:END" "--addend 'synth\*@2=1': '2' is not START:END" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'synth*@2=1'
+expect_error "--addend span ending before it starts" "the span ends at 1 s, not after its start at 2 s" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'synth*@2:1=1'
+expect_error "--exclude span with a bad number" "--exclude" "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude 'synth*@x:1'
+expect_error "--exclude without a pattern" "no PATTERN before the '@'" "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude '@0:1'
+expect_error "--exclude matching nothing" "--exclude 'walk\*@0:1' matches no asset" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude 'walk*@0:1'
+expect_error "span addends past the half float" "and the ranges holding 1 s add up to 80000" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'synth_001@1:2=40000' --addend 'synth_001@0.5:1.5=40000'
 # Given mirror pairs: the pairs the names give change nothing, another pairing changes the
 # mirrored copies; unknown joints and a missing --mirror are errors.
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/m0.pmdb" --mirror --schema holden27 --quiet || fail "mirror build"
