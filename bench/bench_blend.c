@@ -10,7 +10,8 @@
  * Blend-space lookup (pm_blend_space_weights_at: locating the cell and weighing it) is timed per
  * query on spaces of 16, 256 and 4096 samples laid out at random, on a circle (queried outside it,
  * where the nearest hull edge is sought), as a fan (samples on a line and one apex: thin triangles
- * all meeting there) and at random in 3D; its baselines, from the same run, are the 16-sample
+ * all meeting there), at random in 3D and on a sphere (queried outside it, where the nearest hull
+ * triangle, edge or vertex is sought); its baselines, from the same run, are the 16-sample
  * space of the layout (a flat ratio is lookup independent of the sample count) and a scan of every
  * cell and hull element that gives the same answers (the library's test reference).
  *
@@ -336,8 +337,9 @@ static void measure(bench_case *cases, int count, ctx *c, int rounds, int iters)
 pm_result pm_blend_space_weights_brute(pm_blend_space_weights *out, const pm_blend_space *s, const float *params,
                                        pm_error *error);
 
-enum { LOOKUP_LAYOUTS = 4, LOOKUP_SIZES = 3, LOOKUP_QUERIES = 1024 };
-static const char *const lookup_layouts[LOOKUP_LAYOUTS] = {"2D random", "2D circle, outside", "2D fan", "3D random"};
+enum { LOOKUP_LAYOUTS = 5, LOOKUP_SIZES = 3, LOOKUP_QUERIES = 1024 };
+static const char *const lookup_layouts[LOOKUP_LAYOUTS] = {"2D random", "2D circle, outside", "2D fan", "3D random",
+                                                           "3D sphere, outside"};
 static const int lookup_sizes[LOOKUP_SIZES] = {16, 256, 4096};
 
 typedef struct lookup_result {
@@ -358,7 +360,7 @@ static double lookup_batch(const pm_blend_space *space, const float (*q)[3], int
 }
 
 /* A space of `n` samples of one tiny clip in `layout`, and LOOKUP_QUERIES points inside its hull
- * (outside it for the circle). */
+ * (outside it for the circle and the sphere). */
 static pm_blend_space *lookup_space(int layout, int n, const pm_clip *clip, float (*q)[3]) {
     pm_blend_sample_def *defs = (pm_blend_sample_def *)calloc((size_t)n, sizeof *defs);
     const double tau = 6.283185307179586;
@@ -372,19 +374,25 @@ static pm_blend_space *lookup_space(int layout, int n, const pm_clip *clip, floa
         } else if (layout == 2) {
             p[0] = i < n - 1 ? (float)i : (float)(n / 3);
             p[1] = i < n - 1 ? 0.0f : (float)(n / 2);
+        } else if (layout == 4) { /* a Fibonacci sphere: every sample on the hull */
+            double z = 1.0 - (2.0 * i + 1.0) / n, r = sqrt(1.0 - z * z), a = 2.399963229728653 * i;
+            p[0] = (float)(r * cos(a));
+            p[1] = (float)(r * sin(a));
+            p[2] = (float)z;
         } else {
             for (int d = 0; d < (layout == 3 ? 3 : 2); d++) p[d] = frand();
         }
     }
     pm_blend_space_def def = pm_default_blend_space_def();
     def.name = lookup_layouts[layout];
-    def.dimensions = layout == 3 ? 3 : 2;
+    def.dimensions = layout >= 3 ? 3 : 2;
+    const int outside = layout == 1 || layout == 4;
     def.samples = defs;
     def.sample_count = n;
     def.sync = PM_BLEND_SYNC_PHASE;
     def.align = PM_BLEND_ALIGN_NONE;
-    if (layout == 1)
-        for (int d = 0; d < 2; d++) def.axis_min[d] = -1.5f, def.axis_max[d] = 1.5f;
+    if (outside)
+        for (int d = 0; d < def.dimensions; d++) def.axis_min[d] = -1.5f, def.axis_max[d] = 1.5f;
     pm_blend_space *space;
     pm_error e;
     if (pm_blend_space_create(&space, &def, &e) != PM_OK) die("lookup blend space", &e);
@@ -397,7 +405,7 @@ static pm_blend_space *lookup_space(int layout, int n, const pm_clip *clip, floa
         q[k][2] = 0.0f;
         for (int d = 0; d < def.dimensions; d++) q[k][d] = lo[d] + frand() * (hi[d] - lo[d]);
         if (pm_blend_space_weights_at(&w, space, q[k], &e) != PM_OK) die("blend space weights", &e);
-        if (w.outside == (layout == 1)) k++;
+        if (w.outside == outside) k++;
     }
     return space;
 }
