@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clip_internal.h"
 #include "database_internal.h"
 #include "index_build.h"
 #include "parallel.h"
@@ -20,6 +21,7 @@ typedef struct build_asset {
     char name[PM_MAX_ASSET_NAME + 1];
     float exclude_start, exclude_end, addend;
     double lead_in; /* seconds of the source clip before the asset's first pose */
+    double step;    /* seconds of the source clip between poses (1 / fps but for the grid's stretch) */
     pm_clip clip; /* prepared: trimmed, mirrored, resampled */
     uint32_t first_pose, pose_count;
     pm_result result;
@@ -92,19 +94,38 @@ static void prepare_task(void *context, int task) {
     else {
         a->pose_count = (uint32_t)a->clip.frame_count;
         a->lead_in = (double)lead_in * a->src->clip->frame_time;
+        /* Where the poses were taken from, as pm_database_clip_frame_row maps frames: the source's
+         * frames when it was not resampled (a rate within 1e-3 of the database's), else the
+         * resampling grid, which keeps a small ratio of the rates exactly. */
+        pm_clip kept = *a->src->clip;
+        kept.frame_count -= lead_in;
+        kept.looping = a->looping;
+        a->step = kept.frame_time;
+        if (pm_clip_needs_resample(&kept, b->def)) (void)pm_clip_resample_plan(&kept, b->def->fps, &a->step);
     }
 }
 
-/* An asset's ranges in its poses: pose f is at lead_in + f / fps seconds of the source clip and
- * belongs to [start, end) with a thousandth of a frame's tolerance, as the exclusion above, so
- * that a range given at a frame's time holds that frame whatever the rounding. */
+/* The first pose at or after source time t: pose f is at lead_in + f * step seconds of the source
+ * clip (its frame's own time, k * frame_time) and at lead_in + f / fps (its row's, what
+ * pm_search_result.time gives), which drift apart by up to 1e-3 of the time when the frame time
+ * is a hair off the rate (0.0333334 s, 59.97 fps kept unresampled): the later of the two counts,
+ * with a thousandth of a frame's tolerance, so that a range given at either time holds the pose
+ * and one ending there does not. One monotonic map for starts and ends: ranges that meet share
+ * no pose and leave none out. */
+static int64_t first_pose_from(const build_asset *a, double fps, float t) {
+    const double s = (double)t - a->lead_in;
+    const double by_frame = ceil(s / a->step - 1e-3), by_row = ceil(s * fps - 1e-3);
+    return (int64_t)(by_frame < by_row ? by_frame : by_row);
+}
+
+/* An asset's ranges in its poses: those from first_pose_from(start) to before first_pose_from(end). */
 static void apply_ranges(builder *b, const build_asset *a) {
     const double fps = b->def->fps;
     const int64_t n = (int64_t)a->pose_count;
     for (int k = 0; k < a->src->range_count; k++) {
         const pm_asset_range *g = &a->src->ranges[k];
-        int64_t f0 = (int64_t)ceil(((double)g->start - a->lead_in) * fps - 1e-3);
-        int64_t f1 = (int64_t)ceil(((double)g->end - a->lead_in) * fps - 1e-3);
+        int64_t f0 = first_pose_from(a, fps, g->start);
+        int64_t f1 = first_pose_from(a, fps, g->end);
         f0 = f0 < 0 ? 0 : f0;
         f1 = f1 > n ? n : f1;
         for (int64_t f = f0; f < f1; f++) {

@@ -418,6 +418,52 @@ static void test_padding_and_group_schema(void **state) {
 
 /* Query rows are the database's or nothing: NULL arguments, and a clip the schema cannot read
  * (a curve it lacks), leave no rows behind. */
+/* A range given at a frame's time holds that frame (and one ending there does not), whether the
+ * time is the frame's own (k * frame_time, which drifts from k / fps when the frame time read from
+ * text is a hair off the rate: 0.0333334, "0.041667" for 24 fps, 59.97 fps kept unresampled in a
+ * 60 fps database) or the row's (row / fps, what pm_search_result.time gives). */
+static void test_ranges_at_frame_times(void **state) {
+    (void)state;
+    static const struct {
+        float frame_time;
+        int k0, k1;    /* the range: from clip frame k0 to k1 */
+        int per_frame; /* rows per clip frame at 60 fps */
+        int nominal;   /* 1: times k / rate rather than k * frame_time */
+        float rate;
+    } cases[] = {
+        {1.0f / 59.97f, 600, 700, 1, 0, 0.0f}, {1.0f / 59.97f, 600, 700, 1, 1, 60.0f},
+        {0.0333334f, 364, 400, 2, 0, 0.0f},    {0.0333333f, 364, 400, 2, 1, 30.0f},
+        {0.041667f, 364, 400, 0, 0, 0.0f},     {0.0333333f, 364, 400, 2, 0, 0.0f},
+    };
+    for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
+        fixture f;
+        fixture_init(&f, 1200);
+        for (int i = 0; i < 4; i++) f.clips[i].frame_time = cases[c].frame_time;
+        f.def.fps = 60.0f;
+        const float ft = cases[c].frame_time;
+        pm_asset_range g = {cases[c].nominal ? (float)cases[c].k0 / cases[c].rate : (float)cases[c].k0 * ft,
+                            cases[c].nominal ? (float)cases[c].k1 / cases[c].rate : (float)cases[c].k1 * ft, 1.0f, 0};
+        f.assets[0].ranges = &g;
+        f.assets[0].range_count = 1;
+        pm_database *db = build(&f, 1);
+        /* 24 fps: 2.5 rows a frame, and frames 364 and 400 (even) fall on rows. */
+        int r0 = cases[c].per_frame ? cases[c].k0 * cases[c].per_frame : cases[c].k0 * 5 / 2;
+        int r1 = cases[c].per_frame ? cases[c].k1 * cases[c].per_frame : cases[c].k1 * 5 / 2;
+        int row = -1;
+        PM_ASSERT_OK(pm_database_clip_frame_row(&row, db, &f.clips[0], cases[c].k0, NULL));
+        assert_int_equal(row, r0);
+        for (int r = r0 - 3; r < r1 + 3; r++) {
+            pm_pose_info p;
+            PM_ASSERT_OK(pm_database_pose(&p, db, r, NULL));
+            if (p.cost_addend != (r >= r0 && r < r1 ? 1.0f : 0.0f))
+                fail_msg("case %u (frame time %.9g, [%.9g, %.9g) s): row %d has addend %g, rows %d-%d should", c,
+                         (double)ft, (double)g.start, (double)g.end, r, (double)p.cost_addend, r0, r1 - 1);
+        }
+        pm_database_destroy(db);
+        fixture_free(&f);
+    }
+}
+
 static void test_clip_queries_errors(void **state) {
     (void)state;
     fixture f;
@@ -590,6 +636,7 @@ int main(void) {
         cmocka_unit_test(test_counts_and_round_trip),
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_asset_ranges),
+        cmocka_unit_test(test_ranges_at_frame_times),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_dedup_pca_space),
         cmocka_unit_test(test_resampled_pose_counts),

@@ -31,7 +31,10 @@ typedef struct pm_database pm_database;
  * returning them (they can still win as the continuing pose). Times are seconds of the clip's
  * own timeline (frame k at k * frame_time, a rest-pose lead-in included: the time
  * pm_search_result.time + pm_database_clip_lead_in gives); a pose belongs to a range when its
- * time is in [start, end). A mirrored copy has its source's ranges. */
+ * time is in [start, end), within a thousandth of a frame. Where those two times of a pose differ
+ * (a frame time a hair off the rate, as "0.0333334" or 59.97 fps in a 60 fps database), the later
+ * one counts: a range given at either holds the pose, one ending there does not. A mirrored copy
+ * has its source's ranges. */
 typedef struct pm_asset_range {
     float start;       /* 0 <= start < end < 1e6 */
     float end;
