@@ -16,15 +16,35 @@ static int parse_span(pm_cli_asset_rule *r, const char *text) {
     int ok = colon && pm_cli_number(&lo, "build", r->option, start, 0.0, 999999.0, 0) &&
              pm_cli_number(&hi, "build", r->option, colon + 1, 0.0, 999999.0, 0);
     free(start);
-    if (!colon) return pm_cli_fail("build: %s '%s': '%s' is not START:END (seconds of the clip)", r->option, r->spec, text), 0;
+    if (!colon)
+        return pm_cli_fail("build: %s '%s': '%s' is not START:END (seconds of the clip; the span follows the last '@', "
+                           "match an '@' of a name with [@])",
+                           r->option, r->spec, text),
+               0;
     if (!ok) return 0;
     if (!(hi > lo))
         return pm_cli_fail("build: %s '%s': the span ends at %g s, not after its start at %g s", r->option, r->spec, hi, lo),
+               0;
+    /* Ranges hold single floats: ends a hair apart would become one time, an empty span. */
+    if (!((float)hi > (float)lo))
+        return pm_cli_fail("build: %s '%s': the span ends at %.9g s, not after its start at %.9g s once both are single "
+                           "floats",
+                           r->option, r->spec, (double)(float)hi, (double)(float)lo),
                0;
     r->ranged = 1;
     r->start = (float)lo;
     r->end = (float)hi;
     return 1;
+}
+
+/* The ']' closing the bracket expression that opens at `open` (as fnmatch reads it: a ']' right
+ * after "[", "[!" or "[^" is a member), or NULL when none does (the '[' is then a plain one). */
+static const char *bracket_end(const char *open, const char *end) {
+    const char *p = open + 1;
+    if (p < end && (*p == '!' || *p == '^')) p++;
+    if (p < end && *p == ']') p++;
+    while (p < end && *p != ']') p++;
+    return p < end ? p : NULL;
 }
 
 int pm_cli_asset_rule_parse(pm_cli_asset_rules *rules, const char *option, const char *spec) {
@@ -47,10 +67,18 @@ int pm_cli_asset_rule_parse(pm_cli_asset_rules *rules, const char *option, const
         r.value = (float)v;
         len = (size_t)(eq - spec);
     }
-    /* The span follows the last '@' (a name with '@' in it can be matched with [@]). */
+    /* The span follows the last '@' (a name with '@' in it can be matched with [@] or \@: one
+     * in a bracket expression or escaped is the pattern's). */
     const char *at = NULL;
-    for (const char *c = spec; c < spec + len; c++)
-        if (*c == '@') at = c;
+    for (const char *c = spec; c < spec + len; c++) {
+        if (*c == '\\' && c + 1 < spec + len) {
+            c++;
+            continue;
+        }
+        const char *close = *c == '[' ? bracket_end(c, spec + len) : NULL;
+        if (close) c = close;
+        else if (*c == '@') at = c;
+    }
     if (at) {
         char *span = strndup(at + 1, (size_t)(spec + len - at - 1));
         if (!span) return pm_cli_fail("build: out of memory") + 1;

@@ -363,6 +363,14 @@ expect_error "--addend span not START:END" "--addend 'synth\*@2=1': '2' is not S
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'synth*@2=1'
 expect_error "--addend span ending before it starts" "the span ends at 1 s, not after its start at 2 s" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --addend 'synth*@2:1=1'
+# A span follows the last '@': an asset name with one in it is matched with [@], as the error says.
+mkdir "$T/at" && cp "$T/clips/synth_000.bvh" "$T/at/hero@walk.bvh" || fail "copy to hero@walk.bvh"
+"$CLI" build "$T/at" -o "$T/at.pmdb" --quiet --addend 'hero[@]walk=1' --addend 'hero[@]walk@1:2=1' || fail "[@] in a pattern"
+expect_error "'@' of a name taken for a span" "'walk' is not START:END .*\[@\]" \
+  "$CLI" build "$T/at" -o "$T/e.pmdb" --addend 'hero@walk=1'
+# Times are single floats: a span whose two ends round to one float is empty, said by the option.
+expect_error "--exclude span empty as floats" "--exclude 'synth_001@1:1.00000001': the span" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude 'synth_001@1:1.00000001'
 expect_error "--exclude span with a bad number" "--exclude" "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude 'synth*@x:1'
 expect_error "--exclude without a pattern" "no PATTERN before the '@'" "$CLI" build "$T/clips" -o "$T/e.pmdb" --exclude '@0:1'
 expect_error "--exclude matching nothing" "--exclude 'walk\*@0:1' matches no asset" \
