@@ -418,6 +418,27 @@ static void test_padding_and_group_schema(void **state) {
 
 /* Query rows are the database's or nothing: NULL arguments, and a clip the schema cannot read
  * (a curve it lacks), leave no rows behind. */
+/* Without ranges a pose carries its asset's addend as given, the sign of a -0 included, as it did
+ * before ranges existed: those databases keep their bytes under their unchanged keys. */
+static void test_addend_without_ranges_unchanged(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.assets[1].cost_addend = -0.0f;
+    pm_database *db = build(&f, 1);
+    pm_asset_info a;
+    PM_ASSERT_OK(pm_database_asset(&a, db, 1, NULL));
+    for (int fr = 0; fr < a.pose_count; fr++) {
+        pm_pose_info p;
+        PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose + fr, NULL));
+        if (!(p.cost_addend == 0.0f && signbit(p.cost_addend)))
+            fail_msg("frame %d: addend %g (sign %d), the asset's -0 expected", fr, (double)p.cost_addend,
+                     signbit(p.cost_addend) != 0);
+    }
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 /* A range given at a frame's time holds that frame (and one ending there does not), whether the
  * time is the frame's own (k * frame_time, which drifts from k / fps when the frame time read from
  * text is a hair off the rate: 0.0333334, "0.041667" for 24 fps, 59.97 fps kept unresampled in a
@@ -637,6 +658,7 @@ int main(void) {
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_asset_ranges),
         cmocka_unit_test(test_ranges_at_frame_times),
+        cmocka_unit_test(test_addend_without_ranges_unchanged),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_dedup_pca_space),
         cmocka_unit_test(test_resampled_pose_counts),
