@@ -113,10 +113,7 @@ void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset
                 pm_hasher_update(&h, a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
             }
             if (a->range_count > 0) {
-                /* "ranges2": ranges are also placed by their frames' own times since (a range at
-                 * k * frame_time of a 0.0333334 s clip can hold another pose), so keys made before
-                 * name other databases; without ranges nothing changed, nor do keys. */
-                hash_str(&h, "ranges2");
+                hash_str(&h, "ranges");
                 int32_t count = a->range_count;
                 pm_hasher_update(&h, &count, sizeof count);
                 for (int k = 0; k < a->range_count; k++) {
