@@ -208,7 +208,8 @@ static const char *floor_busy(char *why, size_t why_size, const floor_stats f[2]
     double dr = f[1].read_us / f[0].read_us - 1.0, db = f[1].bf_us / f[0].bf_us - 1.0;
     double drift = fabs(dr) > fabs(db) ? dr : db;
     if (fabs(drift) > FLOOR_BUSY_DRIFT) {
-        snprintf(why, why_size, "the repeated passes took %+.0f%% longer at the end than at the start", 100.0 * drift);
+        snprintf(why, why_size, "the repeated passes took %.0f%% %s at the end than at the start", 100.0 * fabs(drift),
+                 drift > 0 ? "longer" : "less time");
         return why;
     }
     return NULL;
