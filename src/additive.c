@@ -60,8 +60,8 @@ static pm_result check_apply(const pm_additive_apply_job *job, pm_error *error) 
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: target and output must be set");
     if (!isfinite(job->weight)) return pm_fail(error, PM_ERR_NUMERIC, "additive apply job: the weight is not finite");
     if (fabsf(job->weight) > PM_ADDITIVE_MAX_WEIGHT)
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: weight %g is outside [-%g, %g]", (double)job->weight,
-                       (double)PM_ADDITIVE_MAX_WEIGHT, (double)PM_ADDITIVE_MAX_WEIGHT);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: weight %s is outside [-%g, %g]",
+                       pm_float_text(job->weight).text, (double)PM_ADDITIVE_MAX_WEIGHT, (double)PM_ADDITIVE_MAX_WEIGHT);
     if (job->scaling != PM_ADDITIVE_POWER && job->scaling != PM_ADDITIVE_NLERP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: unknown scaling %d", (int)job->scaling);
     if (job->weight != 0.0f && !job->delta)

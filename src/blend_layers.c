@@ -28,8 +28,8 @@ pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skelet
         if (!bf->bone || !bf->bone[0])
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: no bone name", f);
         if (!isfinite(bf->weight) || bf->weight < 0.0f || bf->weight > 1.0f)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): weight %g is outside [0, 1]", f,
-                           bf->bone, (double)bf->weight);
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): weight %s is outside [0, 1]", f,
+                           bf->bone, pm_float_text(bf->weight).text);
         if (bf->max_depth < -1)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): max_depth %d (use -1 for the whole branch)",
                            f, bf->bone, bf->max_depth);
@@ -91,8 +91,8 @@ static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error)
         float w = job->layers[i].weight;
         if (!isfinite(w)) return pm_fail(error, PM_ERR_NUMERIC, "layered blend job: layer %d has a non-finite weight", i);
         if (w < 0.0f || w > 1.0f)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d weight %g is outside [0, 1]", i,
-                           (double)w);
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d weight %s is outside [0, 1]", i,
+                           pm_float_text(w).text);
         if (w > 0.0f && !job->layers[i].pose)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d has weight %g but no pose", i,
                            (double)w);

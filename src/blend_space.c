@@ -290,8 +290,8 @@ pm_result pm_blend_space_create(pm_blend_space **out, const pm_blend_space_def *
             float v = sd->params[d];
             s->params[i * PM_BLEND_SPACE_MAX_DIMENSIONS + d] = v;
             if ((double)v < s->axis_min[d] || (double)v > s->axis_max[d]) {
-                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': sample '%s' has %s = %g, outside the axis range [%g, %g]",
-                            s->name, s->names[i], s->axis_names[d], (double)v, s->axis_min[d], s->axis_max[d]);
+                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': sample '%s' has %s = %s, outside the axis range [%g, %g]",
+                            s->name, s->names[i], s->axis_names[d], pm_float_text(v).text, s->axis_min[d], s->axis_max[d]);
                 goto fail;
             }
         }

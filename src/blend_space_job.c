@@ -106,8 +106,8 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_bake: NULL argument");
     memset(out, 0, sizeof *out);
     if (fps != 0.0f && !(fps >= 0.001f && fps <= 10000.0f))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %g fps is outside 0.001..10000 (0 = default)",
-                       s->name, (double)fps);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': bake rate %s fps is outside 0.001..10000 (0 = default)",
+                       s->name, pm_float_text(fps).text);
     pm_blend_space_weights w;
     pm_result r = pm_blend_space_weights_at(&w, s, params, error);
     if (r != PM_OK) return r;

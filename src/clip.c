@@ -466,7 +466,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     const int aliased = out == src;
     if (!(fps > 0.0f) || !isfinite(fps) || fps > 10000.0f)
         return pm_clip_fail_into(out, aliased,
-                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %g fps is outside (0, 10000]", (double)fps));
+                                 pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %s fps is outside (0, 10000]",
+                                         pm_float_text(fps).text));
     pm_result r = clip_check_ready(src, "resample", error);
     if (r == PM_OK) r = clip_check_curves(src, "resample", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);

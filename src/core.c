@@ -15,6 +15,15 @@ pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
     return code;
 }
 
+pm_float_text_buf pm_float_text(float value) {
+    pm_float_text_buf b;
+    for (int digits = 6; digits <= 9; digits++) {
+        snprintf(b.text, sizeof b.text, "%.*g", digits, (double)value);
+        if (!isfinite(value) || strtof(b.text, NULL) == value) break;
+    }
+    return b;
+}
+
 void pm_error_prefix(pm_error *error, const char *format, ...) {
     if (!error) return;
     char prefix[PM_ERROR_MESSAGE_SIZE];

@@ -28,6 +28,14 @@
 
 /* Fills `error` (when not NULL) and returns `code`, so callers can `return pm_fail(...)`. */
 pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) PM_PRINTF(3, 4);
+/* A float for a message: the shortest of 6..9 significant digits ("%g" and up) that reads back
+ * as the same float, so that a value a rounding step past a bound is not printed as the bound
+ * ("weight 1.00000012 is outside [0, 1]", not "weight 1 is outside [0, 1]"). Use the member
+ * within the call: pm_fail(error, code, "weight %s ...", pm_float_text(w).text). */
+typedef struct pm_float_text_buf {
+    char text[32];
+} pm_float_text_buf;
+pm_float_text_buf pm_float_text(float value);
 /* Prepends "prefix: " to an existing message (e.g. the file name to a parser error). */
 void pm_error_prefix(pm_error *error, const char *format, ...) PM_PRINTF(2, 3);
 

@@ -55,7 +55,7 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
                        d->schema->name);
     int card = pm_schema_cardinality(d->schema);
     if (!(d->fps >= 1.0f && d->fps <= 1000.0f))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: fps %g is outside 1..1000", (double)d->fps);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: fps %s is outside 1..1000", pm_float_text(d->fps).text);
     if (d->pca_components < 1 || d->pca_components > PM_MAX_PCA_COMPONENTS || d->pca_components > card)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: %d PCA components (1..%d and at most the cardinality %d)",
                        d->pca_components, PM_MAX_PCA_COMPONENTS, card);
@@ -70,11 +70,11 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     if (d->threads < 1 || d->threads > 64)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: threads %d is outside 1..64", d->threads);
     if (!(d->exclude_start >= 0.0f && d->exclude_start < PM_MAX_EXCLUDE_SECONDS))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_start %g is outside 0..%g seconds",
-                       (double)d->exclude_start, PM_MAX_EXCLUDE_SECONDS);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_start %s is outside [0, %g) seconds",
+                       pm_float_text(d->exclude_start).text, PM_MAX_EXCLUDE_SECONDS);
     if (!(d->exclude_end >= 0.0f && d->exclude_end < PM_MAX_EXCLUDE_SECONDS))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_end %g is outside 0..%g seconds",
-                       (double)d->exclude_end, PM_MAX_EXCLUDE_SECONDS);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exclude_end %s is outside [0, %g) seconds",
+                       pm_float_text(d->exclude_end).text, PM_MAX_EXCLUDE_SECONDS);
     if (d->mirror_axis < -1 || d->mirror_axis > 2)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: mirror axis %d is not -1, 0, 1 or 2", d->mirror_axis);
     /* The asset expansion makes 1 + mirror copies of each asset. */
@@ -100,8 +100,8 @@ const char *pm_asset_def_name(const pm_asset_def *a) {
 /* Poses carry their addend as a half float; beyond its largest finite value it would be Inf... */
 static pm_result check_addend(float v, int i, const char *name, const char *field, pm_error *error) {
     if (!(fabsf(v) <= PM_MAX_COST_ADDEND))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): %s %g is outside -%g..%g", i, name, field,
-                       (double)v, PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): %s %s is outside -%g..%g", i, name, field,
+                       pm_float_text(v).text, PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
     /* ...and below its smallest subnormal an addend would be lost without a word. */
     if (v != 0.0f && pm_half_to_float(pm_float_to_half(v)) == 0.0f)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
@@ -123,8 +123,8 @@ static pm_result validate_ranges(const pm_asset_def *a, int i, const char *name,
         char field[48];
         if (!(g->start >= 0.0f && g->end > g->start && g->end < PM_MAX_EXCLUDE_SECONDS))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "asset %d (%s): ranges[%d] [%g, %g) is not a span of 0..%g seconds with start < end", i, name,
-                           k, (double)g->start, (double)g->end, PM_MAX_EXCLUDE_SECONDS);
+                           "asset %d (%s): ranges[%d] [%s, %s) is not a span of [0, %g) seconds with start < end", i,
+                           name, k, pm_float_text(g->start).text, pm_float_text(g->end).text, PM_MAX_EXCLUDE_SECONDS);
         if (g->exclude != 0 && g->exclude != 1)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "asset %d (%s): ranges[%d].exclude is %d (must be 0 or 1)", i,
                            name, k, g->exclude);
@@ -142,8 +142,8 @@ static pm_result validate_ranges(const pm_asset_def *a, int i, const char *name,
             if (a->ranges[j].start <= t && t < a->ranges[j].end) sum += a->ranges[j].cost_addend;
         if (!(fabsf(base + sum) <= PM_MAX_COST_ADDEND))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "asset %d (%s): its cost_addend and the ranges holding %g s add up to %g, outside -%g..%g", i,
-                           name, (double)t, (double)(base + sum), PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
+                           "asset %d (%s): its cost_addend and the ranges holding %g s add up to %s, outside -%g..%g", i,
+                           name, (double)t, pm_float_text(base + sum).text, PM_MAX_COST_ADDEND, PM_MAX_COST_ADDEND);
     }
     return PM_OK;
 }
@@ -178,12 +178,12 @@ static pm_result validate_asset(const pm_asset_def *a, int i, int mirrored, pm_e
     /* Negative means the database default; the bound keeps seconds x fps an int. */
     if (!isfinite(a->exclude_start) || a->exclude_start >= PM_MAX_EXCLUDE_SECONDS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "asset %d (%s): exclude_start %g is outside 0..%g seconds (< 0 = the database default)", i,
-                       name, (double)a->exclude_start, PM_MAX_EXCLUDE_SECONDS);
+                       "asset %d (%s): exclude_start %s is outside [0, %g) seconds (< 0 = the database default)", i,
+                       name, pm_float_text(a->exclude_start).text, PM_MAX_EXCLUDE_SECONDS);
     if (!isfinite(a->exclude_end) || a->exclude_end >= PM_MAX_EXCLUDE_SECONDS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "asset %d (%s): exclude_end %g is outside 0..%g seconds (< 0 = the database default)", i, name,
-                       (double)a->exclude_end, PM_MAX_EXCLUDE_SECONDS);
+                       "asset %d (%s): exclude_end %s is outside [0, %g) seconds (< 0 = the database default)", i, name,
+                       pm_float_text(a->exclude_end).text, PM_MAX_EXCLUDE_SECONDS);
     if (validate_ranges(a, i, name, error) != PM_OK) return PM_ERR_INVALID_ARGUMENT;
     /* A cut name could repeat another's: refused rather than shortened. */
     size_t len = strlen(name) + (mirrored ? strlen(".mirror") : 0);

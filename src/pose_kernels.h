@@ -145,8 +145,8 @@ static inline pm_result pm_check_joint_weights(const float *weights, int joint_c
     for (int j = 0; j < joint_count; j++) {
         float w = weights[j];
         if (!(w >= 0.0f && w <= 1.0f))
-            return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC, "%s %d is %g (must be in [0, 1])",
-                           what, j, (double)w);
+            return pm_fail(error, isfinite(w) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC, "%s %d is %s (must be in [0, 1])",
+                           what, j, pm_float_text(w).text);
     }
     return PM_OK;
 }

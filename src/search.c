@@ -227,8 +227,8 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
         for (int d = 0; d < D; d++) {
             float dw = def->dynamic_weights[d];
             if (!(dw >= 0.0f && dw <= PM_SEARCH_MAX_DYNAMIC_WEIGHT))
-                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: dynamic weight %d (%g) is outside 0..%g", d, (double)dw,
-                               (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
+                return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: dynamic weight %d (%s) is outside 0..%g", d,
+                               pm_float_text(dw).text, (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
             w[d] = sqrtf(dw);
             float base = db->wsqrt[d] * db->wsqrt[d];
             if (base > 0.0f) r2 = PM_MIN(r2, dw / base);

@@ -263,7 +263,7 @@ static void test_asset_field_errors(void **state) {
     a.range_count = 3;
     g[1].start = 1.0f;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
-                       "asset 0 (walk): ranges[1] [1, 1) is not a span of 0..1e+06 seconds with start < end");
+                       "asset 0 (walk): ranges[1] [1, 1) is not a span of [0, 1e+06) seconds with start < end");
     g[1].start = -0.5f;
     expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[1] [-0.5, 1) is not a span");
     g[1].start = NAN;
@@ -460,14 +460,14 @@ static void test_def_field_ranges(void **state) {
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size 4097 is outside 8..4096");
     d = f.def;
     d.exclude_start = -0.5f; /* unlike an asset's, the database's own default has no "default" */
-    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_start -0.5 is outside 0..1e+06 seconds");
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_start -0.5 is outside [0, 1e+06) seconds");
     d.exclude_start = NAN;
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_start nan is outside");
     d.exclude_start = 1e6f;
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "exclude_start 1e+06 is outside");
     d = f.def;
     d.exclude_end = INFINITY;
-    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end inf is outside 0..1e+06 seconds");
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end inf is outside [0, 1e+06) seconds");
     d.exclude_end = -1.0f;
     expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end -1 is outside");
     d = f.def;
@@ -550,6 +550,43 @@ static void test_size_limits(void **state) {
     pm_clip_destroy(&long_clip);
 }
 
+/* A value a rounding step past a bound is printed with the digits that tell it from the bound:
+ * "fps 1000 is outside 1..1000" named no problem (a rate computed as 1 / frame_time lands there). */
+static void test_messages_past_a_bound(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_database_def d = f.def;
+    d.fps = nextafterf(1000.0f, INFINITY);
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: fps 1000.00006 is outside 1..1000");
+    d = f.def;
+    d.exclude_end = nextafterf(1e6f, INFINITY);
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end 1000000.06 is outside [0, 1e+06) seconds");
+    /* The bound itself is outside too (the header says < 1e6). */
+    d.exclude_end = 1e6f;
+    expect_def_error(&f, &d, PM_ERR_INVALID_ARGUMENT, "database: exclude_end 1e+06 is outside [0, 1e+06) seconds");
+    pm_asset_def a = f.assets[0];
+    a.name = "walk";
+    a.cost_addend = nextafterf(PM_MAX_COST_ADDEND, INFINITY);
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "asset 0 (walk): cost_addend 65504.004 is outside -65504..65504");
+    a.cost_addend = 0.01f; /* stored as 0.00999451, which pushes the range's 65504 past the half float */
+    pm_asset_range g = {0.0f, 1.0f, PM_MAX_COST_ADDEND, 0};
+    a.ranges = &g;
+    a.range_count = 1;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges holding 0 s add up to 65504.01, outside -65504..65504");
+    a.cost_addend = 0.0f;
+    g.end = nextafterf(1e6f, INFINITY);
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[0] [0, 1000000.06) is not a span of [0, 1e+06) seconds");
+    /* Ordinary values keep their short form. */
+    g.end = 2e6f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT, "ranges[0] [0, 2e+06) is not a span");
+    a.range_count = 0;
+    a.exclude_end = 1e6f;
+    expect_asset_error(&f, &a, PM_ERR_INVALID_ARGUMENT,
+                       "exclude_end 1e+06 is outside [0, 1e+06) seconds (< 0 = the database default)");
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accessor_errors),
@@ -559,6 +596,7 @@ int main(void) {
         cmocka_unit_test(test_no_searchable_pose),
         cmocka_unit_test(test_def_field_ranges),
         cmocka_unit_test(test_size_limits),
+        cmocka_unit_test(test_messages_past_a_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,43 @@ static void test_additive_job_arguments(void **state) {
     FREE_POSES(a, b, out);
 }
 
+/* A weight a rounding step past its bound (a mask or fade computed in floats)
+ * is printed with the digits that tell it from the bound: "is 1 (must be in [0, 1])" named no
+ * problem. */
+static void test_weights_past_a_bound(void **state) {
+    (void)state;
+    pm_soa_transform *a = new_pose(), *b = new_pose(), *out = new_pose();
+    pm_pose_set_identity(a, J_COUNT, NULL);
+    pm_pose_set_identity(b, J_COUNT, NULL);
+    const float over = nextafterf(1.0f, 2.0f);
+    float mask[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) mask[j] = 1.0f;
+    mask[3] = over;
+    pm_error e;
+    pm_blend_layer l = {b, 1.0f, mask};
+    pm_layered_blend_job job = layered_job(a, &l, 1, out);
+    expect(pm_layered_blend_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: layer 0's weight for joint 3 is 1.0000001 (must be in [0, 1])");
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e, "joint 3 is 1.0000001 (must be in [0, 1])");
+    mask[3] = 1.0f;
+    l.weight = over;
+    expect(pm_layered_blend_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: layer 0 weight 1.0000001 is outside [0, 1]");
+    pm_additive_apply_job y = apply_job(a, b, out);
+    y.weight = nextafterf(PM_ADDITIVE_MAX_WEIGHT, INFINITY);
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive apply job: weight 64.00001 is outside [-64, 64]");
+    y.weight = 1.0f;
+    mask[3] = over;
+    y.joint_weights = mask;
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive apply job: the weight of joint 3 is 1.0000001 (must be in [0, 1])");
+    /* Plain values keep their short form. */
+    mask[3] = 1.5f;
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "joint 3 is 1.5 (must be in [0, 1])");
+    FREE_POSES(a, b, out);
+}
+
 /* Conversions name their problem; the rest pose is the skeleton's rest rotations and offsets. */
 static void test_pose_conversions_and_rest(void **state) {
     (void)state;
@@ -246,6 +283,7 @@ int main(void) {
         cmocka_unit_test(test_layered_job_arguments),
         cmocka_unit_test(test_branch_filter_arguments),
         cmocka_unit_test(test_additive_job_arguments),
+        cmocka_unit_test(test_weights_past_a_bound),
         cmocka_unit_test(test_pose_conversions_and_rest),
         cmocka_unit_test(test_soa_count_range),
     };

@@ -90,9 +90,9 @@ typedef struct pm_database_def {
                                    the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
     float exclude_start;        /* default per-asset exclusion at the start of non-looping clips,
-                                   0..1e6 seconds; 0 */
+                                   0 <= seconds < 1e6; 0 */
     float exclude_end;          /* default per-asset exclusion at the end of non-looping clips,
-                                   0..1e6 seconds; 0.3 */
+                                   0 <= seconds < 1e6; 0.3 */
     int mirror_axis;            /* -1 = from the rest pose (see pm_clip_mirror) */
     pm_root_def root;           /* checked with pm_root_def_validate */
     const pm_allocator *allocator; /* the database and the build's own memory (NULL = the C
