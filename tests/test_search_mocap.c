@@ -388,6 +388,71 @@ static void test_playing_mirrored_results(void **state) {
     for (int i = 0; i < 3; i++) pm_clip_destroy(&c[i]);
 }
 
+/* database.h on looping assets: an asset built with a looping override from a clip that opens on
+ * a T-pose (CMU 02_01_daz) loops without that frame. The clip played as database.h says - the
+ * lead-in trimmed off, looping set - holds the asset's poses row for row; the clip played as it
+ * is, looping, swings through the T-pose where the asset wraps. */
+static void test_playing_looping_results(void **state) {
+    (void)state;
+    pm_clip c;
+    pm_error err;
+    if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/02_01_daz.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
+    assert_int_equal(c.looping, 0);
+    pm_database_def def = pm_default_database_def();
+    def.fps = 120.0f; /* the clip's rate: rows are its frames */
+    pm_asset_def a = pm_default_asset_def(&c);
+    a.looping = 1;
+    pm_database *db = NULL;
+    if (pm_database_build(&db, &def, &a, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    pm_asset_info info;
+    PM_ASSERT_OK(pm_database_asset(&info, db, 0, NULL));
+    assert_int_equal(info.looping, 1);
+    float lead = 0.0f;
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c, NULL));
+    assert_true(lead == c.frame_time);
+    assert_int_equal(info.pose_count, c.frame_count - 1);
+    pm_clip played;
+    PM_ASSERT_OK(pm_clip_trim(&played, &c, 1, c.frame_count - 1, NULL));
+    played.looping = info.looping;
+    float *rows = NULL;
+    int n = 0;
+    PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &played, NULL));
+    assert_int_equal(n, info.pose_count);
+    const int card = pm_schema_cardinality(pm_database_schema(db));
+    const float *scale = pm_database_scales(db);
+    float x[64];
+    for (int r = 0; r < n; r++) {
+        PM_ASSERT_OK(pm_database_pose_features(x, db, info.first_pose + r, NULL));
+        for (int d = 0; d < card; d++)
+            if (!(fabsf(x[d] - rows[(size_t)r * card + d]) <= 1e-4f * scale[d]))
+                fail_msg("row %d dimension %d: the played clip gives %g, the asset holds %g", r, d,
+                         (double)rows[(size_t)r * card + d], (double)x[d]);
+    }
+    pm_free_buffer(rows, NULL);
+    /* Just before the asset wraps: the trimmed loop is nearly back at its first frame, the
+     * untrimmed clip nearly at the T-pose. */
+    const int J = c.skeleton.joint_count;
+    pm_quat *q_played = malloc(sizeof(pm_quat) * (size_t)J), *q_raw = malloc(sizeof(pm_quat) * (size_t)J);
+    pm_vec3 *t = malloc(sizeof(pm_vec3) * (size_t)J);
+    const float time = ((float)info.pose_count - 0.1f) / def.fps;
+    pm_clip raw;
+    PM_ASSERT_OK(pm_clip_copy(&raw, &c, NULL, NULL));
+    raw.looping = 1;
+    PM_ASSERT_OK(pm_clip_sample(q_played, t, &played, time, NULL));
+    PM_ASSERT_OK(pm_clip_sample(q_raw, t, &raw, time + lead, NULL));
+    float worst = 1.0f;
+    for (int j = 0; j < J; j++) worst = fminf(worst, fabsf(pm_quat_dot(q_played[j], q_raw[j])));
+    if (!(worst < 0.99f)) /* some joint more than 16 degrees off */
+        fail_msg("the untrimmed loop is within %g degrees of the asset", (double)(2.0f * acosf(worst) * 57.29578f));
+    free(q_played);
+    free(q_raw);
+    free(t);
+    pm_clip_destroy(&raw);
+    pm_clip_destroy(&played);
+    pm_database_destroy(db);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     pm_test_require_mocap("test_search_mocap");
     const struct CMUnitTest tests[] = {
@@ -399,6 +464,7 @@ int main(void) {
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_a_pose_finds_itself),
         cmocka_unit_test(test_playing_mirrored_results),
+        cmocka_unit_test(test_playing_looping_results),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

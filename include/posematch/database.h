@@ -187,8 +187,17 @@ PM_API const pm_database_def *pm_database_settings(const pm_database *db);
 
 /* Playing a search result: the asset's poses are its clip as the build prepared it, so play that
  * clip from pm_search_result.time + pm_database_clip_lead_in(clip) (its rest-pose lead-in, if the
- * build dropped one). A mirrored copy plays its source's clip mirrored with pm_clip_mirror, the
- * asset def's mirror_map (NULL if it gave none) and pm_database_settings(db)->mirror_axis. */
+ * build dropped one), its looping flag set to pm_asset_info.looping (an asset def's looping
+ * override is not the clip's own flag). A looping asset loops without its lead-in: a clip that
+ * opens on a rest frame, played as it is, passes through that rest pose at every wrap, so play it
+ * with that frame trimmed off (pm_clip_trim from frame 1, then looping set again) from
+ * pm_search_result.time itself. Keep a looping asset's playback time wrapped at the played clip's
+ * duration (pm_clip_duration) rather than letting it grow: the asset's own period, pose_count /
+ * fps, can differ from it by up to half a frame of the database's rate (a resampled loop keeps its
+ * period to the nearest frame), and the continuing pose taken from an unwrapped time (search.h)
+ * would drift from the played clip by that much every loop. A mirrored copy plays its source's
+ * clip mirrored with pm_clip_mirror, the asset def's mirror_map (NULL if it gave none) and
+ * pm_database_settings(db)->mirror_axis. */
 typedef struct pm_asset_info {
     const char *name;
     int first_pose;
