@@ -548,6 +548,12 @@ static void test_errors(void **state) {
     assert_int_equal(pm_search(&r, NULL, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "database is NULL"));
     def.mode = PM_SEARCH_EXACT;
+    /* No def: the defaults (search.h), as pm_search_databases takes NULL defs. */
+    const pm_search_def defaults = pm_default_search_def();
+    pm_search_result with_default = run(q, defaults);
+    PM_ASSERT_OK(pm_search(&r, F.db, q, NULL, F.scratch, F.scratch_size, &err));
+    assert_true(r.pose == with_default.pose && r.cost == with_default.cost);
+    assert_true(pm_search_scratch_size(F.db, NULL) == pm_search_scratch_size(F.db, &defaults));
     assert_int_equal(pm_search(&r, F.db, q, &def, NULL, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "scratch is NULL"));
     /* A query size for another schema, a NaN budget, weights or values whose costs would overflow. */

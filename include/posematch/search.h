@@ -89,11 +89,13 @@ typedef struct pm_search_result {
     int nodes;              /* tree nodes visited (work measure; 0 for brute force) */
 } pm_search_result;
 
-/* Bytes of scratch a search with this def needs on this database (16-byte aligned). It fits
- * every mode; kdtree_neighbors beyond the KD-tree's points is sized as all of them. */
+/* Bytes of scratch a search with this def needs on this database (16-byte aligned; def NULL =
+ * pm_default_search_def()). It fits every mode; kdtree_neighbors beyond the KD-tree's points is
+ * sized as all of them. */
 PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def *def);
 
-/* Searches with a raw (unnormalised) query row of cardinality floats. Errors: NULL or
+/* Searches with a raw (unnormalised) query row of cardinality floats; def NULL =
+ * pm_default_search_def(). Errors: NULL or
  * misaligned scratch, a def field out of range (PM_ERR_INVALID_ARGUMENT), scratch short of
  * pm_search_scratch_size (PM_ERR_MISMATCH), a NaN or out-of-range query value (PM_ERR_NUMERIC);
  * *out then reads "not found" (found 0, pose and asset -1) and out_breakdown is not written. */
