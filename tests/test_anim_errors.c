@@ -36,6 +36,14 @@ static void test_validation(void **state) {
     c.rotations[4] = pm_quat_make(0, 0, 0, 2);
     assert_int_equal(pm_clip_validate(&c, &err), PM_ERR_NUMERIC);
     assert_non_null(strstr(err.message, "unit length"));
+    /* The tolerance anim.h gives: within 1e-3 in squared length (0.9e-3 passes, 1.1e-3 not). */
+    c.rotations[4] = pm_quat_make(0, 0, 0, sqrtf(1.0009f));
+    PM_ASSERT_OK(pm_clip_validate(&c, NULL));
+    c.rotations[4] = pm_quat_make(0, 0, 0, sqrtf(0.9991f));
+    PM_ASSERT_OK(pm_clip_validate(&c, NULL));
+    c.rotations[4] = pm_quat_make(0, 0, 0, sqrtf(1.0011f));
+    assert_int_equal(pm_clip_validate(&c, &err), PM_ERR_NUMERIC);
+    assert_non_null(strstr(err.message, "rotation is not unit length (1.00055)"));
     c.rotations[4] = pm_quat_identity();
     c.translations[7].z = NAN;
     assert_int_equal(pm_clip_validate(&c, &err), PM_ERR_NUMERIC);

@@ -125,7 +125,8 @@ PM_API const pm_curve *pm_clip_find_curve(const pm_clip *clip, const char *name)
 /* Checks the skeleton (pm_skeleton_validate), the clip's name (no control characters), sizes,
  * looping 0 or 1, source_up PM_UP_Y or PM_UP_Z, unit_scale positive and finite, curve_count
  * >= 0 and consistent with the curves array (each with a name and finite values), finite values
- * and unit quaternions. */
+ * and unit quaternions (within 1e-3 in squared length, as the skeleton's rest rotations; the
+ * message gives the length). */
 PM_API pm_result pm_clip_validate(const pm_clip *clip, pm_error *error);
 /* (frame_count - 1) * frame_time, or frame_count * frame_time for looping clips. */
 PM_API float pm_clip_duration(const pm_clip *clip);
