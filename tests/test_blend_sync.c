@@ -122,6 +122,41 @@ static void test_sync_none_loops_only_when_lengths_agree(void **state) {
     pm_clip_destroy(&b);
 }
 
+/* Without phase sync the job does not take phases modulo the wrap of 1 (blend_space.h): samples
+ * of one length give phase 1 + f as phase f, a shorter sample is elsewhere in its loop then. */
+static void test_sync_none_does_not_wrap_phases(void **state) {
+    (void)state;
+    pm_clip a, b, shorter;
+    make_stride(&a, 0);
+    make_stride(&b, 5);
+    PM_ASSERT_OK(pm_clip_trim(&shorter, &b, 0, 30, NULL));
+    shorter.looping = 1;
+    enum { GROUPS = (JOINTS + 3) / 4 };
+    pm_soa_transform scratch[2 * GROUPS], first[GROUPS], second[GROUPS];
+    for (int k = 0; k < 2; k++) {
+        pm_blend_space *s = two_sample_space(&a, k ? &shorter : &b, PM_BLEND_SYNC_NONE);
+        assert_int_equal(pm_blend_space_phase_wrap(s), 1);
+        float half = 0.5f;
+        pm_blend_space_weights w;
+        PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
+        assert_int_equal(pm_blend_space_loops(s, &w), k ? 0 : 1);
+        pm_blend_space_job job = pm_default_blend_space_job();
+        job.space = s, job.params = &half, job.scratch = scratch, job.scratch_count = 2 * GROUPS;
+        job.output_count = GROUPS;
+        job.phase = 0.3f, job.output = first;
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        job.phase = 1.3f, job.output = second;
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        float dy = fabsf(pm_pose_translation(first, LFOOT).y - pm_pose_translation(second, LFOOT).y);
+        if (k == 0) assert_true(dy < 1e-5f);
+        else if (!(dy > 1e-3f)) fail_msg("a shorter sample: the left foot moved %g between phases 0.3 and 1.3", (double)dy);
+        pm_blend_space_destroy(s);
+    }
+    pm_clip_destroy(&shorter);
+    pm_clip_destroy(&a);
+    pm_clip_destroy(&b);
+}
+
 /* A looping stride on an arc (the hips turn half a radian per stride) restarted at its touchdown
  * goes on turning smoothly: the moved frames are carried through the cycle's turn, not only its
  * displacement. */
@@ -638,6 +673,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_feet_sync_restarts_cycles),
         cmocka_unit_test(test_sync_none_loops_only_when_lengths_agree),
+        cmocka_unit_test(test_sync_none_does_not_wrap_phases),
         cmocka_unit_test(test_feet_sync_keeps_a_turning_loop_smooth),
         cmocka_unit_test(test_samples_of_several_strides_keep_feet_in_step),
         cmocka_unit_test(test_cycles_join_without_a_jump),

@@ -202,9 +202,13 @@ PM_API int pm_blend_space_period(const pm_blend_space *space, const pm_blend_spa
  * pm_blend_space_duration). */
 PM_API int pm_blend_space_loops(const pm_blend_space *space, const pm_blend_space_weights *weights);
 /* Cycles after which the job's phases wrap, whatever the weights: the least common multiple of
- * every looping sample's cycle count (1 when each has one; 0 beyond 2^30: no wrap; 1 with
- * PM_BLEND_SYNC_NONE, which plays absolute time). A multiple of every blend's period. Not the
- * blend's own period, so that the root does not move as a weight comes or goes. 0 for NULL. */
+ * every looping sample's cycle count (1 when each has one; 0 beyond 2^30: no wrap). A multiple of
+ * every blend's period. Not the blend's own period, so that the root does not move as a weight
+ * comes or goes. 0 for NULL.
+ * 1 with PM_BLEND_SYNC_NONE, which plays absolute time and does not wrap phases: each sample
+ * wraps at its own duration, so phase 1 + f is not phase f when samples of other lengths
+ * contribute, and a player that wraps the phase at 1 restarts them all at time 0 there - seamless
+ * only where pm_blend_space_loops says the blend loops. */
 PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
 
 /* ---- runtime job ---- */
@@ -232,7 +236,8 @@ PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
  * parameters, and across a wrap the change to the wrap's end (phase = wrap) plus the change from
  * phase 0 on. A player advances the phase by dt over pm_blend_space_cycle_duration of the current
  * cycle and may keep it below the wrap (float phases lose precision as they grow). With
- * PM_BLEND_SYNC_NONE every sample plays at the absolute time phase * the blend's duration instead.
+ * PM_BLEND_SYNC_NONE every sample plays at the absolute time phase * the blend's duration instead,
+ * the phase taken as it is (see pm_blend_space_phase_wrap).
  * Runs the sampling jobs of the contributing samples into `scratch` and blends them;
  * allocation-free. */
 typedef struct pm_blend_space_job {
