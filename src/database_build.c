@@ -384,11 +384,12 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     for (int i = 0; i < b.asset_count; i++)
         for (uint32_t p = b.assets[i].first_pose; p < b.assets[i].first_pose + b.assets[i].pose_count; p++) {
             pose_asset[p] = (uint32_t)i;
-            /* Rounded to what the pose stores, as the asset's own addend (see above); the sum is in
-             * the half float's range (validate_ranges). Where no range adds anything the asset's
-             * addend is kept as it is (-0 + 0 would turn a -0 into 0): a database without ranges
-             * keeps the bytes it had, under its unchanged key. */
-            float sum = b.range_addend[p] != 0.0f ? b.assets[i].addend + b.range_addend[p] : b.assets[i].addend;
+            /* Rounded once to what the pose stores, from the addends as given (an asset's 0.1 and
+             * a range's -0.1 make 0, not the -2.4e-5 of 0.1 rounded first); the sum is in the half
+             * float's range (validate_ranges). Where no range adds anything the asset's addend is
+             * kept as it is (-0 + 0 would turn a -0 into 0): a database without ranges keeps the
+             * bytes it had, under its unchanged key. */
+            float sum = b.range_addend[p] != 0.0f ? b.assets[i].src->cost_addend + b.range_addend[p] : b.assets[i].addend;
             pose_addend[p] = pm_half_to_float(pm_float_to_half(sum));
             pose_blocked[p] = b.blocked[p] || b.excluded[p];
             if (!b.blocked[p] && b.excluded[p]) excluded_poses++;

@@ -134,7 +134,7 @@ static pm_result validate_ranges(const pm_asset_def *a, int i, const char *name,
     /* A pose's addend is the asset's plus its ranges', summed as the build sums them. The sum
      * only changes where a range starts or ends, so those times are all there is to check
      * (quadratic in the ranges, hence their limit). */
-    const float base = pm_half_to_float(pm_float_to_half(a->cost_addend));
+    const float base = a->cost_addend;
     for (int k = 0; k < 2 * a->range_count; k++) {
         const float t = k & 1 ? a->ranges[k / 2].end : a->ranges[k / 2].start;
         float sum = 0.0f;

@@ -627,6 +627,22 @@ static void test_asset_ranges(void **state) {
     assert_string_not_equal(k2, key);
     pm_database_destroy(db);
     pm_database_destroy(db2);
+    /* The asset's addend and its ranges' are rounded once, together: 0.1 - 0.1 is 0, where 0.1
+     * rounded first would leave -2.4e-5 (a slight preference with the sign flipped). */
+    const pm_asset_range cancel[] = {{0.0f, 1.0f, -0.1f, 0}};
+    pm_asset_def tenth = f.assets[2];
+    tenth.cost_addend = 0.1f;
+    tenth.ranges = cancel;
+    tenth.range_count = 1;
+    pm_database *t = NULL;
+    pm_error err;
+    if (pm_database_build(&t, &f.def, &tenth, 1, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_pose_info tp;
+    PM_ASSERT_OK(pm_database_pose(&tp, t, 0, NULL));
+    assert_true(tp.cost_addend == 0.0f);
+    PM_ASSERT_OK(pm_database_pose(&tp, t, 30, NULL));
+    assert_true(tp.cost_addend == 0.0999755859375f);
+    pm_database_destroy(t);
     /* No ranges (a list given with a count of 0 included) is the database of before. */
     f.assets[1].cost_addend = 0.0f;
     f.assets[1].mirror = -1;

@@ -39,8 +39,8 @@ typedef struct pm_asset_range {
     float start;       /* 0 <= start < end < 1e6 */
     float end;
     float cost_addend; /* added to the asset's cost_addend for the poses in the range, overlapping
-                          ranges add up; the sum is stored as a half float (see cost_addend
-                          below) and must stay within -65504..65504 */
+                          ranges add up; the sum with the asset's, rounded once, is stored as a
+                          half float (see cost_addend below) and must stay within -65504..65504 */
     int exclude;       /* 1: a plain search never returns these poses; 0 */
 } pm_asset_range;
 
