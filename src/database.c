@@ -64,6 +64,29 @@ pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset
     return PM_OK;
 }
 
+pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db, int asset, float time, pm_error *error) {
+    if (!out_pose) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_pose_at: out_pose is NULL");
+    *out_pose = -1;
+    if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_pose_at: database is NULL");
+    if (asset < 0 || (uint32_t)asset >= db->header->asset_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_pose_at: asset %d is outside 0..%lld", asset,
+                       (long long)db->header->asset_count - 1);
+    if (!isfinite(time))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_pose_at: time %g is not finite", (double)time);
+    const pmdb_asset *a = &db->assets[asset];
+    const double n = (double)a->pose_count;
+    /* In double: a float time of hours still lands on the right frame. */
+    double f = floor((double)time * db->header->fps + 0.5);
+    if (a->flags & 1u) {
+        f = fmod(f, n);
+        if (f < 0.0) f += n;
+    } else {
+        f = f < 0.0 ? 0.0 : (f > n - 1.0 ? n - 1.0 : f);
+    }
+    *out_pose = (int)a->first_pose + (int)f;
+    return PM_OK;
+}
+
 int pm_database_find_asset(const pm_database *db, const char *name) {
     if (!db || !name) return -1;
     for (uint32_t i = 0; i < db->header->asset_count; i++)

@@ -668,11 +668,55 @@ static void test_asset_ranges(void **state) {
     fixture_free(&f);
 }
 
+/* The pose playing at a time: nearest frame, wrapped in a looping asset, clamped otherwise. */
+static void test_asset_pose_at(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.assets[1].looping = 1;
+    pm_database *db = build(&f, 1);
+    pm_asset_info a0, a1;
+    PM_ASSERT_OK(pm_database_asset(&a0, db, 0, NULL));
+    PM_ASSERT_OK(pm_database_asset(&a1, db, 1, NULL));
+    assert_int_equal(a1.looping, 1);
+    int pose = 0;
+    const float fps = 30.0f;
+    static const struct {
+        float frames; /* time * fps */
+        int one_shot, loop; /* expected frames */
+    } cases[] = {{0.0f, 0, 0}, {10.0f, 10, 10}, {10.4f, 10, 10}, {10.6f, 11, 11}, {-0.4f, 0, 0}, {-1.0f, 0, 66},
+                 {59.0f, 59, 59}, {67.0f, 59, 0}, {67.0f * 3 + 5, 59, 5}, {1e7f, 59, 10000000 % 67}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        PM_ASSERT_OK(pm_database_asset_pose_at(&pose, db, 0, cases[k].frames / fps, NULL));
+        assert_int_equal(pose, a0.first_pose + cases[k].one_shot);
+        PM_ASSERT_OK(pm_database_asset_pose_at(&pose, db, 1, cases[k].frames / fps, NULL));
+        assert_int_equal(pose, a1.first_pose + cases[k].loop);
+    }
+    /* Each pose's own time gives it back. */
+    for (int p = 0; p < a1.pose_count; p++) {
+        pm_pose_info info;
+        PM_ASSERT_OK(pm_database_pose(&info, db, a1.first_pose + p, NULL));
+        PM_ASSERT_OK(pm_database_asset_pose_at(&pose, db, 1, info.time, NULL));
+        assert_int_equal(pose, a1.first_pose + p);
+    }
+    pm_error err;
+    assert_int_equal(pm_database_asset_pose_at(&pose, db, 0, NAN, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pose, -1);
+    assert_non_null(strstr(err.message, "time nan is not finite"));
+    assert_int_equal(pm_database_asset_pose_at(&pose, db, 4, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "asset 4 is outside 0..3"));
+    assert_int_equal(pm_database_asset_pose_at(&pose, NULL, 0, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_asset_pose_at(NULL, db, 0, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_asset_ranges),
+        cmocka_unit_test(test_asset_pose_at),
         cmocka_unit_test(test_ranges_at_frame_times),
         cmocka_unit_test(test_addend_without_ranges_unchanged),
         cmocka_unit_test(test_dedup),

@@ -74,6 +74,10 @@ typedef struct pm_allocator {
     void (*free)(void *ptr, void *user);
     void *user;
 } pm_allocator;
+/* Output arguments (the `out` of pm_database_build, pm_bvh_read_file, pm_clip_resample, ...) are
+ * written over, never freed: an object or buffer they held before is the caller's to destroy
+ * first, or it leaks. */
+
 /* Frees a buffer the library allocated for the caller with `allocator` (NULL = the default):
  * pm_bvh_write_memory's text, pm_database_clip_queries' rows, pm_file_read's bytes. */
 PM_API void pm_free_buffer(void *data, const pm_allocator *allocator);

@@ -214,6 +214,13 @@ PM_API int pm_database_asset_count(const pm_database *db);
 /* Errors, with *out untouched: a NULL argument, an asset outside 0..asset_count-1
  * ("pm_database_asset: asset 12 is outside 0..5"), PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset, pm_error *error);
+/* The pose playing at `time` seconds of an asset (pm_search_result.time's clock, lead-in
+ * excluded): the asset's frame nearest time * fps, wrapped at pose_count in a looping asset
+ * (negative times too), else clamped to 0..pose_count-1; what pm_search_def.continuing_pose takes.
+ * Errors, with *out_pose = -1: a NULL argument, an asset outside 0..asset_count-1, a time that is
+ * not finite (PM_ERR_INVALID_ARGUMENT). */
+PM_API pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db, int asset, float time,
+                                           pm_error *error);
 /* The first asset with this name (mirrored copies are named "<name>.mirror"), or -1 when none
  * has it (or an argument is NULL). A linear scan: look names up once, not per frame. */
 PM_API int pm_database_find_asset(const pm_database *db, const char *name);

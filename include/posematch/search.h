@@ -59,7 +59,8 @@ typedef struct pm_search_def {
                                        0..PM_SEARCH_MAX_DYNAMIC_WEIGHT; NULL = none */
     int continuing_pose;            /* PS8: the pose being played, -1 = none: the playing asset's
                                        first_pose + its frame nearest the playback time (time *
-                                       fps; wrapped in a looping asset, else at most pose_count - 1) */
+                                       fps; wrapped in a looping asset, else at most pose_count - 1:
+                                       pm_database_asset_pose_at) */
     float continuing_cost_addend;   /* added to the continuing pose's cost (which is scored once,
                                        with it): negative = rather stay, positive = rather move on */
     float max_cost;                 /* only results costing at most this count (a bound from
