@@ -479,9 +479,15 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
     }
     if (map_in) {
         for (int j = 0; j < jc; j++) {
-            if (map_in[j] < 0 || map_in[j] >= jc || map_in[map_in[j]] != j) {
-                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: map entry %d (%d) is not a valid left/right swap", j,
-                            (int)map_in[j]);
+            if (map_in[j] < 0 || map_in[j] >= jc) {
+                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "mirror: map entry %d (%d) is not a joint (0..%d)", j,
+                            (int)map_in[j], jc - 1);
+                goto done;
+            }
+            if (map_in[map_in[j]] != j) {
+                r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                            "mirror: map entry %d (%d) is not a left/right swap: entry %d is %d, not %d", j,
+                            (int)map_in[j], (int)map_in[j], (int)map_in[map_in[j]], j);
                 goto done;
             }
             map[j] = map_in[j];

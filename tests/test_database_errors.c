@@ -142,7 +142,11 @@ static void test_build_errors(void **state) {
     assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "mirror"));
     assert_non_null(strstr(err.message, "asset"));
+    assert_non_null(strstr(err.message, "map entry 0 (1) is not a left/right swap: entry 1 is 1, not 0"));
     assert_null(db);
+    not_swap[0] = 7; /* not a joint of these 3 */
+    assert_int_equal(pm_database_build(&db, &f.def, &bad, 1, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "map entry 0 (7) is not a joint (0..2)"));
     /* A clip with a NaN rotation names the asset and frame. */
     f.clips[1].rotations[3 * 5].x = NAN;
     assert_int_equal(pm_database_build(&db, &f.def, f.assets, 4, &err), PM_ERR_NUMERIC);
