@@ -45,7 +45,7 @@ typedef struct bvh_parser {
     int total_channels;
     int frame_count;
     float frame_time;
-    char tok_buf[2][64];
+    char tok_buf[2][96];
     int tok_slot;
 } bvh_parser;
 
@@ -152,6 +152,8 @@ static const char *tok_text(bvh_parser *p, bvh_token t) {
             else c += len - 1;
         }
     }
+    /* A word cut by the end of the file ("Fr" of "Frames:") reads as a typo without this. */
+    if (t.s + t.n == p->end) strncat(buf, " where the file ends", sizeof p->tok_buf[0] - strlen(buf) - 1);
     return buf;
 }
 

@@ -272,6 +272,10 @@ static void test_truncated_everywhere(void **state) {
         } else pm_clip_destroy(&c);
         assert_int_equal(counter.allocs, counter.frees);
     }
+    /* A keyword cut by the end says so, rather than reading as a typo. */
+    const char *frames = strstr(good, "Frames:");
+    assert_non_null(frames);
+    expect_error_n(good, (size_t)(frames - good) + 2, PM_ERR_PARSE, "found 'Fr' where the file ends", "Frames");
 }
 
 static void test_out_of_memory_everywhere(void **state) {
