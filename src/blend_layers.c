@@ -2,7 +2,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "posematch/features.h"
 #include "core.h"
+#include "schema_layout.h"
 #include "pose_kernels.h"
 
 pm_branch_filter pm_default_branch_filter(void) {
@@ -33,7 +35,16 @@ pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skelet
         if (bf->max_depth < -1)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): max_depth %d (use -1 for the whole branch)",
                            f, bf->bone, bf->max_depth);
-        int start = pm_skeleton_find_joint(skeleton, bf->bone);
+        /* Roles ("@hips", "@left_upleg", as a schema names bones) keep one mask across rigs. */
+        int start = pm_features_resolve_bone(skeleton, bf->bone);
+        if (start < 0 && bf->bone[0] == '@' && pm_bone_role(bf->bone) < 0)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: unknown role '%s' (roles:%s)", f, bf->bone,
+                           PM_BONE_ROLES);
+        if (start < 0 && bf->bone[0] == '@')
+            return pm_fail(error, PM_ERR_NOT_FOUND,
+                           "branch filter %d: no joint of the skeleton takes the role '%s' (roles are found from joint "
+                           "names: name the joint instead)",
+                           f, bf->bone);
         if (start < 0)
             return pm_fail(error, PM_ERR_NOT_FOUND, "branch filter %d: the skeleton has no joint named '%s'", f, bf->bone);
         float ramp = bf->blend_depth > 0 ? 1.0f / (float)bf->blend_depth : 1.0f;

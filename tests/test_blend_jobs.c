@@ -536,6 +536,21 @@ static void test_branch_filters(void **state) {
     f.bone = "Tail";
     assert_int_equal(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_NOT_FOUND);
     assert_non_null(strstr(e.message, "Tail"));
+    /* Roles name bones as in a schema: "@left_upleg" is LeftUpLeg's branch here. */
+    float by_name[J_COUNT];
+    pm_branch_filter leg = pm_default_branch_filter();
+    leg.bone = "LeftUpLeg";
+    PM_ASSERT_OK(pm_branch_filters_expand(by_name, &sk, &leg, 1, NULL));
+    leg.bone = "@left_upleg";
+    PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, &leg, 1, NULL));
+    assert_memory_equal(w, by_name, sizeof w);
+    assert_true(w[J_LFOOT] == 1.0f && w[J_HIPS] == 0.0f);
+    leg.bone = "@left_knee";
+    assert_int_equal(pm_branch_filters_expand(w, &sk, &leg, 1, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "branch filter 0: unknown role '@left_knee' (roles: @hips"));
+    leg.bone = "@left_toe";
+    assert_int_equal(pm_branch_filters_expand(w, &sk, &leg, 1, &e), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.message, "no joint of the skeleton takes the role '@left_toe'"));
     f.bone = "Spine";
     f.weight = NAN;
     assert_int_equal(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT);

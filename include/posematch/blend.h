@@ -159,7 +159,8 @@ PM_API pm_result pm_blend_job_run(const pm_blend_job *job, pm_error *error);
 
 /* ---- layered blend per bone (BL2) ---- */
 
-/* A branch of the hierarchy for a layer mask, as UE's FBranchFilter: `bone` and its descendants
+/* A branch of the hierarchy for a layer mask, as UE's FBranchFilter: `bone` (a joint name, or a
+ * role a schema also names bones by: "@hips", "@left_upleg", "@head"...) and its descendants
  * down to `max_depth` levels below it (-1 = the whole branch). With blend_depth > 0 the weight
  * ramps up over the first levels, (depth_below_bone + 1) / blend_depth capped at 1, so that a cut
  * in the middle of the spine does not tear the pose; blend_depth <= 0 gives full weight at once.
