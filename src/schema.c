@@ -201,6 +201,15 @@ int pm_schema_add(pm_schema *s, const pm_channel_def *c, pm_error *error) {
     }
     s->channels[s->channel_count] = *c;
     if (validate_channel(s, s->channel_count, error) != PM_OK) return -1;
+    /* Refused here rather than at validation or the build, where the channel to blame is gone. */
+    int card = pm_schema_cardinality(s), size = pm_channel_size(c);
+    if (card >= 0 && size > 0 && card + size > PM_MAX_CARDINALITY) {
+        char name[PM_NAME_SIZE * 2];
+        pm_channel_display_name(name, sizeof name, c);
+        pm_fail(error, PM_ERR_LIMIT, "schema channel %d (%s): %d more value%s would bring the cardinality to %d, over %d",
+                s->channel_count, name, size, size == 1 ? "" : "s", card + size, PM_MAX_CARDINALITY);
+        return -1;
+    }
     return s->channel_count++;
 }
 

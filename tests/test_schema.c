@@ -356,9 +356,14 @@ static void test_schema_limits(void **state) {
     assert_int_equal(pm_schema_add(&s, &pad, &err), 16);
     assert_int_equal(pm_schema_cardinality(&s), PM_MAX_CARDINALITY);
     PM_ASSERT_OK(pm_schema_validate(&s, &err));
-    /* ... one more is not: channels are checked one by one, the cardinality by the schema. */
+    /* ... one more is not: pm_schema_add names the channel, and validation catches a schema
+     * whose channels were written directly. */
     pad.size = 1;
-    assert_int_equal(pm_schema_add(&s, &pad, &err), 17);
+    assert_int_equal(pm_schema_add(&s, &pad, &err), -1);
+    assert_int_equal(err.code, PM_ERR_LIMIT);
+    assert_string_equal(err.message, "schema channel 17 (Padding): 1 more value would bring the cardinality to 1025, over 1024");
+    assert_int_equal(s.channel_count, 17);
+    s.channels[s.channel_count++] = pad;
     assert_int_equal(pm_schema_validate(&s, &err), PM_ERR_LIMIT);
     assert_string_equal(err.message, "schema: cardinality 1025 exceeds 1024");
     /* Channels up to PM_MAX_CHANNELS, then the schema is full. */
