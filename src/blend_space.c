@@ -61,6 +61,8 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     pm_free(&a, s->hull_cells);
     pm_free(&a, s->hull_ties);
     pm_free(&a, s->hull_nodes);
+    pm_free(&a, s->hull_faces);
+    pm_free(&a, s->hull_obbs);
     pm_skeleton_destroy(&s->skeleton);
     pm_free(&a, s);
 }

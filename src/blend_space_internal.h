@@ -24,6 +24,26 @@ typedef struct pm_blend_hull_node {
     int32_t first, count;
 } pm_blend_hull_node;
 #define PM_BLEND_HULL_LEAF 4
+/* 3D leaves: sibling leaves merged up to this many faces, whose bounds in doubles cost less than
+ * another level of nodes. */
+#define PM_BLEND_HULL_FACE_LEAF 8
+/* A 3D hull face in doubles, for bounding its distance from a query before the exact arithmetic
+ * (blend_space_hull.c): corners, outward unit normal, and per edge i (corners i + 1 to i + 2) the unit
+ * normal within the face's plane pointing into the face and 1 / the edge's squared length. */
+typedef struct pm_blend_hull_face {
+    double p[3][3];
+    double n[3];
+    double e[3][3];
+    double inv[3];
+} pm_blend_hull_face;
+/* A 3D hull node's oriented box (blend_space_hull.c): orthonormal axes, the first along its faces'
+ * mean outward normal, and the range of its corners' coordinates along each, padded a unit. A
+ * patch of a round hull is thin along its normal, where the axis-aligned box and the capsule are
+ * as thick as the patch is wide. */
+typedef struct pm_blend_hull_obb {
+    double axis[3][3];
+    double lo[3], hi[3];
+} pm_blend_hull_obb;
 
 /* A bucket of the cell tree: a leaf lists `count` cells from `first` in tree_items (increasing
  * index order); an inner node (count PM_BLEND_TREE_INNER) has its 4 or 8 children from `first`,
@@ -124,6 +144,8 @@ struct pm_blend_space {
     int32_t *hull_cells;
     int32_t *hull_ties;
     pm_blend_hull_node *hull_nodes;
+    pm_blend_hull_face *hull_faces; /* SPACE_TETRAHEDRA: per hull face, in hull_items' order */
+    pm_blend_hull_obb *hull_obbs;   /* SPACE_TETRAHEDRA: per node of the hierarchy */
     /* A quadtree or octree of cell buckets (triangles over plane_points, or tetrahedra) for point
      * location (blend_space_tree.c). */
     pm_blend_tree_node *tree_nodes;

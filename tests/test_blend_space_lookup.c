@@ -253,6 +253,76 @@ static void test_3d_matches_testing_every_cell(void **state) {
     compare_half_lattice(l, 8, 600, &rng);
 }
 
+/* Fibonacci sphere: every sample on the hull, faces of even size. */
+static layout *fibonacci_layout(int n, float flatten) {
+    layout *l = &g_layout;
+    l->name = flatten < 1.0f ? "a flattened Fibonacci sphere" : "a Fibonacci sphere";
+    l->dims = 3;
+    l->n = n;
+    for (int i = 0; i < n; i++) {
+        double z = 1.0 - (2.0 * i + 1.0) / n, r = sqrt(1.0 - z * z), t = 2.399963229728653 * i;
+        l->p[i][0] = (float)(r * cos(t)), l->p[i][1] = (float)(flatten * r * sin(t)), l->p[i][2] = (float)z;
+    }
+    return l;
+}
+
+static layout *points_layout(const char *name, const float (*p)[3], int n) {
+    layout *l = &g_layout;
+    l->name = name;
+    l->dims = 3;
+    l->n = n;
+    memcpy(l->p, p, sizeof(float[3]) * (size_t)n);
+    return l;
+}
+
+/* Queries outside a 3D hull, the axes `widen` times the samples' span beyond them: random points
+ * near and far, and points pushed out from the samples' centroid through samples, midpoints of
+ * sample pairs and centroids of triples by small and large factors - just outside the hull's
+ * vertices, edges and faces, where the nearest element ties between the faces that share them. */
+static void compare_outside(const layout *l, float widen, int count, pm_test_rng *rng) {
+    pm_blend_space *s = NULL;
+    pm_error e;
+    if (pm_test_blend_points_space(&s, &g_clip, 3, &l->p[0][0], 3, NULL, l->n, widen, NULL, &e) != PM_OK)
+        fail_msg("%s: %s", l->name, e.message);
+    float lo[3], hi[3], c[3] = {0, 0, 0}, q[3];
+    for (int d = 0; d < 3; d++) PM_ASSERT_OK(pm_blend_space_axis_range(&lo[d], &hi[d], s, d, NULL));
+    for (int i = 0; i < l->n; i++)
+        for (int d = 0; d < 3; d++) c[d] += l->p[i][d] / (float)l->n;
+    static const float push[] = {1.0f, 1.000001f, 1.00001f, 1.001f, 1.05f, 1.5f, 3.0f, 20.0f};
+    for (int k = 0; k < count; k++) {
+        int kind = k % 4, i = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n), j = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n);
+        int m = (int)(pm_test_rng_u32(rng) % (uint32_t)l->n);
+        float f = push[pm_test_rng_u32(rng) % (uint32_t)(sizeof push / sizeof push[0])];
+        for (int d = 0; d < 3; d++) {
+            float p = kind == 1 ? l->p[i][d] : (kind == 2 ? 0.5f * (l->p[i][d] + l->p[j][d]) : (l->p[i][d] + l->p[j][d] + l->p[m][d]) / 3.0f);
+            q[d] = kind == 0 ? lo[d] + pm_test_rng_float(rng) * (hi[d] - lo[d]) : c[d] + f * (p - c[d]);
+        }
+        compare_at(s, l, q);
+    }
+    pm_blend_space_destroy(s);
+}
+
+static void test_3d_outside_matches_every_hull_face(void **state) {
+    (void)state;
+    pm_test_rng rng = {81};
+    static const float tet[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const float needle[5][3] = {{0, 0, 0}, {1000, 1, 0}, {1000, 0, 1}, {1000, -1, -1}, {2000, 0, 0}};
+    static const float sliver[5][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1e-3f}, {0.5f, 0.5f, -1e-3f}};
+    for (int pass = 0; pass < 2; pass++) {
+        float widen = pass == 0 ? 0.3f : 20.0f;
+        compare_outside(points_layout("one tetrahedron", tet, 4), widen, 400, &rng);
+        compare_outside(points_layout("a needle", needle, 5), widen, 400, &rng);
+        compare_outside(points_layout("a nearly flat sliver", sliver, 5), widen, 400, &rng);
+        compare_outside(fibonacci_layout(16, 1.0f), widen, 600, &rng);
+        compare_outside(fibonacci_layout(300, 1.0f), widen, 600, &rng);
+        compare_outside(fibonacci_layout(300, 0.01f), widen, 600, &rng);
+        compare_outside(sphere_layout(1000, &rng), widen, 600, &rng);
+        compare_outside(random_layout(3, 300, &rng), widen, 600, &rng);
+        /* Coplanar hull faces meeting at lattice edges and corners: exact ties between faces. */
+        compare_outside(lattice_layout(3, 5), widen, 800, &rng);
+    }
+}
+
 /* Memory proportional to the samples on the layouts that crowd buckets, and the trapezoidal map's
  * depth (the most tests a query can take) logarithmic; a typical space needs no map. */
 static void test_structures_stay_linear(void **state) {
@@ -376,6 +446,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_2d_matches_testing_every_cell),
         cmocka_unit_test(test_3d_matches_testing_every_cell),
+        cmocka_unit_test(test_3d_outside_matches_every_hull_face),
         cmocka_unit_test(test_structures_stay_linear),
         cmocka_unit_test(test_allocator_only_at_creation),
         cmocka_unit_test(test_out_of_memory_while_building),
