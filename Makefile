@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 20
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@MAKEFLAGS="$$MAKEFLAGS --no-print-directory" cmake --build $(BUILD) -j $(JOBS)
 
 deps:
 	@scripts/install-deps.sh build
