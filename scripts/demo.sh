@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # make demo: builds a pose-search database from ../shared/mocap (or from generated clips when
 # the real ones are absent), prints what it holds, answers a few queries made from frames of
-# clips the database has never seen, and runs a short benchmark.
+# clips the database has never seen, runs a short benchmark and blends a walk with a run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 case "$build" in /*) ;; *) build="$root/$build" ;; esac
-pm="$build/posematch"
-out="$build/demo"
+# The test suite runs it on its own CLI and scratch directory (tests/cli/test_demo.sh).
+pm=${PM_DEMO_CLI:-$build/posematch}
+out=${PM_DEMO_OUT:-$build/demo}
 mkdir -p "$out"
 mocap=${PM_MOCAP_DIR:-$root/../shared/mocap}
 say() { printf '\n== %s\n' "$*"; }
@@ -16,6 +17,8 @@ if [ -d "$mocap" ]; then
   for d in "$mocap"/*/; do [ "$(basename "$d")" = two-person ] || sources+=("$d"); done
   queries=("$mocap/two-person/cmu-18_01-19_01-walk-shake-hands/18_01.bvh" "$mocap/two-person/cmu-60_14-61_14-salsa/61_14_scaled.bvh")
   far=("$mocap/two-person")
+  walk="$mocap/bandai-namco/dataset-2/dataset-2_walk_normal_001.bvh"
+  run="$mocap/bandai-namco/dataset-2/dataset-2_run_normal_010.bvh"
   say "Building a database from the real clips in $mocap (all but two-person/), mirrored, 30 fps"
 else
   say "No ../shared/mocap here: building from 60 generated clips instead"
@@ -24,6 +27,8 @@ else
   sources=("$out/clips")
   queries=("$out/unseen/unseen_000.bvh" "$out/unseen/unseen_001.bvh")
   far=("$out/unseen")
+  walk="$out/unseen/unseen_000.bvh"
+  run="$out/unseen/unseen_001.bvh"
 fi
 "$pm" build "${sources[@]}" -o "$out/demo.pmdb" --schema ue-locomotion --fps 30 --mirror --cache "$out/cache"
 
@@ -41,3 +46,13 @@ done
 
 say "Benchmark summary (300 queries per set; make bench runs the full one)"
 "$pm" bench "$out/demo.pmdb" --queries 300 --far "${far[@]}"
+
+say "Blending a walk and a run: a 1D blend space on root speed (docs/BLEND_SPACE.md)"
+# JSON strings: the paths are the demo's own, without quotes or backslashes.
+cat > "$out/walk_run.json" <<JSON
+{"name": "walk_run", "axes": [{"name": "speed", "min": 0, "max": 4}],
+ "samples": [{"name": "walk", "clip": "$walk", "params": [1.2]},
+             {"name": "run", "clip": "$run", "params": [3.2]}]}
+JSON
+"$pm" blend "$out/walk_run.json" --param 2.2 --weights
+"$pm" blend "$out/walk_run.json" --param 2.2 -o "$out/walk_run_2.2.bvh"
