@@ -198,8 +198,9 @@ assert abs(1 / dt - 60) < 1, 1 / dt
 assert "OFFSET 0 1 0" in lines[3], lines[3]   # walk's (the smaller speed), not fast60's 1.1
 EOF
 
-# The 3D example of docs/BLEND_SPACE.md: its point lies in the tetrahedron, as the text says.
-cp "$TMP/walk.bvh" "$TMP/walk_left.bvh"; cp "$TMP/walk.bvh" "$TMP/walk_up.bvh"
+# The 3D example of docs/BLEND_SPACE.md, whose outputs the text quotes: a point in the
+# tetrahedron and one projected onto a hull face (the uphill walk is the 25-frame clip).
+cp "$TMP/walk.bvh" "$TMP/walk_left.bvh"; cp "$TMP/jog.bvh" "$TMP/walk_up.bvh"
 cat > "$TMP/terrain.json" <<'EOF'
 {
   "name": "terrain",
@@ -218,6 +219,19 @@ EOF
 out=$("$CLI" blend "$TMP/terrain.json" --param 1.5,-0.2,0.2 --weights) || fail "terrain example exited $?"
 grep -q "^cell: tetrahedron 0 " <<<"$out" || fail "terrain example:"$'\n'"$out"
 grep -q "outside" <<<"$out" && fail "terrain example point is outside:"$'\n'"$out"
+[ "$(tail -n 5 <<<"$out")" = "  walk                     0.400000
+  run                      0.200000
+  walk_left                0.200000
+  walk_uphill              0.200000
+cycle duration: 0.9133 s" ] || fail "terrain example's weights or duration differ from docs/BLEND_SPACE.md:"$'\n'"$out"
+out=$("$CLI" blend "$TMP/terrain.json" --param 2,-0.3,0.4 --weights) || fail "terrain outside example exited $?"
+[ "$(tail -n 6 <<<"$out")" = "cell: hull_face 0 (walk_left, walk_uphill, run)
+  walk                     0.000000
+  run                      0.375758
+  walk_left                0.262121
+  walk_uphill              0.362121
+cycle duration: 0.8106 s" ] || fail "terrain outside example differs from docs/BLEND_SPACE.md:"$'\n'"$out"
+grep -q "(outside; used 1.93939 -0.262121 0.362121)" <<<"$out" || fail "terrain outside example's point:"$'\n'"$out"
 
 # Bad inputs: one line on stderr, non-zero exit.
 expect_fail() { # description, then the command
