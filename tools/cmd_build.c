@@ -72,6 +72,9 @@ static const char build_usage[] =
     "  --exclude PATTERN@START:END\n"
     "                          no plain search returns the poses of that span (they can still be the\n"
     "                          continuing pose); repeatable\n"
+    "                          (--addend and --exclude: PATTERN matches the source's name, and a\n"
+    "                          mirrored copy takes its source's addends and spans; a PATTERN that\n"
+    "                          matches no asset is an error)\n"
     "  --quiet                 no progress on stderr (progress starts after a second)\n"
     "  --json                  print {poses, assets, bytes, read_s, build_s, total_s, cache_hit, threads,\n"
     "                          key} on stdout (threads only when built, not on a cache hit)\n";

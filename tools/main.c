@@ -14,13 +14,13 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"inspect", pm_cmd_inspect, "inspect CLIP.bvh [--json]"},
+    {"inspect", pm_cmd_inspect, "inspect CLIP.bvh [--json] [--unit-scale M] [--up y|z]"},
     {"build", pm_cmd_build,
      "build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [--schema NAME|FILE] [--fps N] [--mirror] [--threads N] [--pca K] [--cache DIR]"},
     {"info", pm_cmd_info, "info DB.pmdb [--json] [--assets] [--verify]"},
     {"search", pm_cmd_search, "search DB.pmdb (--queries Q.f32 | --query-clip C.bvh --frame F) [--mode M] [--json]"},
     {"export-features", pm_cmd_export_features, "export-features DB.pmdb -o PREFIX"},
-    {"bench", pm_cmd_bench, "bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--json]"},
+    {"bench", pm_cmd_bench, "bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--threads N] [--json]"},
     {"blend", pm_cmd_blend, "blend SPACE.json --param X[,Y[,Z]] [-o OUT.bvh [--fps N]] [--weights [--json]]"},
     {"synth", pm_cmd_synth, "synth OUT_DIR [--clips N] [--seed S] [--fps F] [--name PREFIX]"},
 };
