@@ -77,6 +77,18 @@ static inline pm_layered_blend_job layered_job(const pm_soa_transform *base, con
     return job;
 }
 
+static inline void run_blend(pm_soa_transform *out, const pm_blend_input *in, int n) {
+    pm_blend_job job = blend_job(in, n, out);
+    PM_ASSERT_OK(pm_blend_job_run(&job, NULL));
+}
+
+static inline void run_layered(pm_soa_transform *out, const pm_soa_transform *base, const pm_blend_layer *layers,
+                               int n, int blend_root) {
+    pm_layered_blend_job job = layered_job(base, layers, n, out);
+    job.blend_root_motion = blend_root;
+    PM_ASSERT_OK(pm_layered_blend_job_run(&job, NULL));
+}
+
 static inline pm_additive_extract_job extract_job(const pm_soa_transform *source, const pm_soa_transform *base,
                                                   pm_soa_transform *out) {
     pm_additive_extract_job job = pm_default_additive_extract_job();
