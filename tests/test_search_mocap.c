@@ -332,6 +332,23 @@ static void test_ranges_in_clip_time(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* The n query rows a clip gives (pm_database_clip_queries) are the features the database holds for
+ * the asset's poses from first_pose on, within the rounding of normalisation. */
+static void assert_rows_are_the_asset(const pm_database *db, const float *rows, int n, int first_pose,
+                                      const char *what) {
+    const int card = pm_schema_cardinality(pm_database_schema(db));
+    const float *scale = pm_database_scales(db);
+    float x[64];
+    assert_true(card <= 64);
+    for (int r = 0; r < n; r++) {
+        PM_ASSERT_OK(pm_database_pose_features(x, db, first_pose + r, NULL));
+        for (int d = 0; d < card; d++)
+            if (!(fabsf(x[d] - rows[(size_t)r * card + d]) <= 1e-4f * scale[d]))
+                fail_msg("row %d dimension %d: %s gives %g, the asset holds %g", r, d, what,
+                         (double)rows[(size_t)r * card + d], (double)x[d]);
+    }
+}
+
 /* What database.h says about playing results: assets in def order with each mirrored copy right
  * after its source, and a copy's poses are its source clip mirrored with the database's axis
  * (the lead-in of CMU 01_01 included: the rows skip it). */
@@ -372,16 +389,7 @@ static void test_playing_mirrored_results(void **state) {
     PM_ASSERT_OK(pm_database_asset(&copy, db, 1, NULL));
     assert_int_equal(n, copy.pose_count);
     assert_true(n > 0); /* rows to compare below */
-    const int card = pm_schema_cardinality(pm_database_schema(db));
-    const float *scale = pm_database_scales(db);
-    float x[64];
-    for (int r = 0; r < n; r++) {
-        PM_ASSERT_OK(pm_database_pose_features(x, db, copy.first_pose + r, NULL));
-        for (int d = 0; d < card; d++)
-            if (!(fabsf(x[d] - rows[(size_t)r * card + d]) <= 1e-4f * scale[d]))
-                fail_msg("row %d dimension %d: the mirrored clip gives %g, the copy holds %g", r, d,
-                         (double)rows[(size_t)r * card + d], (double)x[d]);
-    }
+    assert_rows_are_the_asset(db, rows, n, copy.first_pose, "the mirrored clip");
     pm_free_buffer(rows, NULL);
     pm_clip_destroy(&mirrored);
     pm_database_destroy(db);
@@ -418,16 +426,7 @@ static void test_playing_looping_results(void **state) {
     int n = 0;
     PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &played, NULL));
     assert_int_equal(n, info.pose_count);
-    const int card = pm_schema_cardinality(pm_database_schema(db));
-    const float *scale = pm_database_scales(db);
-    float x[64];
-    for (int r = 0; r < n; r++) {
-        PM_ASSERT_OK(pm_database_pose_features(x, db, info.first_pose + r, NULL));
-        for (int d = 0; d < card; d++)
-            if (!(fabsf(x[d] - rows[(size_t)r * card + d]) <= 1e-4f * scale[d]))
-                fail_msg("row %d dimension %d: the played clip gives %g, the asset holds %g", r, d,
-                         (double)rows[(size_t)r * card + d], (double)x[d]);
-    }
+    assert_rows_are_the_asset(db, rows, n, info.first_pose, "the played clip");
     pm_free_buffer(rows, NULL);
     /* Just before the asset wraps: the trimmed loop is nearly back at its first frame, the
      * untrimmed clip nearly at the T-pose. */
