@@ -534,6 +534,18 @@ static void print_json(const pm_database_info *info, double read_s, double build
     printf("\"key\": \"%s\"}\n", info->key);
 }
 
+/* The --json line, flushed before the stderr summary: when stdout cannot take it the command
+ * fails with one stderr line, not a summary announcing the database followed by the error. */
+static int emit_json(const pm_database_info *info, double read_s, double build_s, double total_s, int cache_hit,
+                     int threads) {
+    print_json(info, read_s, build_s, total_s, cache_hit, threads);
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 1;
+    if (errno) pm_cli_fail("build: cannot write to stdout: %s", strerror(errno));
+    else pm_cli_fail("build: cannot write to stdout");
+    return 0;
+}
+
 int pm_cmd_build(int argc, char **argv) {
     build_args a;
     int rc = parse_args(&a, argc, argv);
@@ -697,8 +709,8 @@ int pm_cmd_build(int argc, char **argv) {
             pm_database_get_info(&info, cached);
             pm_database_destroy(cached);
             if (!strcmp(info.key, key) && copy_file(cache_path, a.output, &err)) {
+                if (a.json && !emit_json(&info, t_read, 0.0, now_s() - t0, 1, a.def.threads)) goto done;
                 if (!a.quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
-                if (a.json) print_json(&info, t_read, 0.0, now_s() - t0, 1, a.def.threads);
                 rc = 0;
                 goto done;
             }
@@ -718,10 +730,10 @@ int pm_cmd_build(int argc, char **argv) {
         pm_cli_warn("build: warning: could not store the cache entry: %s", err.message);
     pm_database_info info;
     pm_database_get_info(&info, db);
+    if (a.json && !emit_json(&info, t_read, t_build, now_s() - t0, 0, a.def.threads)) goto done;
     if (!a.quiet)
         fprintf(stderr, "posematch: build: %d poses, %d assets, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
                 info.bytes, a.output, now_s() - t0);
-    if (a.json) print_json(&info, t_read, t_build, now_s() - t0, 0, a.def.threads);
     rc = 0;
 done:
     free(origin);
