@@ -229,6 +229,24 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     return PM_OK;
 }
 
+/* Whether some value of a valid schema weighs more than 0, as the database's layout weighs it:
+ * the channel's weight times its enclosing groups', times a trajectory sample's (padding: 0). */
+static int any_weighted(const pm_schema *s) {
+    for (int i = 0; i < s->channel_count; i++) {
+        const pm_channel_def *c = &s->channels[i];
+        if (c->kind == PM_FEATURE_GROUP || c->kind == PM_FEATURE_PADDING || pm_channel_size(c) <= 0) continue;
+        float w = c->weight;
+        for (int g = c->parent; g >= 0; g = s->channels[g].parent) w *= s->channels[g].weight;
+        if (c->kind != PM_FEATURE_TRAJECTORY) {
+            if (w > 0.0f) return 1;
+            continue;
+        }
+        for (int k = 0; k < c->sample_count; k++)
+            if (c->samples[k].flags && w * c->samples[k].weight > 0.0f) return 1;
+    }
+    return 0;
+}
+
 pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *source, pm_schema_origin *origin,
                               pm_error *error) {
     parser p = {out, source ? source : "schema", error, origin};
@@ -258,6 +276,13 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
         snprintf(msg, sizeof msg, "%s", error->message);
         snprintf(error->message, sizeof error->message, "%s: %s", p.source, msg);
     }
+    /* The build refuses a schema whose every value weighs 0, but only once every clip is read
+     * and in a message without the file: say it here, naming the file. */
+    if (r == PM_OK && !any_weighted(out))
+        r = pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT,
+                             "%s: every feature's weight is 0 (channel, trajectory sample and group weights "
+                             "multiply): a search could not tell poses apart",
+                             p.source);
     cJSON_Delete(root);
     return r;
 }

@@ -23,4 +23,18 @@ if [ -c /dev/full ] && ! sh -c 'echo x > /dev/full' 2> /dev/null; then
     sh -c 'exec "$1" build "$2" -o "$3/full2.pmdb" --cache "$3/cache" --json > /dev/full' sh "$CLI" "$MOCAP/cmu" "$T"
 fi
 
+# 2. A schema file whose every value weighs 0 is named in the error, and refused before the clips
+#    are read (it was "schema 'x': every feature's weight is 0", without the file, after them).
+printf '%s' '{"name": "x", "channels": [{"kind": "group", "weight": 0, "channels": [
+  {"kind": "position", "bone": "@left_foot"},
+  {"kind": "trajectory", "samples": [{"offset": 0.5, "flags": ["PositionXY"]}]}]},
+  {"kind": "trajectory", "samples": [{"offset": 0.2, "weight": 0, "flags": ["Position"]}]},
+  {"kind": "padding", "size": 2}]}' > "$T/zero.json"
+expect_error "schema of zero weights" "zero.json: every feature's weight is 0" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/zero.pmdb" --schema "$T/zero.json" --quiet
+[ -e "$T/zero.pmdb" ] && fail "a refused build wrote its output"
+# One weighted sample is enough.
+sed 's/"weight": 0, "flags"/"weight": 0.5, "flags"/' "$T/zero.json" > "$T/one.json"
+"$CLI" build "$MOCAP/cmu" -o "$T/one.pmdb" --schema "$T/one.json" --quiet || fail "a schema with one weighted sample"
+
 echo "ok"
