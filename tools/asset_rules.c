@@ -105,8 +105,16 @@ static int matches(const pm_cli_asset_rule *r, const pm_asset_def *a, const pm_c
     return fnmatch(r->pattern, name, 0) == 0 || (file && bvh_named && fnmatch(r->pattern, file + 1, 0) == 0);
 }
 
+/* Whether the rule would match the name of an asset's mirrored copy, "<name>.mirror". */
+static int matches_mirror(const pm_cli_asset_rule *r, const pm_asset_def *a, const pm_clip *clip) {
+    const char *name = a->name ? a->name : clip->name;
+    char copy[1100];
+    if (!name || (size_t)snprintf(copy, sizeof copy, "%s.mirror", name) >= sizeof copy) return 0;
+    return fnmatch(r->pattern, copy, 0) == 0;
+}
+
 int pm_cli_asset_rules_apply(pm_cli_asset_rules *rules, pm_asset_def *assets, const pm_clip *clips,
-                             const int *bvh_named, int count) {
+                             const int *bvh_named, int count, int mirror) {
     rules->ranges = calloc((size_t)(count ? count : 1), sizeof *rules->ranges);
     if (!rules->ranges) return pm_cli_fail("build: out of memory");
     rules->asset_count = count;
@@ -130,7 +138,17 @@ int pm_cli_asset_rules_apply(pm_cli_asset_rules *rules, pm_asset_def *assets, co
             grown[assets[i].range_count++] = g;
             assets[i].ranges = grown;
         }
-        if (!matched) return pm_cli_fail("build: %s '%s' matches no asset", r->option, r->spec);
+        if (!matched) {
+            /* The mirrored copies (info lists them as <name>.mirror) take the rules of the clip
+             * they copy: a pattern meant for them alone matches nothing, and says why. */
+            for (int i = 0; i < count && mirror; i++)
+                if (matches_mirror(r, &assets[i], &clips[i]))
+                    return pm_cli_fail("build: %s '%s' matches no asset: a mirrored copy such as '%s.mirror' takes the "
+                                       "%s rules of its clip, '%s' (match that name)",
+                                       r->option, r->spec, assets[i].name ? assets[i].name : clips[i].name, r->option,
+                                       assets[i].name ? assets[i].name : clips[i].name);
+            return pm_cli_fail("build: %s '%s' matches no asset", r->option, r->spec);
+        }
     }
     return 0;
 }

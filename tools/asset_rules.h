@@ -27,9 +27,11 @@ int pm_cli_asset_rule_parse(pm_cli_asset_rules *rules, const char *option, const
 /* Applies the rules in order to the `count` assets, `bvh_named[i]` set when asset i is a clip
  * read from a BVH file (its file-name part matches as well as its whole name). A whole-asset
  * --addend replaces what an earlier one set; ranges add up. A rule matching no asset is an
- * error. Returns 0 or the exit code after a one-line error. */
+ * error (with `mirror`, --mirror's copies being built, one matching only a copy's name
+ * "<name>.mirror" says that the copies take their clip's rules). Returns 0 or the exit code
+ * after a one-line error. */
 int pm_cli_asset_rules_apply(pm_cli_asset_rules *rules, pm_asset_def *assets, const pm_clip *clips,
-                             const int *bvh_named, int count);
+                             const int *bvh_named, int count, int mirror);
 void pm_cli_asset_rules_free(pm_cli_asset_rules *rules);
 
 #endif

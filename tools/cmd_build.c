@@ -31,7 +31,8 @@ static const char build_usage[] =
     "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
     "  --fps N                 poses per second (clips are resampled), 1..1000; 30\n"
-    "  --mirror                also add a mirrored copy of every clip, named <name>.mirror\n"
+    "  --mirror                also add a mirrored copy of every clip, named <name>.mirror, with\n"
+    "                          the clip's --addend and --exclude (patterns match the clip's name)\n"
     "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
     "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable,\n"
     "                          each joint in one pair at most\n"
@@ -683,7 +684,7 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     for (int i = 0; i < loaded; i++) bvh_named[i] = bvh_file(from, i) != NULL;
-    int rules_failed = pm_cli_asset_rules_apply(&a.rules, assets, clips, bvh_named, loaded);
+    int rules_failed = pm_cli_asset_rules_apply(&a.rules, assets, clips, bvh_named, loaded, a.def.mirror);
     free(bvh_named);
     if (rules_failed) goto done;
     double t_read = now_s() - t0;

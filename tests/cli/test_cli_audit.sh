@@ -37,4 +37,17 @@ expect_error "schema of zero weights" "zero.json: every feature's weight is 0" \
 sed 's/"weight": 0, "flags"/"weight": 0.5, "flags"/' "$T/zero.json" > "$T/one.json"
 "$CLI" build "$MOCAP/cmu" -o "$T/one.pmdb" --schema "$T/one.json" --quiet || fail "a schema with one weighted sample"
 
+# 3. With --mirror, info lists the copies as <name>.mirror, but --addend and --exclude match the
+#    clips, whose rules the copies take: a pattern for the copies alone says so instead of a bare
+#    "matches no asset" about assets that info shows; the copies do take their clip's rules.
+expect_error "--addend for the mirrored copies" "a mirrored copy such as '01_01.mirror' takes the --addend rules of its clip, '01_01'" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/m.pmdb" --mirror --addend '*.mirror=1' --quiet
+expect_error "--exclude for a mirrored copy" "takes the --exclude rules of its clip, '01_01'" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/m.pmdb" --mirror --exclude '01_01.mirror@1:2' --quiet
+expect_error "--addend for a copy without --mirror" "build: --addend '*.mirror=1' matches no asset" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/m.pmdb" --addend '*.mirror=1' --quiet
+[ -e "$T/m.pmdb" ] && fail "a refused build wrote its output"
+"$CLI" build "$MOCAP/cmu" -o "$T/m.pmdb" --mirror --addend '01_01=0.5' --quiet || fail "build --mirror --addend"
+"$CLI" info "$T/m.pmdb" --assets | grep -q "01_01.mirror: .*cost addend 0.5" || fail "the copy lost its clip's addend"
+
 echo "ok"
