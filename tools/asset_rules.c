@@ -120,10 +120,15 @@ int pm_cli_asset_rules_apply(pm_cli_asset_rules *rules, pm_asset_def *assets, co
     rules->asset_count = count;
     for (int k = 0; k < rules->count; k++) {
         const pm_cli_asset_rule *r = &rules->items[k];
-        int matched = 0;
+        int matched = 0, reached = 0, longest = -1;
         for (int i = 0; i < count; i++) {
             if (!matches(r, &assets[i], &clips[i], bvh_named[i])) continue;
             matched++;
+            /* A span that starts past the clip's end (its frames' time, a frame more for a loop)
+             * holds none of its poses. */
+            const double length = (double)clips[i].frame_count * clips[i].frame_time;
+            if (longest < 0 || length > (double)clips[longest].frame_count * clips[longest].frame_time) longest = i;
+            reached |= !r->ranged || (double)r->start <= length;
             if (!r->ranged) {
                 assets[i].cost_addend = r->value;
                 continue;
@@ -148,6 +153,14 @@ int pm_cli_asset_rules_apply(pm_cli_asset_rules *rules, pm_asset_def *assets, co
                                        r->option, r->spec, assets[i].name ? assets[i].name : clips[i].name, r->option,
                                        assets[i].name ? assets[i].name : clips[i].name);
             return pm_cli_fail("build: %s '%s' matches no asset", r->option, r->spec);
+        }
+        /* Seconds past every matching clip (frames or minutes meant, say) would change nothing. */
+        if (!reached) {
+            const pm_clip *c = &clips[longest];
+            return pm_cli_fail("build: %s '%s': the span starts at %g s, after the end of %s ('%s' lasts %g s)",
+                               r->option, r->spec, (double)r->start,
+                               matched > 1 ? "every clip it matches, the longest" : "the clip it matches",
+                               assets[longest].name ? assets[longest].name : c->name, (double)pm_clip_duration(c));
         }
     }
     return 0;

@@ -50,4 +50,14 @@ expect_error "--addend for a copy without --mirror" "build: --addend '*.mirror=1
 "$CLI" build "$MOCAP/cmu" -o "$T/m.pmdb" --mirror --addend '01_01=0.5' --quiet || fail "build --mirror --addend"
 "$CLI" info "$T/m.pmdb" --assets | grep -q "01_01.mirror: .*cost addend 0.5" || fail "the copy lost its clip's addend"
 
+# 4. An --addend or --exclude span that starts after the end of every clip it matches (frames or
+#    minutes meant for seconds) changed nothing and succeeded silently: it is an error naming the
+#    clip's length. A span reaching into one matching clip is fine.
+expect_error "--addend past the clip" "--addend '01_01@100:200=1': the span starts at 100 s, after the end of the clip it matches ('01_01' lasts 22.9" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/s.pmdb" --addend '01_01@100:200=1' --quiet
+expect_error "--exclude past every clip" "after the end of every clip it matches, the longest ('01_01'" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/s.pmdb" --exclude '*@30:40' --quiet
+[ -e "$T/s.pmdb" ] && fail "a refused build wrote its output"
+"$CLI" build "$MOCAP/cmu" -o "$T/s.pmdb" --exclude '*@20:40' --addend '01_01@22.9:30=1' --quiet || fail "spans inside a clip"
+
 echo "ok"
