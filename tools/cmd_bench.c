@@ -306,7 +306,8 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
         }
         float *rows = NULL;
         int n = 0;
-        if (pm_database_clip_queries(&rows, &n, db, &clip, &err) != PM_OK) rc = pm_cli_fail_error(&err);
+        /* (The library names the clip by its name; the message names the file, as search's.) */
+        if (pm_database_clip_queries(&rows, &n, db, &clip, &err) != PM_OK) rc = pm_cli_fail("%s: %s", files[i], err.message);
         else {
             float *grown = realloc(all, (total + (size_t)n) * card * sizeof(float));
             if (!grown) rc = pm_cli_fail("bench: out of memory");

@@ -172,7 +172,8 @@ int pm_cmd_search(int argc, char **argv) {
         else {
             if (r == PM_OK) r = pm_database_clip_frame_row(&row, db, &clip, (int)a.frame, &err);
             if (r == PM_OK) r = pm_database_clip_queries(&all, &n, db, &clip, &err);
-            if (r != PM_OK) pm_cli_fail_error(&err);
+            /* (The library names the clip by its name: the message names the file.) */
+            if (r != PM_OK) pm_cli_fail("%s: %s", a.clip, err.message);
         }
         pm_clip_destroy(&clip);
         if (!all) goto done;

@@ -15,10 +15,10 @@ expect_error() { # name needle command...
 
 # 1. build --json with a stdout that cannot take the line: one stderr line, the error (the
 #    summary announcing the database used to come first), built or taken from the cache.
+"$CLI" build "$MOCAP/cmu" -o "$T/c.pmdb" --cache "$T/cache" --quiet || fail "build --cache"
 if [ -c /dev/full ] && ! sh -c 'echo x > /dev/full' 2> /dev/null; then
   expect_error "build --json > /dev/full" "build: cannot write to stdout" \
     sh -c 'exec "$1" build "$2" -o "$3/full.pmdb" --json > /dev/full' sh "$CLI" "$MOCAP/cmu" "$T"
-  "$CLI" build "$MOCAP/cmu" -o "$T/c.pmdb" --cache "$T/cache" --quiet || fail "build --cache"
   expect_error "build --json > /dev/full, cache hit" "build: cannot write to stdout" \
     sh -c 'exec "$1" build "$2" -o "$3/full2.pmdb" --cache "$3/cache" --json > /dev/full' sh "$CLI" "$MOCAP/cmu" "$T"
 fi
@@ -59,5 +59,13 @@ expect_error "--exclude past every clip" "after the end of every clip it matches
   "$CLI" build "$MOCAP/cmu" -o "$T/s.pmdb" --exclude '*@30:40' --quiet
 [ -e "$T/s.pmdb" ] && fail "a refused build wrote its output"
 "$CLI" build "$MOCAP/cmu" -o "$T/s.pmdb" --exclude '*@20:40' --addend '01_01@22.9:30=1' --quiet || fail "spans inside a clip"
+
+# 5. search --query-clip and bench --far name the clip's file when the database's schema cannot
+#    read it (they said "clip 'x'", which a path in another folder does not find).
+sed 's/lFoot/LFx/g; s/rFoot/RFx/g' "$MOCAP/cmu/02_01_daz.bvh" > "$T/nofeet2.bvh"
+expect_error "search: a query clip without feet" "nofeet2.bvh: schema channel 1 (Position @left_foot): no joint '@left_foot'" \
+  "$CLI" search "$T/c.pmdb" --query-clip "$T/nofeet2.bvh" --frame 5
+expect_error "bench: a far clip without feet" "nofeet2.bvh: schema channel 1 (Position @left_foot): no joint '@left_foot'" \
+  "$CLI" bench "$T/c.pmdb" --queries 3 --far "$T/nofeet2.bvh"
 
 echo "ok"
