@@ -68,4 +68,11 @@ expect_error "search: a query clip without feet" "nofeet2.bvh: schema channel 1 
 expect_error "bench: a far clip without feet" "nofeet2.bvh: schema channel 1 (Position @left_foot): no joint '@left_foot'" \
   "$CLI" bench "$T/c.pmdb" --queries 3 --far "$T/nofeet2.bvh"
 
+# 6. --query-clip with an absurd Frame Time (1e30 s): the frame's row was converted to int out of
+#    range before the resample refused the clip (undefined behaviour: a sanitized build printed a
+#    runtime error beside the message). One line, the resample's refusal, naming the file.
+sed 's/^Frame Time:.*/Frame Time: 1e30/' "$MOCAP/cmu/02_01_daz.bvh" > "$T/slow.bvh"
+expect_error "search: a clip of 1e30 s frames" "slow.bvh: resample: clip 'slow' (343 frames of 1e+30 s) at 30 fps would have" \
+  "$CLI" search "$T/c.pmdb" --query-clip "$T/slow.bvh" --frame 5
+
 echo "ok"
