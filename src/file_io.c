@@ -404,11 +404,18 @@ pm_result pm_file_check_output(const char *path, pm_error *error) {
     pm_result r = write_target(&target, path, error);
     if (r != PM_OK) return r;
     struct stat st;
-    const char *problem = stat(target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
+    const int found = stat(target, &st) == 0, missing_errno = found ? 0 : errno;
+    const char *problem = found ? pm_file_kind_problem(st.st_mode) : NULL;
     /* Through a link, the directory that must take the new file is the target's. */
     char *dir = problem ? NULL : dir_of(target);
     pm_free(NULL, target);
     if (problem) return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    /* A name longer than the file system takes is refused now, not by the rename after the work. */
+    if (missing_errno == ENAMETOOLONG) {
+        char why[128];
+        pm_free(NULL, dir);
+        return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, ENAMETOOLONG));
+    }
     if (!dir) return out_of_memory(error, path);
     if (stat(dir, &st) != 0) r = pm_fail(error, PM_ERR_IO, "%s: cannot create: its directory does not exist", path);
     else if (!S_ISDIR(st.st_mode)) /* e.g. `synth walk.bvh`: name what stands where the directory should be */

@@ -75,4 +75,13 @@ sed 's/^Frame Time:.*/Frame Time: 1e30/' "$MOCAP/cmu/02_01_daz.bvh" > "$T/slow.b
 expect_error "search: a clip of 1e30 s frames" "slow.bvh: resample: clip 'slow' (343 frames of 1e+30 s) at 30 fps would have" \
   "$CLI" search "$T/c.pmdb" --query-clip "$T/slow.bvh" --frame 5
 
+# 7. An output name longer than the file system takes is refused before the work, as a missing
+#    directory is (it was written whole under a temporary name, then the rename failed).
+long=$(printf 'a%.0s' $(seq 300))
+expect_error "build -o a 300-byte name" "$long.pmdb: cannot create: File name too long" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/$long.pmdb" --quiet
+expect_error "export-features -o a 300-byte prefix" "$long.f32: cannot create: File name too long" \
+  "$CLI" export-features "$T/c.pmdb" -o "$T/$long"
+ls -A "$T" | grep -q '^\.pm-' && fail "a refused write left a temporary file"
+
 echo "ok"
