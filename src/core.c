@@ -3,13 +3,41 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A message longer than pm_error holds keeps its start and its end around "...": a long path
+ * comes first and the problem last, and cutting the end lost the problem (and the file's name). */
+static void set_message(pm_error *error, const char *text, size_t length) {
+    const size_t cap = sizeof error->message;
+    if (length < cap) {
+        memcpy(error->message, text, length + 1);
+        return;
+    }
+    size_t head = 160, tail = cap - 1 - head - 3;
+    /* Cut at UTF-8 character boundaries: no continuation byte after the cut. */
+    while (head > 0 && ((unsigned char)text[head] & 0xC0) == 0x80) head--;
+    const char *end = text + length - tail;
+    while (((unsigned char)*end & 0xC0) == 0x80) end++, tail--;
+    memcpy(error->message, text, head);
+    memcpy(error->message + head, "...", 3);
+    memcpy(error->message + head + 3, end, tail);
+    error->message[head + 3 + tail] = '\0';
+}
 
 pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
     if (error) {
-        va_list args;
+        va_list args, again;
         va_start(args, format);
+        va_copy(again, args);
         error->code = code;
-        vsnprintf(error->message, sizeof error->message, format, args);
+        int n = vsnprintf(error->message, sizeof error->message, format, args);
+        /* Too long: its start and end, from a bounded buffer on the stack (no allocation: the
+         * caller's hooks may be what failed); a text longer still keeps only its start. */
+        if (n >= (int)sizeof error->message) {
+            char full[3 * PM_ERROR_MESSAGE_SIZE];
+            if (vsnprintf(full, sizeof full, format, again) < (int)sizeof full) set_message(error, full, (size_t)n);
+        }
+        va_end(again);
         va_end(args);
     }
     return code;
@@ -34,7 +62,9 @@ void pm_error_prefix(pm_error *error, const char *format, ...) {
     va_end(args);
     memcpy(old, error->message, sizeof old);
     old[sizeof old - 1] = '\0';
-    snprintf(error->message, sizeof error->message, "%s: %s", prefix, old);
+    char both[2 * PM_ERROR_MESSAGE_SIZE + 2];
+    int n = snprintf(both, sizeof both, "%s: %s", prefix, old);
+    set_message(error, both, n < (int)sizeof both ? (size_t)n : sizeof both - 1);
 }
 
 pm_result pm_check_name(const char *name, const char *what, pm_error *error) {

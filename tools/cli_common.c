@@ -121,10 +121,25 @@ int pm_cli_fail_error(const pm_error *error) { return pm_cli_fail("%s", error->m
 
 pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, ...) {
     if (error) {
-        va_list args;
+        va_list args, again;
         va_start(args, format);
+        va_copy(again, args);
         error->code = code;
-        vsnprintf(error->message, sizeof error->message, format, args);
+        int n = vsnprintf(error->message, sizeof error->message, format, args);
+        /* Too long for pm_error (a long path, or a file name before a library message that
+         * already fills it): its start and end around "...", as the library's pm_fail keeps
+         * them, so that the problem at the end is not what is cut. */
+        char *full = n >= (int)sizeof error->message ? malloc((size_t)n + 1) : NULL;
+        if (full) {
+            vsnprintf(full, (size_t)n + 1, format, again);
+            size_t head = 160, tail = sizeof error->message - 1 - head - 3;
+            while (head > 0 && ((unsigned char)full[head] & 0xC0) == 0x80) head--;
+            const char *end = full + n - tail;
+            while (((unsigned char)*end & 0xC0) == 0x80) end++, tail--;
+            snprintf(error->message, sizeof error->message, "%.*s...%s", (int)head, full, end);
+            free(full);
+        }
+        va_end(again);
         va_end(args);
     }
     return code;

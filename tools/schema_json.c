@@ -215,7 +215,7 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
         if (p->error) {
             char msg[PM_ERROR_MESSAGE_SIZE];
             snprintf(msg, sizeof msg, "%s", p->error->message);
-            snprintf(p->error->message, sizeof p->error->message, "%s: %s: %s", p->source, path, msg);
+            pm_cli_set_error(p->error, p->error->code, "%s: %s: %s", p->source, path, msg);
         }
         return p->error ? p->error->code : PM_ERR_INVALID_ARGUMENT;
     }
@@ -274,7 +274,7 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
     if (r == PM_OK && (r = pm_schema_validate(out, error)) != PM_OK && error) {
         char msg[PM_ERROR_MESSAGE_SIZE];
         snprintf(msg, sizeof msg, "%s", error->message);
-        snprintf(error->message, sizeof error->message, "%s: %s", p.source, msg);
+        pm_cli_set_error(error, error->code, "%s: %s", p.source, msg);
     }
     /* The build refuses a schema whose every value weighs 0, but only once every clip is read
      * and in a message without the file: say it here, naming the file. */

@@ -84,4 +84,19 @@ expect_error "export-features -o a 300-byte prefix" "$long.f32: cannot create: F
   "$CLI" export-features "$T/c.pmdb" -o "$T/$long"
 ls -A "$T" | grep -q '^\.pm-' && fail "a refused write left a temporary file"
 
+# 8. Messages about files deep in long paths (600 bytes, legal) keep the file's name and the
+#    problem: the 512-byte message was cut at its end, leaving "posematch: /eee...ee" alone.
+deep="$T/$(printf 'e%.0s' $(seq 200))/$(printf 'f%.0s' $(seq 200))/$(printf 'g%.0s' $(seq 200))"
+expect_error "inspect: a missing clip in a long path" "gg/nope.bvh: cannot open: No such file or directory" \
+  "$CLI" inspect "$deep/nope.bvh"
+expect_error "build -o into a missing long path" "gg/x.pmdb: cannot create: its directory does not exist" \
+  "$CLI" build "$MOCAP/cmu" -o "$deep/x.pmdb" --quiet
+mkdir -p "$deep" || fail "mkdir a long path"
+head -c 3000 "$MOCAP/cmu/02_01_daz.bvh" > "$deep/cut.bvh"
+expect_error "build: a truncated clip in a long path" "gg/cut.bvh:" "$CLI" build "$deep/cut.bvh" -o "$T/cut.pmdb" --quiet
+grep -q "the file ends inside joint" "$T/err.txt" || fail "the problem was cut: $(cat "$T/err.txt")"
+printf '%s' '{"name": "x", "channels": [{"kind": "position", "bone": "@left_hand"}]}' > "$deep/s.json"
+expect_error "build: a schema in a long path" "gg/s.json: channels[0]: schema channel 0 (Position @left_hand): unknown role" \
+  "$CLI" build "$MOCAP/cmu" -o "$T/cut.pmdb" --schema "$deep/s.json" --quiet
+
 echo "ok"
