@@ -732,7 +732,8 @@ int pm_cmd_build(int argc, char **argv) {
     pm_database_get_info(&info, db);
     if (a.json && !emit_json(&info, t_read, t_build, now_s() - t0, 0, a.def.threads)) goto done;
     if (!a.quiet)
-        fprintf(stderr, "posematch: build: %d poses, %d assets, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
+        fprintf(stderr, "posematch: build: %d poses, %d asset%s, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
+                info.assets == 1 ? "" : "s",
                 info.bytes, a.output, now_s() - t0);
     rc = 0;
 done:

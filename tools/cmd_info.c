@@ -103,7 +103,7 @@ int pm_cmd_info(int argc, char **argv) {
     } else {
         printf("database        %s\n", path);
         printf("schema          %s (%d channels, cardinality %d)\n", in.schema_name, in.channels, in.cardinality);
-        printf("poses           %d in %d assets at %g fps\n", in.poses, in.assets, (double)in.fps);
+        printf("poses           %d in %d asset%s at %g fps\n", in.poses, in.assets, in.assets == 1 ? "" : "s", (double)in.fps);
         printf("searchable      %d poses; %d block-transition poses (%d blocked by excluded ranges alone)\n", in.searchable_poses,
                in.block_transition_poses, in.excluded_poses);
         printf("unique vectors  %d (full space, all poses), %d (PCA space, searchable poses)\n", in.unique_vectors, in.unique_pca_vectors);
