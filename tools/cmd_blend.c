@@ -44,7 +44,9 @@ typedef struct blend_args {
     int fps_given;
 } blend_args;
 
-static int parse_params(blend_args *a, const char *text) {
+/* Returns 1, or 0 for a malformed list; a decimal value beyond the float range returns -1 with
+ * *bad and *bad_len set to it, so that the message can say what is wrong with it. */
+static int parse_params(blend_args *a, const char *text, const char **bad, int *bad_len) {
     const char *p = text;
     a->param_count = 0;
     while (*p) {
@@ -53,8 +55,13 @@ static int parse_params(blend_args *a, const char *text) {
         if (!stop) return 0;
         char *end;
         double v = strtod(p, &end);
+        if (end != stop) return 0;
         /* Within the float range: converting anything larger is undefined. */
-        if (end != stop || !isfinite(v) || fabs(v) > FLT_MAX) return 0;
+        if (!isfinite(v) || fabs(v) > FLT_MAX) {
+            *bad = p;
+            *bad_len = (int)(stop - p);
+            return -1;
+        }
         a->params[a->param_count++] = (float)v;
         p = end;
         if (*p == ',') {
@@ -81,7 +88,14 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             fputs(blend_usage, stdout);
             return 0;
         } else if (!strcmp(s, "--param") && more) {
-            if (!parse_params(a, argv[++i])) {
+            const char *bad = NULL;
+            int bad_len = 0, ok = parse_params(a, argv[++i], &bad, &bad_len);
+            if (ok < 0) {
+                pm_cli_fail("blend: --param value '%.*s' is beyond the single-precision range (magnitude at most %g)",
+                            bad_len, bad, (double)FLT_MAX);
+                return 2;
+            }
+            if (!ok) {
                 pm_cli_fail("blend: --param '%s' must be one to three decimal numbers separated by commas", argv[i]);
                 return 2;
             }

@@ -252,7 +252,11 @@ expect_fail "coplanar samples with \"coplanar\": \"error\"" "$CLI" blend "$TMP/f
   | grep -q "one plane" || fail "coplanar message"
 expect_fail "not a number" "$CLI" blend "$TMP/space.json" --param fast --weights >/dev/null
 expect_fail "hexadecimal --param" "$CLI" blend "$TMP/space.json" --param 0x10 --weights | grep -q "decimal" || fail "hex message"
-expect_fail "--param beyond float" "$CLI" blend "$TMP/space.json" --param 1e39 --weights >/dev/null
+# A decimal number beyond the float range is told as such, not as "not a decimal number".
+expect_fail "--param beyond float" "$CLI" blend "$TMP/space.json" --param 1e39 --weights | grep -q "1e39.*single-precision range" \
+  || fail "--param beyond float message"
+expect_fail "--param beyond float, second value" "$CLI" blend "$TMP/space3d.json" --param 1,-1e39,0 --weights \
+  | grep -q "'-1e39' is beyond the single-precision range" || fail "--param beyond float message (second value)"
 expect_fail "--param with a space" "$CLI" blend "$TMP/space.json" --param " 1" --weights >/dev/null
 expect_fail "repeated --param" "$CLI" blend "$TMP/space.json" --param 1 --param 2 --weights | grep -q "given twice" \
   || fail "repeated --param message"
