@@ -197,9 +197,25 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     out->grid = pm_default_blend_grid_def();
     int line, trailing;
     cJSON *root = pm_cli_json_parse(text, &line, &trailing);
-    if (!root)
-        return bad(&l, PM_ERR_PARSE, "JSON", trailing ? "text after the top-level value, line %d" : "malformed near line %d",
-                   line);
+    if (!root && !trailing) {
+        /* The column and a few characters there: a generated file is often one line long. */
+        const char *at = cJSON_GetErrorPtr(), *start = text;
+        if (!at || at < text || at > text + strlen(text)) return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
+        for (const char *c = text; c < at; c++)
+            if (*c == '\n') start = c + 1;
+        int column = 1, n = 0;
+        for (const char *c = start; c < at; c++) column += ((unsigned char)*c & 0xC0) != 0x80; /* characters, not bytes */
+        while (n < 16 && (unsigned char)at[n] >= 0x20 && at[n] != 0x7f) n++; /* (no control characters) */
+        while (n > 0 && at[n] && ((unsigned char)at[n] & 0xC0) == 0x80) n--; /* (whole UTF-8 characters) */
+        if (n == 0 && (!*at || *at == '\n' || *at == '\r'))
+            return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at the end of the %s)", line, column,
+                       *at ? "line" : "file");
+        if (n == 0)
+            return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at a control character, byte 0x%02x)",
+                       line, column, (unsigned)(unsigned char)*at);
+        return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at '%.*s')", line, column, n, at);
+    }
+    if (!root) return bad(&l, PM_ERR_PARSE, "JSON", "text after the top-level value, line %d", line);
     pm_result r = PM_OK;
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;

@@ -258,6 +258,11 @@ expect_fail "--param beyond float" "$CLI" blend "$TMP/space.json" --param 1e39 -
 expect_fail "--param beyond float, second value" "$CLI" blend "$TMP/space3d.json" --param 1,-1e39,0 --weights \
   | grep -q "'-1e39' is beyond the single-precision range" || fail "--param beyond float message (second value)"
 expect_fail "--param with a space" "$CLI" blend "$TMP/space.json" --param " 1" --weights >/dev/null
+# Malformed JSON on one line (as generated files often are): the column and the text there, not
+# just "line 1".
+printf '{"samples": [{"clip": "walk.bvh", "params": [1]}, {"clip": "run.bvh", "params": [NaN]}]}' > "$TMP/nan.json"
+expect_fail "NaN in one-line JSON" "$CLI" blend "$TMP/nan.json" --param 1 --weights \
+  | grep -q "malformed near line 1, column 82 (at 'NaN\]}\]}')" || fail "malformed JSON message lacks the column"
 expect_fail "repeated --param" "$CLI" blend "$TMP/space.json" --param 1 --param 2 --weights | grep -q "given twice" \
   || fail "repeated --param message"
 expect_fail "repeated -o" "$CLI" blend "$TMP/space.json" --param 1 -o "$TMP/a.bvh" -o "$TMP/b.bvh" | grep -q "given twice" \
