@@ -149,6 +149,12 @@ static void test_json(void **state) {
         {"{\"axes\": [{\"min\": 1, \"max\": 1.00000001}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [1]}]}",
          "below max"},
         {"{\"unit_scale\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "unit_scale: 1e-300"},
+        /* unit_scale: the same range as --unit-scale; 1e30 or 1e-30 metres per unit read a walk's
+         * strides as nothing (its gait cycles and root motion were lost, silently). */
+        {"{\"unit_scale\": 1e30, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "unit_scale: 1e+30 is outside 1e-06..1e+06"},
+        {"{\"unit_scale\": 1e-30, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "unit_scale: 1e-30 is outside 1e-06..1e+06"},
         /* fps: the same range as --fps, nothing silently turned into "default". */
         {"{\"fps\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 1e-300 is outside 0.001..10000"},
         {"{\"fps\": 20000, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 20000 is outside"},

@@ -251,6 +251,12 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
             r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g must be a positive single-precision number (metres per file unit)", v);
             goto done;
         }
+        /* The range of --unit-scale: far beyond it a clip's motion is read as nothing (or as
+         * astronomical), and its gait cycles and root motion are lost without a word. */
+        if (v < 1e-6 || v > 1e6) {
+            r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g is outside 1e-06..1e+06 (metres per file unit, as --unit-scale)", v);
+            goto done;
+        }
         if (bvh.unit_scale == 0.0f) bvh.unit_scale = (float)v;
     }
     if ((r = get_number(&l, root, "fps", "top level", &v, &present)) != PM_OK) goto done;
