@@ -480,6 +480,16 @@ static void face_exact(const pm_blend_space *s, int k, int outside, pm_dt3_point
     }
 }
 
+/* The nearer child first (its bound in dn). */
+static void swap_children(int *near, int *far, double *dn, double *df) {
+    int t = *near;
+    *near = *far;
+    *far = t;
+    double td = *dn;
+    *dn = *df;
+    *df = td;
+}
+
 /* Faces left in play wait in a small list until the search is done (by then the bound from the
  * nearest one found has set most of them aside); one that finds the list full is measured at once. */
 #define PM_BLEND_HULL_PENDING 32
@@ -521,12 +531,7 @@ static void hull_nearest_faces(const pm_blend_space *s, pm_dt3_point q, pm_blend
         int near = nd->first, far = nd->first + 1;
         double dn = box_bound2(&s->hull_nodes[near], q), df = box_bound2(&s->hull_nodes[far], q);
         if (df < dn || (df == dn && obb_bound2(&s->hull_obbs[far], qd) < obb_bound2(&s->hull_obbs[near], qd))) {
-            int t = near;
-            near = far;
-            far = t;
-            double td = dn;
-            dn = df;
-            df = td;
+            swap_children(&near, &far, &dn, &df);
         }
         if (df <= b.limit) {
             stack[top] = far;
@@ -593,12 +598,7 @@ void pm_blend_space_hull_nearest(const pm_blend_space *s, pm_dt3_point q, pm_ble
         int near = nd->first, far = nd->first + 1;
         double dn = box_bound2(&s->hull_nodes[near], q), df = box_bound2(&s->hull_nodes[far], q);
         if (df < dn || (df == dn && capsule_bound2(&s->hull_nodes[far], q) < capsule_bound2(&s->hull_nodes[near], q))) {
-            int t = near;
-            near = far;
-            far = t;
-            double td = dn;
-            dn = df;
-            df = td;
+            swap_children(&near, &far, &dn, &df);
         }
         stack[top] = far;
         box[top++] = df;

@@ -224,18 +224,25 @@ static void test_null_schema_is_the_preset(void **state) {
     assert_int_equal(c.frees, 0);
 }
 
+/* CMU 01_01 (it opens on a T-pose) and a holden27 database def at 60 fps over `storage`. */
+static pm_database_def read_01_01_holden27(pm_clip *c, pm_schema *storage) {
+    pm_error err;
+    if (pm_bvh_read_file(c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
+    pm_database_def def = pm_default_database_def();
+    PM_ASSERT_OK(pm_schema_preset(storage, "holden27", NULL));
+    def.schema = storage;
+    def.fps = 60.0f;
+    return def;
+}
+
 /* CMU 01_01 opens on a T-pose the database drops: its frames map to rows past that lead-in,
  * and a result's time plus the lead-in is the clip's own time. */
 static void test_lead_in_frames(void **state) {
     (void)state;
     pm_clip c;
     pm_error err;
-    if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
-    pm_database_def def = pm_default_database_def();
     pm_schema schema_storage;
-    PM_ASSERT_OK(pm_schema_preset(&schema_storage, "holden27", NULL));
-    def.schema = &schema_storage;
-    def.fps = 60.0f;
+    pm_database_def def = read_01_01_holden27(&c, &schema_storage);
     pm_asset_def a = pm_default_asset_def(&c);
     pm_database *db = NULL;
     if (pm_database_build(&db, &def, &a, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
@@ -284,12 +291,8 @@ static void test_ranges_in_clip_time(void **state) {
     (void)state;
     pm_clip c;
     pm_error err;
-    if (pm_bvh_read_file(&c, pm_test_mocap_path("cmu/01_01.bvh"), NULL, &err) != PM_OK) fail_msg("%s", err.message);
-    pm_database_def def = pm_default_database_def();
     pm_schema schema_storage;
-    PM_ASSERT_OK(pm_schema_preset(&schema_storage, "holden27", NULL));
-    def.schema = &schema_storage;
-    def.fps = 60.0f;
+    pm_database_def def = read_01_01_holden27(&c, &schema_storage);
     const pm_asset_range ranges[] = {{2.0f, 3.0f, 0.5f, 0}, {4.0f, 5.0f, 0.0f, 1}};
     pm_asset_def a = pm_default_asset_def(&c);
     a.ranges = ranges;
