@@ -40,8 +40,8 @@ void pm_blend_space_destroy(pm_blend_space *s) {
     if (s->cycles)
         for (int i = 0; i < s->sample_count; i++) {
             pm_free(&a, s->cycles[i].starts);
-            pm_free(&a, s->cycles[i].start_ground);
-            pm_free(&a, s->cycles[i].cycle_move);
+            pm_free(&a, s->cycles[i].slice_start);
+            pm_free(&a, s->cycles[i].slice_move);
         }
     pm_free(&a, s->cycles);
     pm_free(&a, s->order);

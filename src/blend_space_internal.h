@@ -85,11 +85,13 @@ typedef struct pm_blend_ground {
 typedef struct pm_blend_cycles {
     int count;                  /* 1, or more for a looping sample cut at its left foot's touchdowns */
     float *starts;              /* count start times in seconds from starts[0] = 0; NULL for one cycle */
-    pm_blend_ground *start_ground; /* count: the ground frame at each cycle's start (blend_space_root.c) */
-    pm_blend_ground *cycle_move;   /* count: the ground motion over each cycle, in its start frame */
+    /* count x slices, cycle by cycle (blend_space_root.c): the ground frame where each slice of a
+     * cycle starts (slice 0: the cycle's start), and the ground motion over the slice, in that frame. */
+    pm_blend_ground *slice_start;
+    pm_blend_ground *slice_move;
     int carrier;                /* the joint its root motion is taken off and put back at */
     int carrier_depth;          /* its depth in the skeleton (a root is 1) */
-    float start_heading;        /* start_ground[0]'s heading, unwrapped across the space's cells */
+    float start_heading;        /* slice_start[0]'s heading, unwrapped across the space's cells */
 } pm_blend_cycles;
 
 /* Where a sample plays at a blended phase (pm_blend_space_sample_place). */
@@ -120,6 +122,7 @@ struct pm_blend_space {
     int phase_wrap;             /* pm_blend_space_phase_wrap */
     int root_ref;               /* the joint whose ground frame is the sample's (the hips); -1: no root blending */
     int root_axis;              /* its local axis (0 x, 1 y, 2 z) whose direction is the heading */
+    int slices;                 /* root motion slices per cycle, the same fractions for every sample */
     /* Canonical order: samples sorted by snapped coordinates. */
     int32_t *order;             /* rank -> sample */
     pm_dt3_point *points;       /* by rank; coordinates beyond the dimensions are 0 */
@@ -168,19 +171,22 @@ struct pm_blend_space {
  * cycles (one when it has no left foot, touchdown or loop). */
 pm_result pm_blend_space_sync_clip(pm_clip *clip, pm_blend_cycles *cycles, const pm_allocator *a, pm_error *error);
 /* Root motion (blend_space_root.c): the reference joint, its heading axis and each sample's ground
- * frames per cycle (after the skeleton and canonical order are set); a sampled pose taken out of
- * its ground frame, *rel its ground motion since its cycle's start; and the blended pose put back
- * in the blend's ground frame at `blend_cycle` moved on by the blended rel (one per sample). */
+ * frames per slice of each cycle (after the skeleton and canonical order are set); a sampled pose
+ * taken out of its ground frame, *rel its ground motion since the start of slice `slice` of its
+ * current cycle; and the blended pose put back in the blend's ground frame at that slice of
+ * `blend_cycle`, moved on by the blended rel (one per sample). */
 pm_result pm_blend_space_root_build(pm_blend_space *s, pm_error *error);
 void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_place *place, double blend_cycle,
-                               pm_soa_transform *pose, pm_blend_ground *rel);
-void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle,
+                               int slice, pm_soa_transform *pose, pm_blend_ground *rel);
+void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle, int slice,
                               const pm_blend_ground *rel, pm_soa_transform *out);
 /* Least common multiple of the contributing looping samples' cycle counts; 0 beyond
  * PM_BLEND_SPACE_PERIOD_LIMIT. */
 long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_space_weights *w);
 /* The blend's cycle c at a phase (within the phase wrap: the phase is c + f, 0 < f <= 1, or 0). */
 double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase);
+/* The root-motion slice of that cycle the phase is in: floor(f * slices), the last for f = 1. */
+int pm_blend_space_blend_slice(const pm_blend_space *s, float phase);
 /* Sets phase_wrap from the samples' cycles. */
 void pm_blend_space_sync_wrap(pm_blend_space *s);
 /* Where sample i plays at a blended phase (taken modulo the space's phase_wrap).

@@ -71,13 +71,19 @@ static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights 
     if (w->count == 1 && (places[0].loops == 0 || s->root_ref < 0))
         return sample_pose(s, w->samples[0], &places[0], rot, output, error);
     double cycle = pm_blend_space_blend_cycle(s, phase);
+    /* A blend of one-shots alone stands at its start before phase 0 and at its end after phase 1,
+     * where its samples are clamped: its slice follows them (the first, the last), not the
+     * phase's fraction within the wrap. */
+    int one_shots = 1;
+    for (int i = 0; i < w->count; i++) one_shots &= !s->animations[w->samples[i]].looping;
+    int slice = pm_blend_space_blend_slice(s, one_shots ? (phase < 0.0f ? 0.0f : phase > 1.0f ? 1.0f : phase) : phase);
     pm_blend_input inputs[PM_BLEND_SPACE_MAX_WEIGHTS];
     pm_blend_ground rel[PM_BLEND_SPACE_MAX_WEIGHTS];
     for (int i = 0; i < w->count; i++) {
         pm_soa_transform *pose = scratch + (size_t)i * s->soa_count;
         pm_result r = sample_pose(s, w->samples[i], &places[i], rot, pose, error);
         if (r != PM_OK) return r;
-        if (s->root_ref >= 0) pm_blend_space_root_split(s, w->samples[i], &places[i], cycle, pose, &rel[i]);
+        if (s->root_ref >= 0) pm_blend_space_root_split(s, w->samples[i], &places[i], cycle, slice, pose, &rel[i]);
         inputs[i].pose = pose;
         inputs[i].weight = w->weights[i];
     }
@@ -87,7 +93,7 @@ static pm_result evaluate(const pm_blend_space *s, const pm_blend_space_weights 
     bj.joint_count = s->joint_count;
     bj.output = output;
     pm_result r = pm_blend_job_run(&bj, error);
-    if (r == PM_OK && s->root_ref >= 0) pm_blend_space_root_join(s, w, cycle, rel, output);
+    if (r == PM_OK && s->root_ref >= 0) pm_blend_space_root_join(s, w, cycle, slice, rel, output);
     return r;
 }
 

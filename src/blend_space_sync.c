@@ -164,6 +164,16 @@ double pm_blend_space_blend_cycle(const pm_blend_space *s, float phase) {
     return s->sync == PM_BLEND_SYNC_NONE ? 0.0 : split_phase(s, phase, &f);
 }
 
+int pm_blend_space_blend_slice(const pm_blend_space *s, float phase) {
+    if (s->sync == PM_BLEND_SYNC_NONE || s->slices < 2) return 0;
+    double f;
+    split_phase(s, phase, &f);
+    /* From the blend's fraction, not from each sample's time: every sample of the blend is in the
+     * same slice, whose boundaries they all reach at once. */
+    int j = (int)floor(f * (double)s->slices);
+    return j < 0 ? 0 : j >= s->slices ? s->slices - 1 : j;
+}
+
 void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, int i, float phase, float blended_duration) {
     const pm_animation *a = &s->animations[i];
     const pm_blend_cycles *cy = &s->cycles[i];

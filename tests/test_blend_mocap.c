@@ -13,6 +13,7 @@
 #define WALK "bandai-namco/dataset-2/dataset-2_walk_normal_001.bvh" /* 9.1 s, ~1.2 m/s */
 #define RUN "bandai-namco/dataset-2/dataset-2_run_normal_010.bvh"   /* 2.7 s, ~3.2 m/s */
 #define TURN "bandai-namco/dataset-2/dataset-2_walk-turn-left_normal_006.bvh"
+#define TURN_RIGHT "bandai-namco/dataset-2/dataset-2_walk-turn-right_normal_006.bvh"
 
 static void read_clip(pm_clip *clip, const char *rel) {
     pm_error e;
@@ -132,6 +133,80 @@ static void test_mixed_looping_root(void **state) {
     pm_blend_space_destroy(space);
     pm_clip_destroy(&walk);
     pm_clip_destroy(&run);
+}
+
+/* Mean horizontal hips speed along the path, m/s: ground distances over steps of `step` frames
+ * (long enough to skip the sway of each stride), so a walk that turns keeps its pace. */
+static float hips_path_speed(const pm_clip *clip, int step) {
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    assert_true(roles.hips >= 0);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)clip->skeleton.joint_count);
+    float path = 0.0f, px = 0.0f, pz = 0.0f;
+    int last = 0;
+    for (int f = 0; f < clip->frame_count; f += step) {
+        PM_ASSERT_OK(pm_clip_frame_world(w, clip, f, NULL));
+        pm_vec3 h = w[roles.hips].translation;
+        if (f > 0) path += hypotf(h.x - px, h.z - pz);
+        px = h.x, pz = h.z, last = f;
+    }
+    free(w);
+    return path / ((float)last * clip->frame_time);
+}
+
+/* The longest horizontal hips step from one frame to the next, m. */
+static float hips_longest_step(const pm_clip *clip) {
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &clip->skeleton);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)clip->skeleton.joint_count);
+    float most = 0.0f, px = 0.0f, pz = 0.0f;
+    for (int f = 0; f < clip->frame_count; f++) {
+        PM_ASSERT_OK(pm_clip_frame_world(w, clip, f, NULL));
+        pm_vec3 h = w[roles.hips].translation;
+        if (f > 0) most = fmaxf(most, hypotf(h.x - px, h.z - pz));
+        px = h.x, pz = h.z;
+    }
+    free(w);
+    return most;
+}
+
+/* Two one-shots whose paths part: a walk turning 90 degrees left and one turning right. Their
+ * root motion blends per slice of the clip (a one-shot is one cycle of many slices), so at 50/50
+ * the hips walk straight on at the samples' pace over the whole clip. Blended as one displacement
+ * from the clip's start they cancelled sideways and the blend nearly stopped after the turn while
+ * the legs kept stepping (0.62 m/s against about 1.01 for each sample). */
+static void test_one_shot_turns_keep_their_speed(void **state) {
+    (void)state;
+    pm_clip left, right;
+    read_clip(&left, TURN);
+    read_clip(&right, TURN_RIGHT);
+    assert_false(left.looping || right.looping);
+    pm_blend_space *space = walk_run_space(&left, &right); /* left at 1.2, right at 3.2 */
+    float p = 2.2f;
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &p, 30.0f, NULL));
+    PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
+    int step = (int)lrintf(0.25f / baked.frame_time);
+    float sl = hips_path_speed(&left, (int)lrintf(0.25f / left.frame_time));
+    float sr = hips_path_speed(&right, (int)lrintf(0.25f / right.frame_time));
+    float sb = hips_path_speed(&baked, step), mean = 0.5f * (sl + sr);
+    /* And over the clip's last half, after the turn, where the blend used to stop. */
+    pm_clip tail;
+    PM_ASSERT_OK(pm_clip_trim(&tail, &baked, baked.frame_count / 2, baked.frame_count - baked.frame_count / 2, NULL));
+    float st = hips_path_speed(&tail, step);
+    printf("one-shot turns: hips %.3f (left) %.3f (right) m/s; 50/50 blend %.3f m/s, %.3f over its last half\n",
+           (double)sl, (double)sr, (double)sb, (double)st);
+    assert_true(fabsf(sb - mean) < 0.15f * mean);
+    assert_true(fabsf(st - mean) < 0.15f * mean);
+    /* No jump where a slice ends: no frame's hips step is far beyond the samples' longest. */
+    float most = fmaxf(hips_longest_step(&left), hips_longest_step(&right)), worst = hips_longest_step(&baked);
+    printf("longest hips step a frame: samples %.4f m, blend %.4f m\n", (double)most, (double)worst);
+    assert_true(worst < 1.25f * most);
+    pm_clip_destroy(&tail);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(space);
+    pm_clip_destroy(&left);
+    pm_clip_destroy(&right);
 }
 
 /* A walk that turns left (three strides, about 90 degrees) blended with a straight walk (two
@@ -501,6 +576,7 @@ int main(void) {
         cmocka_unit_test(test_mixed_looping_root),
         cmocka_unit_test(test_walk_of_two_strides_with_a_run_of_one),
         cmocka_unit_test(test_turning_and_straight_walks),
+        cmocka_unit_test(test_one_shot_turns_keep_their_speed),
         cmocka_unit_test(test_mirrored_sample),
         cmocka_unit_test(test_json_with_real_clips),
         cmocka_unit_test(test_layered_on_real_rigs),
