@@ -120,6 +120,11 @@ static int32_t locate_start(const tz_build *b, int32_t e) {
     return b->nodes[i].index;
 }
 
+/* A neighbour's link back at trapezoid `old` now leads to `now` (links to others stay). */
+static void repoint(int32_t *link, int32_t old, int32_t now) {
+    if (*link == old) *link = now;
+}
+
 static void insert(tz_build *b, int32_t e) {
     const pm_dt_point *p = b->p;
     int32_t L = b->edges[e].left, R = b->edges[e].right;
@@ -155,21 +160,18 @@ static void insert(tz_build *b, int32_t e) {
             U = new_trap(b, b->traps[dj].top, e, L, -1);
             D = new_trap(b, e, b->traps[dj].bottom, L, -1);
             if (b->failed) return;
+            /* d0's left neighbours go to A, the piece left of L, or straight to the pieces. */
             trap *t = b->traps;
+            int32_t lu = A >= 0 ? A : U, ld = A >= 0 ? A : D;
+            t[lu].ul = t[dj].ul;
+            t[ld].ll = t[dj].ll;
+            if (t[dj].ul >= 0) repoint(&t[t[dj].ul].ur, dj, lu);
+            if (t[dj].ll >= 0) repoint(&t[t[dj].ll].lr, dj, ld);
             if (A >= 0) {
                 t[U].ul = A;
                 t[D].ll = A;
                 t[A].ur = U;
                 t[A].lr = D;
-                t[A].ul = t[dj].ul;
-                t[A].ll = t[dj].ll;
-                if (t[dj].ul >= 0 && t[t[dj].ul].ur == dj) t[t[dj].ul].ur = A;
-                if (t[dj].ll >= 0 && t[t[dj].ll].lr == dj) t[t[dj].ll].lr = A;
-            } else {
-                t[U].ul = t[dj].ul;
-                t[D].ll = t[dj].ll;
-                if (t[dj].ul >= 0 && t[t[dj].ul].ur == dj) t[t[dj].ul].ur = U;
-                if (t[dj].ll >= 0 && t[t[dj].ll].lr == dj) t[t[dj].ll].lr = D;
             }
         } else {
             int32_t prev = b->crossed[j - 1], wall = b->traps[prev].rightp;
@@ -179,11 +181,11 @@ static void insert(tz_build *b, int32_t e) {
                 trap *t = b->traps;
                 t[U].rightp = wall;
                 t[U].ur = t[prev].ur;
-                if (t[prev].ur >= 0 && t[t[prev].ur].ul == prev) t[t[prev].ur].ul = U;
+                if (t[prev].ur >= 0) repoint(&t[t[prev].ur].ul, prev, U);
                 t[U].lr = nu;
                 t[nu].ll = U;
                 t[nu].ul = t[dj].ul;
-                if (t[dj].ul >= 0 && t[t[dj].ul].ur == dj) t[t[dj].ul].ur = nu;
+                if (t[dj].ul >= 0) repoint(&t[t[dj].ul].ur, dj, nu);
                 U = nu;
             } else {
                 int32_t nd = new_trap(b, e, b->traps[dj].bottom, wall, -1);
@@ -191,11 +193,11 @@ static void insert(tz_build *b, int32_t e) {
                 trap *t = b->traps;
                 t[D].rightp = wall;
                 t[D].lr = t[prev].lr;
-                if (t[prev].lr >= 0 && t[t[prev].lr].ll == prev) t[t[prev].lr].ll = D;
+                if (t[prev].lr >= 0) repoint(&t[t[prev].lr].ll, prev, D);
                 t[D].ur = nd;
                 t[nd].ul = D;
                 t[nd].ll = t[dj].ll;
-                if (t[dj].ll >= 0 && t[t[dj].ll].lr == dj) t[t[dj].ll].lr = nd;
+                if (t[dj].ll >= 0) repoint(&t[t[dj].ll].lr, dj, nd);
                 D = nd;
             }
         }
@@ -205,20 +207,17 @@ static void insert(tz_build *b, int32_t e) {
     trap *t = b->traps;
     t[U].rightp = R;
     t[D].rightp = R;
+    /* dk's right neighbours go to B, the piece right of R, or straight to the pieces. */
+    int32_t ru = B >= 0 ? B : U, rd = B >= 0 ? B : D;
+    t[ru].ur = t[dk].ur;
+    t[rd].lr = t[dk].lr;
+    if (t[dk].ur >= 0) repoint(&t[t[dk].ur].ul, dk, ru);
+    if (t[dk].lr >= 0) repoint(&t[t[dk].lr].ll, dk, rd);
     if (B >= 0) {
         t[U].ur = B;
         t[D].lr = B;
         t[B].ul = U;
         t[B].ll = D;
-        t[B].ur = t[dk].ur;
-        t[B].lr = t[dk].lr;
-        if (t[dk].ur >= 0 && t[t[dk].ur].ul == dk) t[t[dk].ur].ul = B;
-        if (t[dk].lr >= 0 && t[t[dk].lr].ll == dk) t[t[dk].lr].ll = B;
-    } else {
-        t[U].ur = t[dk].ur;
-        t[D].lr = t[dk].lr;
-        if (t[dk].ur >= 0 && t[t[dk].ur].ul == dk) t[t[dk].ur].ul = U;
-        if (t[dk].lr >= 0 && t[t[dk].lr].ll == dk) t[t[dk].lr].ll = D;
     }
     /* The crossed trapezoids' leaves become the tests that lead to their pieces. */
     for (size_t j = 0; j < k; j++) {

@@ -101,21 +101,23 @@ static void compare_layout(const layout *l, int random, int samples, pm_test_rng
 
 /* ---- layouts ---- */
 
+/* The shared layout, named, of `n` samples in `dims` dimensions (points filled by the caller). */
+static layout *layout_of(const char *name, int dims, int n) {
+    g_layout.name = name;
+    g_layout.dims = dims;
+    g_layout.n = n;
+    return &g_layout;
+}
+
 static layout *random_layout(int dims, int n, pm_test_rng *rng) {
-    layout *l = &g_layout;
-    l->name = dims == 2 ? "2D random" : "3D random";
-    l->dims = dims;
-    l->n = n;
+    layout *l = layout_of(dims == 2 ? "2D random" : "3D random", dims, n);
     for (int i = 0; i < n; i++)
         for (int d = 0; d < 3; d++) l->p[i][d] = d < dims ? pm_test_rng_float(rng) : 0.0f;
     return l;
 }
 
 static layout *circle_layout(int n, int centre) {
-    layout *l = &g_layout;
-    l->name = centre ? "a circle and its centre" : "a circle";
-    l->dims = 2;
-    l->n = n;
+    layout *l = layout_of(centre ? "a circle and its centre" : "a circle", 2, n);
     for (int i = 0; i < n - centre; i++) {
         double t = 6.283185307179586 * i / (n - centre);
         l->p[i][0] = (float)cos(t);
@@ -128,10 +130,7 @@ static layout *circle_layout(int n, int centre) {
 
 /* n - 1 samples on a line and one apex: every triangle shares the apex. */
 static layout *fan_layout(int n) {
-    layout *l = &g_layout;
-    l->name = "a fan";
-    l->dims = 2;
-    l->n = n;
+    layout *l = layout_of("a fan", 2, n);
     for (int i = 0; i < n - 1; i++) l->p[i][0] = (float)i, l->p[i][1] = l->p[i][2] = 0.0f;
     l->p[n - 1][0] = (float)(n / 3);
     l->p[n - 1][1] = (float)(n / 2);
@@ -140,19 +139,13 @@ static layout *fan_layout(int n) {
 }
 
 static layout *rows_layout(int n) {
-    layout *l = &g_layout;
-    l->name = "two long rows";
-    l->dims = 2;
-    l->n = n;
+    layout *l = layout_of("two long rows", 2, n);
     for (int i = 0; i < n; i++) l->p[i][0] = (float)(i / 2), l->p[i][1] = (float)(i % 2), l->p[i][2] = 0.0f;
     return l;
 }
 
 static layout *parabola_layout(int n) {
-    layout *l = &g_layout;
-    l->name = "a nearly flat parabola";
-    l->dims = 2;
-    l->n = n;
+    layout *l = layout_of("a nearly flat parabola", 2, n);
     for (int i = 0; i < n; i++) {
         float x = (float)i / (float)(n - 1);
         l->p[i][0] = x, l->p[i][1] = 1e-4f * x * x, l->p[i][2] = 0.0f;
@@ -161,10 +154,7 @@ static layout *parabola_layout(int n) {
 }
 
 static layout *lattice_layout(int dims, int side) {
-    layout *l = &g_layout;
-    l->name = dims == 2 ? "a square lattice" : "a cube lattice";
-    l->dims = dims;
-    l->n = 0;
+    layout *l = layout_of(dims == 2 ? "a square lattice" : "a cube lattice", dims, 0);
     for (int k = 0; k < (dims == 3 ? side : 1); k++)
         for (int j = 0; j < side; j++)
             for (int i = 0; i < side; i++, l->n++) l->p[l->n][0] = (float)i, l->p[l->n][1] = (float)j, l->p[l->n][2] = (float)k;
@@ -172,10 +162,7 @@ static layout *lattice_layout(int dims, int side) {
 }
 
 static layout *sphere_layout(int n, pm_test_rng *rng) {
-    layout *l = &g_layout;
-    l->name = "a sphere";
-    l->dims = 3;
-    l->n = n;
+    layout *l = layout_of("a sphere", 3, n);
     for (int i = 0; i < n; i++) {
         double z = 2.0 * pm_test_rng_float(rng) - 1.0, t = 6.283185307179586 * pm_test_rng_float(rng), r = sqrt(1.0 - z * z);
         l->p[i][0] = (float)(r * cos(t)), l->p[i][1] = (float)(r * sin(t)), l->p[i][2] = (float)z;
@@ -185,10 +172,7 @@ static layout *sphere_layout(int n, pm_test_rng *rng) {
 
 /* n - 2 samples on a circle and two poles: long thin tetrahedra round the axis between them. */
 static layout *fan3_layout(int n) {
-    layout *l = &g_layout;
-    l->name = "a 3D fan";
-    l->dims = 3;
-    l->n = n;
+    layout *l = layout_of("a 3D fan", 3, n);
     for (int i = 0; i < n - 2; i++) {
         double t = 6.283185307179586 * i / (n - 2);
         l->p[i][0] = (float)cos(t), l->p[i][1] = (float)sin(t), l->p[i][2] = 0.0f;
@@ -199,10 +183,7 @@ static layout *fan3_layout(int n) {
 }
 
 static layout *plane_layout(int n, pm_test_rng *rng) {
-    layout *l = &g_layout;
-    l->name = "3D samples in a plane";
-    l->dims = 3;
-    l->n = n;
+    layout *l = layout_of("3D samples in a plane", 3, n);
     for (int i = 0; i < n; i++) {
         float u = pm_test_rng_float(rng), v = pm_test_rng_float(rng);
         l->p[i][0] = u, l->p[i][1] = v, l->p[i][2] = 0.25f * u + 0.5f * v;
@@ -255,10 +236,7 @@ static void test_3d_matches_testing_every_cell(void **state) {
 
 /* Fibonacci sphere: every sample on the hull, faces of even size. */
 static layout *fibonacci_layout(int n, float flatten) {
-    layout *l = &g_layout;
-    l->name = flatten < 1.0f ? "a flattened Fibonacci sphere" : "a Fibonacci sphere";
-    l->dims = 3;
-    l->n = n;
+    layout *l = layout_of(flatten < 1.0f ? "a flattened Fibonacci sphere" : "a Fibonacci sphere", 3, n);
     for (int i = 0; i < n; i++) {
         double z = 1.0 - (2.0 * i + 1.0) / n, r = sqrt(1.0 - z * z), t = 2.399963229728653 * i;
         l->p[i][0] = (float)(r * cos(t)), l->p[i][1] = (float)(flatten * r * sin(t)), l->p[i][2] = (float)z;
@@ -267,10 +245,7 @@ static layout *fibonacci_layout(int n, float flatten) {
 }
 
 static layout *points_layout(const char *name, const float (*p)[3], int n) {
-    layout *l = &g_layout;
-    l->name = name;
-    l->dims = 3;
-    l->n = n;
+    layout *l = layout_of(name, 3, n);
     memcpy(l->p, p, sizeof(float[3]) * (size_t)n);
     return l;
 }

@@ -99,15 +99,21 @@ static void test_feet_sync_restarts_cycles(void **state) {
     assert_true(feet < 0.005f);
 }
 
+/* Two strides of one length, and a looping sample shorter than they are (the second's first 30
+ * frames). */
+static void make_strides_and_shorter(pm_clip *a, pm_clip *b, pm_clip *shorter) {
+    make_stride(a, 0);
+    make_stride(b, 5);
+    PM_ASSERT_OK(pm_clip_trim(shorter, b, 0, 30, NULL));
+    shorter->looping = 1;
+}
+
 /* Without phase sync, looping samples of other lengths do not close the blend's cycle: it is
  * baked as a one-shot; samples of one length still loop. */
 static void test_sync_none_loops_only_when_lengths_agree(void **state) {
     (void)state;
     pm_clip a, b, shorter;
-    make_stride(&a, 0);
-    make_stride(&b, 5);
-    PM_ASSERT_OK(pm_clip_trim(&shorter, &b, 0, 30, NULL));
-    shorter.looping = 1;
+    make_strides_and_shorter(&a, &b, &shorter);
     for (int k = 0; k < 2; k++) {
         pm_blend_space *s = two_sample_space(&a, k ? &shorter : &b, PM_BLEND_SYNC_NONE);
         float half = 0.5f;
@@ -127,10 +133,7 @@ static void test_sync_none_loops_only_when_lengths_agree(void **state) {
 static void test_sync_none_does_not_wrap_phases(void **state) {
     (void)state;
     pm_clip a, b, shorter;
-    make_stride(&a, 0);
-    make_stride(&b, 5);
-    PM_ASSERT_OK(pm_clip_trim(&shorter, &b, 0, 30, NULL));
-    shorter.looping = 1;
+    make_strides_and_shorter(&a, &b, &shorter);
     enum { GROUPS = (JOINTS + 3) / 4 };
     pm_soa_transform scratch[2 * GROUPS], first[GROUPS], second[GROUPS];
     for (int k = 0; k < 2; k++) {
