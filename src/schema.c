@@ -1,4 +1,5 @@
 /* Schema construction, validation, presets and the per-dimension layout. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -63,8 +64,13 @@ int pm_channel_size(const pm_channel_def *c) {
 int pm_schema_cardinality(const pm_schema *s) {
     /* -1 for what pm_schema_validate would reject as a channel count: never a read past channels. */
     if (!s || s->channel_count < 0 || s->channel_count > PM_MAX_CHANNELS) return -1;
+    /* Nor an int overflow: a padding size is a plain int until pm_schema_validate bounds it. */
     int n = 0;
-    for (int i = 0; i < s->channel_count; i++) n += pm_channel_size(&s->channels[i]);
+    for (int i = 0; i < s->channel_count; i++) {
+        int size = pm_channel_size(&s->channels[i]);
+        if (size < 0 || size > INT_MAX - n) return -1;
+        n += size;
+    }
     return n;
 }
 
@@ -193,6 +199,13 @@ pm_result pm_schema_validate(const pm_schema *s, pm_error *error) {
 int pm_schema_add(pm_schema *s, const pm_channel_def *c, pm_error *error) {
     if (!s || !c) {
         pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_add: NULL argument");
+        return -1;
+    }
+    /* The count indexes the slot the channel goes to: a garbage one (a schema never given to
+     * pm_schema_init) must not become a write outside channels. */
+    if (s->channel_count < 0) {
+        pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_schema_add: the schema's channel_count is %d (pm_schema_init it first)",
+                s->channel_count);
         return -1;
     }
     if (s->channel_count >= PM_MAX_CHANNELS) {

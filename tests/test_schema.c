@@ -1,4 +1,5 @@
 /* Schemas: presets, validation, the per-dimension layout and the JSON front end. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,34 @@ static void test_schema_limits(void **state) {
     memset(&err, 0, sizeof err);
     assert_int_equal(pm_schema_add(&s, NULL, &err), -1);
     assert_int_equal(err.code, PM_ERR_INVALID_ARGUMENT);
+    /* A negative count (a schema never initialised) is refused, not a write before channels[0]. */
+    s.channel_count = -1;
+    assert_int_equal(pm_schema_add(&s, &group, &err), -1);
+    assert_int_equal(err.code, PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_schema_add: the schema's channel_count is -1 (pm_schema_init it first)");
+}
+
+/* Padding sizes are unchecked until validation: a sum that would overflow an int, or a negative
+ * size, is -1 rather than an overflow or a negative cardinality. */
+static void test_cardinality_of_unchecked_sizes(void **state) {
+    (void)state;
+    static pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 1000;
+    s.channels[s.channel_count++] = pad;
+    pad.size = INT_MAX - 500;
+    s.channels[s.channel_count++] = pad;
+    assert_int_equal(pm_schema_cardinality(&s), -1);
+    s.channels[1].size = INT_MIN;
+    assert_int_equal(pm_schema_cardinality(&s), -1);
+    s.channels[1].size = 24;
+    assert_int_equal(pm_schema_cardinality(&s), 1024);
+    pm_error err;
+    s.channels[0].size = 64;
+    s.channels[1].size = INT_MAX;
+    assert_int_equal(pm_schema_validate(&s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "schema channel 1 (Padding): padding size 2147483647 is outside 1..64");
 }
 
 int main(void) {
@@ -390,6 +419,7 @@ int main(void) {
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_channel_field_errors),
         cmocka_unit_test(test_schema_limits),
+        cmocka_unit_test(test_cardinality_of_unchecked_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,7 +95,8 @@ PM_API int pm_schema_add(pm_schema *schema, const pm_channel_def *channel, pm_er
 PM_API pm_result pm_schema_validate(const pm_schema *schema, pm_error *error);
 /* Values this channel contributes (0 for groups and for NULL). */
 PM_API int pm_channel_size(const pm_channel_def *channel);
-/* Sum of the channels' sizes; -1 for a NULL schema or a channel count outside 0..PM_MAX_CHANNELS. */
+/* Sum of the channels' sizes; -1 for a NULL schema, a channel count outside 0..PM_MAX_CHANNELS, or a
+ * padding size (unchecked before pm_schema_validate) that is negative or overflows the sum. */
 PM_API int pm_schema_cardinality(const pm_schema *schema);
 /* Display name of a channel: its name, or "Trajectory", "Position @left_foot", ..., cut to fit
  * `size` bytes with a NUL. Writes nothing when out is NULL or size is 0, and "" for a NULL
