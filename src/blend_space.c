@@ -159,11 +159,6 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
             rn = pm_check_name(def->axis_names[d], "axis name", error);
             if (rn != PM_OK) pm_error_prefix(error, "blend space axis %d", d);
         }
-    for (int i = 0; rn == PM_OK && def->samples && i < def->sample_count && i < PM_BLEND_SPACE_MAX_SAMPLES; i++)
-        if (def->samples[i].name) {
-            rn = pm_check_name(def->samples[i].name, "sample name", error);
-            if (rn != PM_OK) pm_error_prefix(error, "blend space sample %d", i);
-        }
     if (rn != PM_OK) return rn;
     if (def->dimensions < 1 || def->dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': %d dimensions (1, 2 or 3 are supported)", name,
@@ -171,9 +166,16 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     if (def->sample_count < 1 || !def->samples)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s' has no samples (an empty space cannot be blended)",
                        name);
+    /* Before any sample is read: a count over the limit is refused without walking an array that
+     * may be shorter than it. */
     if (def->sample_count > PM_BLEND_SPACE_MAX_SAMPLES)
         return pm_fail(error, PM_ERR_LIMIT, "blend space '%s': %d samples exceeds the limit of %d", name, def->sample_count,
                        PM_BLEND_SPACE_MAX_SAMPLES);
+    for (int i = 0; i < def->sample_count; i++)
+        if (def->samples[i].name && (rn = pm_check_name(def->samples[i].name, "sample name", error)) != PM_OK) {
+            pm_error_prefix(error, "blend space sample %d", i);
+            return rn;
+        }
     const struct {
         const char *field;
         int value, last;

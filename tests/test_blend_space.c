@@ -2,6 +2,7 @@
  * collinear spaces, many samples, resolution and inspection errors (sync, the job, baking and
  * grids: test_blend_space_bake.c; the 2D Delaunay triangulation: test_blend_space_delaunay.c;
  * bad spaces and the JSON format: test_blend_space_json.c). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -525,6 +526,11 @@ static void test_def_errors(void **state) {
     d.sample_count = PM_BLEND_SPACE_MAX_SAMPLES + 1;
     expect_space_error(&d, PM_ERR_LIMIT, "blend space 'walk': 4097 samples exceeds the limit of 4096");
     free(many);
+    /* ... not even their names: a count over the limit is garbage that may overstate the array
+     * (the sample names were checked first, reading past a short one). */
+    d.samples = samples;
+    d.sample_count = INT_MAX;
+    expect_space_error(&d, PM_ERR_LIMIT, "blend space 'walk': 2147483647 samples exceeds the limit of 4096");
     d = def;
     d.sync = (pm_blend_sync)3;
     expect_space_error(&d, PM_ERR_INVALID_ARGUMENT, "blend space 'walk': sync 3 is outside 0..2");
