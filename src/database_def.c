@@ -198,6 +198,10 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
     pm_result r = validate_def(def, error);
     if (r != PM_OK) return r;
     if (asset_count < 1) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: no assets (asset_count %d)", asset_count);
+    /* Each asset counts at least once: a count over the limit is refused before the walk below
+     * reads an array that may be shorter than it. */
+    if ((unsigned)asset_count > PM_MAX_ASSETS)
+        return pm_fail(error, PM_ERR_LIMIT, "database: asset_count %d exceeds %u", asset_count, PM_MAX_ASSETS);
     uint64_t total = 0;
     for (int i = 0; i < asset_count; i++) {
         const pm_asset_def *a = &assets[i];

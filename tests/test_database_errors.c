@@ -1,5 +1,6 @@
 /* Database builder and accessors: argument, def and asset-field errors, and databases with no
  * searchable pose. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,14 @@ static void test_size_limits(void **state) {
     char key[33];
     PM_ASSERT_OK(pm_database_compute_key(key, &d, many, n, &err));
     free(many);
+    /* A count over the limit on its own is refused before any asset is read (the array may be
+     * shorter: every asset used to be validated first). */
+    pm_asset_def one = pm_default_asset_def(&tiny);
+    assert_int_equal(pm_database_build(&db, &d, &one, INT_MAX, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "database: asset_count 2147483647 exceeds 1048576");
+    assert_null(db);
+    assert_int_equal(pm_database_compute_key(key, &d, &one, (int)PM_MAX_ASSETS + 1, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "database: asset_count 1048577 exceeds 1048576");
     pm_clip_destroy(&tiny);
 
     /* 961 values a pose (one curve, 960 of padding): 139665 poses exceed 2^27 values. */
