@@ -194,6 +194,7 @@ pm_result pm_bvh_read_file(pm_clip *out, const char *path, const pm_bvh_def *def
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: out is NULL");
     memset(out, 0, sizeof *out);
     if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: path is NULL");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_bvh_read_file: path is empty");
     const pm_allocator *a = def ? def->allocator : NULL;
     void *data;
     size_t size;

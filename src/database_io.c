@@ -526,6 +526,7 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
 pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error) {
     if (out) *out = NULL;
     if (!out || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load: NULL argument");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load: path is empty");
     void *image = NULL;
     size_t n = 0;
     pm_result r = pm_file_read(&image, &n, path, 0, allocator, error);
@@ -538,6 +539,7 @@ pm_result pm_database_load(pm_database **out, const char *path, const pm_allocat
 
 pm_result pm_database_save(const pm_database *db, const char *path, pm_error *error) {
     if (!db || !path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_save: NULL argument");
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_save: path is empty");
     return pm_file_write(path, db->image, db->size, error);
 }
 

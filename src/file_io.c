@@ -40,6 +40,8 @@ pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned 
     if (out_size) *out_size = 0;
     if (!out || !out_size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: out or out_size is NULL");
     if (!path) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: path is NULL");
+    /* open("") would fail as a missing file whose message names no file (": cannot open"). */
+    if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: path is empty");
     /* A bit this version does not know (another function's flag passed here) would otherwise be
      * ignored without a word. */
     if (flags & ~(unsigned)PM_FILE_READ_PIPES)

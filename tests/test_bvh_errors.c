@@ -324,6 +324,9 @@ static void test_bad_arguments(void **state) {
     assert_non_null(strstr(err.message, "does-not-exist.bvh"));
     assert_true(is_zeroed(&c));
     assert_int_equal(pm_bvh_read_file(&c, pm_test_tmp_dir(), NULL, &err), PM_ERR_IO);
+    assert_int_equal(pm_bvh_read_file(&c, "", NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_bvh_read_file: path is empty");
+    assert_true(is_zeroed(&c));
     assert_string_equal(pm_bvh_channel_name(PM_CHANNEL_YROTATION), "Yrotation");
     assert_string_equal(pm_bvh_channel_name(9), "?");
 }

@@ -147,6 +147,15 @@ static void test_corrupt_files(void **state) {
     pm_test_write_file(pm_test_tmp_path("garbage.pmdb"), "hello, world, not a database", 28);
     assert_int_equal(pm_database_load(&x, pm_test_tmp_path("garbage.pmdb"), NULL, &err), PM_ERR_CORRUPT);
     assert_non_null(strstr(err.message, "garbage.pmdb"));
+    /* An empty path names the call rather than an unnamed file (": cannot open"). */
+    x = (pm_database *)&x;
+    assert_int_equal(pm_database_load(&x, "", NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_load: path is empty");
+    assert_null(x);
+    pm_database *db = build(&f, 1);
+    assert_int_equal(pm_database_save(db, "", &err), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_save: path is empty");
+    pm_database_destroy(db);
     image_free(&im);
     fixture_free(&f);
 }

@@ -482,6 +482,9 @@ static void test_read(void **state) {
     assert_non_null(strstr(e.message, "cannot open"));
     assert_int_equal(pm_file_read(NULL, &size, f, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_file_read(&data, &size, NULL, 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    /* An empty path is a bad argument, as for writing, not a missing file named "" (": cannot open"). */
+    assert_int_equal(pm_file_read(&data, &size, "", 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "pm_file_read: path is empty");
     /* A bit it does not know is refused, not ignored. */
     snprintf(f, sizeof f, "%s/a.txt", d);
     data = (void *)&size;
