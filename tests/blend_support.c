@@ -140,7 +140,9 @@ pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int join
 
 void pm_test_blend_poses_alloc(pm_test_blend_poses *p, int joints) {
     p->soa = pm_soa_count(joints);
-    p->scratch = pm_pose_alloc(joints * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
+    /* Whole poses of p->soa groups each (pm_test_blend_job claims that many): joints *
+     * PM_BLEND_SPACE_MAX_WEIGHTS would round the product up, short for counts not a multiple of 4. */
+    p->scratch = pm_pose_alloc(PM_SOA_WIDTH * p->soa * PM_BLEND_SPACE_MAX_WEIGHTS, NULL);
     p->out = pm_pose_alloc(joints, NULL);
     p->ref = pm_pose_alloc(joints, NULL);
 }
