@@ -20,7 +20,8 @@ pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skelet
                                    int filter_count, pm_error *error) {
     if (!out_weights || !skeleton || (!filters && filter_count > 0))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: NULL argument");
-    if (filter_count < 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: negative filter count");
+    if (filter_count < 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: filter_count %d is negative", filter_count);
     pm_result r = pm_skeleton_validate(skeleton, error);
     if (r != PM_OK) return r;
     int n = skeleton->joint_count;

@@ -208,8 +208,12 @@ pm_result pm_blend_space_grid(float *out_params, int capacity, int *out_count, c
                               const pm_blend_grid_def *def, pm_error *error) {
     if (!out_count || !s || !def) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_grid: NULL argument");
     *out_count = 0;
-    if (capacity < 0 || (capacity > 0 && !out_params))
-        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space grid: no room for the points");
+    /* Two different mistakes: one message each, naming the argument. */
+    if (capacity < 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space grid: capacity %d is negative", capacity);
+    if (capacity > 0 && !out_params)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "blend space grid: out_params is NULL with capacity %d (NULL only with capacity 0, to count)",
+                       capacity);
     long long total = 1;
     for (int d = 0; d < s->dimensions; d++) {
         if (def->counts[d] < 1 || def->counts[d] > 100000)

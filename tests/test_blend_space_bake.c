@@ -136,9 +136,10 @@ static void test_grid(void **state) {
     g.include_outside = 0;
     n = -1;
     assert_int_equal(pm_blend_space_grid(out, -1, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_string_equal(e.message, "blend space grid: no room for the points");
+    assert_string_equal(e.message, "blend space grid: capacity -1 is negative");
     assert_int_equal(n, 0);
     assert_int_equal(pm_blend_space_grid(NULL, 5, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "blend space grid: out_params is NULL with capacity 5 (NULL only with capacity 0, to count)");
     g.counts[0] = 100000;
     g.counts[1] = 101;
     assert_int_equal(pm_blend_space_grid(NULL, 0, &n, s, &g, &e), PM_ERR_LIMIT);

@@ -105,6 +105,8 @@ static void test_branch_filter_arguments(void **state) {
     expect(pm_branch_filters_expand(w, NULL, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
     expect(pm_branch_filters_expand(w, &sk, NULL, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filters: NULL argument");
     PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, NULL, 0, &e)); /* no filter: every weight 0 */
+    expect(pm_branch_filters_expand(w, &sk, &f, INT_MIN, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "branch filters: filter_count -2147483648 is negative");
     for (int j = 0; j < J_COUNT; j++) assert_true(w[j] == 0.0f);
     pm_branch_filter two[2] = {f, pm_default_branch_filter()};
     expect(pm_branch_filters_expand(w, &sk, two, 2, &e), PM_ERR_INVALID_ARGUMENT, &e, "branch filter 1: no bone name");
