@@ -117,6 +117,21 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
                 t = pm_clip_loop_end_translation(clip, j);
                 q = pm_quat_abs_near(pm_quat_normalize(pm_clip_loop_end_rotation(clip, j)), pm_pose_rotation(dst - soa, j));
             }
+            /* Sampling takes a + (b - a) * alpha between neighbouring keys: finite keys whose
+             * difference overflows (or a loop's end key past the float range) would sample Inf
+             * from a clip that validated. */
+            if (k > 0) {
+                pm_vec3 prev = pm_pose_translation(dst - soa, j);
+                pm_vec3 step = pm_vec3_sub(t, prev);
+                if (!isfinite(t.x) || !isfinite(t.y) || !isfinite(t.z) || !isfinite(step.x) || !isfinite(step.y) ||
+                    !isfinite(step.z)) {
+                    pm_animation_destroy(out);
+                    return pm_fail(error, PM_ERR_NUMERIC,
+                                   "animation '%s': joint '%s' translation at %s %d is too large to interpolate",
+                                   clip->name ? clip->name : "", clip->skeleton.names[j],
+                                   k < n ? "frame" : "the loop's end after frame", k < n ? k : n - 1);
+                }
+            }
             pm_pose_set_joint(dst, j, q, t);
         }
     }

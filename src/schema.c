@@ -102,6 +102,14 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                            "schema channel %d: field '%s' is not NUL-terminated (at most %d bytes)", i, field_names[f],
                            PM_NAME_SIZE - 1);
+    /* As the JSON reader and the skeleton refuse them: a newline in a name would break the
+     * one-line messages and the text outputs that quote it (a bone with one matches no joint). */
+    for (int f = 0; f < 4; f++) {
+        char what[64];
+        snprintf(what, sizeof what, "schema channel %d: field '%s'", i, field_names[f]);
+        pm_result r = pm_check_name(fields[f], what, error);
+        if (r != PM_OK) return r;
+    }
     pm_channel_display_name(name, sizeof name, c);
     if ((int)c->kind < 0 || c->kind > PM_FEATURE_GROUP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d: unknown kind %d", i, (int)c->kind);
@@ -183,6 +191,11 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
 
 pm_result pm_schema_validate(const pm_schema *s, pm_error *error) {
     if (!s) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema is NULL");
+    if (!has_nul(s->name, sizeof s->name))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema: field 'name' is not NUL-terminated (at most %d bytes)",
+                       (int)sizeof s->name - 1);
+    pm_result named = pm_check_name(s->name, "schema: field 'name'", error);
+    if (named != PM_OK) return named;
     if (s->channel_count < 1 || s->channel_count > PM_MAX_CHANNELS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema: %d channels (1..%d)", s->channel_count, PM_MAX_CHANNELS);
     for (int i = 0; i < s->channel_count; i++) {

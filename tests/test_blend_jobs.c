@@ -325,6 +325,22 @@ static void test_sampling_errors(void **state) {
     clip.rotations[3].x = NAN;
     pm_animation bad;
     assert_int_equal(pm_animation_build(&bad, &clip, NULL, &e), PM_ERR_NUMERIC);
+    clip.rotations[3].x = clip.rotations[3].y = clip.rotations[3].z = 0.0f;
+    clip.rotations[3].w = 1.0f;
+    /* Finite keys whose step overflows would sample Inf between them. */
+    clip.translations[J_COUNT + 1].x = -3e38f;
+    clip.translations[2 * J_COUNT + 1].x = 3e38f;
+    PM_ASSERT_OK(pm_clip_validate(&clip, NULL));
+    assert_int_equal(pm_animation_build(&bad, &clip, NULL, &e), PM_ERR_NUMERIC);
+    assert_non_null(strstr(e.message, "frame 2"));
+    assert_non_null(strstr(e.message, "too large to interpolate"));
+    /* A loop travelling in even steps whose end key, one step past frame 9, leaves the float
+     * range (15 steps of 2^124 is the last that fits). */
+    for (int f = 0; f < 10; f++) clip.translations[(size_t)f * J_COUNT + 1].x = (float)(f + 6) * 0x1p124f;
+    clip.looping = 1;
+    if (pm_clip_validate(&clip, &e) != PM_OK) fail_msg("%s", e.message);
+    assert_int_equal(pm_animation_build(&bad, &clip, NULL, &e), PM_ERR_NUMERIC);
+    assert_non_null(strstr(e.message, "the loop's end after frame 9"));
     pm_pose_free(pose, NULL);
     pm_animation_destroy(&anim);
     pm_clip_destroy(&clip);

@@ -294,6 +294,24 @@ static void test_channel_field_errors(void **state) {
     c = pos;
     memset(c.group, 'g', sizeof c.group);
     expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'group' is not NUL-terminated");
+    /* Control characters are refused as the JSON reader refuses them: a newline in a name would
+     * split the one-line messages and outputs that quote it. */
+    c = pos;
+    strcpy(c.name, "left\nfoot");
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT,
+                         "schema channel 1: field 'name' has a control character (byte 0x0a at offset 4)");
+    c = pos;
+    strcpy(c.group, "g\x7f");
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'group' has a control character (byte 0x7f");
+    s.name[0] = '\t';
+    pm_error name_error;
+    assert_int_equal(pm_schema_validate(&s, &name_error), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(name_error.message, "schema: field 'name' has a control character (byte 0x09"));
+    memset(s.name, 'n', sizeof s.name);
+    assert_int_equal(pm_schema_validate(&s, &name_error), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(name_error.message, "schema: field 'name' is not NUL-terminated"));
+    s.name[0] = '\0';
+    PM_ASSERT_OK(pm_schema_validate(&s, NULL));
     /* An unknown kind is named before anything is read by kind ("?" for its display name). */
     c = pm_default_channel_def(PM_FEATURE_POSITION);
     c.kind = (pm_feature_kind)8;
