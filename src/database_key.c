@@ -21,6 +21,20 @@ static void hash_clip(pm_hasher *h, const pm_clip *c) {
         pm_hasher_update(h, &s->rest_translations[j], sizeof(pm_vec3));
         pm_hasher_update(h, &s->rest_rotations[j], sizeof(pm_quat));
     }
+    /* End Sites change the build: a foot without a toe joint stands on its End Site (the floor
+     * under every root) and mirror corrections meet them. Hashed only when the skeleton has one,
+     * so that keys of skeletons without stay what they were. */
+    int ends = 0;
+    for (int j = 0; j < s->joint_count && s->has_end_site && s->end_sites; j++) ends |= s->has_end_site[j] != 0;
+    if (ends) {
+        hash_str(h, "end_sites");
+        for (int j = 0; j < s->joint_count; j++) {
+            if (!s->has_end_site[j]) continue;
+            int32_t joint = j;
+            pm_hasher_update(h, &joint, sizeof joint);
+            pm_hasher_update(h, &s->end_sites[j], sizeof(pm_vec3));
+        }
+    }
     size_t n = (size_t)c->frame_count * s->joint_count;
     pm_hasher_update(h, c->rotations, n * sizeof(pm_quat));
     pm_hasher_update(h, c->translations, n * sizeof(pm_vec3));

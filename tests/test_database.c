@@ -131,6 +131,51 @@ static void test_determinism_and_key(void **state) {
     fixture_free(&f);
 }
 
+/* End Sites are inputs: a foot without a toe joint stands on its End Site, so the floor under
+ * every root, and with it the feet's features, follows it. A key that left them out let a cache
+ * serve the database of the skeleton before the edit. */
+static void test_key_follows_end_sites(void **state) {
+    (void)state;
+    pm_skeleton s;
+    pm_test_biped(&s, pm_test_biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 90, 1.0f / 30.0f, NULL, NULL));
+    pm_skeleton_destroy(&s);
+    const pm_vec3 ax = pm_vec3_make(1, 0, 0);
+    for (int f = 0; f < 90; f++) {
+        float t = (float)f / 30.0f;
+        c.translations[(size_t)f * 9] = pm_vec3_make(0.0f, 0.95f, 1.2f * t);
+        c.rotations[(size_t)f * 9 + 1] = pm_quat_from_axis_angle(ax, 0.4f * sinf(6.0f * t));
+        c.rotations[(size_t)f * 9 + 4] = pm_quat_from_axis_angle(ax, -0.4f * sinf(6.0f * t));
+    }
+    pm_schema schema;
+    PM_ASSERT_OK(pm_schema_preset(&schema, "holden27", NULL));
+    pm_database_def def = pm_default_database_def();
+    def.schema = &schema;
+    pm_asset_def asset = pm_default_asset_def(&c);
+    char before[33], after[33];
+    pm_database *a = NULL, *b = NULL;
+    PM_ASSERT_OK(pm_database_compute_key(before, &def, &asset, 1, NULL));
+    PM_ASSERT_OK(pm_database_build(&a, &def, &asset, 1, NULL));
+    for (int j = 3; j <= 6; j += 3) {
+        c.skeleton.has_end_site[j] = 1;
+        c.skeleton.end_sites[j] = pm_vec3_make(0.0f, -0.05f, 0.12f);
+    }
+    PM_ASSERT_OK(pm_database_compute_key(after, &def, &asset, 1, NULL));
+    PM_ASSERT_OK(pm_database_build(&b, &def, &asset, 1, NULL));
+    float ra[27], rb[27];
+    PM_ASSERT_OK(pm_database_pose_features(ra, a, 10, NULL));
+    PM_ASSERT_OK(pm_database_pose_features(rb, b, 10, NULL));
+    assert_true(memcmp(ra, rb, sizeof ra) != 0);
+    assert_string_not_equal(before, after);
+    pm_database_info info;
+    pm_database_get_info(&info, b);
+    assert_string_equal(info.key, after);
+    pm_database_destroy(a);
+    pm_database_destroy(b);
+    pm_clip_destroy(&c);
+}
+
 static void test_dedup(void **state) {
     (void)state;
     fixture f;
@@ -715,6 +760,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counts_and_round_trip),
         cmocka_unit_test(test_determinism_and_key),
+        cmocka_unit_test(test_key_follows_end_sites),
         cmocka_unit_test(test_asset_ranges),
         cmocka_unit_test(test_asset_pose_at),
         cmocka_unit_test(test_ranges_at_frame_times),

@@ -99,4 +99,26 @@ printf '%s' '{"name": "x", "channels": [{"kind": "position", "bone": "@left_hand
 expect_error "build: a schema in a long path" "gg/s.json: channels[0]: schema channel 0 (Position @left_hand): unknown role" \
   "$CLI" build "$MOCAP/cmu" -o "$T/cut.pmdb" --schema "$deep/s.json" --quiet
 
+# 9. The cache key covers End Sites: a foot without a toe joint stands on its End Site (the floor
+#    under every root moves with it), and an edited one (same file name) was served the database
+#    of the clip before the edit from --cache.
+mkdir -p "$T/es" && cp "$MOCAP/cmu/02_01_daz.bvh" "$T/es/daz.bvh" && chmod u+w "$T/es/daz.bvh" || fail "copy a clip"
+"$CLI" build "$T/es/daz.bvh" -o "$T/es1.pmdb" --cache "$T/escache" --quiet || fail "build before the End Site edit"
+python3 - "$T/es/daz.bvh" <<'PY2' || fail "edit the End Site"
+import re, sys
+p = sys.argv[1]
+s = open(p, newline="").read()
+s, n = re.subn(r"(JOINT lFoot\s*\{[^{}]*End Site\s*\{\s*OFFSET \S+ )(\S+)", lambda m: m.group(1) + "-9.5", s, count=1)
+assert n == 1
+open(p, "w", newline="").write(s)
+PY2
+"$CLI" build "$T/es/daz.bvh" -o "$T/es2.pmdb" --cache "$T/escache" --quiet --json > "$T/es2.json" \
+  || fail "build after the End Site edit"
+"$CLI" build "$T/es/daz.bvh" -o "$T/es3.pmdb" --quiet || fail "build after the End Site edit, no cache"
+grep -q '"cache_hit": false' "$T/es2.json" || fail "an edited End Site was a cache hit: $(cat "$T/es2.json")"
+cmp -s "$T/es2.pmdb" "$T/es3.pmdb" || fail "the cached build of the edited clip differs from a fresh one"
+"$CLI" export-features "$T/es1.pmdb" -o "$T/esx1" > /dev/null && "$CLI" export-features "$T/es3.pmdb" -o "$T/esx3" > /dev/null \
+  || fail "export-features"
+cmp -s "$T/esx1.f32" "$T/esx3.f32" && fail "the End Site edit no longer changes the features (the check proves nothing)"
+
 echo "ok"
