@@ -280,8 +280,8 @@ static void progress(void *user, const char *stage, float fraction) {
 
 /* The mirror map of one clip: pairs found from names, then the --mirror-pair ones (a joint given
  * a new partner leaves its old one unpaired). Returns a malloc'd map, or NULL when no given pair
- * names two joints of this skeleton (the library then finds the map itself). *used counts, per
- * pair, the clips it applied to. */
+ * names two joints of this skeleton or the pairs only repeat those found from names (the library
+ * then finds the map itself). *used counts, per pair, the clips it applied to. */
 static int32_t *clip_mirror_map(const pm_skeleton *sk, const build_args *a, int *used) {
     int32_t *map = NULL;
     for (int k = 0; k < a->pair_count; k++) {
@@ -301,6 +301,17 @@ static int32_t *clip_mirror_map(const pm_skeleton *sk, const build_args *a, int 
         map[j] = m;
         map[m] = j;
         used[k]++;
+    }
+    /* A given map is part of the key: one equal to the map found from names would name a second
+     * cache entry for the same database. */
+    int32_t *found = map ? malloc((size_t)sk->joint_count * sizeof(int32_t)) : NULL;
+    if (found) {
+        pm_skeleton_find_mirror_map(found, sk);
+        if (!memcmp(found, map, (size_t)sk->joint_count * sizeof(int32_t))) {
+            free(map);
+            map = NULL;
+        }
+        free(found);
     }
     return map;
 }

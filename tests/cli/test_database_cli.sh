@@ -384,6 +384,8 @@ expect_error "span addends past the half float" "and the ranges holding 1 s add 
 "$CLI" build "$T/clips/synth_000.bvh" -o "$T/m2.pmdb" --mirror --schema holden27 --quiet --mirror-pair LeftFoot=RightToeBase || fail "--mirror-pair (odd)"
 for m in m0 m1 m2; do "$CLI" export-features "$T/$m.pmdb" -o "$T/$m" || fail "export $m"; done
 cmp -s "$T/m0.f32" "$T/m1.f32" || fail "--mirror-pair with the pair found from names changed the features"
+# ...nor the key: the same database is one cache entry, not a rebuild.
+cmp -s "$T/m0.pmdb" "$T/m1.pmdb" || fail "--mirror-pair with the pair found from names changed the file (its key)"
 cmp -s "$T/m0.f32" "$T/m2.f32" && fail "--mirror-pair with another pairing changed nothing"
 # Joint names past 255 bytes pair too (the left one was cut there, so no clip had both joints).
 LA=LeftForeArm$(printf 'a%.0s' $(seq 300)); RA=RightForeArm$(printf 'a%.0s' $(seq 300))
