@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_common.h"
 
@@ -19,6 +20,39 @@ char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     if (pm_file_read(&text, &n, path, PM_FILE_READ_PIPES, NULL, error) != PM_OK) return NULL;
     if (size) *size = n;
     return (char *)text; /* (the default allocator's: free() releases it) */
+}
+
+char *pm_cli_absolute_path(const char *path) {
+    char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+    if (path[0] != '/' && !cwd) return NULL;
+    size_t n = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 2;
+    char *joined = malloc(n), *out = malloc(n);
+    if (joined) snprintf(joined, n, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", path);
+    free(cwd);
+    if (!joined || !out) {
+        free(joined);
+        free(out);
+        return NULL;
+    }
+    size_t len = 0;
+    for (const char *p = joined; *p;) {
+        while (*p == '/') p++;
+        const char *end = strchr(p, '/');
+        size_t k = end ? (size_t)(end - p) : strlen(p);
+        if (k == 2 && p[0] == '.' && p[1] == '.') {
+            while (len > 0 && out[len - 1] != '/') len--;
+            if (len > 0) len--;
+        } else if (k > 0 && !(k == 1 && p[0] == '.')) {
+            out[len++] = '/';
+            memcpy(out + len, p, k);
+            len += k;
+        }
+        p += k;
+    }
+    if (len == 0) out[len++] = '/';
+    out[len] = '\0';
+    free(joined);
+    return out;
 }
 
 int pm_cli_has_suffix(const char *path, const char *suffix) {

@@ -32,6 +32,11 @@ pm_result pm_cli_check_output_extension(const char *output, const char *want, co
  * file)" or "...: its parent directory does not exist". Whether it can be written is left to the
  * writes (a read-only cache still serves what it holds). */
 pm_result pm_cli_check_directory_target(const char *dir, const char *option, pm_error *error);
+/* `path` made absolute (from the working directory) and without empty, "." and ".." components,
+ * ".." taken by name rather than through links: the folders a clip's asset name is read from, so
+ * that "x/", "./x", "x//walk.bvh" and a clip given from inside its own folder name it alike.
+ * malloc'd; NULL when out of memory or when the working directory cannot be read. */
+char *pm_cli_absolute_path(const char *path);
 /* 1 when path ends with suffix (case-insensitive). */
 int pm_cli_has_suffix(const char *path, const char *suffix);
 

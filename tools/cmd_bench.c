@@ -286,20 +286,23 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
             break;
         }
         pm_cli_warn_clip_scale(&clip, "bench", files[i]);
-        /* Far queries measure clips the database has not seen: one it holds makes them easy. */
+        /* Far queries measure clips the database has not seen: one it holds makes them easy. Its
+         * folders are read as build reads them (NULL: the path as given, a warning less at worst). */
+        char *where = pm_cli_absolute_path(files[i]);
         for (int a = 0; a < info.assets && clip.name; a++) {
             pm_asset_info ai;
             if (pm_database_asset(&ai, db, a, &err) != PM_OK) {
                 rc = pm_cli_fail_error(&err);
                 break;
             }
-            if (ai.name && far_clip_is_asset(ai.name, files[i], clip.name)) {
+            if (ai.name && far_clip_is_asset(ai.name, where ? where : files[i], clip.name)) {
                 pm_cli_warn("bench: warning: far clip %s is in the database (asset %d '%s'): far queries should "
                             "come from clips left out of it",
                             files[i], a, ai.name);
                 break;
             }
         }
+        free(where);
         if (rc) {
             pm_clip_destroy(&clip);
             break;

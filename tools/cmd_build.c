@@ -350,34 +350,51 @@ static const char *bvh_file(const char *const *from, int i) {
 /* Clips from different folders may share a file name (subject1/walk.bvh, subject2/walk.bvh): each
  * such clip is named by as many trailing components of its path (".bvh" dropped) as tell the
  * clips of that name apart, so that asset names stay unique for listings, --addend and
- * pm_database_find_asset. from[i] is clip i's input file (baked blend-space clips, whose names
- * carry the space's own, are left alone). Returns 0 after printing an error. */
+ * pm_database_find_asset. The components are the absolute path's (pm_cli_absolute_path): names
+ * are data of the database and its key, and "x/", "./x//" or a working directory inside x must
+ * not change them. from[i] is clip i's input file (baked blend-space clips, whose names carry
+ * the space's own, are left alone). Returns 0 after printing an error. */
 static int name_apart(pm_clip *clips, const char *const *from, int n) {
-    for (int i = 0; i < n; i++) {
+    char **where = calloc((size_t)(n ? n : 1), sizeof *where);
+    if (!where) return pm_cli_fail("build: out of memory"), 0;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
         if (!bvh_file(from, i)) continue;
         int clash = 0;
         for (int j = 0; j < n && !clash; j++)
             clash = j != i && bvh_file(from, j) && !strcmp(clips[i].name, clips[j].name);
         if (!clash) continue;
+        for (int a = 0; a < n && ok; a++) {
+            if (!bvh_file(from, a) || where[a] || strcmp(clips[a].name, clips[i].name)) continue;
+            if (!(where[a] = pm_cli_absolute_path(from[a]))) {
+                pm_cli_fail("%s: cannot name the clip's folders: %s", from[a], strerror(errno));
+                ok = 0;
+            }
+        }
+        if (!ok) break;
         const char *base = clips[i].name;
         char *keep = strdup(base);
-        if (!keep) return pm_cli_fail("build: out of memory"), 0;
+        if (!keep) {
+            pm_cli_fail("build: out of memory");
+            ok = 0;
+            break;
+        }
         /* The fewest components that tell every clip of this name apart. */
         int k = 2;
         for (;; k++) {
             int apart = 1, longest = 1;
             for (int a = 0; a < n && apart; a++) {
                 if (!bvh_file(from, a) || strcmp(clips[a].name, keep)) continue;
-                longest &= path_tail(from[a], k) == from[a];
+                longest &= path_tail(where[a], k) == where[a];
                 for (int b = a + 1; b < n && apart; b++)
                     if (bvh_file(from, b) && !strcmp(clips[b].name, keep))
-                        apart = strcmp(path_tail(from[a], k), path_tail(from[b], k)) != 0;
+                        apart = strcmp(path_tail(where[a], k), path_tail(where[b], k)) != 0;
             }
             if (apart || longest) break;
         }
-        for (int a = 0; a < n; a++) {
+        for (int a = 0; a < n && ok; a++) {
             if (!bvh_file(from, a) || strcmp(clips[a].name, keep)) continue;
-            const char *tail = path_tail(from[a], k);
+            const char *tail = path_tail(where[a], k);
             size_t len = strlen(tail);
             if (len > 4 && !strcmp(tail + len - 4, ".bvh")) len -= 4;
             char name[1024];
@@ -385,13 +402,15 @@ static int name_apart(pm_clip *clips, const char *const *from, int n) {
             pm_cli_clean_name(name); /* as the reader names clips after their files */
             pm_error err;
             if (pm_clip_set_name(&clips[a], name, &err) != PM_OK) {
-                free(keep);
-                return pm_cli_fail("%s: %s", from[a], err.message), 0;
+                pm_cli_fail("%s: %s", from[a], err.message);
+                ok = 0;
             }
         }
         free(keep);
     }
-    return 1;
+    for (int i = 0; i < n; i++) free(where[i]);
+    free(where);
+    return ok;
 }
 
 typedef struct named {

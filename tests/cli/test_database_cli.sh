@@ -467,6 +467,18 @@ cp "$T/clips/synth_002.bvh" "$T/same/a/y.bvh"
 for name in "a/walk/x: " "b/walk/x: " "y: "; do
   grep -q "$name" "$T/same.txt" || fail "same-named clips: no asset '$name' in $(cat "$T/same.txt")"
 done
+# Names come from the folders, not from how the paths are spelt: a trailing or doubled slash
+# made a/walk/x "a/walk//x" and a clip given from inside its folder lost it ("x" beside "b/walk/x").
+"$CLI" build "$T/same/a/" "$T/same/b/" -o "$T/same_slash.pmdb" --quiet || fail "build of same-named clips, DIR/"
+( cd "$T/same/a/walk" && "$CLI" build x.bvh ../y.bvh ..//..//b/./walk/x.bvh -o "$T/same_cwd.pmdb" --quiet ) \
+  || fail "build of same-named clips from inside a folder"
+for v in same_slash same_cwd; do
+  cmp -s "$T/same.pmdb" "$T/$v.pmdb" || fail "$v: another database: $("$CLI" info "$T/$v.pmdb" --assets | grep '^asset')"
+done
+( cd "$T/same/a/walk" && "$CLI" bench "$T/same.pmdb" --queries 3 --far x.bvh > /dev/null 2> "$T/warn4.txt" ) \
+  || fail "bench --far from inside the clip's folder"
+grep -q "far clip x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$T/warn4.txt" \
+  || fail "bench did not flag a far clip given from inside its folder: $(cat "$T/warn4.txt")"
 # A far clip that is one of them is flagged as in the database (the check compared the clip's
 # name, x, with the asset's, a/walk/x); its namesake from another folder is not.
 "$CLI" bench "$T/same.pmdb" --queries 3 --far "$T/same/a/walk/x.bvh" > /dev/null 2> "$T/warn3.txt" \
