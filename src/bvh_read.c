@@ -510,8 +510,18 @@ static pm_result check_unique_names(bvh_parser *p) {
 
 /* ---- motion header ---- */
 
-/* "Frames:" / "Frames :" style labels: `words` is the label without the colon, one token per
- * word; returns the token that follows the colon. */
+/* What follows a label's colon: the rest of the token when the value is glued to it
+ * ("Frames:120", as scripts print it with no space), else the next token. */
+static bvh_token label_value(bvh_parser *p, bvh_token t, size_t colon_end) {
+    if (t.n > colon_end) {
+        bvh_token rest = {t.s + colon_end, t.n - colon_end, t.line};
+        return rest;
+    }
+    return next_token(p);
+}
+
+/* "Frames:" / "Frames :" / "Frames:120" style labels: `words` is the label without the colon,
+ * one token per word; returns the token that follows the colon. */
 static pm_result expect_label(bvh_parser *p, const char *const *words, int word_count, const char *field,
                               bvh_token *value) {
     for (int i = 0; i < word_count; i++) {
@@ -519,11 +529,11 @@ static pm_result expect_label(bvh_parser *p, const char *const *words, int word_
         int last = i == word_count - 1;
         size_t wn = strlen(words[i]);
         int ok = tok_is(t, words[i]);
-        if (!ok && last && t.n == wn + 1 && t.s[wn] == ':') {
+        if (!ok && last && t.n > wn && t.s[wn] == ':') {
             bvh_token head = {t.s, wn, t.line};
             ok = tok_is(head, words[i]);
             if (ok) {
-                *value = next_token(p);
+                *value = label_value(p, t, wn + 1);
                 return PM_OK;
             }
         }
@@ -531,10 +541,10 @@ static pm_result expect_label(bvh_parser *p, const char *const *words, int word_
             return bvh_fail(p, PM_ERR_PARSE, t.line, field, "expected '%s:', found %s", field, tok_text(p, t));
     }
     bvh_token colon = next_token(p);
-    if (!(colon.n == 1 && colon.s[0] == ':'))
+    if (!(colon.n >= 1 && colon.s[0] == ':'))
         return bvh_fail(p, PM_ERR_PARSE, colon.line, field, "expected ':' after '%s', found %s", field,
                         tok_text(p, colon));
-    *value = next_token(p);
+    *value = label_value(p, colon, 1);
     return PM_OK;
 }
 

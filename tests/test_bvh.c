@@ -109,6 +109,16 @@ static void test_whitespace_quirks(void **state) {
     assert_int_equal(c.frame_count, 2);
     assert_true(c.frame_time == 0.25f && c.translations[1].y == 4.0f);
     pm_clip_destroy(&c);
+    /* ...and the value glued to the colon, as scripts print it ("Frames:2" was refused as
+     * "expected 'Frames:', found 'Frames:2'"). */
+    load_raw(&c, "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 1 Yposition\n}\nMOTION\nFrames:2\nFrame Time:0.25\n3\n4\n");
+    assert_int_equal(c.frame_count, 2);
+    assert_true(c.frame_time == 0.25f && c.translations[1].y == 4.0f);
+    pm_clip_destroy(&c);
+    load_raw(&c, "HIERARCHY\nROOT Hips\n{\nOFFSET 0 0 0\nCHANNELS 1 Yposition\n}\nMOTION\nFrames :2\nFrame Time :.5\n3\n4\n");
+    assert_int_equal(c.frame_count, 2);
+    assert_true(c.frame_time == 0.5f && c.translations[1].y == 4.0f);
+    pm_clip_destroy(&c);
 }
 
 static void test_names_and_structure(void **state) {

@@ -85,6 +85,10 @@ static void test_errors_motion_header(void **state) {
     expect_error(TO_16 "Frames: -2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'-2'");
     expect_error(TO_16 "Frames 2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "':'");
     expect_error(TO_16 "Frame: 2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", NULL);
+    /* A value glued to the colon is read as the value, and checked as one. */
+    expect_error(TO_16 "Frames:2x\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'2x'");
+    expect_error(TO_16 L17 "Frame Time:fast\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'fast'");
+    expect_error(TO_16 L17 "Frame Time::0.03\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "':0.03'");
     expect_error(TO_16 L17 "Frame Time: 0\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "positive");
     expect_error(TO_16 L17 "Frame Time: -0.03\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", NULL);
     expect_error(TO_16 L17 "Frame Time: inf\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", NULL);
