@@ -139,13 +139,17 @@ static const char *tok_text(bvh_parser *p, bvh_token t) {
     if (t.n == 0) return "the end of the file";
     char *buf = p->tok_buf[p->tok_slot++ & 1];
     size_t n = t.n > 40 ? 40 : t.n;
-    snprintf(buf, sizeof p->tok_buf[0], "'%.*s%s'", (int)n, t.s, t.n > 40 ? "..." : "");
+    /* Copied, not printed with "%.*s": a NUL (binary files have runs of them) would end the
+     * quote there, and a message saying "found ''" names nothing. */
+    buf[0] = '\'';
+    memcpy(buf + 1, t.s, n);
+    snprintf(buf + 1 + n, sizeof p->tok_buf[0] - 1 - n, "%s'", t.n > 40 ? "..." : "");
     /* Control bytes would garble a one-line message, and bytes that are not UTF-8 (a binary
      * file given as BVH) would put raw binary in it; well-formed UTF-8 names stay readable. */
-    for (unsigned char *c = (unsigned char *)buf; *c; c++) {
+    for (unsigned char *c = (unsigned char *)buf + 1; c < (unsigned char *)buf + 1 + n; c++) {
         if (*c < 0x20 || *c == 0x7f) *c = '?';
         else if (*c >= 0x80) {
-            int len = *c >= 0xF0 && *c < 0xF5 ? 4 : *c >= 0xE0 ? 3 : *c >= 0xC2 && *c < 0xE0 ? 2 : 0;
+            int len = *c >= 0xF0 && *c < 0xF5 ? 4 : *c >= 0xE0 && *c < 0xF0 ? 3 : *c >= 0xC2 && *c < 0xE0 ? 2 : 0;
             int ok = len > 0;
             for (int k = 1; ok && k < len; k++) ok = (c[k] & 0xC0) == 0x80;
             if (!ok) *c = '?';
@@ -303,9 +307,13 @@ static pm_result read_joint_name(bvh_parser *p, bvh_token keyword, const char **
         return bvh_fail(p, PM_ERR_LIMIT, keyword.line, "JOINT", "a name of %zu bytes (at most %d)", (size_t)(e - s),
                         PM_BVH_MAX_NAME_LENGTH);
     for (const char *c = s; c < e; c++)
-        if (!pm_bvh_name_byte_ok(*c))
-            return bvh_fail(p, PM_ERR_PARSE, keyword.line, "JOINT", "the name '%.*s' contains a control character or '}'",
-                            (int)(e - s > 40 ? 40 : e - s), s);
+        if (!pm_bvh_name_byte_ok(*c)) {
+            /* Quoted as tokens are: printed raw, the control character itself (a NUL, an
+             * escape) would cut or garble the message. */
+            bvh_token name_token = {s, (size_t)(e - s), keyword.line};
+            return bvh_fail(p, PM_ERR_PARSE, keyword.line, "JOINT", "the name %s contains a control character or '}'",
+                            tok_text(p, name_token));
+        }
     *name = s;
     *len = (size_t)(e - s);
     return PM_OK;

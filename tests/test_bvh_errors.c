@@ -206,6 +206,15 @@ static void test_errors_structure(void **state) {
     expect_error(L01 L02 L03 L04 "WIBBLE 3\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY", "'WIBBLE'");
     expect_error(L01 L02 L04, PM_ERR_PARSE, "t.bvh:3: ROOT", "expected '{'");
     expect_error(L01 "ROOT Bad\x01Name\n{\n", PM_ERR_PARSE, "t.bvh:2: JOINT", "control character");
+    /* The name is quoted with its control characters replaced, a NUL or an escape included
+     * (printed raw they cut the quote short, "the name 'Bad'", or garble the terminal). */
+#define NAME_NUL L01 "ROOT Bad\0Na\x1b[31mme\n{\n"
+    expect_error_n(NAME_NUL, sizeof NAME_NUL - 1, PM_ERR_PARSE, "t.bvh:2: JOINT", "the name 'Bad?Na?[31mme' contains");
+#undef NAME_NUL
+    /* Likewise a frame value: a binary file's run of NULs is quoted, not shown as ''. */
+#define VALUE_NUL HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 10 0 5 0 \0\0\n"
+    expect_error_n(VALUE_NUL, sizeof VALUE_NUL - 1, PM_ERR_PARSE, "t.bvh:20: frame 1", "value 9: expected a number, found '?" "?'");
+#undef VALUE_NUL
     expect_error(L01 L02 L03 L04 L04, PM_ERR_PARSE, "t.bvh:5: OFFSET", "joint 'Hips' has OFFSET twice");
     expect_error(L01 "{\n", PM_ERR_PARSE, "t.bvh:2: HIERARCHY", "'{' without a ROOT, JOINT or End Site before it");
     /* A token quoted in a message keeps well-formed UTF-8 and replaces bytes that are not. */
@@ -213,6 +222,8 @@ static void test_errors_structure(void **state) {
                  "'Kn\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80'");
     expect_error(L01 L02 L03 L04 "Kn\xc3\x28\xe2\x82 1\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY",
                  "'Kn?(?" "?'"); /* (split: "??'" would be a trigraph) */
+    /* Bytes F5..FF start no UTF-8 character, whatever follows them. */
+    expect_error(L01 L02 L03 L04 "Kn\xf8\x80\x80 1\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY", "'Kn?" "?" "?'");
     /* Duplicate names. */
     expect_error(L01 L02 L03 L04 L05 L06 L07 L08 L09 L14 "\tJOINT Chest\n" L07 L08 L09 L14 L15 L16 L17 L18, PM_ERR_PARSE,
                  "t.bvh:11: JOINT", "duplicate joint name 'Chest' (first on line 6)");
