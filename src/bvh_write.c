@@ -147,12 +147,21 @@ static int translation_moves(const pm_clip *c, int j, int k) {
     return 0;
 }
 
+/* Y-up clip space to the written axes: +90 degrees about X maps +Y to +Z. */
+static pm_quat file_rotation(const pm_clip *c, int z_up, int j, pm_quat q) {
+    if (!z_up || c->skeleton.parents[j] >= 0) return q;
+    pm_quat r = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), 0.5f * PM_PI);
+    return pm_quat_normalize(pm_quat_mul(r, q));
+}
+
 /* Whether the rotation channels of `o` (fewer than 3) can express every frame's rotation:
- * decomposed in the completed order, the unlisted axes must stay at zero. */
-static int rotations_fit(const pm_clip *c, int j, const joint_out *o) {
+ * decomposed in the completed order, the unlisted axes must stay at zero. The rotation is
+ * the one written, in the file's axes: written Z-up, a root whose clip rotation is the
+ * identity turns 90 degrees about X, which a root with only position channels cannot carry. */
+static int rotations_fit(const pm_clip *c, int z_up, int j, const joint_out *o) {
     int jc = c->skeleton.joint_count;
     for (int f = 0; f < c->frame_count; f++) {
-        pm_quat q = c->rotations[(size_t)f * jc + j];
+        pm_quat q = file_rotation(c, z_up, j, c->rotations[(size_t)f * jc + j]);
         if (o->rotations == 0) {
             if (fabsf(q.x) > 1e-6f || fabsf(q.y) > 1e-6f || fabsf(q.z) > 1e-6f) return 0;
             continue;
@@ -165,7 +174,7 @@ static int rotations_fit(const pm_clip *c, int j, const joint_out *o) {
     return 1;
 }
 
-static void layout_joint(joint_out *o, const pm_clip *c, int j, int built_in_code) {
+static void layout_joint(joint_out *o, const pm_clip *c, int j, int built_in_code, int z_up) {
     const pm_skeleton *s = &c->skeleton;
     memset(o, 0, sizeof *o);
     if (built_in_code) {
@@ -194,7 +203,7 @@ static void layout_joint(joint_out *o, const pm_clip *c, int j, int built_in_cod
         *o = n;
     }
     o->rotations = pm_euler_order_of_channels(&o->order, o->channels, o->count);
-    if (o->rotations < 3 && !rotations_fit(c, j, o)) {
+    if (o->rotations < 3 && !rotations_fit(c, z_up, j, o)) {
         if (o->rotations == 0) o->order = PM_EULER_ZXY;
         for (int i = o->rotations; i < 3; i++)
             o->channels[o->count++] = (uint8_t)(PM_CHANNEL_XROTATION + pm_euler_axis(o->order, i));
@@ -226,13 +235,6 @@ static void write_value(write_ctx *w, double v, int j, int frame, const char *fi
         w->bad_frame = frame;
         w->bad_field = field;
     }
-}
-
-/* Y-up clip space to the written axes: +90 degrees about X maps +Y to +Z. */
-static pm_quat to_file_rotation(const write_ctx *w, int j, pm_quat q) {
-    if (!w->z_up || w->clip->skeleton.parents[j] >= 0) return q;
-    pm_quat r = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), 0.5f * PM_PI);
-    return pm_quat_normalize(pm_quat_mul(r, q));
 }
 
 static pm_vec3 to_file_translation(const write_ctx *w, int j, pm_vec3 t) {
@@ -317,7 +319,7 @@ static void write_motion(write_ctx *w) {
             const joint_out *o = &w->layout[j];
             pm_vec3 t = to_file_translation(w, j, c->translations[(size_t)f * jc + j]);
             double a[3] = {0.0, 0.0, 0.0};
-            if (o->rotations) pm_euler_from_quat_d(a, to_file_rotation(w, j, c->rotations[(size_t)f * jc + j]), o->order);
+            if (o->rotations) pm_euler_from_quat_d(a, file_rotation(c, w->z_up, j, c->rotations[(size_t)f * jc + j]), o->order);
             const float tv[3] = {t.x, t.y, t.z};
             for (int k = 0; k < o->count; k++) {
                 int ch = o->channels[k];
@@ -438,7 +440,7 @@ pm_result pm_bvh_write_memory(char **out_data, size_t *out_size, const pm_clip *
     int built_in_code = 1;
     for (int j = 0; j < jc; j++)
         if (s->channel_counts[j]) built_in_code = 0;
-    for (int j = 0; j < jc; j++) layout_joint(&w.layout[j], clip, j, built_in_code);
+    for (int j = 0; j < jc; j++) layout_joint(&w.layout[j], clip, j, built_in_code, w.z_up);
     int channels = 0;
     for (int j = 0; j < jc; j++) channels += w.layout[j].count;
     if (!pm_bvh_motion_fits(clip->frame_count, jc, channels)) {

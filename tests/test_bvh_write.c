@@ -229,6 +229,38 @@ static void test_units_and_up_axis(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* A root with position channels only (a carrier of the capture's path). */
+static const char *const positions_root_file =
+    "HIERARCHY\nROOT Root\n{\n\tOFFSET 0 90 0\n\tCHANNELS 3 Xposition Yposition Zposition\n\tJOINT Spine\n\t{\n"
+    "\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 50 0\n"
+    "\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.04\n0 90 0 10 20 30\n1 91 2 11 21 31\n";
+
+static void test_z_up_root_without_rotation_channels(void **state) {
+    (void)state;
+    pm_bvh_def def = pm_default_bvh_def();
+    def.unit_scale = 0.01f;
+    def.up_axis = PM_UP_Y;
+    pm_clip c;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, positions_root_file, strlen(positions_root_file), "p.bvh", &def, NULL));
+    /* Written Z-up, the root turns 90 degrees about X: it needs rotation channels, which were
+     * left out because the clip's (Y-up) rotation fitted none, and the file read back lying down. */
+    pm_bvh_write_def w = pm_default_bvh_write_def();
+    w.up_axis = PM_UP_Z;
+    char *text = round_trip(&c, &w, 0.01f, PM_UP_Z);
+    assert_non_null(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n\tJOINT Spine"));
+    free(text);
+    pm_clip_destroy(&c);
+    /* The same text read as Z-up and written back Z-up keeps its layout (the clip's rotation,
+     * -90 degrees about X, is the identity in the file: no channels of zeros are added). */
+    def.up_axis = PM_UP_Z;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, positions_root_file, strlen(positions_root_file), "p.bvh", &def, NULL));
+    text = round_trip(&c, NULL, 0.01f, PM_UP_Z);
+    assert_non_null(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n\tJOINT Spine"));
+    assert_non_null(strstr(text, "\n1 91 2 "));
+    free(text);
+    pm_clip_destroy(&c);
+}
+
 static void test_z_up_detected_on_read_back(void **state) {
     (void)state;
     /* A biped written Z-up in centimetres is detected as such and comes back identical. */
@@ -526,6 +558,7 @@ int main(void) {
         cmocka_unit_test(test_clip_built_in_code),
         cmocka_unit_test(test_layout_kept_and_extended),
         cmocka_unit_test(test_units_and_up_axis),
+        cmocka_unit_test(test_z_up_root_without_rotation_channels),
         cmocka_unit_test(test_z_up_detected_on_read_back),
         cmocka_unit_test(test_write_file),
         cmocka_unit_test(test_write_errors),
