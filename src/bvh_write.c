@@ -132,26 +132,33 @@ static int has_channel(const joint_out *o, int ch) {
     return 0;
 }
 
-/* Whether component k of joint j's translation leaves its rest value in some frame. Ten
- * microns of slack: edits such as mirroring recompute every translation with rounding noise,
- * which should not add position channels to every joint. */
-static float vec3_component(pm_vec3 v, int k) { return k == 0 ? v.x : k == 1 ? v.y : v.z; }
-
-static int translation_moves(const pm_clip *c, int j, int k) {
-    int jc = c->skeleton.joint_count;
-    float rest = vec3_component(c->skeleton.rest_translations[j], k);
-    for (int f = 0; f < c->frame_count; f++) {
-        float t = vec3_component(c->translations[(size_t)f * jc + j], k);
-        if (fabsf(t - rest) > 1e-5f * PM_MAX(1.0f, fabsf(rest))) return 1;
-    }
-    return 0;
-}
-
-/* Y-up clip space to the written axes: +90 degrees about X maps +Y to +Z. */
+/* Y-up clip space to the written axes: +90 degrees about X maps +Y to +Z. Only roots change:
+ * everything below them is relative to their frame. */
 static pm_quat file_rotation(const pm_clip *c, int z_up, int j, pm_quat q) {
     if (!z_up || c->skeleton.parents[j] >= 0) return q;
     pm_quat r = pm_quat_from_axis_angle(pm_vec3_make(1.0f, 0.0f, 0.0f), 0.5f * PM_PI);
     return pm_quat_normalize(pm_quat_mul(r, q));
+}
+
+static pm_vec3 file_translation(const pm_clip *c, int z_up, int j, pm_vec3 t) {
+    if (!z_up || c->skeleton.parents[j] >= 0) return t;
+    return pm_vec3_make(t.x, -t.z, t.y);
+}
+
+/* Whether component k of joint j's translation, in the file's axes (written Z-up, a root's
+ * height is its Z, whatever channel carried it in the source), leaves its rest value in some
+ * frame. Ten microns of slack: edits such as mirroring recompute every translation with
+ * rounding noise, which should not add position channels to every joint. */
+static float vec3_component(pm_vec3 v, int k) { return k == 0 ? v.x : k == 1 ? v.y : v.z; }
+
+static int translation_moves(const pm_clip *c, int z_up, int j, int k) {
+    int jc = c->skeleton.joint_count;
+    float rest = vec3_component(file_translation(c, z_up, j, c->skeleton.rest_translations[j]), k);
+    for (int f = 0; f < c->frame_count; f++) {
+        float t = vec3_component(file_translation(c, z_up, j, c->translations[(size_t)f * jc + j]), k);
+        if (fabsf(t - rest) > 1e-5f * PM_MAX(1.0f, fabsf(rest))) return 1;
+    }
+    return 0;
 }
 
 /* Whether the rotation channels of `o` (fewer than 3) can express every frame's rotation:
@@ -179,7 +186,7 @@ static void layout_joint(joint_out *o, const pm_clip *c, int j, int built_in_cod
     memset(o, 0, sizeof *o);
     if (built_in_code) {
         int moves = s->parents[j] < 0;
-        for (int k = 0; k < 3 && !moves; k++) moves = translation_moves(c, j, k);
+        for (int k = 0; k < 3 && !moves; k++) moves = translation_moves(c, z_up, j, k);
         if (moves)
             for (int k = 0; k < 3; k++) o->channels[o->count++] = (uint8_t)(PM_CHANNEL_XPOSITION + k);
         o->channels[o->count++] = PM_CHANNEL_ZROTATION;
@@ -192,7 +199,7 @@ static void layout_joint(joint_out *o, const pm_clip *c, int j, int built_in_cod
     memcpy(o->channels, s->channels + (size_t)j * 6, (size_t)o->count);
     int need_positions = 0;
     for (int k = 0; k < 3; k++)
-        if (!has_channel(o, PM_CHANNEL_XPOSITION + k) && translation_moves(c, j, k)) need_positions = 1;
+        if (!has_channel(o, PM_CHANNEL_XPOSITION + k) && translation_moves(c, z_up, j, k)) need_positions = 1;
     if (need_positions) {
         /* All three positions first, then the rotation channels in their original order. */
         joint_out n;
@@ -237,11 +244,6 @@ static void write_value(write_ctx *w, double v, int j, int frame, const char *fi
     }
 }
 
-static pm_vec3 to_file_translation(const write_ctx *w, int j, pm_vec3 t) {
-    if (!w->z_up || w->clip->skeleton.parents[j] >= 0) return t;
-    return pm_vec3_make(t.x, -t.z, t.y);
-}
-
 static void write_offset(write_ctx *w, int j, const char *field, pm_vec3 v) {
     buf_str(w->buf, "OFFSET");
     const float c[3] = {v.x, v.y, v.z};
@@ -262,7 +264,7 @@ static void write_joint_header(write_ctx *w, int j) {
     buf_indent(w->buf, d);
     buf_str(w->buf, "{\n");
     buf_indent(w->buf, d + 1);
-    write_offset(w, j, "OFFSET", to_file_translation(w, j, s->rest_translations[j]));
+    write_offset(w, j, "OFFSET", file_translation(w->clip, w->z_up, j, s->rest_translations[j]));
     buf_indent(w->buf, d + 1);
     char count[16];
     snprintf(count, sizeof count, "CHANNELS %d", w->layout[j].count);
@@ -317,7 +319,7 @@ static void write_motion(write_ctx *w) {
         for (int i = 0; i < jc; i++) {
             int j = w->order[i];
             const joint_out *o = &w->layout[j];
-            pm_vec3 t = to_file_translation(w, j, c->translations[(size_t)f * jc + j]);
+            pm_vec3 t = file_translation(c, w->z_up, j, c->translations[(size_t)f * jc + j]);
             double a[3] = {0.0, 0.0, 0.0};
             if (o->rotations) pm_euler_from_quat_d(a, file_rotation(c, w->z_up, j, c->rotations[(size_t)f * jc + j]), o->order);
             const float tv[3] = {t.x, t.y, t.z};

@@ -229,13 +229,18 @@ static void test_units_and_up_axis(void **state) {
     pm_clip_destroy(&c);
 }
 
-/* A root with position channels only (a carrier of the capture's path). */
+/* A root with position channels only (a carrier of the capture's path), and one whose height
+ * rides a lone Yposition. */
 static const char *const positions_root_file =
     "HIERARCHY\nROOT Root\n{\n\tOFFSET 0 90 0\n\tCHANNELS 3 Xposition Yposition Zposition\n\tJOINT Spine\n\t{\n"
     "\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 50 0\n"
     "\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.04\n0 90 0 10 20 30\n1 91 2 11 21 31\n";
+static const char *const height_root_file =
+    "HIERARCHY\nROOT Root\n{\n\tOFFSET 0 90 0\n\tCHANNELS 4 Yposition Zrotation Xrotation Yrotation\n\tJOINT Spine\n\t{\n"
+    "\t\tOFFSET 0 10 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 50 0\n"
+    "\t\t}\n\t}\n}\nMOTION\nFrames: 2\nFrame Time: 0.04\n90 0 0 0 10 20 30\n80 5 0 0 11 21 31\n";
 
-static void test_z_up_root_without_rotation_channels(void **state) {
+static void test_z_up_root_partial_channels(void **state) {
     (void)state;
     pm_bvh_def def = pm_default_bvh_def();
     def.unit_scale = 0.01f;
@@ -257,6 +262,15 @@ static void test_z_up_root_without_rotation_channels(void **state) {
     text = round_trip(&c, NULL, 0.01f, PM_UP_Z);
     assert_non_null(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n\tJOINT Spine"));
     assert_non_null(strstr(text, "\n1 91 2 "));
+    free(text);
+    pm_clip_destroy(&c);
+    /* Written Z-up, a Y-up root's height is its Z, which a lone Yposition does not carry: the
+     * channel was kept, wrote a constant 0 and the height was lost. */
+    def.up_axis = PM_UP_Y;
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, height_root_file, strlen(height_root_file), "h.bvh", &def, NULL));
+    text = round_trip(&c, &w, 0.01f, PM_UP_Z);
+    assert_non_null(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n\tJOINT Spine"));
+    assert_non_null(strstr(text, "\n0 0 80 "));
     free(text);
     pm_clip_destroy(&c);
 }
@@ -558,7 +572,7 @@ int main(void) {
         cmocka_unit_test(test_clip_built_in_code),
         cmocka_unit_test(test_layout_kept_and_extended),
         cmocka_unit_test(test_units_and_up_axis),
-        cmocka_unit_test(test_z_up_root_without_rotation_channels),
+        cmocka_unit_test(test_z_up_root_partial_channels),
         cmocka_unit_test(test_z_up_detected_on_read_back),
         cmocka_unit_test(test_write_file),
         cmocka_unit_test(test_write_errors),
