@@ -519,13 +519,19 @@ static pm_result check_unique_names(bvh_parser *p) {
 /* ---- motion header ---- */
 
 /* What follows a label's colon: the rest of the token when the value is glued to it
- * ("Frames:120", as scripts print it with no space), else the next token. */
-static bvh_token label_value(bvh_parser *p, bvh_token t, size_t colon_end) {
+ * ("Frames:120", as scripts print it with no space), else the next token on the same line.
+ * Looking further would take a missing Frame Time from the first frame line, and the error
+ * would then blame that line's second value. */
+static pm_result label_value(bvh_parser *p, bvh_token t, size_t colon_end, const char *field, bvh_token *value) {
     if (t.n > colon_end) {
         bvh_token rest = {t.s + colon_end, t.n - colon_end, t.line};
-        return rest;
+        *value = rest;
+        return PM_OK;
     }
-    return next_token(p);
+    skip_blanks(p);
+    if (at_eol(p)) return bvh_fail(p, PM_ERR_PARSE, t.line, field, "no value after '%s:' on its line", field);
+    *value = next_token(p);
+    return PM_OK;
 }
 
 /* "Frames:" / "Frames :" / "Frames:120" style labels: `words` is the label without the colon,
@@ -540,10 +546,7 @@ static pm_result expect_label(bvh_parser *p, const char *const *words, int word_
         if (!ok && last && t.n > wn && t.s[wn] == ':') {
             bvh_token head = {t.s, wn, t.line};
             ok = tok_is(head, words[i]);
-            if (ok) {
-                *value = label_value(p, t, wn + 1);
-                return PM_OK;
-            }
+            if (ok) return label_value(p, t, wn + 1, field, value);
         }
         if (!ok)
             return bvh_fail(p, PM_ERR_PARSE, t.line, field, "expected '%s:', found %s", field, tok_text(p, t));
@@ -552,8 +555,7 @@ static pm_result expect_label(bvh_parser *p, const char *const *words, int word_
     if (!(colon.n >= 1 && colon.s[0] == ':'))
         return bvh_fail(p, PM_ERR_PARSE, colon.line, field, "expected ':' after '%s', found %s", field,
                         tok_text(p, colon));
-    *value = label_value(p, colon, 1);
-    return PM_OK;
+    return label_value(p, colon, 1, field, value);
 }
 
 static pm_result parse_motion_header(bvh_parser *p) {

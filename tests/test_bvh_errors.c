@@ -85,6 +85,11 @@ static void test_errors_motion_header(void **state) {
     expect_error(TO_16 "Frames: -2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'-2'");
     expect_error(TO_16 "Frames 2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "':'");
     expect_error(TO_16 "Frame: 2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", NULL);
+    /* A value missing from a label's line is not taken from the next line: a Frame Time was
+     * the first frame's first value and the error blamed the frame line's second one. */
+    expect_error(TO_16 L17 "Frame Time:\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "no value after 'Frame Time:'");
+    expect_error(TO_16 "Frames: \t\n2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "no value after 'Frames:' on its line");
+    expect_error(TO_16 L17 "Frame Time :", PM_ERR_PARSE, "t.bvh:18: Frame Time", "no value");
     /* A value glued to the colon is read as the value, and checked as one. */
     expect_error(TO_16 "Frames:2x\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'2x'");
     expect_error(TO_16 L17 "Frame Time:fast\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'fast'");
