@@ -4,7 +4,13 @@
  * rotation order per joint (mixed within a file), 6 channels on every joint, scientific
  * notation, tabs, CRLF, ".0083" numbers, several ROOTs. Everything it cannot read is an error
  * naming the file, line and field; nothing is half-built on failure. On success the clip is
- * Y-up and in metres, with the detected (or given) unit scale and up axis recorded. */
+ * Y-up and in metres, with the detected (or given) unit scale and up axis recorded.
+ *
+ * Frames are one per line, as every exporter writes them: a line with too few or too many
+ * values (a frame split over two lines, two frames on one) is an error, and so is a Frames:
+ * count the lines do not match either way (the file ends early, or frame data follows the
+ * last declared frame); blank lines between frames are skipped. The values of "Frames:" and
+ * "Frame Time:" are on the label's line, glued to the colon or not. */
 #ifndef POSEMATCH_BVH_H
 #define POSEMATCH_BVH_H
 
