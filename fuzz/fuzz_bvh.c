@@ -1,5 +1,6 @@
 /* libFuzzer target for the BVH reader: any input either parses or fails with a message naming
  * the source, leaving the clip zeroed; whatever parses must write and read back. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,18 @@ static void check_round_trip(const pm_clip *clip) {
     }
     if (r != PM_OK) abort();
     if (back.frame_count != clip->frame_count || !pm_skeleton_same_topology(&back.skeleton, &clip->skeleton)) abort();
+    /* ...and to the same poses, within what 9 significant digits and a unit conversion keep. */
+    size_t n = (size_t)clip->frame_count * (size_t)clip->skeleton.joint_count;
+    for (size_t i = 0; i < n; i++) {
+        pm_quat a = clip->rotations[i], b = back.rotations[i];
+        float s = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.0f ? -1.0f : 1.0f;
+        if (fabsf(a.x - s * b.x) > 1e-4f || fabsf(a.y - s * b.y) > 1e-4f || fabsf(a.z - s * b.z) > 1e-4f ||
+            fabsf(a.w - s * b.w) > 1e-4f)
+            abort();
+        pm_vec3 t = clip->translations[i], u = back.translations[i];
+        float tol = 1e-5f * fmaxf(1.0f, fmaxf(fabsf(t.x), fmaxf(fabsf(t.y), fabsf(t.z))));
+        if (fabsf(t.x - u.x) > tol || fabsf(t.y - u.y) > tol || fabsf(t.z - u.z) > tol) abort();
+    }
     pm_clip_destroy(&back);
     pm_free_buffer(text, &clip->allocator);
 }
