@@ -67,7 +67,11 @@ static inline void consider_pose(search_state *s, uint32_t pose, float dissim, f
     if (!(total < INFINITY) || total > s->best || (total == s->best && rank >= s->best_rank)) return;
     float penalty = 0.0f;
     if (s->def->penalty) {
-        penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, s->best);
+        /* The hook is told the cost its candidate must stay below: one float step above the best
+         * when a tie would go to this candidate (it ranks lower). Told the best itself, a hook
+         * stopping early (search.h) would stop at the tie, and its partial penalty would win it. */
+        float below = rank < s->best_rank ? nextafterf(s->best, INFINITY) : s->best;
+        penalty = s->def->penalty(s->def->penalty_user, (int)pose, total, below);
         if (!(penalty >= 0.0f)) penalty = penalty < 0.0f ? 0.0f : INFINITY; /* NaN rejects */
         total += penalty;
         if (!(total < INFINITY) || total > s->best || (total == s->best && rank >= s->best_rank)) return;

@@ -357,6 +357,47 @@ static void test_penalty_hook(void **state) {
     }
 }
 
+/* A hook that stops as search.h allows, once cost_so_far + penalty reaches best_cost: every even
+ * pose is banned (an infinite penalty, cut short there). A penalty cut short must never win, not
+ * even a tie it would take by its lower index: under weights of zero every cost is its addend,
+ * so ties are everywhere, and the tree modes reach lower poses after higher ones. Each mode must
+ * answer as brute force does with the whole penalty. */
+static float ban_even(void *user, int pose, float cost, float best) {
+    int early = *(const int *)user;
+    if (pose % 2) return 0.0f;
+    if (!early || !(best < INFINITY)) return INFINITY;
+    float penalty = best - cost; /* the least that reaches best_cost, as a hook adding up would stop */
+    while (cost + penalty < best) penalty = nextafterf(penalty, INFINITY);
+    return penalty;
+}
+
+static void test_penalty_stopping_early(void **state) {
+    (void)state;
+    pm_test_rng rng = {29};
+    float q[DIMS], zero[DIMS] = {0};
+    const int whole = 0, early = 1;
+    for (int i = 0; i < 40; i++) {
+        make_query(q, &rng, i);
+        pm_search_def def = pm_default_search_def();
+        def.dynamic_weights = i % 2 ? zero : NULL;
+        def.continuing_pose = i % 4 == 1 ? (int)(pm_test_rng_u32(&rng) % (uint32_t)F.poses) : -1;
+        def.penalty = ban_even;
+        def.penalty_user = (void *)&whole;
+        def.mode = PM_SEARCH_BRUTEFORCE;
+        pm_search_result rb = run(q, def);
+        assert_true(rb.found);
+        def.penalty_user = (void *)&early;
+        for (int m = 0; m < 4; m++) {
+            def.mode = (pm_search_mode)m;
+            pm_search_result r = run(q, def);
+            assert_true(r.found);
+            assert_true(r.pose % 2 == 1 || r.continuing);
+            assert_true(r.penalty == 0.0f);
+            if (m != PM_SEARCH_PCAKDTREE) assert_same(r, rb, pm_search_mode_name(def.mode), i);
+        }
+    }
+}
+
 static void test_several_databases(void **state) {
     (void)state;
     float q[DIMS];
@@ -761,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_search_throttle),
         cmocka_unit_test(test_bounds_and_breakdown),
         cmocka_unit_test(test_penalty_hook),
+        cmocka_unit_test(test_penalty_stopping_early),
         cmocka_unit_test(test_several_databases),
         cmocka_unit_test(test_databases_of_different_schemas),
         cmocka_unit_test(test_nothing_found),

@@ -35,10 +35,12 @@ PM_API const char *pm_search_mode_name(pm_search_mode mode);
 PM_API int pm_search_mode_from_name(const char *name);
 
 /* Per-candidate penalty (environment-aware search, roadmap): called only for candidates whose
- * cost so far (dissimilarity + addends) is below `best_cost`, or equal to it with a lower pose
- * index (ties go to the lower index); return the penalty to add (>= 0; a negative one counts as
- * 0, NaN as a rejection), or INFINITY to reject. Return as soon as the penalty alone reaches best_cost - cost_so_far:
- * the candidate cannot win then. Must be thread-safe for concurrent searches. */
+ * cost so far (dissimilarity + addends) is below `best_cost`, the cost to stay below: the best so
+ * far, or one float step above it when a tie would go to this candidate (ties go to the lower
+ * pose index, the continuing pose first). Return the penalty to add (>= 0; a negative one counts
+ * as 0, NaN as a rejection), or INFINITY to reject. Return as soon as cost_so_far + penalty (the
+ * float sum, as the search adds it) reaches best_cost: the candidate cannot win then, so a
+ * penalty cut short is never part of a result. Must be thread-safe for concurrent searches. */
 typedef float (*pm_penalty_fn)(void *user, int pose, float cost_so_far, float best_cost);
 
 /* Limits that keep every cost finite: a normalised query value ((q - offset) / scale) beyond
