@@ -271,11 +271,10 @@ float pm_clip_duration(const pm_clip *c) {
     return (float)n * c->frame_time;
 }
 
-/* Frames around `time` and the fraction between them; 1 when a looping clip's time is at its
- * end - a whole number of loops - where the seam's far side (the loop end) is read whole. */
-static int clip_frame_pair(const pm_clip *c, float time, int *f0, int *f1, float *t) {
+/* Frames around x (a time in frames) and the fraction between them; 1 when a looping clip's time
+ * is at its end - a whole number of loops - where the seam's far side (the loop end) is read whole. */
+static int clip_frame_pair(const pm_clip *c, double x, int *f0, int *f1, float *t) {
     int n = c->frame_count;
-    double x = (double)time / (double)c->frame_time;
     if (c->looping && n > 1) {
         double w;
         if (pm_loop_wrap(x, n, c->frame_time, &w)) {
@@ -390,6 +389,8 @@ int pm_height_touchdowns(int *events, float *h, int n, int min_gap, float *scrat
     return ne;
 }
 
+static void clip_sample_frames(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, double x);
+
 pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, float time, pm_error *error) {
     if (!out_rot) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_rotations is NULL");
     if (!out_trans) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_translations is NULL");
@@ -399,9 +400,15 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
     if (!isfinite(time))
         return pm_fail(error, PM_ERR_NUMERIC, "pm_clip_sample: time %g is not finite (clip '%s')", (double)time,
                        c->name ? c->name : "(unnamed)");
+    clip_sample_frames(out_rot, out_trans, c, (double)time / (double)c->frame_time);
+    return PM_OK;
+}
+
+/* The pose at x frames (checked clip, finite x): pm_clip_sample's reading. */
+static void clip_sample_frames(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c, double x) {
     int f0, f1;
     float t;
-    int at_end = clip_frame_pair(c, time, &f0, &f1, &t);
+    int at_end = clip_frame_pair(c, x, &f0, &f1, &t);
     int jc = c->skeleton.joint_count;
     if (at_end) {
         /* The loop end, as the runtime animation's end key holds it (up to its hemisphere). */
@@ -409,7 +416,7 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
             out_rot[j] = pm_clip_loop_end_rotation(c, j);
             out_trans[j] = pm_clip_loop_end_translation(c, j);
         }
-        return PM_OK;
+        return;
     }
     const pm_quat *r0 = c->rotations + (size_t)f0 * jc, *r1 = c->rotations + (size_t)f1 * jc;
     const pm_vec3 *p0 = c->translations + (size_t)f0 * jc, *p1 = c->translations + (size_t)f1 * jc;
@@ -421,7 +428,6 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
         out_rot[j] = t == 0.0f ? r0[j] : pm_quat_slerp(r0[j], wrap ? pm_clip_loop_end_rotation(c, j) : r1[j], t);
         out_trans[j] = t == 0.0f ? p0[j] : pm_vec3_lerp(p0[j], wrap ? pm_clip_loop_end_translation(c, j) : p1[j], t);
     }
-    return PM_OK;
 }
 
 /* The grid a non-looping clip is resampled on: *count new frames, `step` source seconds apart.
@@ -461,6 +467,19 @@ double pm_clip_resample_plan(const pm_clip *src, float fps, double *step) {
     return count_d < 1.0 ? 1.0 : count_d;
 }
 
+/* Where new frame f of a resampling reads the source, in source frames. In doubles to the end: a
+ * time rounded to a float is off by up to 8e-6 s two minutes into a clip, so the frames of an
+ * exact ratio (30 -> 60 fps) no longer fell on source frames and their midpoints but a few 1e-4
+ * of a frame beside them, and the feet of a long clip moved by some 1e-3 m/s in their
+ * velocities. Positions within rounding of a whole frame are that frame: the ratio's grid means
+ * to land there, and its product and quotient only miss by a few units in the last place. */
+static double resample_position(const pm_clip *src, int f, double step) {
+    double x = f * step / (double)src->frame_time;
+    if (!src->looping) x = PM_MIN(x, (double)(src->frame_count - 1));
+    double whole = floor(x + 0.5);
+    return fabs(x - whole) <= 1e-9 * PM_MAX(whole, 1.0) ? whole : x;
+}
+
 pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_resample: NULL argument");
     const int aliased = out == src;
@@ -471,8 +490,6 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     pm_result r = clip_check_ready(src, "resample", error);
     if (r == PM_OK) r = clip_check_curves(src, "resample", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
-    /* A float, as the clip's times are (an overflow to Inf makes the count Inf, refused below). */
-    double duration = pm_clip_duration(src);
     double new_dt = 1.0 / fps, step;
     double count_d = pm_clip_resample_plan(src, fps, &step);
     if (!(count_d <= PM_MAX_FRAMES))
@@ -486,11 +503,9 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     r = clip_create_like(&c, src, count, (float)new_dt, &src->allocator, error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     int jc = src->skeleton.joint_count;
-    for (int f = 0; f < count; f++) {
-        float t = (float)PM_MIN(f * step, duration);
-        r = pm_clip_sample(c.rotations + (size_t)f * jc, c.translations + (size_t)f * jc, src, t, error);
-        if (r != PM_OK) goto fail;
-    }
+    for (int f = 0; f < count; f++)
+        clip_sample_frames(c.rotations + (size_t)f * jc, c.translations + (size_t)f * jc, src,
+                           resample_position(src, f, step));
     for (int i = 0; i < src->curve_count; i++) {
         float *vals = (float *)pm_alloc_array(&src->allocator, (size_t)count, sizeof(float), 0);
         if (!vals) {
@@ -500,7 +515,7 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
         for (int f = 0; f < count; f++) {
             int f0, f1;
             float t;
-            clip_frame_pair(src, (float)PM_MIN(f * step, duration), &f0, &f1, &t);
+            clip_frame_pair(src, resample_position(src, f, step), &f0, &f1, &t);
             vals[f] = src->curves[i].values[f0] + (src->curves[i].values[f1] - src->curves[i].values[f0]) * t;
         }
         r = pm_clip_add_curve(&c, src->curves[i].name, vals, error);
