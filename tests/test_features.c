@@ -174,6 +174,39 @@ static void test_phase_counts_a_stance_once(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* The touchdown thresholds are fractions of the height's 10th-90th percentile range
+ * (docs/SCHEMA.md): two one-frame glitches a metre up (a marker swap) would stretch a min-max
+ * range until no swing rose above 60% of it, and the foot would have no phase at all. */
+static void test_phase_range_ignores_glitches(void **state) {
+    (void)state;
+    const int stride = 30, frames = 120;
+    pm_clip c;
+    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    for (int f = 0; f < frames; f++) {
+        int k = f % stride;
+        float h = k < 15 ? 0.01f : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
+        if (f == 52 || f == 112) h += 1.0f;
+        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
+    }
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
+    snprintf(ph.bone, sizeof ph.bone, "LeftFoot");
+    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
+    float *rows = calloc((size_t)frames * 2, sizeof(float));
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    for (int f = 1; f < frames; f++) {
+        float step = atan2f(rows[f * 2 + 1], rows[f * 2]) - atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
+        if (step < 0.0f) step += 2.0f * PM_PI;
+        if (fabsf(step - 2.0f * PM_PI / (float)stride) > 0.05f)
+            fail_msg("frame %d: the phase moved by %g rad (one stride is %d frames: %g)", f, (double)step, stride,
+                     (double)(2.0f * PM_PI / (float)stride));
+    }
+    free(rows);
+    pm_clip_destroy(&c);
+}
+
 static void test_turning(void **state) {
     (void)state;
     pm_clip c;
@@ -552,6 +585,7 @@ int main(void) {
         cmocka_unit_test(test_loop_extrapolates),
         cmocka_unit_test(test_loop_smoothing_follows_the_cycle),
         cmocka_unit_test(test_phase_counts_a_stance_once),
+        cmocka_unit_test(test_phase_range_ignores_glitches),
         cmocka_unit_test(test_turning),
         cmocka_unit_test(test_every_trajectory_flag),
         cmocka_unit_test(test_features_of_a_real_clip),
