@@ -315,18 +315,31 @@ static int satisfies(pm_quat q, const mirror_constraints *m, float cos_tol) {
  * is one whose corrections meet every child offset within 10 degrees. */
 #define PM_MIRROR_LOOSE 0.985f
 
-/* Of the rotations R_t(theta) r0 (r0 followed by any turn about t), the one closest to ref. */
-static pm_quat twist_towards(pm_quat r0, pm_vec3 t, pm_quat ref) {
+/* Of the rotations R_t(theta) r0 (r0 followed by any turn about t), the one closest to ref. A ref
+ * a half turn about an axis across t (a Maya-style hips' correction seen from a leg along the
+ * bone) is equally far from all of them: the turn would be whatever float noise makes it (173
+ * degrees on one Bandai clip, 149 on the next, the knee then bending about a tilted axis), so
+ * there r0 is returned and *half_turn set to r0 turned half about t - the two conventions a rig
+ * may use, for the caller to choose between. */
+static pm_quat twist_towards(pm_quat r0, pm_vec3 t, pm_quat ref, pm_quat *half_turn, int *ambiguous) {
     pm_vec3 n = pm_vec3_normalize_or(t, pm_vec3_make(1, 0, 0));
     pm_quat d = pm_quat_mul(ref, pm_quat_conjugate(r0));
-    float theta = 2.0f * atan2f(d.x * n.x + d.y * n.y + d.z * n.z, d.w);
+    float s = d.x * n.x + d.y * n.y + d.z * n.z;
+    *ambiguous = s * s + d.w * d.w < 1e-4f;
+    if (*ambiguous) {
+        *half_turn = pm_quat_normalize(pm_quat_mul(pm_quat_from_axis_angle(n, PM_PI), r0));
+        return r0;
+    }
+    float theta = 2.0f * atan2f(s, d.w);
     return pm_quat_normalize(pm_quat_mul(pm_quat_from_axis_angle(n, theta), r0));
 }
 
 /* The correction meeting a joint's constraints. Two offsets that are not parallel fix it: the
  * longest onto its target, then a turn about that target taking the one most apart from it onto
- * its own; *exact is set. One offset leaves a turn about it free: the one closest to ref. */
-static pm_quat solve_correction(const mirror_constraints *m, pm_quat ref, int *exact) {
+ * its own; *exact is set. One offset leaves a turn about it free: the one closest to ref, and
+ * where ref prefers none, *alt set to the other convention (twist_towards) and *has_alt to 1. */
+static pm_quat solve_correction(const mirror_constraints *m, pm_quat ref, int *exact, pm_quat *alt, int *has_alt) {
+    *has_alt = 0;
     int k1 = 0;
     for (int k = 1; k < m->count; k++)
         if (pm_vec3_length(m->from[k]) > pm_vec3_length(m->from[k1])) k1 = k;
@@ -341,12 +354,15 @@ static pm_quat solve_correction(const mirror_constraints *m, pm_quat ref, int *e
         if (off > best) best = off, k2 = k;
     }
     *exact = k2 >= 0;
-    if (k2 < 0) return twist_towards(q, t1, ref);
+    if (k2 < 0) return twist_towards(q, t1, ref, alt, has_alt);
     pm_vec3 u = pm_quat_rotate(q, m->from[k2]), v = m->to[k2];
     u = pm_vec3_sub(u, pm_vec3_scale(t1, pm_vec3_dot(u, t1)));
     v = pm_vec3_sub(v, pm_vec3_scale(t1, pm_vec3_dot(v, t1)));
     return pm_quat_normalize(pm_quat_mul(quat_between(u, v, t1), q));
 }
+
+/* mean_mismatch above this (mean poses more than 60 degrees apart) tells no convention apart. */
+#define PM_MIRROR_UNTOLD 0.134f
 
 /* The clip's mean local rotation per joint (hemisphere-aligned sum, normalised). */
 static void mean_local_rotations(pm_quat *out, const pm_clip *c) {
@@ -379,9 +395,10 @@ static float mean_mismatch(pm_quat cp, pm_quat cj, pm_quat mirrored_mean, pm_qua
  * two offsets that are not parallel fix a joint's correction; one offset (a chain) leaves a turn
  * about the bone free, and so do joints without offsets. For those, the candidates are the
  * rest-pose correction (where it meets the offsets), the turn of the parent's correction and the
- * turn of the nearest fixed joint below, and the one whose mirrored clip has the mean local
- * rotation closest to the source's wins: frame conventions are discrete choices, and a clip's
- * mean pose tells them apart. */
+ * turn of the nearest fixed joint below (both turns, half a turn apart, where that correction
+ * prefers none), and the one whose mirrored clip has the mean local rotation closest to the
+ * source's wins: frame conventions are discrete choices, and a clip's mean pose tells them apart -
+ * unless it comes within 60 degrees of none, when the parent's convention is kept. */
 static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t *map, int axis, const pm_transform *rest,
                               const pm_allocator *a) {
     const pm_skeleton *sk = &clip->skeleton;
@@ -412,7 +429,9 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
     for (int j = 0; j < jc; j++) mirrored[j] = mirror_quat(mean[map[j]], axis);
     for (int j = 0; j < jc; j++) {
         int exact = 0;
-        if (cons[j].count) exact_corr[j] = solve_correction(&cons[j], rest_corr[j], &exact);
+        pm_quat alt;
+        int has_alt;
+        if (cons[j].count) exact_corr[j] = solve_correction(&cons[j], rest_corr[j], &exact, &alt, &has_alt);
         fixed[j] = (uint8_t)exact;
     }
     for (int j = 0; j < jc; j++) {
@@ -423,10 +442,14 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
         const mirror_constraints *m = &cons[j];
         int p = sk->parents[j];
         pm_quat cp = p >= 0 ? corr[p] : pm_quat_identity();
-        pm_quat cand[3];
-        int n = 0, exact = 0;
+        pm_quat cand[5];
+        int n = 0, exact = 0, has_alt = 0;
         if (satisfies(rest_corr[j], m, PM_MIRROR_LOOSE)) cand[n++] = rest_corr[j];
-        cand[n++] = m->count ? solve_correction(m, cp, &exact) : cp;
+        pm_quat alt;
+        cand[n] = m->count ? solve_correction(m, cp, &exact, &alt, &has_alt) : cp;
+        int from_parent = has_alt ? -1 : n;
+        n++;
+        if (has_alt) cand[n++] = alt;
         /* The nearest fixed joint down the first constrained child chain (fixed joints are
          * constrained ones). */
         int below = -1;
@@ -437,13 +460,23 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
             if (next >= 0 && fixed[next]) below = next;
             c = next;
         }
-        if (below >= 0) cand[n++] = m->count ? solve_correction(m, exact_corr[below], &exact) : exact_corr[below];
+        if (below >= 0) {
+            has_alt = 0;
+            cand[n] = m->count ? solve_correction(m, exact_corr[below], &exact, &alt, &has_alt) : exact_corr[below];
+            n++;
+            if (has_alt) cand[n++] = alt;
+        }
         int best = 0;
         float best_cost = INFINITY;
         for (int k = 0; k < n; k++) {
             float cost = mean_mismatch(cp, cand[k], mirrored[j], mean[j]);
             if (cost < best_cost - 1e-6f) best_cost = cost, best = k;
         }
+        /* A lopsided clip (one arm gesturing, the other swinging) leaves the mirrored mean pose far
+         * from the source's whatever the convention, and the nearest is then chance: on two Bandai
+         * walks the forearms alone took no half turn, their parents one, so the elbows twisted half
+         * round. Where the mean pose does not say, the joint keeps its parent's convention. */
+        if (best_cost > PM_MIRROR_UNTOLD && from_parent >= 0) best = from_parent;
         corr[j] = cand[best];
     }
     pm_free(a, cons);

@@ -325,6 +325,71 @@ static void test_mirror_reflects_and_is_an_involution(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+/* A Maya-style rig (Bandai's): bones along +X on the left and -X on the right, every frame the
+ * same at zero rotation, so the zero pose is no T-pose and the corrections are solved. The hips'
+ * is a half turn about Z, across the legs' bones, which prefers no turn about them: the legs'
+ * came out of float noise (a Bandai take's 173 degrees, the next one's 149) or none at all, and
+ * the mirrored knees bent about a tilted or reversed axis. Both sides bend their knees about +Y,
+ * so the mirror's left knee must turn as the source's right knee does, frame by frame; and a
+ * lopsided clip (a left knee held twisted, no mean pose to tell conventions by) must not make
+ * the lower legs drop the half turn their parents take. */
+static void test_mirror_maya_style_legs(void **state) {
+    (void)state;
+    const char *const names[] = {"Hips",   "Spine",      "UpperLeg_L", "LowerLeg_L",
+                                 "Foot_L", "UpperLeg_R", "LowerLeg_R", "Foot_R"};
+    const int parents[] = {-1, 0, 0, 2, 3, 0, 5, 6};
+    const pm_vec3 offsets[] = {{0, 0.9f, 0}, {0.2f, 0, 0}, {0, -0.1f, 0}, {0.4f, 0, 0}, {0.4f, 0, 0},
+                               {0, 0.1f, 0}, {-0.4f, 0, 0}, {-0.4f, 0, 0}};
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, 8, NULL, NULL));
+    for (int j = 0; j < 8; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+        s.parents[j] = parents[j];
+        s.rest_translations[j] = offsets[j];
+    }
+    const pm_quat half_x = pm_quat_from_axis_angle(AX, PM_PI), half_z = pm_quat_from_axis_angle(AZ, PM_PI);
+    for (int lopsided = 0; lopsided <= 1; lopsided++) {
+        pm_clip c;
+        PM_ASSERT_OK(pm_clip_create(&c, &s, 40, 1.0f / 30.0f, NULL, NULL));
+        for (int f = 0; f < 40; f++) {
+            pm_quat *q = c.rotations + (size_t)f * 8;
+            float t = 0.3f * (float)f;
+            c.translations[(size_t)f * 8] = pm_vec3_make(0, 0.9f, 0.05f * (float)f);
+            q[0] = pm_quat_from_axis_angle(AZ, 0.5f * PM_PI);
+            /* The left leg swings; the right one does what mirroring the left half a cycle on under
+             * these conventions gives: U_R = M(half_z U_L half_x^-1), K_R = M(half_x K_L half_x^-1). */
+            for (int side = 0; side < 2; side++) {
+                float ts = t + (float)side * PM_PI;
+                pm_quat upper =
+                    pm_quat_mul(pm_quat_from_axis_angle(AY, 0.1f), pm_quat_from_axis_angle(AZ, 2.0f + 0.4f * sinf(ts)));
+                pm_quat knee = pm_quat_from_axis_angle(AY, 0.3f + 0.3f * sinf(ts));
+                if (side == 0) {
+                    q[2] = upper;
+                    q[3] = lopsided ? pm_quat_from_axis_angle(pm_vec3_make(-1, 0, 0), 2.1f) : knee;
+                } else {
+                    pm_quat u = pm_quat_mul(pm_quat_mul(half_z, upper), pm_quat_conjugate(half_x));
+                    pm_quat k = pm_quat_mul(pm_quat_mul(half_x, knee), pm_quat_conjugate(half_x));
+                    q[5] = pm_quat_make(u.x, -u.y, -u.z, u.w);
+                    q[6] = pm_quat_make(k.x, -k.y, -k.z, k.w);
+                }
+            }
+        }
+        pm_clip m;
+        PM_ASSERT_OK(pm_clip_mirror(&m, &c, NULL, -1, NULL));
+        for (int f = 0; f < 40; f++) {
+            const pm_quat *q = c.rotations + (size_t)f * 8, *mq = m.rotations + (size_t)f * 8;
+            if (!pm_test_quat_same(mq[3], q[6], 1e-5f))
+                fail_msg("%s clip, frame %d: mirrored left knee (%g %g %g %g), the source's right knee (%g %g %g %g)",
+                         lopsided ? "lopsided" : "walking", f, (double)mq[3].x, (double)mq[3].y, (double)mq[3].z,
+                         (double)mq[3].w, (double)q[6].x, (double)q[6].y, (double)q[6].z, (double)q[6].w);
+            if (!lopsided) assert_true(pm_test_quat_same(mq[6], q[3], 1e-5f));
+        }
+        pm_clip_destroy(&m);
+        pm_clip_destroy(&c);
+    }
+    pm_skeleton_destroy(&s);
+}
+
 /* ---- root extraction ---- */
 
 /* The floor is where the feet's lowest points are: the toe tip (a foot's End Site) of a rig
@@ -720,6 +785,7 @@ int main(void) {
         cmocka_unit_test(test_trim_scale_z_up),
         cmocka_unit_test(test_mirror_maps),
         cmocka_unit_test(test_mirror_reflects_and_is_an_involution),
+        cmocka_unit_test(test_mirror_maya_style_legs),
         cmocka_unit_test(test_floor_from_toe_tips),
         cmocka_unit_test(test_root_straight_walk),
         cmocka_unit_test(test_root_turning_walk),

@@ -177,7 +177,8 @@ PM_API pm_result pm_clip_z_up_to_y_up(pm_clip *clip, pm_error *error);
  * same joint frames (so a clip and its mirror blend): joint frames need not be symmetric - each
  * mirrored rotation is corrected, from the rest pose where it is symmetric, else from the bone
  * offsets (every offset comes out as the skeleton's; a turn about a bone the offsets leave free
- * is chosen to match the clip's mean pose). src must pass pm_clip_validate. out may be src. */
+ * is chosen to match the clip's mean pose, or kept as the parent joint's where no choice comes
+ * near it, as in a lopsided clip). src must pass pm_clip_validate. out may be src. */
 PM_API pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *mirror_map, int axis,
                                 pm_error *error);
 
