@@ -43,8 +43,11 @@ struct Stats {
 Stats stats(std::vector<double> t) {
     Stats s;
     std::sort(t.begin(), t.end());
-    s.median = t[t.size() / 2];
-    s.p99 = t[(size_t)std::floor(0.99 * (double)(t.size() - 1))];
+    // As `posematch bench` takes them (tools/bench_threads.c), so that the table compares like
+    // with like: the mean of the two middle samples of an even count, the p99 by nearest rank.
+    const size_t n = t.size();
+    s.median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    s.p99 = t[(n * 99 + 99) / 100 - 1];
     for (double x : t) s.mean += x / (double)t.size();
     return s;
 }

@@ -14,6 +14,12 @@ int pm_bench_cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+double pm_bench_median(const double *sorted, int n) {
+    return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+double pm_bench_p99(const double *sorted, int n) { return sorted[((long long)n * 99 + 99) / 100 - 1]; }
+
 double pm_bench_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

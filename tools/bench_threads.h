@@ -10,6 +10,12 @@
  * microseconds, and the qsort comparison for the sorted samples medians and p99s come from. */
 double pm_bench_now_us(void);
 int pm_bench_cmp_double(const void *a, const void *b);
+/* Of n >= 1 sorted samples: the median (of an even count the mean of the two middle ones: the
+ * upper one alone made the median of two queries their maximum, above their p99), and the p99
+ * by nearest rank, the smallest sample that at least 99% of them do not exceed (of 100 the
+ * 99th, of fewer the largest: (n - 1) * 0.99 rounded down made it the smallest of two). */
+double pm_bench_median(const double *sorted, int n);
+double pm_bench_p99(const double *sorted, int n);
 
 typedef struct pm_bench_threads_row {
     pm_search_mode mode;

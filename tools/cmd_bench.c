@@ -126,8 +126,8 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
         }
     }
     qsort(times, (size_t)qs->count, sizeof(double), pm_bench_cmp_double);
-    m->median_us = times[qs->count / 2];
-    m->p99_us = times[(int)floor(0.99 * (qs->count - 1))];
+    m->median_us = pm_bench_median(times, qs->count);
+    m->p99_us = pm_bench_p99(times, qs->count);
     m->mean_us = sum / qs->count;
     m->exact_fraction = exact / qs->count;
     m->mean_excess = excess / qs->count;
@@ -602,7 +602,8 @@ int pm_cmd_bench(int argc, char **argv) {
     /* The headline: median brute-force time over both sets' queries by exact's. */
     qsort(b.pooled_bf, (size_t)b.pooled_bf_count, sizeof(double), pm_bench_cmp_double);
     qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), pm_bench_cmp_double);
-    double bf_pooled = b.pooled_bf[b.pooled_bf_count / 2], ex_pooled = b.pooled_exact[b.pooled_exact_count / 2];
+    double bf_pooled = pm_bench_median(b.pooled_bf, b.pooled_bf_count);
+    double ex_pooled = pm_bench_median(b.pooled_exact, b.pooled_exact_count);
     double headline = ex_pooled > 0 ? bf_pooled / ex_pooled : 0.0;
     /* Throughput of threads sharing the database: exact, and brute force for contrast (it reads
      * the whole matrix per query, so threads share memory bandwidth). Brute force costs the same
