@@ -119,10 +119,14 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
         nodes += res[i].nodes;
         int same = res[i].found == ref[i].found && res[i].pose == ref[i].pose && res[i].cost == ref[i].cost;
         exact += same;
-        if (res[i].found && ref[i].found && ref[i].cost > 0.0f) {
-            double ratio = (double)res[i].cost / (double)ref[i].cost;
-            excess += ratio - 1.0;
-            if (ratio > worst) worst = ratio;
+        /* The cost above the optimum's, relative to the optimum's feature distance: a ratio of
+         * the costs themselves moves with the cost addends (--addend), a uniform one included,
+         * and a negative one made every miss count as no excess at all. Without addends the two
+         * are the same. A query equal to a database row (no distance) has no relative excess. */
+        if (res[i].found && ref[i].found && ref[i].dissimilarity > 0.0f) {
+            double over = ((double)res[i].cost - (double)ref[i].cost) / (double)ref[i].dissimilarity;
+            excess += over;
+            if (1.0 + over > worst) worst = 1.0 + over;
         }
     }
     qsort(times, (size_t)qs->count, sizeof(double), pm_bench_cmp_double);
