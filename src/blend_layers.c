@@ -88,6 +88,10 @@ static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base and output must be set");
     if (!pm_pose_aligned(job->base) || !pm_pose_aligned(job->output))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: base or output%s", PM_ALIGN_HINT);
+    const int groups = pm_soa_count(job->joint_count);
+    if (pm_poses_overlap_apart(job->output, job->base, groups))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "layered blend job: output overlaps the base without being it (the output may be the base, not part of it)");
     if (job->layer_count < 0 || job->layer_count > PM_BLEND_MAX_INPUTS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: %d layers is outside 0..%d", job->layer_count,
                        PM_BLEND_MAX_INPUTS);
@@ -110,6 +114,11 @@ static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error)
                            (double)w);
         if (w > 0.0f && !pm_pose_aligned(job->layers[i].pose))
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: layer %d%s", i, PM_ALIGN_HINT);
+        if (w > 0.0f && pm_poses_overlap_apart(job->output, job->layers[i].pose, groups))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "layered blend job: output overlaps layer %d's pose without being it (the output may be a layer's "
+                           "pose, not part of one)",
+                           i);
     }
     return PM_OK;
 }

@@ -25,6 +25,23 @@ static pm_result l2m_check_sizes(const pm_local_to_model_job *job, pm_error *err
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "local-to-model job: output_matrices is not 16-byte aligned (each matrix is four aligned "
                        "columns)");
+    /* No output may share memory with what the job reads (or with the other output): joints are
+     * written while later ones are still to be read, so an overlap gives a wrong pose silently. */
+    const size_t n = (size_t)job->joint_count, in_size = (size_t)pm_soa_count(job->joint_count) * sizeof(pm_soa_transform);
+    const void *outs[2] = {job->output, job->output_matrices};
+    const size_t out_sizes[2] = {n * sizeof(pm_transform), n * 16 * sizeof(float)};
+    const char *out_names[2] = {"output", "output_matrices"};
+    for (int k = 0; k < 2; k++) {
+        if (!outs[k]) continue;
+        const char *what = pm_bytes_overlap(outs[k], out_sizes[k], job->input, in_size)            ? "the input"
+                           : pm_bytes_overlap(outs[k], out_sizes[k], job->parents, n * sizeof(int32_t)) ? "parents"
+                           : k == 0 && outs[1] && pm_bytes_overlap(outs[0], out_sizes[0], outs[1], out_sizes[1])
+                               ? "output_matrices"
+                               : NULL;
+        if (what)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "local-to-model job: %s overlaps %s (outputs need buffers of their own)",
+                           out_names[k], what);
+    }
     /* The root is one transform: checked on every run, as the sizes are. A rotation that is not
      * unit would scale and shear every joint below it. */
     if (job->root) {

@@ -35,6 +35,9 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
         const pm_soa_transform *pose = job->inputs[i].pose;
         if (!pose) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: input %d has weight %g but no pose", i, (double)w);
         if (!pm_pose_aligned(pose)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend job: input %d%s", i, PM_ALIGN_HINT);
+        if (pm_poses_overlap_apart(job->output, pose, pm_soa_count(job->joint_count)))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "blend job: output overlaps input %d without being it (the output may be an input, not part of one)", i);
         poses[n] = pose;
         weights[n] = w;
         n++;

@@ -47,6 +47,19 @@ static inline int pm_poses_overlap(const pm_soa_transform *a, const pm_soa_trans
     return x < y + size && y < x + size;
 }
 
+/* Whether an output shares memory with an input without being it: the jobs that may write in
+ * place read each group before writing it, so only the very same pose is safe; an output one group
+ * off an input overwrites what is still to be read, and validate would otherwise accept it. */
+static inline int pm_poses_overlap_apart(const pm_soa_transform *out, const pm_soa_transform *in, int groups) {
+    return out != in && pm_poses_overlap(out, in, groups);
+}
+
+/* Whether two byte ranges share memory (integers, as pm_poses_overlap). */
+static inline int pm_bytes_overlap(const void *a, size_t a_size, const void *b, size_t b_size) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + b_size && y < x + a_size;
+}
+
 /* Pose arrays must be 16-byte aligned (pm_soa_transform's own alignment; pm_pose_alloc). */
 static inline int pm_pose_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 #define PM_ALIGN_HINT " is not 16-byte aligned (allocate poses with pm_pose_alloc or as pm_soa_transform arrays)"

@@ -267,6 +267,82 @@ static void test_pose_conversions_and_rest(void **state) {
     pm_skeleton_destroy(&sk);
 }
 
+/* An output may be the very pose of an input, not part of one: a group off, the job read groups
+ * it had already overwritten and validate said nothing (the blend came out wrong, silently). The
+ * same goes for the local-to-model outputs over the input. */
+static void test_outputs_overlapping_inputs(void **state) {
+    (void)state;
+    const int groups = pm_soa_count(J_COUNT);
+    pm_soa_transform *arena = pm_pose_alloc(4 * groups * 4, NULL), *b = new_pose(), *ref = new_pose();
+    assert_non_null(arena);
+    pm_test_rng rng = {77};
+    random_pose(arena, J_COUNT, &rng, 3.0f);
+    random_pose(b, J_COUNT, &rng, 3.0f);
+    pm_soa_transform *a = arena, *shifted = arena + 1;
+    pm_error e;
+
+    pm_blend_input in[2] = {{a, 0.25f}, {b, 0.75f}};
+    pm_blend_job bj = blend_job(in, 2, shifted);
+    expect(pm_blend_job_validate(&bj, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "blend job: output overlaps input 0 without being it");
+    expect(pm_blend_job_run(&bj, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps input 0");
+    in[0].weight = 0.0f; /* never read, so no overlap with it */
+    PM_ASSERT_OK(pm_blend_job_validate(&bj, &e));
+    in[0].weight = 0.25f;
+    bj.output = ref;
+    PM_ASSERT_OK(pm_blend_job_run(&bj, &e));
+    bj.output = a; /* in place: allowed, and the same blend */
+    PM_ASSERT_OK(pm_blend_job_run(&bj, &e));
+    assert_true(poses_bitwise_equal(a, ref, J_COUNT));
+
+    random_pose(arena + groups, J_COUNT, &rng, 3.0f);
+    pm_soa_transform *base = arena + groups;
+    pm_blend_layer l = {b, 0.5f, NULL};
+    pm_layered_blend_job lj = layered_job(base, &l, 1, base - 1);
+    expect(pm_layered_blend_job_validate(&lj, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: output overlaps the base without being it");
+    l.pose = base + 1;
+    lj.output = base;
+    expect(pm_layered_blend_job_run(&lj, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps layer 0's pose");
+    l.pose = b;
+    PM_ASSERT_OK(pm_layered_blend_job_run(&lj, &e));
+
+    pm_additive_extract_job x = extract_job(a, b, shifted);
+    expect(pm_additive_extract_job_validate(&x, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive extract job: output overlaps the source without being it");
+    x.output = b;
+    PM_ASSERT_OK(pm_additive_extract_job_run(&x, &e));
+
+    pm_additive_apply_job y = apply_job(a, b, shifted);
+    y.weight = 0.5f;
+    expect(pm_additive_apply_job_run(&y, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive apply job: output overlaps the target without being it");
+    y.target = ref;
+    y.delta = a;
+    expect(pm_additive_apply_job_validate(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps the delta");
+    y.output = a;
+    PM_ASSERT_OK(pm_additive_apply_job_run(&y, &e));
+
+    int32_t parents[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) parents[j] = pm_test_humanoid_parents[j];
+    pm_local_to_model_job m = pm_default_local_to_model_job();
+    m.parents = parents;
+    m.joint_count = J_COUNT;
+    m.input = arena;
+    m.output = (pm_transform *)(void *)(arena + 1);
+    expect(pm_local_to_model_job_validate(&m, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "local-to-model job: output overlaps the input");
+    m.output = NULL;
+    m.output_matrices = (float *)(void *)(arena + groups - 1);
+    expect(pm_local_to_model_job_run(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output_matrices overlaps the input");
+    m.output_matrices = (float *)(void *)(arena + groups);
+    m.output = (pm_transform *)(void *)(arena + groups + 1);
+    expect(pm_local_to_model_job_run(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps output_matrices");
+    m.output = (pm_transform *)(void *)(arena + 3 * groups);
+    PM_ASSERT_OK(pm_local_to_model_job_run(&m, &e));
+    FREE_POSES(arena, b, ref);
+}
+
 /* The group count of any int, near INT_MAX included (where adding 3 first overflowed). */
 static void test_soa_count_range(void **state) {
     (void)state;
@@ -288,6 +364,7 @@ int main(void) {
         cmocka_unit_test(test_weights_past_a_bound),
         cmocka_unit_test(test_pose_conversions_and_rest),
         cmocka_unit_test(test_soa_count_range),
+        cmocka_unit_test(test_outputs_overlapping_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,10 @@
  * Joint j lives in lane j % 4 of group j / 4; the padding lanes of the last group hold identity
  * transforms. Rotations blend with nlerp: hemisphere-corrected against the heaviest input (or the
  * sum so far, for layers) and renormalised; slerp where a job offers it. Weights are normalised and an input whose weight
- * is zero is never read (its pointer may be NULL). */
+ * is zero is never read (its pointer may be NULL). An output may be the very pose of an input where
+ * a job says so; any other overlap of an output with what the job reads (an output a group off an
+ * input, local-to-model outputs over the input) is rejected by validate, as the pose would be read
+ * after parts of it were overwritten. */
 #ifndef POSEMATCH_BLEND_H
 #define POSEMATCH_BLEND_H
 
