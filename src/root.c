@@ -67,10 +67,37 @@ void pm_root_track_destroy(pm_root_track *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* Gaussian smoothing of n vec3 samples (in place via tmp), clamped at the ends or, for a loop,
- * continued through it: a sample k cycles away is the stored one moved by the cycle transform k
- * times (cycle[k + 2] = C^k, k in -2..2), so a clip that travels is not averaged with ground a
- * loop length away. Directions (is_direction) take the cycle's rotation only. */
+/* The Gaussian-weighted straight line through the samples of v within `radius` of i (those the
+ * clip has), read at i. Where the window is whole this is the plain weighted mean (the slope
+ * term cancels); near a non-looping clip's ends it replaces repeating the end frame, which for a
+ * clip cut mid-stride (most locomotion takes) pulled the root back towards the last sample: the
+ * root ran at about half the hips' speed over the first and last 0.2 s and trailed them by up to
+ * 16 cm (a Bandai dash), so the trajectory features of those poses described a slower motion. */
+static pm_vec3 local_line(const pm_vec3 *v, int n, int i, int radius, float inv) {
+    int lo = i - radius < 0 ? -i : -radius, hi = i + radius > n - 1 ? n - 1 - i : radius;
+    /* Offsets from v[i], so that positions far from the origin keep their precision. */
+    pm_vec3 o = v[i], sx = pm_vec3_zero(), skx = pm_vec3_zero();
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
+    for (int k = lo; k <= hi; k++) {
+        float w = expf(-(float)(k * k) * inv), kf = (float)k;
+        pm_vec3 x = pm_vec3_sub(v[i + k], o);
+        s0 += w;
+        s1 += w * kf;
+        s2 += w * kf * kf;
+        sx = pm_vec3_add(sx, pm_vec3_scale(x, w));
+        skx = pm_vec3_add(skx, pm_vec3_scale(x, w * kf));
+    }
+    float det = s0 * s2 - s1 * s1;
+    /* Two samples at least (n >= 3, radius >= 1) make det > 0; the guard is for rounding. */
+    if (!(det > 1e-6f * s0 * s2)) return pm_vec3_add(o, pm_vec3_scale(sx, 1.0f / s0));
+    return pm_vec3_add(o, pm_vec3_scale(pm_vec3_sub(pm_vec3_scale(sx, s2), pm_vec3_scale(skx, s1)), 1.0f / det));
+}
+
+/* Gaussian smoothing of n vec3 samples (in place via tmp): near the ends of a non-looping clip a
+ * local straight line (local_line), for a loop continued through it: a sample k cycles away is
+ * the stored one moved by the cycle transform k times (cycle[k + 2] = C^k, k in -2..2), so a clip
+ * that travels is not averaged with ground a loop length away. Directions (is_direction) take the
+ * cycle's rotation only. */
 static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, const pm_transform *cycle, int is_direction) {
     if (!(sigma_frames > 0.05f) || n < 3) return;
     /* Clamped as a float: a long sigma at a high rate may not fit an int. */
@@ -78,6 +105,10 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
     int radius = reach < (float)n ? (int)reach : n;
     float inv = 1.0f / (2.0f * sigma_frames * sigma_frames);
     for (int i = 0; i < n; i++) {
+        if (!cycle && (i < radius || i + radius > n - 1)) {
+            tmp[i] = local_line(v, n, i, radius, inv);
+            continue;
+        }
         pm_vec3 acc = pm_vec3_zero();
         float wsum = 0.0f;
         for (int k = -radius; k <= radius; k++) {
@@ -92,7 +123,7 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
                     x = is_direction ? pm_quat_rotate(t->rotation, x) : pm_transform_point(*t, x);
                 }
             } else {
-                x = v[PM_CLAMP(idx, 0, n - 1)];
+                x = v[idx]; /* a whole window: local_line took the ends */
             }
             float w = expf(-(float)(k * k) * inv);
             acc = pm_vec3_add(acc, pm_vec3_scale(x, w));

@@ -289,6 +289,50 @@ static void test_salsa_true_scale(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* The root keeps the hips' pace to the ends of a take cut mid-stride. Bandai-Namco's walks, runs
+ * and dashes all start and end moving (up to 4 m/s): with the end frames repeated past the ends,
+ * the smoothed root ran at 0.56 of the hips' speed over the first and last 0.2 s and trailed them
+ * by up to 16 cm. Speeds are over 6 frames (0.2 s), so that one step's sway does not decide. */
+static void test_root_keeps_pace_at_clip_ends(void **state) {
+    (void)state;
+    file_list files = {NULL, 0, 0};
+    find_bvh_files(&files);
+    int step = sanitized() ? 6 : 1, bandai_seen = 0, ends = 0;
+    for (int i = 0; i < files.count; i++) {
+        const char *rel = files.paths[i];
+        if (!strstr(rel, "bandai-namco/") || (bandai_seen++ % step) != 0) continue;
+        pm_clip c;
+        PM_ASSERT_OK(pm_bvh_read_file(&c, pm_test_mocap_path(rel), NULL, NULL));
+        pm_skeleton_roles roles;
+        pm_skeleton_find_roles(&roles, &c.skeleton);
+        pm_root_track t;
+        PM_ASSERT_OK(pm_root_track_extract(&t, &c, NULL, NULL, NULL));
+        pm_transform *w = malloc(sizeof(pm_transform) * (size_t)c.skeleton.joint_count);
+        const int n = c.frame_count, k = 6;
+        for (int end = 0; end < 2 && n > 4 * k; end++) {
+            int a = end ? n - 1 - k : 0, b = a + k;
+            PM_ASSERT_OK(pm_clip_frame_world(w, &c, a, NULL));
+            pm_vec3 ha = w[roles.hips].translation;
+            PM_ASSERT_OK(pm_clip_frame_world(w, &c, b, NULL));
+            pm_vec3 d = pm_vec3_sub(w[roles.hips].translation, ha);
+            d.y = 0.0f;
+            float hips = pm_vec3_length(d) / ((float)k * c.frame_time);
+            if (hips < 1.0f) continue;
+            float root = pm_vec3_length(pm_vec3_sub(t.frames[b].translation, t.frames[a].translation)) / ((float)k * c.frame_time);
+            if (!(root > 0.85f * hips && root < 1.15f * hips))
+                fail_msg("%s: over its %s 0.2 s the root moves at %.2f m/s, the hips at %.2f", rel, end ? "last" : "first",
+                         (double)root, (double)hips);
+            ends++;
+        }
+        free(w);
+        pm_root_track_destroy(&t);
+        pm_clip_destroy(&c);
+    }
+    assert_true(ends > (sanitized() ? 20 : 150));
+    for (int i = 0; i < files.count; i++) free(files.paths[i]);
+    free(files.paths);
+}
+
 static void test_round_trip_real_files(void **state) {
     (void)state;
     static const char *const files[] = {
@@ -460,6 +504,7 @@ int main(void) {
         cmocka_unit_test(test_all_files),
         cmocka_unit_test(test_forward_kinematics_plausible),
         cmocka_unit_test(test_salsa_true_scale),
+        cmocka_unit_test(test_root_keeps_pace_at_clip_ends),
         cmocka_unit_test(test_round_trip_real_files),
         cmocka_unit_test(test_mirror_all_files),
     };
