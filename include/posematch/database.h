@@ -261,7 +261,9 @@ PM_API const float *pm_database_values(const pm_database *db, int *out_rows, int
  * NULL if none was). The rows are at the database's rate from the clip's first kept frame: row r
  * holds the clip at r / fps seconds after its lead-in (pm_database_clip_lead_in), which is not
  * the clip's frame r unless the rates agree and nothing was trimmed (pm_database_clip_frame_row
- * maps a frame). */
+ * maps a frame). A clip whose rate is within 0.1% of the database's is not resampled (a frame
+ * time printed as 0.0333333 is 30 fps): row r is its frame r, r of its own frame times in, which
+ * r / fps (and a pose's time) misses by at most 0.1% of that time. */
 PM_API pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_database *db, const pm_clip *clip,
                                           pm_error *error);
 /* Seconds at the start of `clip` the database drops, as it dropped them from its own assets: one
