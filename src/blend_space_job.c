@@ -108,6 +108,29 @@ pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error)
 
 /* ---- baking ---- */
 
+int pm_blend_space_bake_cycles(const pm_blend_space *s, const pm_blend_space_weights *w, int *out_looping) {
+    if (out_looping) *out_looping = 0;
+    if (!s || !w) return 0;
+    int looping = pm_blend_space_loops(s, w), most = 1; /* a blend that does not close bakes as a one-shot */
+    for (int i = 0; i < w->count; i++) most = PM_MAX(most, pm_blend_space_sample_cycles(s, w->samples[i]));
+    /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once); for
+     * a loop, its period, until every sample is back at its first cycle - when that is at most
+     * PM_BLEND_SPACE_MAX_PERIOD cycles, or just the cycles of its sample of most cycles (a sample
+     * baked alone, say). Otherwise as many cycles as that sample has, as a one-shot. */
+    int cycles = 1;
+    if (looping && most > 1) {
+        int period = pm_blend_space_period(s, w);
+        if (period > 0 && (period <= PM_BLEND_SPACE_MAX_PERIOD || period == most)) {
+            cycles = period;
+        } else {
+            cycles = most;
+            looping = 0;
+        }
+    }
+    if (out_looping) *out_looping = looping;
+    return cycles;
+}
+
 pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float *params, float fps, pm_error *error) {
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_bake: NULL argument");
     memset(out, 0, sizeof *out);
@@ -129,22 +152,7 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
                            s->name, (double)fps);
     }
     double cycle0 = pm_blend_space_duration(s, &w);
-    int looping = pm_blend_space_loops(s, &w), most = 1; /* a blend that does not close bakes as a one-shot */
-    for (int i = 0; i < w.count; i++) most = PM_MAX(most, pm_blend_space_sample_cycles(s, w.samples[i]));
-    /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once); for
-     * a loop, its period, until every sample is back at its first cycle - when that is at most
-     * PM_BLEND_SPACE_MAX_PERIOD cycles, or just the cycles of its sample of most cycles (a sample
-     * baked alone, say). Otherwise as many cycles as that sample has, as a one-shot. */
-    int cycles = 1;
-    if (looping && most > 1) {
-        int period = pm_blend_space_period(s, &w);
-        if (period > 0 && (period <= PM_BLEND_SPACE_MAX_PERIOD || period == most)) {
-            cycles = period;
-        } else {
-            cycles = most;
-            looping = 0;
-        }
-    }
+    int looping = 0, cycles = pm_blend_space_bake_cycles(s, &w, &looping);
     double duration = cycle0;
     for (int c = 1; c < cycles; c++) duration += (double)pm_blend_space_cycle_duration(s, &w, c);
     /* A looping blend ends one frame before it starts again; a one-shot includes both ends. */

@@ -28,7 +28,8 @@ static const char blend_usage[] =
     "  --weights         prints each sample's weight (and gait cycles), the cell used and the\n"
     "                    blend's cycle duration (or its period's cycles)\n"
     "  --json            with --weights: one JSON object {\"weights\": [{\"sample\", \"index\", \"weight\",\n"
-    "                    \"cycles\"}], \"cell\": {...}, \"duration\", \"period\", \"cycle_durations\", ...}\n"
+    "                    \"cycles\"}], \"cell\": {...}, \"duration\", \"period\", \"cycle_durations\",\n"
+    "                    \"baked_cycles\", \"baked_looping\" (what -o and build write), ...}\n"
     "  --unit-scale M    metres per BVH unit when reading the clips (default: the file's\n"
     "                    \"unit_scale\", else detect); outranks the file\n"
     "  --up y|z          the clips' up axis (default: the file's \"up\", else detect); outranks the file\n";
@@ -206,6 +207,11 @@ static int print_weights_json(const pm_blend_space *s, const blend_args *a, cons
     for (int c = 0; c < listed_cycles(period); c++)
         cJSON_AddItemToArray(ds, cJSON_CreateNumber(pm_cli_round_sig(pm_blend_space_cycle_duration(s, w, c), 7)));
     cJSON_AddItemToObject(o, "cycle_durations", ds);
+    /* What -o and build write, which is not the whole loop when its period is too long to bake:
+     * without these a blend reported "looping" became a one-shot asset in the database. */
+    int baked_looping = 0, baked_cycles = pm_blend_space_bake_cycles(s, w, &baked_looping);
+    cJSON_AddNumberToObject(o, "baked_cycles", baked_cycles);
+    cJSON_AddBoolToObject(o, "baked_looping", baked_looping);
     int failed = pm_cli_json_puts(o);
     cJSON_Delete(o);
     return failed;
@@ -242,6 +248,10 @@ static void print_weights_text(const pm_blend_space *s, const blend_args *a, con
         else printf("repeats after too many cycles to count:");
         for (int c = 0; c < listed_cycles(period); c++) printf(" %.4f", (double)pm_blend_space_cycle_duration(s, w, c));
         printf("%s s\n", listed_cycles(period) < period || period == 0 ? " ..." : "");
+        int baked_looping = 0, baked_cycles = pm_blend_space_bake_cycles(s, w, &baked_looping);
+        if (pm_blend_space_loops(s, w) && !baked_looping)
+            printf("baked (-o, build) as %d cycles once, phase 0 to %d: the period is too long to bake\n", baked_cycles,
+                   baked_cycles);
     }
 }
 

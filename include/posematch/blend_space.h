@@ -274,6 +274,15 @@ PM_API pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error 
 PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, const float *params, float fps,
                                      pm_error *error);
 
+/* Gait cycles pm_blend_space_bake writes at these weights, and in *out_looping (may be NULL)
+ * whether it writes them as a loop. This can differ from pm_blend_space_loops and
+ * pm_blend_space_period: a loop whose period is longer than PM_BLEND_SPACE_MAX_PERIOD (and than
+ * each sample's cycle count) is baked as a one-shot of its sample of most cycles, so a tool that
+ * reports a blend can say what a database asset of it will be. 0 (and not looping) for NULL
+ * arguments. */
+PM_API int pm_blend_space_bake_cycles(const pm_blend_space *space, const pm_blend_space_weights *weights,
+                                      int *out_looping);
+
 typedef struct pm_blend_grid_def {
     int counts[PM_BLEND_SPACE_MAX_DIMENSIONS]; /* points per axis, >= 1 (1 = the axis midpoint) */
     int include_outside;        /* 0 (default): skip points outside the samples' hull (they would

@@ -315,6 +315,34 @@ assert d["period"] == 2 and len(d["cycle_durations"]) == 2 and d["cycle_duration
 PY
   "$CLI" blend "$TMP/strides.json" --param 2.2 --weights | grep -q "repeats after 2 cycles" || fail "strides text output"
   "$CLI" blend "$TMP/strides.json" --param 1.2 --weights | grep -q "walk .*(2 gait cycles)" || fail "strides sample cycles"
+  # A loop whose period is too long to bake (6 strides with 8: 24 cycles) is baked as a one-shot of
+  # 8 cycles: --weights says so (it used to report only "looping": true, as the blend itself
+  # loops), and says what build makes of it, as it does for a period that is baked whole.
+  D1="$MOCAP/bandai-namco/dataset-1"
+  if [ -f "$D1/dataset-1_walk_normal_001.bvh" ]; then
+    D1=$(cd "$D1" && pwd)
+    cat > "$TMP/long.json" <<EOF
+{ "name": "long", "axes": [{"name": "speed", "min": 0, "max": 4}], "grid": [3], "samples": [
+    {"name": "a", "clip": "$D1/dataset-1_walk_normal_001.bvh", "params": [1], "loop": true},
+    {"name": "b", "clip": "$D/dataset-2_walk_normal_001.bvh", "params": [3], "loop": true}
+  ] }
+EOF
+    for c in "long 2 24 8 False" "strides 2.2 2 2 True"; do
+      set -- $c
+      "$CLI" blend "$TMP/$1.json" --param $2 --weights --json > "$TMP/bw.json" || fail "$1 blend --weights exited $?"
+      "$CLI" build "$TMP/$1.json" -o "$TMP/bw.pmdb" >/dev/null 2>&1 || fail "$1 build exited $?"
+      "$CLI" info "$TMP/bw.pmdb" --json > "$TMP/bw_info.json" || fail "$1 info exited $?"
+      python3 - "$TMP/bw.json" "$TMP/bw_info.json" $3 $4 $5 $1 $2 <<'PY' || fail "$1: baked cycles or looping: $(cat "$TMP/bw.json")"
+import json, sys
+w, info = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert w["looping"] and w["period"] == int(sys.argv[3]), w
+assert w["baked_cycles"] == int(sys.argv[4]) and str(w["baked_looping"]) == sys.argv[5], w
+assets = [a for a in info["asset_list"] if a["name"] == "%s@%s" % (sys.argv[6], sys.argv[7])]
+assert len(assets) == 1 and assets[0]["looping"] == w["baked_looping"], (info["asset_list"], w)
+PY
+    done
+    "$CLI" blend "$TMP/long.json" --param 2 --weights | grep -q "^baked (-o, build) as 8 cycles once" || fail "long text output"
+  fi
 else
   echo "note: real clips not found under $MOCAP; generated clips only"
 fi
