@@ -440,8 +440,15 @@ static int check_unique_names(const pm_clip *clips, const char *const *from, int
         if (!strcmp(v[i - 1].name, v[i].name)) {
             const char *a = from[v[i - 1].index], *b = from[v[i].index];
             int spaces = pm_cli_has_suffix(a, ".json") && pm_cli_has_suffix(b, ".json");
-            pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
-                        v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
+            /* Inputs given twice were refused, so one file here is one space whose grid points are
+             * too close for the 6 significant digits of their names: renaming the space cannot help. */
+            if (spaces && !strcmp(a, b))
+                pm_cli_fail("build: %s: two points of its grid make an asset named '%s' (names give the parameters "
+                            "to 6 significant digits): asset names must be unique (make \"grid\" coarser)",
+                            a, v[i].name);
+            else
+                pm_cli_fail("build: %s and %s both make an asset named '%s': asset names must be unique (%s)", a, b,
+                            v[i].name, spaces ? "give the blend spaces different \"name\"s" : "rename one of them");
             ok = 0;
         }
     /* The names being distinct, a mirrored copy can only clash with a clip named "<other>.mirror". */
