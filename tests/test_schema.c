@@ -180,6 +180,8 @@ static void test_json(void **state) {
         {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"size\": 2}]}",
          "channels[0].size: a position channel has no \"size\" field"},
         {"{\"channels\": [{\"kind\": \"padding\", \"size\": 1.5}]}", "channels[0].size: must be a whole number"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\"}, {\"kind\": \"padding\", \"weight\": 2}]}",
+         "channels[1].weight: a padding channel always weighs 0"},
         {"{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\", \"name\": \"a\\nb\"}]}",
          "channels[0].name: has a control character"},
         /* Weights multiply down groups up to PM_MAX_WEIGHT. */

@@ -148,6 +148,12 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
     if ((r = get_string(p, c, "bone", path, ch.bone, sizeof ch.bone)) != PM_OK) return r;
     if ((r = get_string(p, c, "curve", path, ch.curve, sizeof ch.curve)) != PM_OK) return r;
     if ((r = get_number(p, c, "weight", path, &ch.weight, 0.0f, 1e6f)) != PM_OK) return r;
+    /* Padding values always weigh 0 (the layout ignores the field): any other weight would be
+     * silently dropped. 0 stays accepted, as pm_schema_to_json writes it. */
+    if (k == PM_FEATURE_PADDING && ch.weight != 0.0f) {
+        snprintf(where, sizeof where, "%s.weight", path);
+        return bad(p, where, "a padding channel always weighs 0");
+    }
     if ((r = get_number(p, c, "offset", path, &ch.offset, -60.0f, 60.0f)) != PM_OK) return r;
     float size = (float)ch.size;
     if ((r = get_number(p, c, "size", path, &size, 1.0f, 64.0f)) != PM_OK) return r;
