@@ -132,6 +132,11 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         pm_cli_fail("blend: nothing to do: give -o OUT.bvh and/or --weights");
         return 2;
     }
+    /* Caught here, as build does: the file check would name the library function, not -o. */
+    if (a->output && !a->output[0]) {
+        pm_cli_fail("blend: -o: the output path is empty");
+        return 2;
+    }
     if (a->json && !a->weights) {
         pm_cli_fail("blend: --json goes with --weights");
         return 2;

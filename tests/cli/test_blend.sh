@@ -273,6 +273,8 @@ sed -e 's/"fps": 30/"fps": 1e-300/' "$TMP/space.json" > "$TMP/fps.json"
 expect_fail "JSON fps out of range" "$CLI" blend "$TMP/fps.json" --param 1 --weights | grep -q "0.001..10000" \
   || fail "JSON fps message"
 expect_fail "nothing to do" "$CLI" blend "$TMP/space.json" --param 1 >/dev/null
+expect_fail "empty -o" "$CLI" blend "$TMP/space.json" --param 1 -o "" | grep -q "blend: -o: the output path is empty" \
+  || fail "empty -o message"
 expect_fail "missing file" "$CLI" blend "$TMP/none.json" --param 1 --weights | grep -q "none.json" || fail "missing file message"
 printf '{"samples": [{"clip": "walk.bvh", "params": [1]}, {"clip": "jog.bvh", "params": [1]}], "align": "none"}' > "$TMP/dup.json"
 expect_fail "duplicate samples" "$CLI" blend "$TMP/dup.json" --param 1 --weights | grep -q "same coordinates" || fail "duplicate message"
