@@ -23,11 +23,14 @@ pm_result pm_additive_extract_job_validate(const pm_additive_extract_job *job, p
     if (!pm_pose_aligned(job->source) || !pm_pose_aligned(job->base) || !pm_pose_aligned(job->output))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive extract job: a pose%s", PM_ALIGN_HINT);
     const int groups = pm_soa_count(job->joint_count);
-    if (pm_poses_overlap_apart(job->output, job->source, groups) || pm_poses_overlap_apart(job->output, job->base, groups))
+    const char *overlapped = pm_poses_overlap_apart(job->output, job->source, groups) ? "the source"
+                             : pm_poses_overlap_apart(job->output, job->base, groups) ? "the base"
+                                                                                       : NULL;
+    if (overlapped)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "additive extract job: output overlaps %s without being it (the output may be the source or the "
                        "base, not part of one)",
-                       pm_poses_overlap_apart(job->output, job->source, groups) ? "the source" : "the base");
+                       overlapped);
     return PM_OK;
 }
 
@@ -75,12 +78,14 @@ static pm_result check_apply(const pm_additive_apply_job *job, pm_error *error) 
     if (!pm_pose_aligned(job->target) || !pm_pose_aligned(job->output) || (job->weight != 0.0f && !pm_pose_aligned(job->delta)))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: a pose%s", PM_ALIGN_HINT);
     const int groups = pm_soa_count(job->joint_count);
-    if (pm_poses_overlap_apart(job->output, job->target, groups) ||
-        (job->weight != 0.0f && pm_poses_overlap_apart(job->output, job->delta, groups)))
+    const char *overlapped = pm_poses_overlap_apart(job->output, job->target, groups) ? "the target"
+                             : job->weight != 0.0f && pm_poses_overlap_apart(job->output, job->delta, groups) ? "the delta"
+                                                                                                               : NULL;
+    if (overlapped)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "additive apply job: output overlaps %s without being it (the output may be the target or the "
                        "delta, not part of one)",
-                       pm_poses_overlap_apart(job->output, job->target, groups) ? "the target" : "the delta");
+                       overlapped);
     return PM_OK;
 }
 

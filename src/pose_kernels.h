@@ -40,11 +40,17 @@ PM_SIMD_INLINE void soa_store(pm_soa_transform *g, soa_quat q, soa_vec3 t) {
     f4_store_a(g->qw, q.w);
 }
 
-/* Whether two poses of `groups` groups share memory (an in-place job). Compared as integers:
- * relational operators on pointers into different objects are undefined. */
+/* Whether two byte ranges share memory. Compared as integers: relational operators on pointers
+ * into different objects are undefined. */
+static inline int pm_bytes_overlap(const void *a, size_t a_size, const void *b, size_t b_size) {
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + b_size && y < x + a_size;
+}
+
+/* Whether two poses of `groups` groups share memory (an in-place job). */
 static inline int pm_poses_overlap(const pm_soa_transform *a, const pm_soa_transform *b, int groups) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, size = (uintptr_t)groups * sizeof(pm_soa_transform);
-    return x < y + size && y < x + size;
+    size_t size = (size_t)groups * sizeof(pm_soa_transform);
+    return pm_bytes_overlap(a, size, b, size);
 }
 
 /* Whether an output shares memory with an input without being it: the jobs that may write in
@@ -52,12 +58,6 @@ static inline int pm_poses_overlap(const pm_soa_transform *a, const pm_soa_trans
  * off an input overwrites what is still to be read, and validate would otherwise accept it. */
 static inline int pm_poses_overlap_apart(const pm_soa_transform *out, const pm_soa_transform *in, int groups) {
     return out != in && pm_poses_overlap(out, in, groups);
-}
-
-/* Whether two byte ranges share memory (integers, as pm_poses_overlap). */
-static inline int pm_bytes_overlap(const void *a, size_t a_size, const void *b, size_t b_size) {
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x < y + b_size && y < x + a_size;
 }
 
 /* Pose arrays must be 16-byte aligned (pm_soa_transform's own alignment; pm_pose_alloc). */

@@ -585,24 +585,23 @@ static void test_resample_keeps_the_last_frame(void **state) {
     /* Minutes into a clip the exact ratio's frames still fall on the source frames and their
      * midpoints, exactly: sampled at float times they drifted by up to 2e-4 of a frame after two
      * minutes (a 2-minute LAFAN1 walk at 60 fps had foot velocities off by 1e-3 m/s). */
-    pm_test_ramp_clip(&c, 7001, 0.0333333f);
-    PM_ASSERT_OK(pm_clip_resample(&r, &c, 60.0f, NULL));
-    assert_int_equal(r.frame_count, 14001);
-    for (int f = 0; f < r.frame_count; f++)
-        if (r.translations[(size_t)f * 9].x != 0.5f * (float)f)
-            fail_msg("30 -> 60 fps: new frame %d reads source frame %.9g, not %g", f, (double)r.translations[(size_t)f * 9].x,
-                     0.5 * f);
-    pm_clip_destroy(&r);
-    pm_clip_destroy(&c);
-    pm_test_ramp_clip(&c, 28001, 0.0083333f);
-    PM_ASSERT_OK(pm_clip_resample(&r, &c, 30.0f, NULL));
-    assert_int_equal(r.frame_count, 7001);
-    for (int f = 0; f < r.frame_count; f++)
-        if (r.translations[(size_t)f * 9].x != 4.0f * (float)f)
-            fail_msg("120 -> 30 fps: new frame %d reads source frame %.9g, not %d", f, (double)r.translations[(size_t)f * 9].x,
-                     4 * f);
-    pm_clip_destroy(&r);
-    pm_clip_destroy(&c);
+    static const struct {
+        int frames;
+        float frame_time, fps;
+        int resampled;
+        float step; /* source frames per new frame */
+    } ratios[] = {{7001, 0.0333333f, 60.0f, 14001, 0.5f}, {28001, 0.0083333f, 30.0f, 7001, 4.0f}};
+    for (int i = 0; i < 2; i++) {
+        pm_test_ramp_clip(&c, ratios[i].frames, ratios[i].frame_time);
+        PM_ASSERT_OK(pm_clip_resample(&r, &c, ratios[i].fps, NULL));
+        assert_int_equal(r.frame_count, ratios[i].resampled);
+        for (int f = 0; f < r.frame_count; f++)
+            if (r.translations[(size_t)f * 9].x != ratios[i].step * (float)f)
+                fail_msg("-> %g fps: new frame %d reads source frame %.9g, not %g", (double)ratios[i].fps, f,
+                         (double)r.translations[(size_t)f * 9].x, (double)(ratios[i].step * (float)f));
+        pm_clip_destroy(&r);
+        pm_clip_destroy(&c);
+    }
 
     /* The real file the fault was found with. */
     if (pm_test_mocap_dir()) {

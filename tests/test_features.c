@@ -44,6 +44,17 @@ static pm_root_def exact_root(void) {
     return r;
 }
 
+/* The left foot's phase (two values a frame) of every frame of c, with the exact root. */
+static void extract_left_foot_phase(float *out_rows, const pm_clip *c) {
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
+    snprintf(ph.bone, sizeof ph.bone, "LeftFoot");
+    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
+    pm_root_def root = exact_root();
+    PM_ASSERT_OK(pm_features_extract(out_rows, 2, NULL, c, &s, &root, NULL));
+}
+
 static void test_straight_walk(void **state) {
     (void)state;
     pm_clip c;
@@ -153,14 +164,8 @@ static void test_phase_counts_a_stance_once(void **state) {
                          : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
         c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
     }
-    pm_schema s;
-    pm_schema_init(&s);
-    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
-    snprintf(ph.bone, sizeof ph.bone, "LeftFoot");
-    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
     float *rows = calloc((size_t)frames * 2, sizeof(float));
-    pm_root_def root = exact_root();
-    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    extract_left_foot_phase(rows, &c);
     for (int f = stride; f < frames; f++) {
         float angle = atan2f(rows[f * 2 + 1], rows[f * 2]);
         float prev = atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
@@ -188,14 +193,8 @@ static void test_phase_range_ignores_glitches(void **state) {
         if (f == 52 || f == 112) h += 1.0f;
         c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
     }
-    pm_schema s;
-    pm_schema_init(&s);
-    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
-    snprintf(ph.bone, sizeof ph.bone, "LeftFoot");
-    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
     float *rows = calloc((size_t)frames * 2, sizeof(float));
-    pm_root_def root = exact_root();
-    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    extract_left_foot_phase(rows, &c);
     for (int f = 1; f < frames; f++) {
         float step = atan2f(rows[f * 2 + 1], rows[f * 2]) - atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
         if (step < 0.0f) step += 2.0f * PM_PI;
@@ -412,15 +411,9 @@ static void test_phase_without_contacts_is_zero(void **state) {
     (void)state;
     pm_clip c;
     make_clip(&c, 60, 30.0f, 1.0f, 0.0f, 0);
-    pm_schema s;
-    pm_schema_init(&s);
-    pm_channel_def ph = pm_default_channel_def(PM_FEATURE_PHASE);
-    strcpy(ph.bone, "LeftFoot");
-    assert_true(pm_schema_add(&s, &ph, NULL) >= 0);
     float rows[60 * 2];
     for (int i = 0; i < 60 * 2; i++) rows[i] = NAN;
-    pm_root_def root = exact_root();
-    PM_ASSERT_OK(pm_features_extract(rows, 2, NULL, &c, &s, &root, NULL));
+    extract_left_foot_phase(rows, &c);
     for (int i = 0; i < 60 * 2; i++)
         if (rows[i] != 0.0f) fail_msg("frame %d: phase value %d is %g, expected 0", i / 2, i % 2, (double)rows[i]);
     pm_clip_destroy(&c);
