@@ -201,12 +201,16 @@ void pm_test_biped(pm_skeleton *s, const char *const *names) {
 const char *const pm_test_biped_names[] = {"Hips", "LeftUpLeg", "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot",
                                           "Spine", "Head"};
 
-/* A biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
-void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time) {
+void pm_test_biped_clip(pm_clip *c, int frames, float frame_time) {
     pm_skeleton s;
     pm_test_biped(&s, pm_test_biped_names);
     PM_ASSERT_OK(pm_clip_create(c, &s, frames, frame_time, NULL, NULL));
     pm_skeleton_destroy(&s);
+}
+
+/* A biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
+void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time) {
+    pm_test_biped_clip(c, frames, frame_time);
     for (int f = 0; f < frames; f++) c->translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
 }
 

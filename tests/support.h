@@ -50,6 +50,9 @@ void pm_test_curve_schema(pm_schema *out, int dims);
 /* A 9-joint biped (hips, two legs of three, spine, head) named by `names`, e.g. pm_test_biped_names. */
 void pm_test_biped(pm_skeleton *s, const char *const *names);
 extern const char *const pm_test_biped_names[];
+/* A clip over pm_test_biped (pm_test_biped_names) of `frames` frames at `frame_time`, as
+ * pm_clip_create leaves them. */
+void pm_test_biped_clip(pm_clip *c, int frames, float frame_time);
 /* A pm_test_biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
 void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time);
 

@@ -140,10 +140,8 @@ static void test_forward_kinematics_chain(void **state) {
 
 static void test_sample_and_resample(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c, r;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 4, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&c, 4, 1.0f / 30.0f);
     for (int f = 0; f < 4; f++) {
         c.rotations[(size_t)f * 9 + 1] = pm_quat_from_axis_angle(AX, (float)f * 20 * DEG);
         c.translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
@@ -165,7 +163,7 @@ static void test_sample_and_resample(void **state) {
     /* Slow root motion under a large sway still counts as travel (0.1 m per 30-frame cycle,
      * swaying 0.15 m sideways): across the wrap z goes on, it does not slide back to 0. */
     pm_clip slow;
-    PM_ASSERT_OK(pm_clip_create(&slow, &s, 30, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&slow, 30, 1.0f / 30.0f);
     slow.looping = 1;
     for (int f = 0; f < 30; f++)
         slow.translations[(size_t)f * 9] = pm_vec3_make(0.15f * sinf(2.0f * PM_PI * (float)f / 30.0f), 0.95f, 0.1f * (float)f / 30.0f);
@@ -185,7 +183,6 @@ static void test_sample_and_resample(void **state) {
     assert_int_equal(pm_clip_resample(&r, &c, 0.0f, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_clip_resample(&r, &c, NAN, &err), PM_ERR_INVALID_ARGUMENT);
     pm_clip_destroy(&c);
-    pm_skeleton_destroy(&s);
 }
 
 static void test_trim_scale_z_up(void **state) {
@@ -396,12 +393,10 @@ static void test_mirror_maya_style_legs(void **state) {
  * without toe joints, not its ankle. */
 static void test_floor_from_toe_tips(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 20, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&c, 20, 1.0f / 30.0f);
     for (int f = 0; f < 20; f++)
-        for (int j = 0; j < 9; j++) c.translations[(size_t)f * 9 + j] = s.rest_translations[j];
+        for (int j = 0; j < 9; j++) c.translations[(size_t)f * 9 + j] = c.skeleton.rest_translations[j];
     pm_clip_survey survey;
     PM_ASSERT_OK(pm_clip_survey_compute(&survey, &c, NULL));
     assert_float_equal(survey.floor_height, 0.06f, 1e-5); /* the ankles: 0.95 - 0.05 - 0.42 - 0.42 */
@@ -412,15 +407,12 @@ static void test_floor_from_toe_tips(void **state) {
     PM_ASSERT_OK(pm_clip_survey_compute(&survey, &c, NULL));
     assert_float_equal(survey.floor_height, 0.01f, 1e-5);
     pm_clip_destroy(&c);
-    pm_skeleton_destroy(&s);
 }
 
 static void test_root_straight_walk(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 60, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&c, 60, 1.0f / 30.0f);
     for (int f = 0; f < 60; f++) {
         float t = (float)f / 30.0f;
         /* 1.2 m/s towards +Z with a pelvis sway of 3 cm. */
@@ -442,7 +434,6 @@ static void test_root_straight_walk(void **state) {
     }
     pm_root_track_destroy(&track);
     pm_clip_destroy(&c);
-    pm_skeleton_destroy(&s);
 }
 
 /* A clip cut mid-stride (most locomotion takes) keeps its pace to its first and last frames: the
@@ -451,10 +442,8 @@ static void test_root_straight_walk(void **state) {
  * 1.2 m/s here, 16 cm in a Bandai dash), and keeps turning at a steady turn's rate. */
 static void test_root_keeps_pace_at_the_ends(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 60, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&c, 60, 1.0f / 30.0f);
     for (int f = 0; f < 60; f++) {
         float t = (float)f / 30.0f, a = 0.6f * t; /* 1.2 m/s along a turn of 0.6 rad/s */
         c.translations[(size_t)f * 9] = pm_vec3_make(2.0f - 2.0f * cosf(a), 0.95f, 2.0f * sinf(a));
@@ -478,15 +467,12 @@ static void test_root_keeps_pace_at_the_ends(void **state) {
     }
     pm_root_track_destroy(&track);
     pm_clip_destroy(&c);
-    pm_skeleton_destroy(&s);
 }
 
 static void test_root_turning_walk(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 90, 1.0f / 30.0f, NULL, NULL));
+    pm_test_biped_clip(&c, 90, 1.0f / 30.0f);
     /* A quarter circle of radius 2 m: heading turns from +Z towards +X. */
     for (int f = 0; f < 90; f++) {
         float a = 0.5f * PM_PI * (float)f / 89.0f;
@@ -513,7 +499,6 @@ static void test_root_turning_walk(void **state) {
     pm_test_assert_vec3_near(pm_quat_rotate(track.frames[89].rotation, AZ), AX, 1e-3f);
     pm_root_track_destroy(&track);
     pm_clip_destroy(&c);
-    pm_skeleton_destroy(&s);
 }
 
 

@@ -136,11 +136,8 @@ static void test_determinism_and_key(void **state) {
  * serve the database of the skeleton before the edit. */
 static void test_key_follows_end_sites(void **state) {
     (void)state;
-    pm_skeleton s;
-    pm_test_biped(&s, pm_test_biped_names);
     pm_clip c;
-    PM_ASSERT_OK(pm_clip_create(&c, &s, 90, 1.0f / 30.0f, NULL, NULL));
-    pm_skeleton_destroy(&s);
+    pm_test_biped_clip(&c, 90, 1.0f / 30.0f);
     const pm_vec3 ax = pm_vec3_make(1, 0, 0);
     for (int f = 0; f < 90; f++) {
         float t = (float)f / 30.0f;
