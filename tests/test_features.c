@@ -55,6 +55,27 @@ static void extract_left_foot_phase(float *out_rows, const pm_clip *c) {
     PM_ASSERT_OK(pm_features_extract(out_rows, 2, NULL, c, &s, &root, NULL));
 }
 
+/* A walk whose left foot is heights[f] above the ground at frame f: from frame `first` on, the
+ * foot's phase moves by 2 pi / stride each frame, one turn per stride whatever the height does
+ * within it. */
+static void expect_phase_per_stride(const float *heights, int frames, int stride, int first) {
+    pm_clip c;
+    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    for (int f = 0; f < frames; f++)
+        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + heights[f], 0.0f);
+    float *rows = calloc((size_t)frames * 2, sizeof(float));
+    extract_left_foot_phase(rows, &c);
+    for (int f = first; f < frames; f++) {
+        float step = atan2f(rows[f * 2 + 1], rows[f * 2]) - atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
+        if (step < 0.0f) step += 2.0f * PM_PI;
+        if (fabsf(step - 2.0f * PM_PI / (float)stride) > 0.05f)
+            fail_msg("frame %d: the phase moved by %g rad (one stride is %d frames: %g)", f, (double)step, stride,
+                     (double)(2.0f * PM_PI / (float)stride));
+    }
+    free(rows);
+    pm_clip_destroy(&c);
+}
+
 static void test_straight_walk(void **state) {
     (void)state;
     pm_clip c;
@@ -153,30 +174,16 @@ static void test_loop_smoothing_follows_the_cycle(void **state) {
  * phase runs once per stride: 0 at each touchdown, up by 2 pi / stride frames per frame. */
 static void test_phase_counts_a_stance_once(void **state) {
     (void)state;
-    const int stride = 30, frames = 120;
-    pm_clip c;
-    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    enum { stride = 30, frames = 120 };
+    float h[frames];
     for (int f = 0; f < frames; f++) {
         int k = f % stride;
         /* Frames 0..14 stance, its height dipping at 2 and at 12 (a third of a second apart, farther
          * than any two steps could be mistaken to be) with a 3 cm bump between; then a swing. */
-        float h = k < 15 ? 0.01f + 0.03f * sinf(PM_PI * (float)(k - 2) / 10.0f) * (float)(k > 2 && k < 12)
-                         : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
-        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
+        h[f] = k < 15 ? 0.01f + 0.03f * sinf(PM_PI * (float)(k - 2) / 10.0f) * (float)(k > 2 && k < 12)
+                      : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
     }
-    float *rows = calloc((size_t)frames * 2, sizeof(float));
-    extract_left_foot_phase(rows, &c);
-    for (int f = stride; f < frames; f++) {
-        float angle = atan2f(rows[f * 2 + 1], rows[f * 2]);
-        float prev = atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
-        float step = angle - prev;
-        if (step < 0.0f) step += 2.0f * PM_PI;
-        if (fabsf(step - 2.0f * PM_PI / (float)stride) > 0.05f)
-            fail_msg("frame %d: the phase moved by %g rad (one stride is %d frames: %g)", f, (double)step, stride,
-                     (double)(2.0f * PM_PI / (float)stride));
-    }
-    free(rows);
-    pm_clip_destroy(&c);
+    expect_phase_per_stride(h, frames, stride, stride);
 }
 
 /* The touchdown thresholds are fractions of the height's 10th-90th percentile range
@@ -184,26 +191,14 @@ static void test_phase_counts_a_stance_once(void **state) {
  * range until no swing rose above 60% of it, and the foot would have no phase at all. */
 static void test_phase_range_ignores_glitches(void **state) {
     (void)state;
-    const int stride = 30, frames = 120;
-    pm_clip c;
-    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    enum { stride = 30, frames = 120 };
+    float h[frames];
     for (int f = 0; f < frames; f++) {
         int k = f % stride;
-        float h = k < 15 ? 0.01f : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
-        if (f == 52 || f == 112) h += 1.0f;
-        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + h, 0.0f);
+        h[f] = k < 15 ? 0.01f : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 14) / 16.0f);
+        if (f == 52 || f == 112) h[f] += 1.0f;
     }
-    float *rows = calloc((size_t)frames * 2, sizeof(float));
-    extract_left_foot_phase(rows, &c);
-    for (int f = 1; f < frames; f++) {
-        float step = atan2f(rows[f * 2 + 1], rows[f * 2]) - atan2f(rows[(f - 1) * 2 + 1], rows[(f - 1) * 2]);
-        if (step < 0.0f) step += 2.0f * PM_PI;
-        if (fabsf(step - 2.0f * PM_PI / (float)stride) > 0.05f)
-            fail_msg("frame %d: the phase moved by %g rad (one stride is %d frames: %g)", f, (double)step, stride,
-                     (double)(2.0f * PM_PI / (float)stride));
-    }
-    free(rows);
-    pm_clip_destroy(&c);
+    expect_phase_per_stride(h, frames, stride, 1);
 }
 
 static void test_turning(void **state) {
