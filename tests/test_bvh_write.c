@@ -166,13 +166,18 @@ static const char *const small_file =
     "\t\t\tCHANNELS 0\n\t\t\tEnd Site\n\t\t\t{\n\t\t\t\tOFFSET 0 0 10\n\t\t\t}\n\t\t}\n\t}\n}\nMOTION\nFrames: 3\n"
     "Frame Time: 0.0333333\n0 90 0 0 0 0 10\n0 90 1 0 0 0 20\n0 90 2 0 0 0 30\n";
 
-static void test_layout_kept_and_extended(void **state) {
-    (void)state;
+/* The BVH text `text` (named `name` in messages) read in centimetres with the given up axis. */
+static void read_cm(pm_clip *c, const char *text, const char *name, int up_axis) {
     pm_bvh_def def = pm_default_bvh_def();
     def.unit_scale = 0.01f;
-    def.up_axis = PM_UP_Y;
+    def.up_axis = up_axis;
+    PM_ASSERT_OK(pm_bvh_read_memory(c, text, strlen(text), name, &def, NULL));
+}
+
+static void test_layout_kept_and_extended(void **state) {
+    (void)state;
     pm_clip c;
-    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", &def, NULL));
+    read_cm(&c, small_file, "small.bvh", PM_UP_Y);
     /* Unchanged: the file's own layout, a single-axis knee included. */
     char *text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
     assert_non_null(strstr(text, "CHANNELS 1 Xrotation\n"));
@@ -203,11 +208,8 @@ static void test_layout_kept_and_extended(void **state) {
 
 static void test_units_and_up_axis(void **state) {
     (void)state;
-    pm_bvh_def def = pm_default_bvh_def();
-    def.unit_scale = 0.01f;
-    def.up_axis = PM_UP_Y;
     pm_clip c;
-    PM_ASSERT_OK(pm_bvh_read_memory(&c, small_file, strlen(small_file), "small.bvh", &def, NULL));
+    read_cm(&c, small_file, "small.bvh", PM_UP_Y);
     /* Metres, Z up: the root's height is written in its Z channel. */
     pm_bvh_write_def w = pm_default_bvh_write_def();
     w.unit_scale = 1.0f;
@@ -242,11 +244,8 @@ static const char *const height_root_file =
 
 static void test_z_up_root_partial_channels(void **state) {
     (void)state;
-    pm_bvh_def def = pm_default_bvh_def();
-    def.unit_scale = 0.01f;
-    def.up_axis = PM_UP_Y;
     pm_clip c;
-    PM_ASSERT_OK(pm_bvh_read_memory(&c, positions_root_file, strlen(positions_root_file), "p.bvh", &def, NULL));
+    read_cm(&c, positions_root_file, "p.bvh", PM_UP_Y);
     /* Written Z-up, the root turns 90 degrees about X: it needs rotation channels, which were
      * left out because the clip's (Y-up) rotation fitted none, and the file read back lying down. */
     pm_bvh_write_def w = pm_default_bvh_write_def();
@@ -257,8 +256,7 @@ static void test_z_up_root_partial_channels(void **state) {
     pm_clip_destroy(&c);
     /* The same text read as Z-up and written back Z-up keeps its layout (the clip's rotation,
      * -90 degrees about X, is the identity in the file: no channels of zeros are added). */
-    def.up_axis = PM_UP_Z;
-    PM_ASSERT_OK(pm_bvh_read_memory(&c, positions_root_file, strlen(positions_root_file), "p.bvh", &def, NULL));
+    read_cm(&c, positions_root_file, "p.bvh", PM_UP_Z);
     text = round_trip(&c, NULL, 0.01f, PM_UP_Z);
     assert_non_null(strstr(text, "CHANNELS 3 Xposition Yposition Zposition\n\tJOINT Spine"));
     assert_non_null(strstr(text, "\n1 91 2 "));
@@ -266,8 +264,7 @@ static void test_z_up_root_partial_channels(void **state) {
     pm_clip_destroy(&c);
     /* Written Z-up, a Y-up root's height is its Z, which a lone Yposition does not carry: the
      * channel was kept, wrote a constant 0 and the height was lost. */
-    def.up_axis = PM_UP_Y;
-    PM_ASSERT_OK(pm_bvh_read_memory(&c, height_root_file, strlen(height_root_file), "h.bvh", &def, NULL));
+    read_cm(&c, height_root_file, "h.bvh", PM_UP_Y);
     text = round_trip(&c, &w, 0.01f, PM_UP_Z);
     assert_non_null(strstr(text, "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n\tJOINT Spine"));
     assert_non_null(strstr(text, "\n0 0 80 "));
