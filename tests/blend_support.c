@@ -207,6 +207,20 @@ void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_
     }
 }
 
+void pm_test_assert_weights_near(const pm_blend_space *s, int n, const float *at, const float *a, const float *b,
+                                 float tol) {
+    pm_blend_space_weights w0, w1, w2;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, at, NULL));
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w1, s, a, NULL));
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, b, NULL));
+    float d0[256], d1[256], d2[256];
+    assert_true(n <= 256);
+    pm_test_dense_weights(d0, n, s, &w0);
+    pm_test_dense_weights(d1, n, s, &w1);
+    pm_test_dense_weights(d2, n, s, &w2);
+    for (int i = 0; i < n; i++) assert_true(fabsf(d0[i] - d1[i]) < tol && fabsf(d0[i] - d2[i]) < tol);
+}
+
 void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w) {
     assert_true(w->count >= 1 && w->count <= pm_blend_space_max_weights(s));
     float sum = 0.0f;

@@ -79,6 +79,10 @@ void pm_test_blend_expect_bad_json(const pm_test_bad_json *bad, size_t n);
 
 /* Blend spaces whose sample names are "s<index>": weights as a dense array over samples. */
 void pm_test_dense_weights(float *out, int n, const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Dense weights (n <= 256) at `a` and at `b` each within tol of those at `at`, sample by sample:
+ * the blend is continuous across where they lie. */
+void pm_test_assert_weights_near(const pm_blend_space *s, int n, const float *at, const float *a, const float *b,
+                                 float tol);
 /* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
 void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
 /* Two spaces of the same n samples (listed in different orders) give bit-identical weights and

@@ -79,18 +79,7 @@ static void test_weights_continuity(void **state) {
             float eps = 1e-6f;
             float p1[2] = {m[0] + eps * nrm[0] / len, m[1] + eps * nrm[1] / len};
             float p2[2] = {m[0] - eps * nrm[0] / len, m[1] - eps * nrm[1] / len};
-            pm_blend_space_weights w1, w2, w0;
-            PM_ASSERT_OK(pm_blend_space_weights_at(&w1, s, p1, NULL));
-            PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, p2, NULL));
-            PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, m, NULL));
-            float d1[25], d2[25], d0[25];
-            pm_test_dense_weights(d1, 25, s, &w1);
-            pm_test_dense_weights(d2, 25, s, &w2);
-            pm_test_dense_weights(d0, 25, s, &w0);
-            for (int i = 0; i < 25; i++) {
-                assert_true(fabsf(d1[i] - d2[i]) < 2e-3f);
-                assert_true(fabsf(d1[i] - d0[i]) < 2e-3f);
-            }
+            pm_test_assert_weights_near(s, 25, p1, p2, m, 2e-3f);
         }
     }
     pm_blend_space_destroy(s);

@@ -247,15 +247,7 @@ static void test_shared_faces_and_edges(void **state) {
         memcpy(b, c, sizeof c);
         a[axis] -= 1.0f;
         b[axis] += 1.0f;
-        pm_blend_space_weights w0, w1, w2;
-        PM_ASSERT_OK(pm_blend_space_weights_at(&w0, s, c, NULL));
-        PM_ASSERT_OK(pm_blend_space_weights_at(&w1, s, a, NULL));
-        PM_ASSERT_OK(pm_blend_space_weights_at(&w2, s, b, NULL));
-        float d0[64], d1[64], d2[64];
-        pm_test_dense_weights(d0, 64, s, &w0);
-        pm_test_dense_weights(d1, 64, s, &w1);
-        pm_test_dense_weights(d2, 64, s, &w2);
-        for (int i = 0; i < 64; i++) assert_true(fabsf(d0[i] - d1[i]) < 1e-4f && fabsf(d0[i] - d2[i]) < 1e-4f);
+        pm_test_assert_weights_near(s, 64, c, a, b, 1e-4f);
     }
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
