@@ -31,9 +31,12 @@ static pm_result bad(const loader *l, pm_result code, const char *where, const c
     return pm_cli_set_error(l->error, code, "%s: %s: %s", l->source, where, msg);
 }
 
-/* Unknown and repeated keys: cJSON keeps both copies of a repeated key and lookups see the first,
- * so the second would be silently ignored. */
-static pm_result check_keys(const loader *l, const cJSON *obj, const char *where, const char *const *keys) {
+/* An object (`shape` ends the message when it is not one) of only those keys, each once: cJSON
+ * keeps both copies of a repeated key and lookups see the first, so the second would be silently
+ * ignored. */
+static pm_result check_object(const loader *l, const cJSON *obj, const char *where, const char *shape,
+                              const char *const *keys) {
+    if (!cJSON_IsObject(obj)) return bad(l, PM_ERR_PARSE, where, "expected an object%s", shape);
     for (const cJSON *k = obj->child; k; k = k->next) {
         for (const cJSON *e = obj->child; e != k; e = e->next)
             if (!strcmp(e->string, k->string)) return bad(l, PM_ERR_PARSE, where, "key \"%s\" appears twice", k->string);
@@ -223,11 +226,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     pm_blend_space_def def = pm_default_blend_space_def();
     pm_bvh_def bvh = bvh_in ? *bvh_in : pm_default_bvh_def();
 
-    if (!cJSON_IsObject(root)) {
-        r = bad(&l, PM_ERR_PARSE, "top level", "expected an object");
-        goto done;
-    }
-    if ((r = check_keys(&l, root, "top level", top_keys)) != PM_OK) goto done;
+    if ((r = check_object(&l, root, "top level", "", top_keys)) != PM_OK) goto done;
     if ((r = get_string(&l, root, "name", "top level", &def.name)) != PM_OK) goto done;
     int sync = PM_BLEND_SYNC_FEET, align = 0, collinear = 0, coplanar = 0, up = -1;
     if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
@@ -285,11 +284,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
             const cJSON *a = cJSON_GetArrayItem(axes, d);
             char where[32];
             snprintf(where, sizeof where, "axes[%d]", d);
-            if (!cJSON_IsObject(a)) {
-                r = bad(&l, PM_ERR_PARSE, where, "expected an object {\"name\", \"min\", \"max\"}");
-                goto done;
-            }
-            if ((r = check_keys(&l, a, where, axis_keys)) != PM_OK) goto done;
+            if ((r = check_object(&l, a, where, " {\"name\", \"min\", \"max\"}", axis_keys)) != PM_OK) goto done;
             const char *nm;
             if ((r = get_string(&l, a, "name", where, &nm)) != PM_OK) goto done;
             /* (The space copies it; the JSON lives until then.) */
@@ -358,11 +353,7 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         const cJSON *s = cJSON_GetArrayItem(jsamples, i);
         char where[48];
         snprintf(where, sizeof where, "samples[%d]", i);
-        if (!cJSON_IsObject(s)) {
-            r = bad(&l, PM_ERR_PARSE, where, "expected an object {\"clip\", \"params\", ...}");
-            goto done;
-        }
-        if ((r = check_keys(&l, s, where, sample_keys)) != PM_OK) goto done;
+        if ((r = check_object(&l, s, where, " {\"clip\", \"params\", ...}", sample_keys)) != PM_OK) goto done;
         samples[i] = pm_default_blend_sample_def();
         if ((r = get_string(&l, s, "name", where, &samples[i].name)) != PM_OK) goto done;
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "params");
