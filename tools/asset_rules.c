@@ -62,9 +62,7 @@ int pm_cli_asset_rule_parse(pm_cli_asset_rules *rules, const char *option, const
         const char *eq = strrchr(spec, '=');
         if (!eq || eq == spec)
             return pm_cli_fail("build: --addend '%s' must be PATTERN=COST or PATTERN@START:END=COST", spec) + 1;
-        double v;
-        if (!pm_cli_number(&v, "build", option, eq + 1, -60000.0, 60000.0, 0)) return 2;
-        r.value = (float)v;
+        if (!pm_cli_float(&r.value, "build", option, eq + 1, -60000.0, 60000.0)) return 2;
         len = (size_t)(eq - spec);
     }
     /* The span follows the last '@' (a name with '@' in it can be matched with [@] or \@: one

@@ -218,6 +218,20 @@ int pm_cli_number(double *out, const char *command, const char *option, const ch
     return 1;
 }
 
+int pm_cli_int(int *out, const char *command, const char *option, const char *text, double lo, double hi) {
+    double v;
+    if (!pm_cli_number(&v, command, option, text, lo, hi, 1)) return 0;
+    *out = (int)v;
+    return 1;
+}
+
+int pm_cli_float(float *out, const char *command, const char *option, const char *text, double lo, double hi) {
+    double v;
+    if (!pm_cli_number(&v, command, option, text, lo, hi, 0)) return 0;
+    *out = (float)v;
+    return 1;
+}
+
 int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, const char *value) {
     /* -o and --output are one option: "-o a --output b" is the same mistake as "-o a -o b". */
     const char *key = !strcmp(option, "--output") ? "-o" : option;
@@ -270,12 +284,7 @@ int pm_cli_bvh_option(pm_bvh_def *def, pm_cli_seen *seen, const char *command, i
     const char *s = argv[*i];
     if (!pm_cli_has_value(argc, argv, *i)) return 0;
     if ((!strcmp(s, "--unit-scale") || !strcmp(s, "--up")) && !pm_cli_once(seen, command, s, argv[*i + 1])) return -1;
-    if (!strcmp(s, "--unit-scale")) {
-        double v;
-        if (!pm_cli_number(&v, command, s, argv[++*i], 1e-6, 1e6, 0)) return -1;
-        def->unit_scale = (float)v;
-        return 1;
-    }
+    if (!strcmp(s, "--unit-scale")) return pm_cli_float(&def->unit_scale, command, s, argv[++*i], 1e-6, 1e6) ? 1 : -1;
     if (!strcmp(s, "--up")) {
         const char *u = argv[++*i];
         if (!strcmp(u, "y") || !strcmp(u, "Y")) def->up_axis = PM_UP_Y;

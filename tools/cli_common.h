@@ -65,6 +65,9 @@ const char *pm_cli_scan_decimal(const char *p);
  * number. */
 int pm_cli_number(double *out, const char *command, const char *option, const char *text, double lo, double hi,
                   int integer);
+/* The same into an int (a whole number) or a float; *out is left alone on failure. */
+int pm_cli_int(int *out, const char *command, const char *option, const char *text, double lo, double hi);
+int pm_cli_float(float *out, const char *command, const char *option, const char *text, double lo, double hi);
 
 /* The single-value options a command was given so far (zero-initialise one per parse). Taking
  * the last of two values silently would hide a mistake in a script, so a second one is refused. */

@@ -373,7 +373,6 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->bvh = pm_default_bvh_def();
     a->far = calloc((size_t)argc, sizeof(char *));
     if (!a->far) return pm_cli_fail("bench: out of memory");
-    double v;
     /* (--far takes a list and is repeatable.) */
     static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
                                                        "--save-queries", "--threads", NULL};
@@ -390,17 +389,13 @@ static int parse_args(bench_args *a, int argc, char **argv) {
             return 0;
         } else if (!strcmp(s, "--json")) a->json = 1;
         else if (!strcmp(s, "--queries") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) return 2;
-            a->queries = (int)v;
+            if (!pm_cli_int(&a->queries, "bench", s, argv[++i], 1, 1000000)) return 2;
         } else if (!strcmp(s, "--seed") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 0, 2147483647.0, 1)) return 2;
-            a->seed = (int)v;
+            if (!pm_cli_int(&a->seed, "bench", s, argv[++i], 0, 2147483647.0)) return 2;
         } else if (!strcmp(s, "--neighbors") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 1000000, 1)) return 2;
-            a->neighbors = (int)v;
+            if (!pm_cli_int(&a->neighbors, "bench", s, argv[++i], 1, 1000000)) return 2;
         } else if (!strcmp(s, "--threads") && more) {
-            if (!pm_cli_number(&v, "bench", s, argv[++i], 1, 256, 1)) return 2;
-            a->threads = (int)v;
+            if (!pm_cli_int(&a->threads, "bench", s, argv[++i], 1, 256)) return 2;
         } else if (!strcmp(s, "--sigma") && more) {
             if (!pm_cli_number(&a->sigma, "bench", s, argv[++i], 0, 100, 0)) return 2;
         } else if (!strcmp(s, "--save-queries") && more) a->save = argv[++i];

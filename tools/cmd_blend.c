@@ -103,9 +103,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
             have_param = 1;
         } else if (!strcmp(s, "-o") && more) a->output = argv[++i];
         else if (!strcmp(s, "--fps") && more) {
-            double v;
-            if (!pm_cli_number(&v, "blend", s, argv[++i], PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX, 0)) return 2;
-            a->fps = (float)v;
+            if (!pm_cli_float(&a->fps, "blend", s, argv[++i], PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX)) return 2;
             a->fps_given = 1;
         } else if (!strcmp(s, "--weights")) a->weights = 1;
         else if (!strcmp(s, "--json")) a->json = 1;

@@ -100,17 +100,11 @@ typedef struct build_args {
 
 /* Option numbers, with the build command's error prefix. */
 static int parse_float(const char *opt, const char *text, float lo, float hi, float *out) {
-    double v;
-    if (!pm_cli_number(&v, "build", opt, text, lo, hi, 0)) return 0;
-    *out = (float)v;
-    return 1;
+    return pm_cli_float(out, "build", opt, text, lo, hi);
 }
 
 static int parse_int(const char *opt, const char *text, int lo, int hi, int *out) {
-    double v;
-    if (!pm_cli_number(&v, "build", opt, text, lo, hi, 1)) return 0;
-    *out = (int)v;
-    return 1;
+    return pm_cli_int(out, "build", opt, text, lo, hi);
 }
 
 /* "X,Y,Z": a non-zero axis, normalised. */

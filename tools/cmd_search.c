@@ -71,14 +71,11 @@ static int parse_args(search_args *a, int argc, char **argv) {
             if (m < 0) return pm_cli_fail("search: --mode '%s' is not exact, bruteforce, pcakdtree or vptree", argv[i]) + 1;
             a->def.mode = (pm_search_mode)m;
         } else if (!strcmp(s, "--continuing") && more) {
-            if (!pm_cli_number(&v, "search", s, argv[++i], 0, 2147483647.0, 1)) return 2;
-            a->def.continuing_pose = (int)v;
+            if (!pm_cli_int(&a->def.continuing_pose, "search", s, argv[++i], 0, 2147483647.0)) return 2;
         } else if (!strcmp(s, "--continuing-addend") && more) {
-            if (!pm_cli_number(&v, "search", s, argv[++i], -1e6, 1e6, 0)) return 2;
-            a->def.continuing_cost_addend = (float)v;
+            if (!pm_cli_float(&a->def.continuing_cost_addend, "search", s, argv[++i], -1e6, 1e6)) return 2;
         } else if (!strcmp(s, "--neighbors") && more) {
-            if (!pm_cli_number(&v, "search", s, argv[++i], 1, 1e6, 1)) return 2;
-            a->def.kdtree_neighbors = (int)v;
+            if (!pm_cli_int(&a->def.kdtree_neighbors, "search", s, argv[++i], 1, 1e6)) return 2;
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;
         else if (!a->db) a->db = s;
