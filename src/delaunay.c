@@ -44,12 +44,19 @@ typedef struct builder {
     const pm_allocator *allocator;
 } builder;
 
-static int add_triangle(builder *b, int v0, int v1, int v2) {
-    int t = b->count++;
+/* n0..n2: the neighbours across the edges opposite v0..v2 (edge_index's numbering). */
+static void set_triangle(builder *b, int t, int v0, int v1, int v2, int n0, int n1, int n2) {
     b->v[3 * t] = v0;
     b->v[3 * t + 1] = v1;
     b->v[3 * t + 2] = v2;
-    b->nb[3 * t] = b->nb[3 * t + 1] = b->nb[3 * t + 2] = -1;
+    b->nb[3 * t] = n0;
+    b->nb[3 * t + 1] = n1;
+    b->nb[3 * t + 2] = n2;
+}
+
+static int add_triangle(builder *b, int v0, int v1, int v2) {
+    int t = b->count++;
+    set_triangle(b, t, v0, v1, v2, -1, -1, -1);
     return t;
 }
 
@@ -150,18 +157,8 @@ static int legalize(builder *b) {
         int n_ca = b->nb[3 * t + (i + 1) % 3], n_ab = b->nb[3 * t + (i + 2) % 3];
         int n_bd = b->nb[3 * u + (j + 1) % 3], n_dc = b->nb[3 * u + (j + 2) % 3];
         /* t becomes (a, b, d) and u becomes (a, d, c): the diagonal b-c is replaced by a-d. */
-        b->v[3 * t] = va;
-        b->v[3 * t + 1] = vb;
-        b->v[3 * t + 2] = vd;
-        b->nb[3 * t] = n_bd;
-        b->nb[3 * t + 1] = u;
-        b->nb[3 * t + 2] = n_ab;
-        b->v[3 * u] = va;
-        b->v[3 * u + 1] = vd;
-        b->v[3 * u + 2] = vc;
-        b->nb[3 * u] = n_dc;
-        b->nb[3 * u + 1] = n_ca;
-        b->nb[3 * u + 2] = t;
+        set_triangle(b, t, va, vb, vd, n_bd, u, n_ab);
+        set_triangle(b, u, va, vd, vc, n_dc, n_ca, t);
         replace_neighbor(b, n_bd, u, t);
         replace_neighbor(b, n_ca, t, u);
         if (!push(b, t, 0) || !push(b, t, 2) || !push(b, u, 0) || !push(b, u, 1)) return 0;
