@@ -140,6 +140,15 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
 
 /* ---- sampling job ---- */
 
+/* Translations are lerped alike whichever way the rotations are interpolated. */
+PM_SIMD_INLINE soa_vec3 lerp_translation(soa_vec3 a, soa_vec3 b, pm_f4 t) {
+    soa_vec3 v;
+    v.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
+    v.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
+    v.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
+    return v;
+}
+
 /* Keys are hemisphere-aligned at build time, so no sign test is needed between neighbours. */
 static void interp_nlerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
                          int count) {
@@ -152,10 +161,7 @@ static void interp_nlerp(pm_soa_transform *out, const pm_soa_transform *g0, cons
         q.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
         q.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
         q.w = f4_madd(f4_sub(b.w, a.w), t, a.w);
-        soa_vec3 v;
-        v.x = f4_madd(f4_sub(tb.x, ta.x), t, ta.x);
-        v.y = f4_madd(f4_sub(tb.y, ta.y), t, ta.y);
-        v.z = f4_madd(f4_sub(tb.z, ta.z), t, ta.z);
+        soa_vec3 v = lerp_translation(ta, tb, t);
         soa_store(out + g, soa_quat_normalize(q), v);
     }
 }
@@ -169,10 +175,7 @@ static void interp_slerp(pm_soa_transform *out, const pm_soa_transform *g0, cons
         pm_f4 wa, wb;
         soa_slerp_weights(soa_quat_dot(a, b), t, &wa, &wb);
         soa_quat q = soa_quat_madd(soa_quat_scale(a, wa), b, wb);
-        soa_vec3 v;
-        v.x = f4_madd(f4_sub(tb.x, ta.x), t, ta.x);
-        v.y = f4_madd(f4_sub(tb.y, ta.y), t, ta.y);
-        v.z = f4_madd(f4_sub(tb.z, ta.z), t, ta.z);
+        soa_vec3 v = lerp_translation(ta, tb, t);
         /* Slerp of unit quaternions is unit up to the polynomial error; renormalising is cheap. */
         soa_store(out + g, soa_quat_normalize(q), v);
     }
