@@ -458,9 +458,32 @@ static pm_result hierarchy_truncated(bvh_parser *p, bvh_token t) {
     return bvh_fail(p, PM_ERR_PARSE, t.line, "MOTION", "the file ends after the hierarchy (no MOTION section)");
 }
 
+/* A byte order mark of either order, or text that opens with ASCII characters each paired
+ * with a NUL (UTF-16 without a mark). No BVH file holds a NUL, so nothing readable is refused. */
+static int looks_utf16(const char *cur, const char *end) {
+    if (end - cur < 2) return 0;
+    const unsigned char a = (unsigned char)cur[0], b = (unsigned char)cur[1];
+    if ((a == 0xFF && b == 0xFE) || (a == 0xFE && b == 0xFF)) return 1;
+    if (end - cur < 8) return 0;
+    for (int zero = 0; zero < 2; zero++) {
+        int pairs = 0;
+        for (int i = 0; i < 8; i += 2) {
+            const unsigned char c = (unsigned char)cur[i + 1 - zero], z = (unsigned char)cur[i + zero];
+            pairs += z == 0 && c != 0 && c < 0x80;
+        }
+        if (pairs == 4) return 1;
+    }
+    return 0;
+}
+
 static pm_result parse_hierarchy(bvh_parser *p) {
     /* A UTF-8 byte order mark from Windows editors. */
     if (p->end - p->cur >= 3 && memcmp(p->cur, "\xEF\xBB\xBF", 3) == 0) p->cur += 3;
+    /* Windows editors also save "Unicode" text as UTF-16: every ASCII byte followed or preceded
+     * by a NUL. Read as bytes it is garbage, so say what it is and what to do. */
+    if (looks_utf16(p->cur, p->end))
+        return bvh_fail(p, PM_ERR_PARSE, 1, "HIERARCHY",
+                        "the file is UTF-16 text; save it as UTF-8 or ASCII (BVH is plain text)");
     bvh_token t = next_token(p);
     if (t.n == 0) return bvh_fail(p, PM_ERR_PARSE, t.line, "HIERARCHY", "the file is empty");
     if (!tok_is(t, "HIERARCHY"))

@@ -229,6 +229,14 @@ static void test_errors_structure(void **state) {
                  "'Kn?(?" "?'"); /* (split: "??'" would be a trigraph) */
     /* Bytes F5..FF start no UTF-8 character, whatever follows them. */
     expect_error(L01 L02 L03 L04 "Kn\xf8\x80\x80 1\n", PM_ERR_PARSE, "t.bvh:5: HIERARCHY", "'Kn?" "?" "?'");
+    /* UTF-16 text, as Windows editors save "Unicode": little and big endian, with a byte order
+     * mark and without one. */
+    expect_error_n("\xFF\xFEH\0I\0E\0R\0", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-16");
+    expect_error_n("\xFE\xFF\0H\0I\0E\0R", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "save it as UTF-8");
+    expect_error_n("H\0I\0E\0R\0A\0", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-16");
+    expect_error_n("\0H\0I\0E\0R\0A", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-16");
+    /* A NUL that is not UTF-16's pattern is still plain garbage. */
+    expect_error_n("\0\0\0\0garbage", 11, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "not a BVH file?");
     /* Duplicate names. */
     expect_error(L01 L02 L03 L04 L05 L06 L07 L08 L09 L14 "\tJOINT Chest\n" L07 L08 L09 L14 L15 L16 L17 L18, PM_ERR_PARSE,
                  "t.bvh:11: JOINT", "duplicate joint name 'Chest' (first on line 6)");

@@ -10,7 +10,8 @@
  * values (a frame split over two lines, two frames on one) is an error, and so is a Frames:
  * count the lines do not match either way (the file ends early, or frame data follows the
  * last declared frame); blank lines between frames are skipped. The values of "Frames:" and
- * "Frame Time:" are on the label's line, glued to the colon or not. */
+ * "Frame Time:" are on the label's line, glued to the colon or not. The text is ASCII or UTF-8
+ * (a byte order mark is skipped); UTF-16 is refused as such. */
 #ifndef POSEMATCH_BVH_H
 #define POSEMATCH_BVH_H
 
