@@ -222,7 +222,8 @@ static int is_sep(char c) { return c == '_' || c == '.' || c == ' ' || c == '-' 
 /* Side of a joint name and the name with its side marker replaced by the other side's, so
  * that the counterpart can be looked up by exact match. Recognised markers, in order:
  * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_), an l/r or L/R prefix before
- * an upper-case letter (lFoot, rThigh, LHipJoint, RThumb). */
+ * an upper-case letter (lFoot, rThigh, LHipJoint, RThumb), an L/R suffix after a lower-case
+ * letter (HandL), an L/R prefix before one (Lhand). */
 static side name_side(const char *name, char *swapped, size_t cap) {
     size_t n = strlen(name);
     if (n + 2 > cap) return SIDE_NONE;
@@ -262,6 +263,20 @@ static side name_side(const char *name, char *swapped, size_t cap) {
         char other = c0 == 'l' ? 'r' : 'l';
         swapped[0] = isupper((unsigned char)name[0]) ? (char)toupper(other) : other;
         return c0 == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+    }
+    /* HandL, UpLegR: an upper-case L/R glued to the end of a lower-case word. Then Lhand, Rfoot:
+     * an upper-case L/R glued to the front of one (LowerBack is "RowerBack" swapped, a name no rig
+     * has, so it stays unpaired). */
+    char last = name[n - 1];
+    if (n >= 2 && (last == 'L' || last == 'R') && islower((unsigned char)name[n - 2])) {
+        memcpy(swapped, name, n + 1);
+        swapped[n - 1] = last == 'L' ? 'R' : 'L';
+        return last == 'L' ? SIDE_LEFT : SIDE_RIGHT;
+    }
+    if (n >= 2 && (name[0] == 'L' || name[0] == 'R') && islower((unsigned char)name[1])) {
+        memcpy(swapped, name, n + 1);
+        swapped[0] = name[0] == 'L' ? 'R' : 'L';
+        return name[0] == 'L' ? SIDE_LEFT : SIDE_RIGHT;
     }
     return SIDE_NONE;
 }

@@ -262,6 +262,11 @@ static void test_mirror_maps(void **state) {
     check_mirror_pairs(spaced, 6, e);
     check_mirror_pairs(caps, 6, e);
     check_mirror_pairs(cmu, 6, e);
+    /* Glued capital suffixes and prefixes; "LowerBack" and "Root" still stay unpaired. */
+    const char *const glued_end[] = {"Root", "FootL", "FootR", "LowerBack", "UpperArmL", "UpperArmR"};
+    const char *const glued_front[] = {"Root", "Lfoot", "Rfoot", "LowerBack", "Lhand", "Rhand"};
+    check_mirror_pairs(glued_end, 6, e);
+    check_mirror_pairs(glued_front, 6, e);
     /* A side without its counterpart maps to itself. */
     const char *const lonely[] = {"Hips", "LeftFoot", "Spine"};
     const int self[] = {0, 1, 2};

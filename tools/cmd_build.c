@@ -33,7 +33,7 @@ static const char build_usage[] =
     "  --fps N                 poses per second (clips are resampled), 1..1000; 30\n"
     "  --mirror                also add a mirrored copy of every clip, named <name>.mirror\n"
     "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
-    "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r); repeatable,\n"
+    "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r, HandL); repeatable,\n"
     "                          each joint in one pair at most\n"
     "  --threads N             builder threads (the result never depends on it), 1..64; all CPUs\n"
     "                          (at most 64)\n"
