@@ -3,9 +3,10 @@
  * With GCC and Clang the type is a generic vector (__attribute__((vector_size(16)))), which the
  * compiler lowers to SSE2 on x86-64 and NEON on ARM with the default flags; the few operations
  * generic vectors lack or compile poorly (square root, native minimum and maximum, 8-byte loads,
- * integer-domain interleaves) use the platform intrinsic. Any other
- * compiler, or PM_SIMD_SCALAR defined, gets a struct of four floats with the same interface, so the
- * pose kernels are written once. */
+ * integer-domain interleaves) use the platform intrinsic. PM_SIMD_SCALAR defined (or a compiler
+ * without generic vectors, though the search kernels need them) gets a struct of four floats with
+ * the same interface and the same bits, so the pose kernels are written once
+ * (docs/ARCHITECTURE.md#compilers-and-cpus). */
 #ifndef PM_SIMD_H
 #define PM_SIMD_H
 
