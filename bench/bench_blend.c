@@ -4,8 +4,8 @@
  * a plain scalar loop (compiler vectorisers off for it; the auto-vectorised build of the same loop
  * is an information row). Each job is timed in batches interleaved with the baseline's batches,
  * and the medians give the ratios, so drift in clock speed or load affects both sides alike.
- * Local-to-model rows time what users get (the AVX2 kernels when the CPU has them); the "without
- * AVX2" information rows force the kernels other CPUs run.
+ * The job rows time what users get (the AVX2 kernels when the CPU has them); the "without AVX2"
+ * information rows force the kernels other CPUs run.
  *
  * Blend-space lookup (pm_blend_space_weights_at: locating the cell and weighing it) is timed per
  * query on spaces of 16, 256 and 4096 samples laid out at random, on a circle (queried outside it,
@@ -217,7 +217,18 @@ static void run_baseline_autovec(ctx *c) {
     KEEP(c->aos_out);
 }
 
-static void run_blend3(ctx *c) {
+/* The library's internal entry points with a forced kernel build (src/pose_kernels.h,
+ * src/blend_internal.h): 0 = what the public run functions pick (AVX2 when the CPU has it), 1 =
+ * the kernels for CPUs without (SSE2 / NEON), which give the same bits. Hidden in the shared
+ * library; the bench links the static one. */
+pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
+pm_result pm_blend_job_run_kernel(const pm_blend_job *job, int kernel, pm_error *error);
+pm_result pm_layered_blend_job_run_kernel(const pm_layered_blend_job *job, int kernel, pm_error *error);
+pm_result pm_additive_apply_job_run_kernel(const pm_additive_apply_job *job, int kernel, pm_error *error);
+pm_result pm_sampling_job_run_kernel(const pm_sampling_job *job, int kernel, pm_error *error);
+enum { DISPATCHED = 0, BASELINE_KERNELS = 1 };
+
+static void run_blend3_kernel(ctx *c, int kernel) {
     int s = c->set = (c->set + 1) % POSE_SETS;
     pm_blend_input in[3] = {{c->poses[s][0], 0.5f}, {c->poses[s][1], 0.3f}, {c->poses[s][2], 0.2f}};
     pm_blend_job job = pm_default_blend_job();
@@ -225,10 +236,12 @@ static void run_blend3(ctx *c) {
     job.input_count = 3;
     job.joint_count = JOINTS;
     job.output = c->out;
-    if (pm_blend_job_run(&job, NULL) != PM_OK) die("blend job", NULL);
+    if (pm_blend_job_run_kernel(&job, kernel, NULL) != PM_OK) die("blend job", NULL);
 }
+static void run_blend3(ctx *c) { run_blend3_kernel(c, DISPATCHED); }
+static void run_blend3_baseline(ctx *c) { run_blend3_kernel(c, BASELINE_KERNELS); }
 
-static void run_additive(ctx *c, float weight, pm_additive_scaling scaling) {
+static void run_additive(ctx *c, float weight, pm_additive_scaling scaling, int kernel) {
     int s = c->set = (c->set + 1) % POSE_SETS;
     pm_additive_apply_job job = pm_default_additive_apply_job();
     job.target = c->poses[s][0];
@@ -237,14 +250,15 @@ static void run_additive(ctx *c, float weight, pm_additive_scaling scaling) {
     job.scaling = scaling;
     job.joint_count = JOINTS;
     job.output = c->out;
-    if (pm_additive_apply_job_run(&job, NULL) != PM_OK) die("additive job", NULL);
+    if (pm_additive_apply_job_run_kernel(&job, kernel, NULL) != PM_OK) die("additive job", NULL);
 }
 /* A fractional weight away from 1/2, where nlerp happens to be exact. */
-static void run_additive_part(ctx *c) { run_additive(c, 0.3f, PM_ADDITIVE_POWER); }
-static void run_additive_part_nlerp(ctx *c) { run_additive(c, 0.3f, PM_ADDITIVE_NLERP); }
-static void run_additive_full(ctx *c) { run_additive(c, 1.0f, PM_ADDITIVE_POWER); }
+static void run_additive_part(ctx *c) { run_additive(c, 0.3f, PM_ADDITIVE_POWER, DISPATCHED); }
+static void run_additive_part_nlerp(ctx *c) { run_additive(c, 0.3f, PM_ADDITIVE_NLERP, DISPATCHED); }
+static void run_additive_full(ctx *c) { run_additive(c, 1.0f, PM_ADDITIVE_POWER, DISPATCHED); }
+static void run_additive_part_baseline(ctx *c) { run_additive(c, 0.3f, PM_ADDITIVE_POWER, BASELINE_KERNELS); }
 
-static void run_layered(ctx *c) {
+static void run_layered_kernel(ctx *c, int kernel) {
     int s = c->set = (c->set + 1) % POSE_SETS;
     pm_blend_layer layer = {c->poses[s][1], 1.0f, c->mask};
     pm_layered_blend_job job = pm_default_layered_blend_job();
@@ -253,15 +267,11 @@ static void run_layered(ctx *c) {
     job.layer_count = 1;
     job.joint_count = JOINTS;
     job.output = c->out;
-    if (pm_layered_blend_job_run(&job, NULL) != PM_OK) die("layered job", NULL);
+    if (pm_layered_blend_job_run_kernel(&job, kernel, NULL) != PM_OK) die("layered job", NULL);
 }
+static void run_layered(ctx *c) { run_layered_kernel(c, DISPATCHED); }
+static void run_layered_baseline(ctx *c) { run_layered_kernel(c, BASELINE_KERNELS); }
 
-/* The library's internal entry point with a forced kernel (src/pose_kernels.h): 0 = what
- * pm_local_to_model_job_run picks (AVX2 when the CPU has it), 1 = the kernels for CPUs without
- * (SSE2 / NEON), which give the same bits. Hidden in the shared library; the bench links the
- * static one. */
-pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
-enum { L2M_DISPATCHED = 0, L2M_BASELINE = 1 };
 
 static void run_l2m_kernel(ctx *c, int transforms, int matrices, int kernel) {
     int s = c->set = (c->set + 1) % POSE_SETS;
@@ -271,18 +281,16 @@ static void run_l2m_kernel(ctx *c, int transforms, int matrices, int kernel) {
     job.input = c->poses[s][0];
     job.output = transforms ? c->model : NULL;
     job.output_matrices = matrices ? c->model_matrices : NULL;
-    pm_result r = kernel == L2M_DISPATCHED ? pm_local_to_model_job_run(&job, NULL)
-                                           : pm_local_to_model_job_run_kernel(&job, kernel, NULL);
-    if (r != PM_OK) die("local-to-model job", NULL);
+    if (pm_local_to_model_job_run_kernel(&job, kernel, NULL) != PM_OK) die("local-to-model job", NULL);
 }
-static void run_l2m(ctx *c) { run_l2m_kernel(c, 1, 0, L2M_DISPATCHED); }
-static void run_l2m_matrices(ctx *c) { run_l2m_kernel(c, 0, 1, L2M_DISPATCHED); }
-static void run_l2m_both(ctx *c) { run_l2m_kernel(c, 1, 1, L2M_DISPATCHED); }
-static void run_l2m_baseline(ctx *c) { run_l2m_kernel(c, 1, 0, L2M_BASELINE); }
-static void run_l2m_matrices_baseline(ctx *c) { run_l2m_kernel(c, 0, 1, L2M_BASELINE); }
-static void run_l2m_both_baseline(ctx *c) { run_l2m_kernel(c, 1, 1, L2M_BASELINE); }
+static void run_l2m(ctx *c) { run_l2m_kernel(c, 1, 0, DISPATCHED); }
+static void run_l2m_matrices(ctx *c) { run_l2m_kernel(c, 0, 1, DISPATCHED); }
+static void run_l2m_both(ctx *c) { run_l2m_kernel(c, 1, 1, DISPATCHED); }
+static void run_l2m_baseline(ctx *c) { run_l2m_kernel(c, 1, 0, BASELINE_KERNELS); }
+static void run_l2m_matrices_baseline(ctx *c) { run_l2m_kernel(c, 0, 1, BASELINE_KERNELS); }
+static void run_l2m_both_baseline(ctx *c) { run_l2m_kernel(c, 1, 1, BASELINE_KERNELS); }
 
-static void run_sampling(ctx *c) {
+static void run_sampling_kernel(ctx *c, int kernel) {
     pm_sampling_job job = pm_default_sampling_job();
     job.animation = &c->anims[0];
     c->play_time += 1.0f / 60.0f;
@@ -290,8 +298,10 @@ static void run_sampling(ctx *c) {
     job.time = c->play_time;
     job.output = c->out;
     job.output_count = pm_soa_count(JOINTS);
-    if (pm_sampling_job_run(&job, NULL) != PM_OK) die("sampling job", NULL);
+    if (pm_sampling_job_run_kernel(&job, kernel, NULL) != PM_OK) die("sampling job", NULL);
 }
+static void run_sampling(ctx *c) { run_sampling_kernel(c, DISPATCHED); }
+static void run_sampling_baseline(ctx *c) { run_sampling_kernel(c, BASELINE_KERNELS); }
 
 typedef struct bench_case {
     const char *name;
@@ -585,6 +595,10 @@ int main(int argc, char **argv) {
         {"local-to-model (matrices)", run_l2m_matrices, 0.50, 0.0, "425-680 ns", 0.0, 0, 0, 1},
         {"local-to-model (both outputs)", run_l2m_both, 0.0, 0.0, "-", 0.0, 0, 0, 0},
         {"sampling during playback", run_sampling, 0.0, 1000.0, "~1.4 us", 0.0, 0, 0, 0},
+        {"(info) 3-layer blend, without AVX2", run_blend3_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
+        {"(info) additive power, without AVX2", run_additive_part_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
+        {"(info) 2 layers, without AVX2", run_layered_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
+        {"(info) sampling, without AVX2", run_sampling_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
         {"(info) l2m, kernel without AVX2", run_l2m_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
         {"(info) l2m matrices, without AVX2", run_l2m_matrices_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},
         {"(info) l2m both, without AVX2", run_l2m_both_baseline, 0.0, 0.0, "-", 0.0, 0, 0, 0},

@@ -1,9 +1,9 @@
 /* Runtime animation (SoA keys built from a pm_clip), pose buffers and the sampling job. */
 #include <math.h>
 
+#include "blend_internal.h"
 #include "clip_internal.h"
 #include "core.h"
-#include "pose_kernels.h"
 #include "posematch/blend.h"
 
 /* ---- poses ---- */
@@ -140,47 +140,6 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
 
 /* ---- sampling job ---- */
 
-/* Translations are lerped alike whichever way the rotations are interpolated. */
-PM_SIMD_INLINE soa_vec3 lerp_translation(soa_vec3 a, soa_vec3 b, pm_f4 t) {
-    soa_vec3 v;
-    v.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
-    v.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
-    v.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
-    return v;
-}
-
-/* Keys are hemisphere-aligned at build time, so no sign test is needed between neighbours. */
-static void interp_nlerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
-                         int count) {
-    pm_f4 t = f4_set1(alpha);
-    for (int g = 0; g < count; g++) {
-        soa_quat a = soa_load_rotation(g0 + g), b = soa_load_rotation(g1 + g);
-        soa_vec3 ta = soa_load_translation(g0 + g), tb = soa_load_translation(g1 + g);
-        soa_quat q;
-        q.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
-        q.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
-        q.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
-        q.w = f4_madd(f4_sub(b.w, a.w), t, a.w);
-        soa_vec3 v = lerp_translation(ta, tb, t);
-        soa_store(out + g, soa_quat_normalize(q), v);
-    }
-}
-
-static void interp_slerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
-                         int count) {
-    pm_f4 t = f4_set1(alpha);
-    for (int g = 0; g < count; g++) {
-        soa_quat a = soa_load_rotation(g0 + g), b = soa_load_rotation(g1 + g);
-        soa_vec3 ta = soa_load_translation(g0 + g), tb = soa_load_translation(g1 + g);
-        pm_f4 wa, wb;
-        soa_slerp_weights(soa_quat_dot(a, b), t, &wa, &wb);
-        soa_quat q = soa_quat_madd(soa_quat_scale(a, wa), b, wb);
-        soa_vec3 v = lerp_translation(ta, tb, t);
-        /* Slerp of unit quaternions is unit up to the polynomial error; renormalising is cheap. */
-        soa_store(out + g, soa_quat_normalize(q), v);
-    }
-}
-
 pm_sampling_job pm_default_sampling_job(void) {
     pm_sampling_job j;
     memset(&j, 0, sizeof j);
@@ -242,6 +201,10 @@ static void key_pair(const pm_animation *a, float time, int *k0, float *alpha) {
 }
 
 pm_result pm_sampling_job_run(const pm_sampling_job *job, pm_error *error) {
+    return pm_sampling_job_run_kernel(job, PM_KERNEL_AUTO, error);
+}
+
+pm_result pm_sampling_job_run_kernel(const pm_sampling_job *job, int kernel, pm_error *error) {
     pm_result r = pm_sampling_job_validate(job, error);
     if (r != PM_OK) return r;
     const pm_animation *a = job->animation;
@@ -255,7 +218,8 @@ pm_result pm_sampling_job_run(const pm_sampling_job *job, pm_error *error) {
         return PM_OK;
     }
     const pm_soa_transform *g1 = g0 + a->soa_count;
-    if (job->rotation == PM_ROTATION_SLERP) interp_slerp(job->output, g0, g1, alpha, a->soa_count);
-    else interp_nlerp(job->output, g0, g1, alpha, a->soa_count);
+    const pm_pose_kernels *k = pm_pose_kernels_pick(kernel);
+    if (job->rotation == PM_ROTATION_SLERP) k->sample_slerp(job->output, g0, g1, alpha, a->soa_count);
+    else k->sample_nlerp(job->output, g0, g1, alpha, a->soa_count);
     return PM_OK;
 }

@@ -5,7 +5,7 @@
 #include "posematch/features.h"
 #include "core.h"
 #include "schema_layout.h"
-#include "pose_kernels.h"
+#include "blend_internal.h"
 
 pm_branch_filter pm_default_branch_filter(void) {
     pm_branch_filter f;
@@ -141,99 +141,11 @@ pm_result pm_layered_blend_job_validate(const pm_layered_blend_job *job, pm_erro
     return r == PM_OK ? check_layer_masks(job, error) : r;
 }
 
-typedef struct active_layer {
-    const pm_soa_transform *pose;
-    const float *joint_weights;
-    float weight;
-} active_layer;
-
-PM_SIMD_INLINE pm_f4 layer_weights(const active_layer *l, int g, int joint_count, soa_weight_check *check) {
-    pm_f4 w = f4_set1(l->weight);
-    if (!l->joint_weights) return w;
-    pm_f4 jw = soa_load_joint_weights(l->joint_weights, g, joint_count);
-    soa_weight_check_add(check, jw);
-    return f4_mul(w, jw);
-}
-
-/* Finishes a joint group: lanes no layer touched (total 0) keep the base bit for bit because
- * their normalisation factor is exactly 1 and their sums are base * 1 + layer * 0, which is 0 for
- * a finite layer (the header asks for finite layers rather than pay a select per lane). */
-PM_SIMD_INLINE void store_layered(pm_soa_transform *o, soa_quat q, soa_vec3 t, pm_f4 total) {
-    pm_f4 len = f4_sqrt(soa_quat_dot(q, q));
-    pm_f4 inv = f4_select(f4_eq(total, f4_zero()), f4_set1(1.0f), f4_div(f4_set1(1.0f), len));
-    soa_store(o, soa_quat_scale(q, inv), t);
-}
-
-#define PM_LAYER_CHUNK 64
-
-/* One layer, the common case: a per-joint lerp between base and layer. Mask weights and
- * hemisphere signs first, in their own pass (fused, the dot -> sign -> multiply chain held back
- * every group), then the blend. Groups the mask leaves alone are blended too (their lanes come out
- * as the base): a branch per group cost more than the arithmetic it would skip. */
-static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, soa_weight_check *check) {
-    const int groups = pm_soa_count(job->joint_count);
-    const pm_f4 one = f4_set1(1.0f);
-    pm_f4 weight[PM_LAYER_CHUNK], signed_w[PM_LAYER_CHUNK];
-    for (int start = 0; start < groups; start += PM_LAYER_CHUNK) {
-        int end = PM_MIN(groups, start + PM_LAYER_CHUNK);
-        for (int g = start; g < end; g++) {
-            pm_f4 w = layer_weights(layer, g, job->joint_count, check);
-            weight[g - start] = w;
-            signed_w[g - start] = soa_signed_weight(w, soa_load_rotation(layer->pose + g), soa_load_rotation(job->base + g));
-        }
-        for (int g = start; g < end; g++) {
-            const pm_soa_transform *b = job->base + g;
-            pm_f4 w = weight[g - start], wb = f4_sub(one, w);
-            soa_quat q = soa_quat_madd(soa_quat_scale(soa_load_rotation(b), wb), soa_load_rotation(layer->pose + g),
-                                       signed_w[g - start]);
-            soa_vec3 t0 = soa_load_translation(b), t1 = soa_load_translation(layer->pose + g), t;
-            t.x = f4_madd(t1.x, w, f4_mul(t0.x, wb));
-            t.y = f4_madd(t1.y, w, f4_mul(t0.y, wb));
-            t.z = f4_madd(t1.z, w, f4_mul(t0.z, wb));
-            store_layered(job->output + g, q, t, w);
-        }
-    }
-}
-
-/* Several layers. The weights come first (they decide the base's share), then the base's weighted
- * rotation starts the sum and each layer is brought to the hemisphere of the sum so far: where the
- * base weighs nothing (over-full layers) or lies half a turn from the layers, a test against the
- * base alone would leave the sign of a near-zero dot to flip one of two layers that hold the same
- * rotation, and the two would cancel into a rotation neither has. */
-static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, soa_weight_check *check) {
-    const int groups = pm_soa_count(job->joint_count);
-    const pm_f4 one = f4_set1(1.0f), zero = f4_zero();
-    pm_f4 w[PM_BLEND_MAX_INPUTS];
-    for (int g = 0; g < groups; g++) {
-        const pm_soa_transform *b = job->base + g;
-        pm_f4 total = zero;
-        for (int i = 0; i < n; i++) {
-            w[i] = layer_weights(&layers[i], g, job->joint_count, check);
-            total = f4_add(total, w[i]);
-        }
-        /* Over-full layers are normalised among themselves and leave the base out. */
-        pm_f4 scale = f4_select(f4_lt(one, total), f4_div(one, total), one);
-        pm_f4 wb = f4_max(f4_sub(one, total), zero);
-        soa_quat acc_q = soa_quat_scale(soa_load_rotation(b), wb);
-        soa_vec3 t0 = soa_load_translation(b), acc_t;
-        acc_t.x = f4_mul(t0.x, wb);
-        acc_t.y = f4_mul(t0.y, wb);
-        acc_t.z = f4_mul(t0.z, wb);
-        for (int i = 0; i < n; i++) {
-            const pm_soa_transform *l = layers[i].pose + g;
-            pm_f4 wi = f4_mul(w[i], scale);
-            soa_quat q = soa_load_rotation(l);
-            acc_q = soa_quat_madd(acc_q, q, soa_signed_weight(wi, q, acc_q));
-            soa_vec3 t = soa_load_translation(l);
-            acc_t.x = f4_madd(t.x, wi, acc_t.x);
-            acc_t.y = f4_madd(t.y, wi, acc_t.y);
-            acc_t.z = f4_madd(t.z, wi, acc_t.z);
-        }
-        store_layered(job->output + g, acc_q, acc_t, total);
-    }
-}
-
 pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *error) {
+    return pm_layered_blend_job_run_kernel(job, PM_KERNEL_AUTO, error);
+}
+
+pm_result pm_layered_blend_job_run_kernel(const pm_layered_blend_job *job, int kernel, pm_error *error) {
     pm_result r = check_layered(job, error);
     if (r != PM_OK) return r;
     const int groups = pm_soa_count(job->joint_count);
@@ -257,8 +169,8 @@ pm_result pm_layered_blend_job_run(const pm_layered_blend_job *job, pm_error *er
     soa_weight_check_init(&check);
     if (n == 0) {
         if (job->output != job->base) memmove(job->output, job->base, (size_t)groups * sizeof(pm_soa_transform));
-    } else if (n == 1) layered_one(job, &layers[0], &check);
-    else layered_n(job, layers, n, &check);
+    } else if (n == 1) pm_pose_kernels_pick(kernel)->layered_one(job, &layers[0], &check);
+    else pm_pose_kernels_pick(kernel)->layered_n(job, layers, n, &check);
     if (!soa_weight_check_ok(&check) && (r = check_layer_masks(job, error)) != PM_OK) return r;
     if (job->root_joint >= 0 && !job->blend_root_motion) {
         /* Root motion is the base's alone: two layers' root velocities averaged give a speed

@@ -290,7 +290,7 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
     /* With both outputs the transforms are composed and then converted: the two agree exactly, and
      * the conversion costs less than a second chain. */
 #if defined(PM_L2M_HAVE_AVX2)
-    if (kernel != PM_L2M_BASELINE && pm_l2m_avx2_supported()) {
+    if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) {
         if (!job->output) return pm_l2m_matrices_avx2(job, error);
         r = pm_l2m_transforms_avx2(job, error);
         if (r == PM_OK && job->output_matrices) {
@@ -309,5 +309,5 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
 }
 
 pm_result pm_local_to_model_job_run(const pm_local_to_model_job *job, pm_error *error) {
-    return pm_local_to_model_job_run_kernel(job, PM_L2M_AUTO, error);
+    return pm_local_to_model_job_run_kernel(job, PM_KERNEL_AUTO, error);
 }

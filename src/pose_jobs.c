@@ -1,8 +1,8 @@
 /* The N-pose blend job (local-to-model is in local_to_model.c). */
 #include <math.h>
 
+#include "blend_internal.h"
 #include "core.h"
-#include "pose_kernels.h"
 
 /* ---- blend job ---- */
 
@@ -83,86 +83,11 @@ pm_result pm_blend_job_validate(const pm_blend_job *job, pm_error *error) {
     return blend_prepare(job, poses, weights, &total, &n, error);
 }
 
-/* Rotations: the hemisphere sign goes into the weight (one xor instead of four), and the weights
- * are taken relative to the first input's (the normalisation absorbs the scale), which saves
- * multiplying the first rotation. Translations use the true weights. */
-/* Groups per chunk of the sign pre-passes below (1-2 KB of signed weights on the stack). */
-#define PM_BLEND_CHUNK 64
-
-static void blend2(pm_soa_transform *out, const pm_soa_transform *a, const pm_soa_transform *b, const float *raw,
-                   float total, int groups) {
-    float inv = 1.0f / total, inv0 = 1.0f / raw[0];
-    const pm_f4 w0 = f4_set1(raw[0] * inv), w1 = f4_set1(raw[1] * inv), r1 = f4_set1(raw[1] * inv0);
-    pm_f4 signed_w[PM_BLEND_CHUNK];
-    for (int start = 0; start < groups; start += PM_BLEND_CHUNK) {
-        int end = PM_MIN(groups, start + PM_BLEND_CHUNK);
-        for (int g = start; g < end; g++)
-            signed_w[g - start] = soa_signed_weight(r1, soa_load_rotation(b + g), soa_load_rotation(a + g));
-        for (int g = start; g < end; g++) {
-            soa_quat q = soa_quat_madd(soa_load_rotation(a + g), soa_load_rotation(b + g), signed_w[g - start]);
-            soa_vec3 t0 = soa_load_translation(a + g), t1 = soa_load_translation(b + g), t;
-            t.x = f4_madd(t1.x, w1, f4_mul(t0.x, w0));
-            t.y = f4_madd(t1.y, w1, f4_mul(t0.y, w0));
-            t.z = f4_madd(t1.z, w1, f4_mul(t0.z, w0));
-            soa_store(out + g, soa_quat_normalize(q), t);
-        }
-    }
-}
-
-static void blend3(pm_soa_transform *out, const pm_soa_transform *const *p, const float *raw, float total, int groups) {
-    float inv = 1.0f / total, inv0 = 1.0f / raw[0];
-    const pm_f4 w0 = f4_set1(raw[0] * inv), w1 = f4_set1(raw[1] * inv), w2 = f4_set1(raw[2] * inv);
-    const pm_f4 r1 = f4_set1(raw[1] * inv0), r2 = f4_set1(raw[2] * inv0);
-    pm_f4 signed_w[2][PM_BLEND_CHUNK];
-    for (int start = 0; start < groups; start += PM_BLEND_CHUNK) {
-        int end = PM_MIN(groups, start + PM_BLEND_CHUNK);
-        /* The hemisphere tests first, in their own pass: fused into the blend their dot -> sign ->
-         * multiply chain held back every group (a third slower). */
-        for (int g = start; g < end; g++) {
-            soa_quat q0 = soa_load_rotation(p[0] + g);
-            signed_w[0][g - start] = soa_signed_weight(r1, soa_load_rotation(p[1] + g), q0);
-            signed_w[1][g - start] = soa_signed_weight(r2, soa_load_rotation(p[2] + g), q0);
-        }
-        for (int g = start; g < end; g++) {
-            soa_quat q = soa_quat_madd(soa_load_rotation(p[0] + g), soa_load_rotation(p[1] + g), signed_w[0][g - start]);
-            q = soa_quat_madd(q, soa_load_rotation(p[2] + g), signed_w[1][g - start]);
-            soa_vec3 t0 = soa_load_translation(p[0] + g), t1 = soa_load_translation(p[1] + g);
-            soa_vec3 t2 = soa_load_translation(p[2] + g), t;
-            t.x = f4_madd(t2.x, w2, f4_madd(t1.x, w1, f4_mul(t0.x, w0)));
-            t.y = f4_madd(t2.y, w2, f4_madd(t1.y, w1, f4_mul(t0.y, w0)));
-            t.z = f4_madd(t2.z, w2, f4_madd(t1.z, w1, f4_mul(t0.z, w0)));
-            soa_store(out + g, soa_quat_normalize(q), t);
-        }
-    }
-}
-
-static void blend_n(pm_soa_transform *out, const pm_soa_transform *const *p, const float *raw, float total, int n,
-                    int groups) {
-    float w[PM_BLEND_MAX_INPUTS], inv = 1.0f / total;
-    for (int i = 0; i < n; i++) w[i] = raw[i] * inv;
-    for (int g = 0; g < groups; g++) {
-        pm_f4 w0 = f4_set1(w[0]);
-        soa_quat ref = soa_load_rotation(p[0] + g);
-        soa_vec3 t0 = soa_load_translation(p[0] + g);
-        soa_quat q = soa_quat_scale(ref, w0);
-        soa_vec3 t;
-        t.x = f4_mul(t0.x, w0);
-        t.y = f4_mul(t0.y, w0);
-        t.z = f4_mul(t0.z, w0);
-        for (int i = 1; i < n; i++) {
-            pm_f4 wi = f4_set1(w[i]);
-            soa_quat qi = soa_load_rotation(p[i] + g);
-            q = soa_quat_madd(q, qi, soa_signed_weight(wi, qi, ref));
-            soa_vec3 ti = soa_load_translation(p[i] + g);
-            t.x = f4_madd(ti.x, wi, t.x);
-            t.y = f4_madd(ti.y, wi, t.y);
-            t.z = f4_madd(ti.z, wi, t.z);
-        }
-        soa_store(out + g, soa_quat_normalize(q), t);
-    }
-}
-
 pm_result pm_blend_job_run(const pm_blend_job *job, pm_error *error) {
+    return pm_blend_job_run_kernel(job, PM_KERNEL_AUTO, error);
+}
+
+pm_result pm_blend_job_run_kernel(const pm_blend_job *job, int kernel, pm_error *error) {
     const pm_soa_transform *poses[PM_BLEND_MAX_INPUTS];
     float weights[PM_BLEND_MAX_INPUTS], total = 0.0f;
     int n = 0;
@@ -175,8 +100,9 @@ pm_result pm_blend_job_run(const pm_blend_job *job, pm_error *error) {
         return PM_OK;
     }
     /* The first input is the heaviest, so the rotations' weights relative to it are at most 1. */
-    if (n == 2) blend2(job->output, poses[0], poses[1], weights, total, groups);
-    else if (n == 3) blend3(job->output, poses, weights, total, groups);
-    else blend_n(job->output, poses, weights, total, n, groups);
+    const pm_pose_kernels *k = pm_pose_kernels_pick(kernel);
+    if (n == 2) k->blend2(job->output, poses[0], poses[1], weights, total, groups);
+    else if (n == 3) k->blend3(job->output, poses, weights, total, groups);
+    else k->blend_n(job->output, poses, weights, total, n, groups);
     return PM_OK;
 }

@@ -308,10 +308,10 @@ PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2
         j++;                                                                                                           \
     } while (0)
 
-/* Which kernels run the job: PM_L2M_AUTO is what pm_local_to_model_job_run does (AVX2 when the CPU
- * has it); the others force one so that tests can compare them bit for bit and the bench can time
- * them. A kernel the build or the CPU lacks falls back to the baseline one. */
-enum { PM_L2M_AUTO = 0, PM_L2M_BASELINE = 1, PM_L2M_AVX2 = 2 };
+/* Which kernels run a pose job: PM_KERNEL_AUTO is what the public run functions do (AVX2 when the
+ * CPU has it); the others force one so that tests can compare them bit for bit and the bench can
+ * time them. A kernel the build or the CPU lacks falls back to the baseline one. */
+enum { PM_KERNEL_AUTO = 0, PM_KERNEL_BASELINE = 1, PM_KERNEL_AVX2 = 2 };
 pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
 /* 1 when the AVX2 kernels are built and the CPU runs them. */
 int pm_l2m_avx2_supported(void);

@@ -122,9 +122,9 @@ static void test_kernels_agree(void **state) {
                 job.root = trial % 2 ? &root : NULL;
                 for (int mode = 0; mode < 3; mode++) {
                     int tr = mode != 1, mt = mode != 0;
-                    PM_ASSERT_OK(run_kernel(&base, &job, tr, mt, PM_L2M_BASELINE, NULL));
-                    PM_ASSERT_OK(run_kernel(&avx2, &job, tr, mt, PM_L2M_AVX2, NULL));
-                    PM_ASSERT_OK(run_kernel(&dispatched, &job, tr, mt, PM_L2M_AUTO, NULL));
+                    PM_ASSERT_OK(run_kernel(&base, &job, tr, mt, PM_KERNEL_BASELINE, NULL));
+                    PM_ASSERT_OK(run_kernel(&avx2, &job, tr, mt, PM_KERNEL_AVX2, NULL));
+                    PM_ASSERT_OK(run_kernel(&dispatched, &job, tr, mt, PM_KERNEL_AUTO, NULL));
                     assert_guards(&base, n, "baseline kernel");
                     assert_guards(&avx2, n, "AVX2 kernel");
                     assert_guards(&dispatched, n, "default kernel");
@@ -173,7 +173,7 @@ static void test_kernels_reject_alike(void **state) {
             job.joint_count = n;
             job.input = pose;
             for (int mode = 0; mode < 3; mode++)
-                for (int kernel = PM_L2M_BASELINE; kernel <= PM_L2M_AVX2; kernel++) {
+                for (int kernel = PM_KERNEL_BASELINE; kernel <= PM_KERNEL_AVX2; kernel++) {
                     pm_error e;
                     assert_int_equal(run_kernel(&o, &job, mode != 1, mode != 0, kernel, &e), PM_ERR_INVALID_ARGUMENT);
                     char want[64];
