@@ -1,15 +1,17 @@
 # posematch - top-level targets. CMake does the building underneath.
 #   make         build the library, CLI, tests and benches into build/ (CLI: build/posematch)
-#   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers, TSan build)
+#   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers, TSan build,
+#                plain-C pose jobs build)
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+SCALAR_BUILD ?= build-scalar
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -20,7 +22,7 @@ deps:
 
 test:
 	@scripts/install-deps.sh test
-	@$(MAKE) --no-print-directory test-release test-asan test-tsan
+	@$(MAKE) --no-print-directory test-release test-asan test-tsan test-scalar
 
 test-release: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -45,6 +47,14 @@ test-tsan: all
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
 	cd $(TSAN_BUILD) && PM_SANITIZED=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" ctest --output-on-failure -j $(JOBS)
 
+# The plain-C pose jobs (-DPM_SIMD_SCALAR, what a compiler without vector extensions would take)
+# must pass the suite and write the release build's bytes (tests/cli/test_cross_build.sh).
+test-scalar: all
+	cmake -S . -B $(SCALAR_BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON -DCMAKE_C_FLAGS=-DPM_SIMD_SCALAR \
+	  -DPM_BUILD_BENCH=OFF -DPM_REFERENCE_CLI=$(abspath $(BUILD))/posematch >/dev/null
+	cmake --build $(SCALAR_BUILD) -j $(JOBS)
+	cd $(SCALAR_BUILD) && ctest --output-on-failure -j $(JOBS)
+
 bench: all
 	@scripts/install-deps.sh bench
 	bash bench/run.sh $(BUILD)
@@ -53,4 +63,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD)
