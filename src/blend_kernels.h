@@ -154,7 +154,8 @@ PM_SIMD_INLINE void store_layered(pm_soa_transform *o, soa_quat q, soa_vec3 t, p
  * hemisphere signs first, in their own pass (fused, the dot -> sign -> multiply chain held back
  * every group), then the blend. Groups the mask leaves alone are blended too (their lanes come out
  * as the base): a branch per group cost more than the arithmetic it would skip. */
-static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, soa_weight_check *check) {
+static void layered_one(const pm_layered_blend_job *job, const active_layer *layer, soa_weight_check *check_out) {
+    soa_weight_check local = *check_out, *check = &local; /* in registers, not through memory */
     const int groups = pm_soa_count(job->joint_count);
     const pm_f4 one = f4_set1(1.0f);
     pm_f4 weight[PM_LAYER_CHUNK], signed_w[PM_LAYER_CHUNK];
@@ -177,6 +178,7 @@ static void layered_one(const pm_layered_blend_job *job, const active_layer *lay
             store_layered(job->output + g, q, t, w);
         }
     }
+    *check_out = local;
 }
 
 /* Several layers. The weights come first (they decide the base's share), then the base's weighted
@@ -184,7 +186,8 @@ static void layered_one(const pm_layered_blend_job *job, const active_layer *lay
  * base weighs nothing (over-full layers) or lies half a turn from the layers, a test against the
  * base alone would leave the sign of a near-zero dot to flip one of two layers that hold the same
  * rotation, and the two would cancel into a rotation neither has. */
-static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, soa_weight_check *check) {
+static void layered_n(const pm_layered_blend_job *job, const active_layer *layers, int n, soa_weight_check *check_out) {
+    soa_weight_check local = *check_out, *check = &local; /* in registers, not through memory */
     const int groups = pm_soa_count(job->joint_count);
     const pm_f4 one = f4_set1(1.0f), zero = f4_zero();
     pm_f4 w[PM_BLEND_MAX_INPUTS];
@@ -215,6 +218,7 @@ static void layered_n(const pm_layered_blend_job *job, const active_layer *layer
         }
         store_layered(job->output + g, acc_q, acc_t, total);
     }
+    *check_out = local;
 }
 
 /* ---- additive ---- */
@@ -370,7 +374,8 @@ static void apply_uniform(const pm_additive_apply_job *job, int groups) {
     }
 }
 
-static void apply_masked(const pm_additive_apply_job *job, int groups, soa_weight_check *check) {
+static void apply_masked(const pm_additive_apply_job *job, int groups, soa_weight_check *check_out) {
+    soa_weight_check local = *check_out, *check = &local; /* in registers, not through memory */
     const int power = job->scaling == PM_ADDITIVE_POWER;
     const pm_f4 weight = f4_set1(job->weight);
     soa_quat scaled[PM_ADDITIVE_CHUNK];
@@ -391,6 +396,7 @@ static void apply_masked(const pm_additive_apply_job *job, int groups, soa_weigh
         }
         for (int g = start; g < end; g++) apply_group(job, g, scaled[g - start], ws[g - start]);
     }
+    *check_out = local;
 }
 
 /* delta^n for a whole n >= 0 by squaring (n <= PM_ADDITIVE_MAX_WEIGHT: at most 7 squarings), renormalised
@@ -413,7 +419,8 @@ static pm_quat quat_whole_power(pm_quat q, int n) {
  * delta^f and the whole power meet at integer weights (f = 0 gives the identity exactly), so the
  * rotation is continuous in w. Rare enough (exaggeration, subtraction) that the whole powers are
  * taken lane by lane in scalar code. */
-static void apply_extended(const pm_additive_apply_job *job, int groups, soa_weight_check *check) {
+static void apply_extended(const pm_additive_apply_job *job, int groups, soa_weight_check *check_out) {
+    soa_weight_check local = *check_out, *check = &local; /* in registers, not through memory */
     const pm_f4 weight = f4_set1(job->weight);
     const int power = job->scaling == PM_ADDITIVE_POWER;
     for (int g = 0; g < groups; g++) {
@@ -452,6 +459,7 @@ static void apply_extended(const pm_additive_apply_job *job, int groups, soa_wei
         soa_quat ip = {f4_load(ix), f4_load(iy), f4_load(iz), f4_load(iw)};
         apply_group(job, g, soa_quat_mul(ip, scaled), w);
     }
+    *check_out = local;
 }
 
 /* The table of this build, named by the including file (PM_POSE_KERNELS_NAME). */
