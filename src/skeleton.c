@@ -223,8 +223,11 @@ static int is_sep(char c) { return c == '_' || c == '.' || c == ' ' || c == '-' 
  * that the counterpart can be looked up by exact match. Recognised markers, in order:
  * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_), an l/r or L/R prefix before
  * an upper-case letter (lFoot, rThigh, LHipJoint, RThumb), an L/R suffix after a lower-case
- * letter (HandL), an L/R prefix before one (Lhand). */
-static side name_side(const char *name, char *swapped, size_t cap) {
+ * letter (HandL), an L/R prefix before one (Lhand). *glued is set for the last two: they also
+ * match centre names (Root, Reference, LowerBack, a namespace such as "Rig:Head"), so they mean
+ * a side only where the counterpart exists. */
+static side name_side(const char *name, char *swapped, size_t cap, int *glued) {
+    *glued = 0;
     size_t n = strlen(name);
     if (n + 2 > cap) return SIDE_NONE;
     char low[256];
@@ -271,10 +274,12 @@ static side name_side(const char *name, char *swapped, size_t cap) {
     if (n >= 2 && (last == 'L' || last == 'R') && islower((unsigned char)name[n - 2])) {
         memcpy(swapped, name, n + 1);
         swapped[n - 1] = last == 'L' ? 'R' : 'L';
+        *glued = 1;
         return last == 'L' ? SIDE_LEFT : SIDE_RIGHT;
     }
     if (n >= 2 && (name[0] == 'L' || name[0] == 'R') && islower((unsigned char)name[1])) {
         memcpy(swapped, name, n + 1);
+        *glued = 1;
         swapped[0] = name[0] == 'L' ? 'R' : 'L';
         return name[0] == 'L' ? SIDE_LEFT : SIDE_RIGHT;
     }
@@ -288,7 +293,8 @@ int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
     for (int j = 0; j < s->joint_count; j++) {
         char swapped[300];
         if (!s->names[j]) continue;
-        side sd = name_side(s->names[j], swapped, sizeof swapped);
+        int glued;
+        side sd = name_side(s->names[j], swapped, sizeof swapped, &glued);
         if (sd == SIDE_NONE) continue;
         int other = pm_skeleton_find_joint(s, swapped);
         if (other >= 0 && other != j) {
@@ -329,7 +335,10 @@ void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
         char swapped[300];
         if (!s->names[j]) continue;
         lower_copy(low, sizeof low, s->names[j]);
-        side sd = name_side(s->names[j], swapped, sizeof swapped);
+        int glued;
+        side sd = name_side(s->names[j], swapped, sizeof swapped, &glued);
+        /* Without its counterpart "Rig:Head" is the head, not a right-hand joint. */
+        if (glued && pm_skeleton_find_joint(s, swapped) < 0) sd = SIDE_NONE;
         if (sd == SIDE_NONE) {
             int h = contains_any(low, hips_words);
             /* "hip" alone also matches LHipJoint; only centre joints count, best word wins,

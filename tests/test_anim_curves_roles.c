@@ -1,5 +1,6 @@
 /* Clip curves through the clip operations that keep them, and joint roles found on rigs that
- * name neither their hips nor their upper legs (the rest of the clip operations: test_anim.c). */
+ * name neither their hips nor their upper legs or glue their sides to the names (the rest of the
+ * clip operations: test_anim.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -84,11 +85,43 @@ static void test_roles_from_the_feet_up(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+/* A capital L or R glued to a lower-case letter (HandL, Lfoot) marks a side only where the
+ * counterpart exists, for roles as for mirror maps: under a namespace such as "Rig:" the hips
+ * and head are centre joints still, and "Rig:FootL" / "Rig:FootR" are the feet. */
+static void test_roles_of_glued_sides(void **state) {
+    (void)state;
+    enum { ROOT, HIPS, LLEG, LKNEE, LFOOT, RLEG, RKNEE, RFOOT, SPINE, HEAD, JOINTS };
+    static const char *const names[JOINTS] = {"Rig:Root", "Rig:Hips",   "Rig:UpLegL", "Rig:KneeL", "Rig:FootL",
+                                              "Rig:UpLegR", "Rig:KneeR", "Rig:FootR", "Rig:Spine", "Rig:Head"};
+    static const int parents[JOINTS] = {-1, ROOT, HIPS, LLEG, LKNEE, HIPS, RLEG, RKNEE, HIPS, SPINE};
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
+    for (int j = 0; j < JOINTS; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+        s.parents[j] = parents[j];
+    }
+    pm_skeleton_roles r;
+    pm_skeleton_find_roles(&r, &s);
+    assert_int_equal(r.hips, HIPS);
+    assert_int_equal(r.head, HEAD);
+    assert_int_equal(r.left_foot, LFOOT);
+    assert_int_equal(r.right_foot, RFOOT);
+    assert_int_equal(r.left_upleg, LLEG);
+    assert_int_equal(r.right_upleg, RLEG);
+    assert_int_equal(pm_features_resolve_bone(&s, "@head"), HEAD);
+    int32_t map[JOINTS];
+    assert_int_equal(pm_skeleton_find_mirror_map(map, &s), 3);
+    assert_int_equal(map[HEAD], HEAD);
+    assert_int_equal(map[LFOOT], RFOOT);
+    pm_skeleton_destroy(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_curve_replaces_by_name),
         cmocka_unit_test(test_trim_keeps_curves),
         cmocka_unit_test(test_roles_from_the_feet_up),
+        cmocka_unit_test(test_roles_of_glued_sides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
