@@ -221,13 +221,12 @@ static int is_sep(char c) { return c == '_' || c == '.' || c == ' ' || c == '-' 
 
 /* Side of a joint name and the name with its side marker replaced by the other side's, so
  * that the counterpart can be looked up by exact match. Recognised markers, in order:
- * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_), an l/r or L/R prefix before
- * an upper-case letter (lFoot, rThigh, LHipJoint, RThumb), an L/R suffix after a lower-case
- * letter (HandL), an L/R prefix before one (Lhand). *glued is set for the last two: they also
- * match centre names (Root, Reference, LowerBack, a namespace such as "Rig:Head"), so they mean
- * a side only where the counterpart exists. */
-static side name_side(const char *name, char *swapped, size_t cap, int *glued) {
-    *glued = 0;
+ * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_); then three weak ones, which
+ * also match centre names (Root, Reference, LowerBack, a namespace such as "Rig:Head" or
+ * "RIG:Head") and so mean a side only where the counterpart exists in `s` (else the next is
+ * tried): an l/r or L/R prefix before an upper-case letter (lFoot, rThigh, LHipJoint, RThumb), an
+ * L/R suffix after a lower-case letter (HandL), an L/R prefix before one (Lhand). */
+static side name_side(const pm_skeleton *s, const char *name, char *swapped, size_t cap) {
     size_t n = strlen(name);
     if (n + 2 > cap) return SIDE_NONE;
     char low[256];
@@ -259,29 +258,21 @@ static side name_side(const char *name, char *swapped, size_t cap, int *glued) {
             return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
         }
     }
-    /* lFoot, rThigh; LHipJoint, RFingers (CMU): the pair is only made when the other name exists. */
-    char c0 = (char)tolower((unsigned char)name[0]);
-    if (n >= 2 && (c0 == 'l' || c0 == 'r') && isupper((unsigned char)name[1])) {
+    /* The weak markers: the character at `at` is the side letter. lFoot, rThigh, LHipJoint,
+     * RFingers (CMU); HandL, UpLegR; Lhand, Rfoot. */
+    const char c0 = name[0], last = name[n - 1];
+    size_t at_candidates[3];
+    int count = 0;
+    if (n >= 2 && (c0 == 'l' || c0 == 'r' || c0 == 'L' || c0 == 'R') && isupper((unsigned char)name[1]))
+        at_candidates[count++] = 0;
+    if (n >= 2 && (last == 'L' || last == 'R') && islower((unsigned char)name[n - 2])) at_candidates[count++] = n - 1;
+    if (n >= 2 && (c0 == 'L' || c0 == 'R') && islower((unsigned char)name[1])) at_candidates[count++] = 0;
+    for (int k = 0; k < count; k++) {
+        size_t at = at_candidates[k];
+        char c = (char)tolower((unsigned char)name[at]), other = c == 'l' ? 'r' : 'l';
         memcpy(swapped, name, n + 1);
-        char other = c0 == 'l' ? 'r' : 'l';
-        swapped[0] = isupper((unsigned char)name[0]) ? (char)toupper(other) : other;
-        return c0 == 'l' ? SIDE_LEFT : SIDE_RIGHT;
-    }
-    /* HandL, UpLegR: an upper-case L/R glued to the end of a lower-case word. Then Lhand, Rfoot:
-     * an upper-case L/R glued to the front of one (LowerBack is "RowerBack" swapped, a name no rig
-     * has, so it stays unpaired). */
-    char last = name[n - 1];
-    if (n >= 2 && (last == 'L' || last == 'R') && islower((unsigned char)name[n - 2])) {
-        memcpy(swapped, name, n + 1);
-        swapped[n - 1] = last == 'L' ? 'R' : 'L';
-        *glued = 1;
-        return last == 'L' ? SIDE_LEFT : SIDE_RIGHT;
-    }
-    if (n >= 2 && (name[0] == 'L' || name[0] == 'R') && islower((unsigned char)name[1])) {
-        memcpy(swapped, name, n + 1);
-        *glued = 1;
-        swapped[0] = name[0] == 'L' ? 'R' : 'L';
-        return name[0] == 'L' ? SIDE_LEFT : SIDE_RIGHT;
+        swapped[at] = isupper((unsigned char)name[at]) ? (char)toupper(other) : other;
+        if (pm_skeleton_find_joint(s, swapped) >= 0) return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
     }
     return SIDE_NONE;
 }
@@ -293,8 +284,7 @@ int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
     for (int j = 0; j < s->joint_count; j++) {
         char swapped[300];
         if (!s->names[j]) continue;
-        int glued;
-        side sd = name_side(s->names[j], swapped, sizeof swapped, &glued);
+        side sd = name_side(s, s->names[j], swapped, sizeof swapped);
         if (sd == SIDE_NONE) continue;
         int other = pm_skeleton_find_joint(s, swapped);
         if (other >= 0 && other != j) {
@@ -335,10 +325,7 @@ void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
         char swapped[300];
         if (!s->names[j]) continue;
         lower_copy(low, sizeof low, s->names[j]);
-        int glued;
-        side sd = name_side(s->names[j], swapped, sizeof swapped, &glued);
-        /* Without its counterpart "Rig:Head" is the head, not a right-hand joint. */
-        if (glued && pm_skeleton_find_joint(s, swapped) < 0) sd = SIDE_NONE;
+        side sd = name_side(s, s->names[j], swapped, sizeof swapped);
         if (sd == SIDE_NONE) {
             int h = contains_any(low, hips_words);
             /* "hip" alone also matches LHipJoint; only centre joints count, best word wins,

@@ -85,35 +85,44 @@ static void test_roles_from_the_feet_up(void **state) {
     pm_skeleton_destroy(&s);
 }
 
-/* A capital L or R glued to a lower-case letter (HandL, Lfoot) marks a side only where the
- * counterpart exists, for roles as for mirror maps: under a namespace such as "Rig:" the hips
- * and head are centre joints still, and "Rig:FootL" / "Rig:FootR" are the feet. */
+/* The weak side markers - a capital L or R glued to a lower-case letter (HandL, Lfoot) or an l/r
+ * prefix before a capital (LHipJoint) - mark a side only where the counterpart exists, for roles
+ * as for mirror maps: under a namespace such as "Rig:" or "RIG:" the hips and head are centre
+ * joints still, and "Rig:FootL" / "Rig:FootR" are the feet (the namespace's own R is tried first
+ * and passed over). */
 static void test_roles_of_glued_sides(void **state) {
     (void)state;
     enum { ROOT, HIPS, LLEG, LKNEE, LFOOT, RLEG, RKNEE, RFOOT, SPINE, HEAD, JOINTS };
-    static const char *const names[JOINTS] = {"Rig:Root", "Rig:Hips",   "Rig:UpLegL", "Rig:KneeL", "Rig:FootL",
-                                              "Rig:UpLegR", "Rig:KneeR", "Rig:FootR", "Rig:Spine", "Rig:Head"};
+    static const char *const names[JOINTS] = {"Root", "Hips",   "UpLegL", "KneeL", "FootL",
+                                              "UpLegR", "KneeR", "FootR", "Spine", "Head"};
     static const int parents[JOINTS] = {-1, ROOT, HIPS, LLEG, LKNEE, HIPS, RLEG, RKNEE, HIPS, SPINE};
-    pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
-    for (int j = 0; j < JOINTS; j++) {
-        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
-        s.parents[j] = parents[j];
+    static const char *const namespaces[] = {"Rig:", "RIG:", "Lola_", ""};
+    for (int ns = 0; ns < 4; ns++) {
+        pm_skeleton s;
+        PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
+        for (int j = 0; j < JOINTS; j++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", namespaces[ns], names[j]);
+            PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
+            s.parents[j] = parents[j];
+        }
+        pm_skeleton_roles r;
+        pm_skeleton_find_roles(&r, &s);
+        assert_int_equal(r.hips, HIPS);
+        assert_int_equal(r.head, HEAD);
+        assert_int_equal(r.left_foot, LFOOT);
+        assert_int_equal(r.right_foot, RFOOT);
+        assert_int_equal(r.left_upleg, LLEG);
+        assert_int_equal(r.right_upleg, RLEG);
+        assert_int_equal(pm_features_resolve_bone(&s, "@head"), HEAD);
+        int32_t map[JOINTS];
+        assert_int_equal(pm_skeleton_find_mirror_map(map, &s), 3);
+        assert_int_equal(map[HEAD], HEAD);
+        assert_int_equal(map[ROOT], ROOT);
+        assert_int_equal(map[LFOOT], RFOOT);
+        assert_int_equal(map[RKNEE], LKNEE);
+        pm_skeleton_destroy(&s);
     }
-    pm_skeleton_roles r;
-    pm_skeleton_find_roles(&r, &s);
-    assert_int_equal(r.hips, HIPS);
-    assert_int_equal(r.head, HEAD);
-    assert_int_equal(r.left_foot, LFOOT);
-    assert_int_equal(r.right_foot, RFOOT);
-    assert_int_equal(r.left_upleg, LLEG);
-    assert_int_equal(r.right_upleg, RLEG);
-    assert_int_equal(pm_features_resolve_bone(&s, "@head"), HEAD);
-    int32_t map[JOINTS];
-    assert_int_equal(pm_skeleton_find_mirror_map(map, &s), 3);
-    assert_int_equal(map[HEAD], HEAD);
-    assert_int_equal(map[LFOOT], RFOOT);
-    pm_skeleton_destroy(&s);
 }
 
 int main(void) {

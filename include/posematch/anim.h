@@ -97,9 +97,11 @@ typedef struct pm_skeleton_roles {
 PM_API void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *skeleton);
 
 /* Left/right counterpart of every joint (itself for centre joints), found from names:
- * Left/Right, _L/_R, .L/.R, L_/R_ and l/r prefixes, any case; an upper-case L/R glued to the end
- * or the front of a lower-case word (HandL, Lhand). A name is paired only when its counterpart
- * exists. Returns the number of pairs. */
+ * Left/Right, _L/_R, .L/.R and L_/R_, any case; then, only where the counterpart exists (else
+ * the next is tried), an l/r prefix before a capital (lFoot, LHipJoint) and an upper-case L/R
+ * glued to the end or the front of a lower-case word (HandL, Lhand), so that a namespace such as
+ * "RIG:" is no side. A name is paired only when its counterpart exists. Returns the number of
+ * pairs. The roles below read sides the same way. */
 PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skeleton);
 
 /* ---- clip ---- */
