@@ -101,7 +101,7 @@ PM_API void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *sk
  * the next is tried), an l/r prefix before a capital (lFoot, LHipJoint) and an upper-case L/R
  * glued to the end or the front of a lower-case word (HandL, Lhand), so that a namespace such as
  * "RIG:" is no side. A name is paired only when its counterpart exists. Returns the number of
- * pairs. The roles below read sides the same way. */
+ * pairs. pm_skeleton_find_roles reads sides the same way. */
 PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skeleton);
 
 /* ---- clip ---- */
