@@ -235,3 +235,16 @@ pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter) {
     pm_allocator a = {counting_alloc, counting_free, counter};
     return a;
 }
+
+pm_clip pm_test_random_biped_clip(pm_skeleton *s, int frames, uint64_t seed) {
+    pm_test_biped(s, pm_test_biped_names);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, s, frames, 1.0f / 30.0f, NULL, NULL));
+    pm_test_rng rng = {seed};
+    for (int f = 0; f < frames; f++)
+        for (int j = 0; j < 9; j++) {
+            c.rotations[(size_t)f * 9 + j] = pm_quat_pow(pm_test_random_quat(&rng), 0.3f);
+            if (j == 0) c.translations[(size_t)f * 9] = pm_vec3_make(pm_test_rng_float(&rng), 0.95f, 0.1f * (float)f);
+        }
+    return c;
+}

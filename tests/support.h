@@ -55,6 +55,9 @@ extern const char *const pm_test_biped_names[];
 void pm_test_biped_clip(pm_clip *c, int frames, float frame_time);
 /* A pm_test_biped clip of `frames` frames whose hips move 1 m per frame along +X, at `frame_time`. */
 void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time);
+/* A pm_test_biped clip (created over *s) of `frames` frames at 30 fps: every joint bent by 0.3 of a
+ * random rotation, the hips moving forward and jittering sideways; the same clip for one seed. */
+pm_clip pm_test_random_biped_clip(pm_skeleton *s, int frames, uint64_t seed);
 
 /* A custom allocator for tests: counts the allocations it hands out and the frees it takes back,
  * refuses allocations once `fail_after` have succeeded (-1: never) and requests above `cap` bytes
