@@ -170,6 +170,8 @@ static void test_json(void **state) {
         {"{\"channels\": [{\"kind\": \"bogus\"}]}", "channels[0].kind"},
         {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": \"x\"}]}", "channels[0].weight"},
         {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Sideways\"]}]}]}", "samples[0].flags"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Position\", \"Position\"]}]}]}",
+         "samples[0].flags: flag 'Position' is listed twice"},
         {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"colour\": 1}]}", "channels[0].colour"},
         {"{\"channels\": [{\"kind\": \"position\"}]}", "bone"},
         {"{\"channels\": 3}", "channels"},

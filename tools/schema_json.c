@@ -211,6 +211,12 @@ static pm_result parse_channel(parser *p, const cJSON *c, const char *path, int 
                              cJSON_IsString(f) ? f->valuestring : "(not a string)");
                     return bad(p, fw, what);
                 }
+                /* Listed twice is most likely a typo for another flag (Position for PositionXY). */
+                if (t->flags & (1u << bit)) {
+                    char what[120];
+                    snprintf(what, sizeof what, "flag '%s' is listed twice", flag_names[bit]);
+                    return bad(p, fw, what);
+                }
                 t->flags |= 1u << bit;
             }
             ch.sample_count++;
