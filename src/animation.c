@@ -167,6 +167,12 @@ pm_result pm_sampling_job_validate(const pm_sampling_job *job, pm_error *error) 
     if (job->output_count < a->soa_count)
         return pm_fail(error, PM_ERR_MISMATCH, "sampling job: output holds %d groups, the animation's %d joints need %d",
                        job->output_count, a->joint_count, a->soa_count);
+    /* The job writes soa_count groups while it reads two keys: output inside the keys would
+     * overwrite the animation (for every later sample) or the keys being read. */
+    if (pm_bytes_overlap(job->output, (size_t)a->soa_count * sizeof(pm_soa_transform), a->keys,
+                         (size_t)a->key_count * (size_t)a->soa_count * sizeof(pm_soa_transform)))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "sampling job: output overlaps the animation's keys (it needs a buffer of its own)");
     if (!isfinite(job->time)) return pm_fail(error, PM_ERR_NUMERIC, "sampling job: time is not finite");
     if (job->rotation != PM_ROTATION_NLERP && job->rotation != PM_ROTATION_SLERP)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "sampling job: unknown rotation blend %d", (int)job->rotation);

@@ -252,6 +252,21 @@ static void test_pose_conversions_and_rest(void **state) {
     expect(pm_sampling_job_run(&sj, &e), PM_ERR_INVALID_ARGUMENT, &e, "sampling job: unknown rotation blend 2");
     sj.rotation = PM_ROTATION_SLERP;
     PM_ASSERT_OK(pm_sampling_job_run(&sj, &e));
+    /* Output inside the keys (the first, a later one, or straddling two) would overwrite the
+     * animation; the keys are left as they were. */
+    const size_t key_bytes = (size_t)anim.key_count * (size_t)anim.soa_count * sizeof(pm_soa_transform);
+    void *keys_before = malloc(key_bytes);
+    assert_non_null(keys_before);
+    memcpy(keys_before, anim.keys, key_bytes);
+    pm_soa_transform *inside[3] = {anim.keys, anim.keys + 3 * anim.soa_count, anim.keys + anim.soa_count + 1};
+    for (int k = 0; k < 3; k++) {
+        sj.output = inside[k];
+        expect(pm_sampling_job_run(&sj, &e), PM_ERR_INVALID_ARGUMENT, &e,
+               "sampling job: output overlaps the animation's keys");
+    }
+    assert_memory_equal(anim.keys, keys_before, key_bytes);
+    free(keys_before);
+    sj.output = pose;
     pm_transform model[J_COUNT];
     pm_local_to_model_job lj = pm_default_local_to_model_job();
     lj.parents = sk.parents;

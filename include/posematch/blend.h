@@ -129,7 +129,8 @@ typedef struct pm_sampling_job {
                                   * that root motion can be taken up to the wrap; just past it is
                                   * the start again */
     pm_rotation_blend rotation;
-    pm_soa_transform *output;    /* output_count >= animation->soa_count groups */
+    pm_soa_transform *output;    /* output_count >= animation->soa_count groups, not inside the
+                                  * animation's keys */
     int output_count;
 } pm_sampling_job;
 PM_API pm_sampling_job pm_default_sampling_job(void);
