@@ -458,20 +458,24 @@ static pm_result hierarchy_truncated(bvh_parser *p, bvh_token t) {
     return bvh_fail(p, PM_ERR_PARSE, t.line, "MOTION", "the file ends after the hierarchy (no MOTION section)");
 }
 
-/* A byte order mark of either order, or text that opens with ASCII characters each paired
- * with a NUL (UTF-16 without a mark). No BVH file holds a NUL, so nothing readable is refused. */
-static int looks_utf16(const char *cur, const char *end) {
+/* 16 or 32 for UTF-16 or UTF-32 text, 0 otherwise: a byte order mark of either order, or text
+ * that opens with ASCII characters each paired with a NUL (UTF-16 without a mark). No BVH file
+ * holds a NUL, so nothing readable is refused. */
+static int wide_text_bits(const char *cur, const char *end) {
     if (end - cur < 2) return 0;
-    const unsigned char a = (unsigned char)cur[0], b = (unsigned char)cur[1];
-    if ((a == 0xFF && b == 0xFE) || (a == 0xFE && b == 0xFF)) return 1;
+    const unsigned char *u = (const unsigned char *)cur;
+    if (end - cur >= 4 && ((u[0] == 0xFF && u[1] == 0xFE && u[2] == 0 && u[3] == 0) ||
+                           (u[0] == 0 && u[1] == 0 && u[2] == 0xFE && u[3] == 0xFF)))
+        return 32;
+    if ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF)) return 16;
     if (end - cur < 8) return 0;
     for (int zero = 0; zero < 2; zero++) {
         int pairs = 0;
         for (int i = 0; i < 8; i += 2) {
-            const unsigned char c = (unsigned char)cur[i + 1 - zero], z = (unsigned char)cur[i + zero];
+            const unsigned char c = u[i + 1 - zero], z = u[i + zero];
             pairs += z == 0 && c != 0 && c < 0x80;
         }
-        if (pairs == 4) return 1;
+        if (pairs == 4) return 16;
     }
     return 0;
 }
@@ -480,10 +484,12 @@ static pm_result parse_hierarchy(bvh_parser *p) {
     /* A UTF-8 byte order mark from Windows editors. */
     if (p->end - p->cur >= 3 && memcmp(p->cur, "\xEF\xBB\xBF", 3) == 0) p->cur += 3;
     /* Windows editors also save "Unicode" text as UTF-16: every ASCII byte followed or preceded
-     * by a NUL. Read as bytes it is garbage, so say what it is and what to do. */
-    if (looks_utf16(p->cur, p->end))
+     * by a NUL (UTF-32, rarer, by three). Read as bytes it is garbage, so say what it is and what
+     * to do. */
+    const int wide = wide_text_bits(p->cur, p->end);
+    if (wide)
         return bvh_fail(p, PM_ERR_PARSE, 1, "HIERARCHY",
-                        "the file is UTF-16 text; save it as UTF-8 or ASCII (BVH is plain text)");
+                        "the file is UTF-%d text; save it as UTF-8 or ASCII (BVH is plain text)", wide);
     bvh_token t = next_token(p);
     if (t.n == 0) return bvh_fail(p, PM_ERR_PARSE, t.line, "HIERARCHY", "the file is empty");
     if (!tok_is(t, "HIERARCHY"))

@@ -235,6 +235,8 @@ static void test_errors_structure(void **state) {
     expect_error_n("\xFE\xFF\0H\0I\0E\0R", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "save it as UTF-8");
     expect_error_n("H\0I\0E\0R\0A\0", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-16");
     expect_error_n("\0H\0I\0E\0R\0A", 10, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-16");
+    expect_error_n("\xFF\xFE\0\0H\0\0\0I\0\0\0", 12, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-32 text");
+    expect_error_n("\0\0\xFE\xFF\0\0\0H\0\0\0I", 12, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "UTF-32 text");
     /* A NUL that is not UTF-16's pattern is still plain garbage. */
     expect_error_n("\0\0\0\0garbage", 11, PM_ERR_PARSE, "t.bvh:1: HIERARCHY", "not a BVH file?");
     /* Duplicate names. */

@@ -11,7 +11,7 @@
  * count the lines do not match either way (the file ends early, or frame data follows the
  * last declared frame); blank lines between frames are skipped. The values of "Frames:" and
  * "Frame Time:" are on the label's line, glued to the colon or not. The text is ASCII or UTF-8
- * (a byte order mark is skipped); UTF-16 is refused as such. */
+ * (a byte order mark is skipped); UTF-16 and UTF-32 are refused as such. */
 #ifndef POSEMATCH_BVH_H
 #define POSEMATCH_BVH_H
 
