@@ -184,6 +184,14 @@ int pm_test_count_temp_files(const char *dir) {
 
 /* ---- animation data ---- */
 
+void pm_test_named_skeleton(pm_skeleton *s, int count, const char *const *names, const int *parents) {
+    PM_ASSERT_OK(pm_skeleton_create(s, count, NULL, NULL));
+    for (int j = 0; j < count; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(s, j, names[j], NULL));
+        if (parents) s->parents[j] = parents[j];
+    }
+}
+
 /* A biped with the given left/right naming pattern ("%sFoot" with "Left"/"Right" etc.). */
 void pm_test_biped(pm_skeleton *s, const char *const *names) {
     static const int parents[] = {-1, 0, 1, 2, 0, 4, 5, 0, 7};

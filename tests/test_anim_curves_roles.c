@@ -60,11 +60,7 @@ static void test_roles_from_the_feet_up(void **state) {
                                               "RightFoot", "Chest"};
     static const int parents[JOINTS] = {-1, ORIGIN, BODY, LLEG, LKNEE, BODY, RLEG, RKNEE, BODY};
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
-    for (int j = 0; j < JOINTS; j++) {
-        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
-        s.parents[j] = parents[j];
-    }
+    pm_test_named_skeleton(&s, JOINTS, names, parents);
     pm_skeleton_roles r;
     pm_skeleton_find_roles(&r, &s);
     assert_int_equal(r.left_foot, LFOOT);
@@ -98,14 +94,14 @@ static void test_roles_of_glued_sides(void **state) {
     static const int parents[JOINTS] = {-1, ROOT, HIPS, LLEG, LKNEE, HIPS, RLEG, RKNEE, HIPS, SPINE};
     static const char *const namespaces[] = {"Rig:", "RIG:", "Lola_", ""};
     for (int ns = 0; ns < 4; ns++) {
-        pm_skeleton s;
-        PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
+        char spaced[JOINTS][64];
+        const char *spaced_names[JOINTS];
         for (int j = 0; j < JOINTS; j++) {
-            char name[64];
-            snprintf(name, sizeof name, "%s%s", namespaces[ns], names[j]);
-            PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
-            s.parents[j] = parents[j];
+            snprintf(spaced[j], sizeof spaced[j], "%s%s", namespaces[ns], names[j]);
+            spaced_names[j] = spaced[j];
         }
+        pm_skeleton s;
+        pm_test_named_skeleton(&s, JOINTS, spaced_names, parents);
         pm_skeleton_roles r;
         pm_skeleton_find_roles(&r, &s);
         assert_int_equal(r.hips, HIPS);

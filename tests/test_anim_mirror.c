@@ -11,8 +11,7 @@ static const pm_vec3 AX = {1, 0, 0}, AY = {0, 1, 0}, AZ = {0, 0, 1};
 
 static void check_mirror_pairs(const char *const *names, int count, const int *expect) {
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, count, NULL, NULL));
-    for (int j = 0; j < count; j++) PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
+    pm_test_named_skeleton(&s, count, names, NULL);
     int32_t map[16];
     int pairs = pm_skeleton_find_mirror_map(map, &s);
     int expect_pairs = 0;

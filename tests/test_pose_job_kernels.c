@@ -223,13 +223,18 @@ static void test_sampling(void **state) {
     }
 }
 
-/* The public run functions take the AVX2 build where the CPU has it: what they give is one of the
- * two, which the tests above found equal. */
+/* The public run functions take the AVX2 build where the build and the CPU have it, the baseline
+ * elsewhere: what they give is one of the two, which the tests above found equal. */
 static void test_public_runs_pick_a_build(void **state) {
     (void)state;
     const pm_pose_kernels *auto_pick = pm_pose_kernels_pick(PM_KERNEL_AUTO);
     assert_true(auto_pick == pm_pose_kernels_pick(PM_KERNEL_AVX2));
     assert_true(pm_pose_kernels_pick(PM_KERNEL_BASELINE) == &pm_pose_kernels_baseline);
+#if defined(PM_POSE_KERNELS_HAVE_AVX2)
+    assert_true(auto_pick == (pm_cpu_has_avx2() ? &pm_pose_kernels_avx2 : &pm_pose_kernels_baseline));
+#else
+    assert_true(auto_pick == &pm_pose_kernels_baseline);
+#endif
 }
 
 int main(void) {

@@ -98,15 +98,6 @@ typedef struct build_args {
     const char **pair_spec; /* "A=B" as given */
 } build_args;
 
-/* Option numbers, with the build command's error prefix. */
-static int parse_float(const char *opt, const char *text, float lo, float hi, float *out) {
-    return pm_cli_float(out, "build", opt, text, lo, hi);
-}
-
-static int parse_int(const char *opt, const char *text, int lo, int hi, int *out) {
-    return pm_cli_int(out, "build", opt, text, lo, hi);
-}
-
 /* "X,Y,Z": a non-zero axis, normalised. */
 static int parse_axis(const char *text, pm_vec3 *out) {
     double v[3];
@@ -176,23 +167,23 @@ static int parse_args(build_args *a, int argc, char **argv) {
         } else if ((!strcmp(s, "-o") || !strcmp(s, "--output")) && more) a->output = argv[++i];
         else if (!strcmp(s, "--schema") && more) a->schema = argv[++i];
         else if (!strcmp(s, "--fps") && more) {
-            if (!parse_float(s, argv[++i], 1.0f, 1000.0f, &a->def.fps)) return 2;
+            if (!pm_cli_float(&a->def.fps, "build", s, argv[++i], 1.0f, 1000.0f)) return 2;
         } else if (!strcmp(s, "--mirror")) a->def.mirror = 1;
         else if (!strcmp(s, "--threads") && more) {
-            if (!parse_int(s, argv[++i], 1, 64, &a->def.threads)) return 2;
+            if (!pm_cli_int(&a->def.threads, "build", s, argv[++i], 1, 64)) return 2;
         } else if (!strcmp(s, "--pca") && more) {
-            if (!parse_int(s, argv[++i], 1, PM_MAX_PCA_COMPONENTS, &a->def.pca_components)) return 2;
+            if (!pm_cli_int(&a->def.pca_components, "build", s, argv[++i], 1, PM_MAX_PCA_COMPONENTS)) return 2;
             a->pca_given = 1;
         } else if (!strcmp(s, "--exact-components") && more) {
-            if (!parse_int(s, argv[++i], 0, PM_MAX_PCA_COMPONENTS, &a->def.exact_components)) return 2;
+            if (!pm_cli_int(&a->def.exact_components, "build", s, argv[++i], 0, PM_MAX_PCA_COMPONENTS)) return 2;
         } else if (!strcmp(s, "--exact-leaf") && more) {
-            if (!parse_int(s, argv[++i], 8, 4096, &a->def.exact_leaf_size)) return 2;
+            if (!pm_cli_int(&a->def.exact_leaf_size, "build", s, argv[++i], 8, 4096)) return 2;
         } else if (!strcmp(s, "--cache") && more) a->cache = argv[++i];
         else if (!strcmp(s, "--loop")) a->loop = 1;
         else if (!strcmp(s, "--exclude-end") && more) {
-            if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_end)) return 2;
+            if (!pm_cli_float(&a->def.exclude_end, "build", s, argv[++i], 0.0f, 1e5f)) return 2;
         } else if (!strcmp(s, "--exclude-start") && more) {
-            if (!parse_float(s, argv[++i], 0.0f, 1e5f, &a->def.exclude_start)) return 2;
+            if (!pm_cli_float(&a->def.exclude_start, "build", s, argv[++i], 0.0f, 1e5f)) return 2;
         } else if (!strcmp(s, "--keep-rest-frame")) a->def.trim_rest_first_frame = 0;
         else if (!strcmp(s, "--facing") && more) {
             const char *f = argv[++i];
@@ -226,7 +217,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
             int code = pm_cli_asset_rule_parse(&a->rules, s, argv[++i]);
             if (code) return code;
         } else if (!strcmp(s, "--root-smoothing") && more) {
-            if (!parse_float(s, argv[++i], 0.0f, 2.0f, &a->def.root.position_smoothing)) return 2;
+            if (!pm_cli_float(&a->def.root.position_smoothing, "build", s, argv[++i], 0.0f, 2.0f)) return 2;
             a->def.root.facing_smoothing = a->def.root.position_smoothing;
         }
         else if ((bvh_opt = pm_cli_bvh_option(&a->bvh, &seen, "build", argc, argv, &i)) != 0) {
