@@ -41,7 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     for (int a = 0; a < info.assets; a++) {
         pm_asset_info ai;
-        pm_database_asset(&ai, db, a, &err);
+        if (pm_database_asset(&ai, db, a, &err) != PM_OK) abort();
+        /* A loaded map is a left/right swap of its joints: a player indexes clips with it. */
+        for (int j = 0; ai.mirror_map && j < ai.joint_count; j++)
+            if (ai.mirror_map[j] < 0 || ai.mirror_map[j] >= ai.joint_count || ai.mirror_map[ai.mirror_map[j]] != j) abort();
     }
     free(scratch);
     free(q);

@@ -14,6 +14,11 @@ pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const
  * seconds between its frames (1 / fps, or a nearby step that lands on source frames). */
 double pm_clip_resample_plan(const pm_clip *src, float fps, double *step);
 
+/* pm_clip_mirror, also telling the left/right map (joint_count entries, when out_map is not
+ * NULL) and the axis it used: the given ones, or those it found. */
+pm_result pm_clip_mirror_used(pm_clip *out, int32_t *out_map, int *out_axis, const pm_clip *src, const int32_t *map_in,
+                              int axis, pm_error *error);
+
 /* Hands a result built in a local clip to the caller's *out. When out is one of the inputs its
  * old contents are released only now, on success, so that a failure leaves every input as it
  * was. */

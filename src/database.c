@@ -61,7 +61,69 @@ pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset
     out->cost_addend = a->cost_addend;
     out->param_count = (int)a->param_count;
     for (int i = 0; i < 3; i++) out->params[i] = a->params[i];
+    const pmdb_asset_source *src = &db->sources[asset];
+    out->joint_count = (int)src->joint_count;
+    out->mirror_map = out->mirrored ? db->mirror_maps + src->mirror_map : NULL;
+    out->mirror_axis = out->mirrored ? src->mirror_axis : -1;
     return PM_OK;
+}
+
+static pm_result check_clip(const pm_database *db, const char *fn, int asset, const pm_clip *clip, pm_error *error) {
+    if (!db || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: NULL argument", fn);
+    if (asset < 0 || (uint32_t)asset >= db->header->asset_count)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: asset %d is outside 0..%lld", fn, asset,
+                       (long long)db->header->asset_count - 1);
+    pm_result r = pm_clip_validate(clip, error);
+    if (r != PM_OK) return r;
+    const char *name = db->strings + db->assets[asset].name, *clip_name = clip->name ? clip->name : "(unnamed)";
+    const pmdb_asset_source *s = &db->sources[asset];
+    if ((uint32_t)clip->skeleton.joint_count != s->joint_count)
+        return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from a clip of %u joints, clip '%s' has %d", name,
+                       s->joint_count, clip_name, clip->skeleton.joint_count);
+    if ((uint32_t)clip->frame_count != s->frame_count || clip->frame_time != s->frame_time)
+        return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from %u frames of %.9g s, clip '%s' has %d of %.9g s",
+                       name, s->frame_count, (double)s->frame_time, clip_name, clip->frame_count,
+                       (double)clip->frame_time);
+    uint64_t fp[2];
+    pm_clip_fingerprint(fp, clip);
+    if (fp[0] != s->skeleton_hash)
+        return pm_fail(error, PM_ERR_MISMATCH,
+                       "asset '%s' was made from another skeleton of %u joints (clip '%s' differs in names, parents, "
+                       "rest pose or End Sites)",
+                       name, s->joint_count, clip_name);
+    if (fp[1] != s->motion_hash)
+        return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from other frames or curves than clip '%s' has", name,
+                       clip_name);
+    return PM_OK;
+}
+
+pm_result pm_database_asset_check_clip(const pm_database *db, int asset, const pm_clip *clip, pm_error *error) {
+    return check_clip(db, "pm_database_asset_check_clip", asset, clip, error);
+}
+
+pm_result pm_database_asset_clip(pm_clip *out, const pm_database *db, int asset, const pm_clip *source,
+                                 pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_clip: out is NULL");
+    pm_result r = check_clip(db, "pm_database_asset_clip", asset, source, error);
+    if (r == PM_OK && out == source)
+        r = pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_asset_clip: out is the source clip");
+    if (r != PM_OK) {
+        if (out != source) memset(out, 0, sizeof *out);
+        return r;
+    }
+    const pmdb_asset *a = &db->assets[asset];
+    const pmdb_asset_source *s = &db->sources[asset];
+    pm_prepare_mirror mirror = {db->mirror_maps + s->mirror_map, s->mirror_axis, NULL, NULL};
+    r = pm_prepare_clip(out, NULL, source, &db->settings, (a->flags & 2u) ? &mirror : NULL, (a->flags & 1u) != 0, error);
+    if (r != PM_OK) pm_error_prefix(error, "asset '%s'", db->strings + a->name);
+    else if ((uint32_t)out->frame_count != a->pose_count) {
+        /* The recorded clip and settings made these poses: only a library whose preparation
+         * changed since the build could get here (the builder revision keeps caches apart). */
+        r = pm_fail(error, PM_ERR_MISMATCH, "asset '%s': %d frames prepared, the database holds %u poses",
+                    db->strings + a->name, out->frame_count, a->pose_count);
+        pm_clip_destroy(out);
+    }
+    return r;
 }
 
 pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db, int asset, float time, pm_error *error) {
@@ -204,7 +266,7 @@ pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_da
     pm_result r = pm_clip_validate(clip, error);
     if (r != PM_OK) return r;
     pm_clip prepared;
-    if ((r = pm_prepare_clip(&prepared, NULL, clip, &db->settings, 0, NULL, clip->looping, error)) != PM_OK) return r;
+    if ((r = pm_prepare_clip(&prepared, NULL, clip, &db->settings, NULL, clip->looping, error)) != PM_OK) return r;
     float *rows = (float *)pm_alloc_array(&db->allocator, (size_t)prepared.frame_count, (size_t)db->card * sizeof(float), 64);
     if (!rows) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "queries: out of memory for %d frames", prepared.frame_count);
     else r = pm_features_extract(rows, (size_t)db->card, NULL, &prepared, &db->schema, &db->settings.root, error);

@@ -23,6 +23,8 @@ typedef struct build_asset {
     double lead_in; /* seconds of the source clip before the asset's first pose */
     double step;    /* seconds of the source clip between poses (1 / fps but for the grid's stretch) */
     pm_clip clip; /* prepared: trimmed, mirrored, resampled */
+    int32_t *mirror_map; /* mirrored: the map the mirror used (joint_count entries) */
+    int mirror_axis;     /* mirrored: the axis it used */
     uint32_t first_pose, pose_count;
     pm_result result;
     pm_error error;
@@ -54,8 +56,8 @@ int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def) {
 
 /* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
  * the same preparation for assets and for query clips. */
-pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def, int mirrored,
-                          const int32_t *mirror_map, int looping, pm_error *e) {
+pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def,
+                          const pm_prepare_mirror *mirror, int looping, pm_error *e) {
     pm_clip tmp;
     memset(&tmp, 0, sizeof tmp);
     memset(out, 0, sizeof *out);
@@ -66,9 +68,9 @@ pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, co
     if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
     else r = pm_clip_copy(&tmp, src, NULL, e);
     if (r != PM_OK) return r;
-    if (mirrored) {
+    if (mirror) {
         pm_clip m;
-        r = pm_clip_mirror(&m, &tmp, mirror_map, def->mirror_axis, e);
+        r = pm_clip_mirror_used(&m, mirror->out_map, mirror->out_axis, &tmp, mirror->map, mirror->axis, e);
         pm_clip_destroy(&tmp);
         if (r != PM_OK) return r;
         tmp = m;
@@ -88,8 +90,8 @@ static void prepare_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
     int lead_in = 0;
-    a->result =
-        pm_prepare_clip(&a->clip, &lead_in, a->src->clip, b->def, a->mirrored, a->src->mirror_map, a->looping, &a->error);
+    pm_prepare_mirror mirror = {a->src->mirror_map, b->def->mirror_axis, a->mirror_map, &a->mirror_axis};
+    a->result = pm_prepare_clip(&a->clip, &lead_in, a->src->clip, b->def, a->mirrored ? &mirror : NULL, a->looping, &a->error);
     if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
     else {
         a->pose_count = (uint32_t)a->clip.frame_count;
@@ -271,6 +273,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     /* Expand assets (mirrored copies follow their source). */
     int total = 0;
+    uint64_t mirror_joints = 0;
     for (int i = 0; i < asset_count; i++) total += 1 + ((assets[i].mirror < 0 ? def->mirror : assets[i].mirror) ? 1 : 0);
     b.assets = (build_asset *)bm_alloc(&mem, (size_t)total, sizeof(build_asset));
     if (!b.assets) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
@@ -289,8 +292,20 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
              * vector, per node, the header's smallest) must use the value the search adds, or it
              * could exceed a cost by the rounding (up to 0.25 at 1000) and prune the optimum. */
             x->addend = pm_half_to_float(pm_float_to_half(a->cost_addend));
+            if (m) mirror_joints += (uint64_t)a->clip->skeleton.joint_count;
         }
     }
+    /* The file records each mirrored copy's map and axis, so that it can be played after a load. */
+    int32_t *mirror_maps = (int32_t *)bm_alloc(&mem, (size_t)mirror_joints, sizeof(int32_t));
+    if (!mirror_maps) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
+        goto fail;
+    }
+    for (int i = 0, at = 0; i < b.asset_count; i++)
+        if (b.assets[i].mirrored) {
+            b.assets[i].mirror_map = mirror_maps + at;
+            at += b.assets[i].src->clip->skeleton.joint_count;
+        }
 
     progress(def, "prepare", 0.0f);
     pm_parallel_for(b.asset_count, threads, prepare_task, &b);
@@ -605,7 +620,24 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     pm_pmdb_settings_from_def(&settings, def);
     pmdb_header h;
     memset(&h, 0, sizeof h);
-    pm_database_key(h.key, def, assets, asset_count);
+    uint64_t *fingerprints = (uint64_t *)bm_alloc(&mem, (size_t)asset_count * 2, sizeof(uint64_t));
+    pmdb_asset_source *sources = (pmdb_asset_source *)bm_alloc(&mem, (size_t)b.asset_count, sizeof(pmdb_asset_source));
+    if (!fingerprints || !sources) goto oom;
+    pm_database_key(h.key, fingerprints, def, assets, asset_count);
+    uint32_t map_at = 0;
+    for (int i = 0; i < b.asset_count; i++) {
+        const build_asset *x = &b.assets[i];
+        const size_t k = (size_t)(x->src - assets);
+        pmdb_asset_source *o = &sources[i];
+        o->skeleton_hash = fingerprints[2 * k];
+        o->motion_hash = fingerprints[2 * k + 1];
+        o->joint_count = (uint32_t)x->src->clip->skeleton.joint_count;
+        o->frame_count = (uint32_t)x->src->clip->frame_count;
+        o->frame_time = x->src->clip->frame_time;
+        o->mirror_map = x->mirrored ? map_at : UINT32_MAX;
+        o->mirror_axis = x->mirrored ? x->mirror_axis : -1;
+        if (x->mirrored) map_at += o->joint_count;
+    }
     h.pose_count = P;
     h.asset_count = (uint32_t)b.asset_count;
     h.cardinality = (uint32_t)D;
@@ -653,6 +685,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         {PMDB_BT_VALUE_BOXES, sizeof(float), (uint64_t)bt_count * 2 * S, bt_vboxes},
         {PMDB_VP_NODES, sizeof(pmdb_vp_node), vp_count, vp_nodes},
         {PMDB_VP_ITEMS, sizeof(uint32_t), VS, vp_items},
+        {PMDB_ASSET_SOURCES, sizeof(pmdb_asset_source), (uint64_t)b.asset_count, sources},
+        {PMDB_MIRROR_MAPS, sizeof(int32_t), map_at, mirror_maps},
     };
     r = pm_database_assemble(out, &h, blobs, (int)(sizeof blobs / sizeof blobs[0]), alloc, error);
     bm_free_all(&mem);

@@ -12,7 +12,7 @@
 #include "schema_layout.h"
 
 #define PMDB_MAGIC "PMDB\x89\r\n\x1a"
-#define PMDB_VERSION 2u
+#define PMDB_VERSION 3u
 /* Bumped whenever the builder's output for the same inputs and settings changes (automatic
  * choices such as the exact components, tree splits), so that --cache never hands back a file
  * an older builder made. Part of the key, not of the format. */
@@ -48,7 +48,9 @@ typedef enum pmdb_section_id {
     PMDB_VP_ITEMS = 23,       /* uint32 x leaf items */
     PMDB_VEC_MIN_ADDEND = 24, /* float x searchable vectors: smallest addend of its searchable poses */
     PMDB_BT_VALUE_BOXES = 25, /* float x nodes x 2 x stride: each bound-tree node's box of stored values */
-    PMDB_SECTION_COUNT = 25
+    PMDB_ASSET_SOURCES = 26,  /* pmdb_asset_source x assets */
+    PMDB_MIRROR_MAPS = 27,    /* int32 x the joints of every mirrored asset, in asset order */
+    PMDB_SECTION_COUNT = 27
 } pmdb_section_id;
 
 typedef struct pmdb_header {
@@ -148,6 +150,20 @@ typedef struct pmdb_asset {
     float params[3];
 } pmdb_asset;
 
+/* What an asset was made from, so that a program holding only the file and its clips can check
+ * it plays the right clip and prepare it as the build did (pm_database_asset_clip). */
+typedef struct pmdb_asset_source {
+    uint64_t skeleton_hash; /* pm_clip_fingerprint of the def's clip (a mirrored copy: its source's) */
+    uint64_t motion_hash;
+    uint32_t joint_count;
+    uint32_t mirror_map;    /* mirrored: first entry in PMDB_MIRROR_MAPS; else UINT32_MAX */
+    int32_t mirror_axis;    /* mirrored: the plane's axis the build used, 0..2; else -1 */
+    uint32_t frame_count;   /* of that clip (for messages: the hashes decide) */
+    float frame_time;
+    uint32_t reserved;
+} pmdb_asset_source;
+_Static_assert(sizeof(pmdb_asset_source) == 40, "no padding");
+
 typedef struct pmdb_kd_node {
     uint32_t a;   /* internal: left child; leaf: first point */
     uint32_t b;   /* internal: right child; leaf: point count */
@@ -206,6 +222,8 @@ struct pm_database {
     const char *strings;
     size_t strings_size;
     const pmdb_asset *assets;
+    const pmdb_asset_source *sources;
+    const int32_t *mirror_maps;
     const uint64_t *meta;
     const float *offset, *scale, *wsqrt; /* wsqrt: stride floats (wsqrt_padded for loaded files) */
     const float *values;
@@ -255,12 +273,26 @@ pm_result pm_database_check_inputs(const pm_database_def *def, const pm_asset_de
  * trims, else 0), and whether it resamples `src` to its rate. */
 pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *error);
 int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def);
-/* Asset/query clip preparation shared by the builder and pm_database_clip_queries. */
-pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def, int mirrored,
-                          const int32_t *mirror_map, int looping,
-                          pm_error *error);
-/* The 128-bit key of a build: format version, schema, settings and every input. */
-void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int asset_count);
+/* How pm_prepare_clip mirrors: with `map` (NULL: found from names) across `axis` (-1: found from
+ * the rest pose); the outs, when not NULL, receive the map (joint_count entries) and axis used. */
+typedef struct pm_prepare_mirror {
+    const int32_t *map;
+    int axis;
+    int32_t *out_map;
+    int *out_axis;
+} pm_prepare_mirror;
+/* Asset/query clip preparation shared by the builder, pm_database_clip_queries and
+ * pm_database_asset_clip; mirror NULL = not mirrored. */
+pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def,
+                          const pm_prepare_mirror *mirror, int looping, pm_error *error);
+/* Two hashes of a clip: its skeleton (names, parents, rest pose, End Sites) and its motion
+ * (frame count and time, rotations, translations, curves). Not its name or looping flag, which
+ * an asset def may override. */
+void pm_clip_fingerprint(uint64_t out[2], const pm_clip *clip);
+/* The 128-bit key of a build: format version, schema, settings and every input. The clips'
+ * fingerprints go into it; out_fingerprints (2 per asset, may be NULL) receives them. */
+void pm_database_key(uint64_t key[2], uint64_t *out_fingerprints, const pm_database_def *def, const pm_asset_def *assets,
+                     int asset_count);
 /* Settings/schema <-> file records. */
 void pm_pmdb_channel_from_def(pmdb_channel *out, const pm_channel_def *c);
 void pm_pmdb_settings_from_def(pmdb_settings *out, const pm_database_def *def);

@@ -73,7 +73,7 @@ static const char *section_name(uint32_t id) {
                                         "PCA mean", "PCA basis", "PCA eigenvalues", "KD-tree nodes", "KD-tree points",
                                         "KD-tree point starts", "KD-tree point vectors", "bound-tree nodes",
                                         "bound-tree boxes", "bound-tree points", "VP-tree nodes", "VP-tree items",
-                                        "vector addends", "bound-tree value boxes"};
+                                        "vector addends", "bound-tree value boxes", "asset sources", "mirror maps"};
     return id <= PMDB_SECTION_COUNT ? names[id] : "?";
 }
 
@@ -278,6 +278,42 @@ static pm_result check_assets_and_poses(pm_database *db, const pmdb_header *h, u
     return PM_OK;
 }
 
+/* Mirrored copies are played from their source's clip with the map and axis recorded here: a map
+ * that is no left/right swap would index past a clip's joints. */
+static pm_result check_sources(const pm_database *db, const pmdb_header *h, pm_error *error) {
+    uint32_t at = 0;
+    for (uint32_t a = 0; a < h->asset_count; a++) {
+        const pmdb_asset *as = &db->assets[a];
+        const pmdb_asset_source *s = &db->sources[a];
+        const int mirrored = (as->flags & 2u) != 0;
+        if (s->joint_count < 1 || s->joint_count > PM_MAX_JOINTS || s->frame_count < 1 || s->frame_count > PM_MAX_FRAMES ||
+            !(s->frame_time > 0.0f) || !isfinite(s->frame_time) || s->reserved != 0)
+            return CORRUPT("asset %u: source clip of %u joints and %u frames of %g s", a, s->joint_count, s->frame_count,
+                           (double)s->frame_time);
+        if (!mirrored) {
+            if (as->source_asset != -1 || s->mirror_map != UINT32_MAX || s->mirror_axis != -1)
+                return CORRUPT("asset %u: mirror fields on an asset that is not mirrored", a);
+            continue;
+        }
+        if (as->source_asset < 0 || (db->assets[as->source_asset].flags & 2u))
+            return CORRUPT("asset %u: a mirrored copy whose source asset %d is not an unmirrored asset", a,
+                           (int)as->source_asset);
+        const pmdb_asset_source *o = &db->sources[as->source_asset];
+        if (o->joint_count != s->joint_count || o->frame_count != s->frame_count || o->frame_time != s->frame_time ||
+            o->skeleton_hash != s->skeleton_hash || o->motion_hash != s->motion_hash)
+            return CORRUPT("asset %u: its source asset %d was made from another clip", a, (int)as->source_asset);
+        if (s->mirror_map != at || s->mirror_axis < 0 || s->mirror_axis > 2)
+            return CORRUPT("asset %u: mirror map at %u (expected %u) or axis %d out of range", a, s->mirror_map, at,
+                           (int)s->mirror_axis);
+        const int32_t *map = db->mirror_maps + at;
+        for (uint32_t j = 0; j < s->joint_count; j++)
+            if (map[j] < 0 || (uint32_t)map[j] >= s->joint_count || map[map[j]] != (int32_t)j)
+                return CORRUPT("asset %u: mirror map entry %u (%d) is not a left/right swap", a, j, (int)map[j]);
+        at += s->joint_count;
+    }
+    return PM_OK;
+}
+
 /* Children above their parent rule out cycles; one parent per node rules out shared subtrees,
  * which would let a walk push a node twice and run past its node-count-sized heap or stack. */
 static int adopt(uint8_t *has_parent, uint32_t child) {
@@ -457,6 +493,11 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     GET(db->bt_value_boxes, PMDB_BT_VALUE_BOXES, float, bt_vbox_floats);
     GET(db->vp_nodes, PMDB_VP_NODES, pmdb_vp_node, h.vp_node_count);
     GET(db->vp_items, PMDB_VP_ITEMS, uint32_t, h.vp_item_count);
+    GET(db->sources, PMDB_ASSET_SOURCES, pmdb_asset_source, h.asset_count);
+    uint64_t map_entries = 0;
+    for (uint32_t a = 0; a < h.asset_count; a++)
+        if (db->assets[a].flags & 2u) map_entries += db->sources[a].joint_count;
+    GET(db->mirror_maps, PMDB_MIRROR_MAPS, int32_t, map_entries);
 #undef GET
     if ((r = decode_settings(db, channels, settings, error)) != PM_OK) goto fail;
     if (!all_finite(db->offset, D) || !all_finite(db->scale, D) || !all_finite(db->wsqrt, D) ||
@@ -492,6 +533,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
         goto fail;
     }
     if ((r = check_assets_and_poses(db, &h, seen, error)) != PM_OK) goto fail;
+    if ((r = check_sources(db, &h, error)) != PM_OK) goto fail;
     if ((r = check_trees(db, &h, seen, error)) != PM_OK) goto fail;
     if ((r = check_bound_tree_boxes(db, &h, error)) != PM_OK) goto fail;
     pm_free(allocator, seen);

@@ -10,38 +10,39 @@ static void hash_str(pm_hasher *h, const char *s) {
     if (s) pm_hasher_update(h, s, n);
 }
 
-static void hash_clip(pm_hasher *h, const pm_clip *c) {
+void pm_clip_fingerprint(uint64_t out[2], const pm_clip *c) {
     const pm_skeleton *s = &c->skeleton;
-    uint32_t hdr[4] = {(uint32_t)c->frame_count, (uint32_t)s->joint_count, (uint32_t)c->looping, (uint32_t)c->curve_count};
-    pm_hasher_update(h, hdr, sizeof hdr);
-    pm_hasher_update(h, &c->frame_time, sizeof c->frame_time);
+    pm_hasher h;
+    pm_hasher_init(&h, 0x736B656Cull);
+    uint32_t joints = (uint32_t)s->joint_count;
+    pm_hasher_update(&h, &joints, sizeof joints);
     for (int j = 0; j < s->joint_count; j++) {
-        hash_str(h, s->names[j]);
-        pm_hasher_update(h, &s->parents[j], sizeof s->parents[j]);
-        pm_hasher_update(h, &s->rest_translations[j], sizeof(pm_vec3));
-        pm_hasher_update(h, &s->rest_rotations[j], sizeof(pm_quat));
+        hash_str(&h, s->names[j]);
+        pm_hasher_update(&h, &s->parents[j], sizeof s->parents[j]);
+        pm_hasher_update(&h, &s->rest_translations[j], sizeof(pm_vec3));
+        pm_hasher_update(&h, &s->rest_rotations[j], sizeof(pm_quat));
     }
     /* End Sites change the build: a foot without a toe joint stands on its End Site (the floor
-     * under every root) and mirror corrections meet them. Hashed only when the skeleton has one,
-     * so that keys of skeletons without stay what they were. */
-    int ends = 0;
-    for (int j = 0; j < s->joint_count && s->has_end_site && s->end_sites; j++) ends |= s->has_end_site[j] != 0;
-    if (ends) {
-        hash_str(h, "end_sites");
-        for (int j = 0; j < s->joint_count; j++) {
-            if (!s->has_end_site[j]) continue;
-            int32_t joint = j;
-            pm_hasher_update(h, &joint, sizeof joint);
-            pm_hasher_update(h, &s->end_sites[j], sizeof(pm_vec3));
-        }
+     * under every root) and mirror corrections meet them. */
+    for (int j = 0; j < s->joint_count && s->has_end_site && s->end_sites; j++) {
+        if (!s->has_end_site[j]) continue;
+        int32_t joint = j;
+        pm_hasher_update(&h, &joint, sizeof joint);
+        pm_hasher_update(&h, &s->end_sites[j], sizeof(pm_vec3));
     }
+    out[0] = pm_hasher_final(&h);
+    pm_hasher_init(&h, 0x6D6F7469ull);
+    uint32_t counts[2] = {(uint32_t)c->frame_count, (uint32_t)c->curve_count};
+    pm_hasher_update(&h, counts, sizeof counts);
+    pm_hasher_update(&h, &c->frame_time, sizeof c->frame_time);
     size_t n = (size_t)c->frame_count * s->joint_count;
-    pm_hasher_update(h, c->rotations, n * sizeof(pm_quat));
-    pm_hasher_update(h, c->translations, n * sizeof(pm_vec3));
+    pm_hasher_update(&h, c->rotations, n * sizeof(pm_quat));
+    pm_hasher_update(&h, c->translations, n * sizeof(pm_vec3));
     for (int i = 0; i < c->curve_count; i++) {
-        hash_str(h, c->curves[i].name);
-        pm_hasher_update(h, c->curves[i].values, (size_t)c->frame_count * sizeof(float));
+        hash_str(&h, c->curves[i].name);
+        pm_hasher_update(&h, c->curves[i].values, (size_t)c->frame_count * sizeof(float));
     }
+    out[1] = pm_hasher_final(&h);
 }
 
 /* Fixed-size names, zero-filled past the text so that files are byte-identical. */
@@ -94,58 +95,77 @@ void pm_pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
     o->root_facing_smoothing = d->root.facing_smoothing;
 }
 
-void pm_database_key(uint64_t key[2], const pm_database_def *def, const pm_asset_def *assets, int n) {
-    for (int half = 0; half < 2; half++) {
-        pm_hasher h;
-        pm_hasher_init(&h, half ? 0x6B657932ull : 0x6B657931ull);
-        uint32_t version[2] = {PMDB_VERSION, PMDB_BUILDER_REVISION};
-        pm_hasher_update(&h, version, sizeof version);
-        for (int i = 0; i < def->schema->channel_count; i++) {
-            pmdb_channel c;
-            pm_pmdb_channel_from_def(&c, &def->schema->channels[i]);
-            pm_hasher_update(&h, &c, sizeof c);
-        }
-        pmdb_settings st;
-        pm_pmdb_settings_from_def(&st, def);
-        pm_hasher_update(&h, &st, sizeof st);
-        int32_t roles[3] = {def->root.hips, def->root.left_upleg, def->root.right_upleg};
-        pm_hasher_update(&h, roles, sizeof roles);
-        pm_hasher_update(&h, &n, sizeof n);
-        for (int i = 0; i < n; i++) {
-            const pm_asset_def *a = &assets[i];
-            hash_str(&h, a->name);
-            int32_t flags[3] = {a->looping, a->mirror, a->param_count};
-            pm_hasher_update(&h, flags, sizeof flags);
-            float nums[6] = {a->cost_addend, a->exclude_start, a->exclude_end, a->params[0], a->params[1], a->params[2]};
-            pm_hasher_update(&h, nums, sizeof nums);
-            hash_str(&h, a->clip ? a->clip->name : NULL);
-            if (a->clip) hash_clip(&h, a->clip);
-            /* Hashed only when given and used, so that keys without one stay what they were. */
-            int mirrored = a->mirror < 0 ? def->mirror : a->mirror;
-            if (a->mirror_map && a->clip && mirrored) {
-                hash_str(&h, "mirror_map");
-                pm_hasher_update(&h, a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
-            }
-            if (a->range_count > 0) {
-                hash_str(&h, "ranges");
-                int32_t count = a->range_count;
-                pm_hasher_update(&h, &count, sizeof count);
-                for (int k = 0; k < a->range_count; k++) {
-                    const pm_asset_range *g = &a->ranges[k];
-                    float span[3] = {g->start, g->end, g->cost_addend};
-                    int32_t exclude = g->exclude;
-                    pm_hasher_update(&h, span, sizeof span);
-                    pm_hasher_update(&h, &exclude, sizeof exclude);
-                }
-            }
-            if (a->mirror_negate_params && mirrored) {
-                hash_str(&h, "mirror_negate_params");
-                int32_t mask = a->mirror_negate_params;
-                pm_hasher_update(&h, &mask, sizeof mask);
-            }
-        }
-        key[half] = pm_hasher_final(&h);
+void pm_database_key(uint64_t key[2], uint64_t *out_fingerprints, const pm_database_def *def, const pm_asset_def *assets,
+                     int n) {
+    pm_hasher h[2];
+    for (int half = 0; half < 2; half++) pm_hasher_init(&h[half], half ? 0x6B657932ull : 0x6B657931ull);
+    /* Every input goes to both halves; a clip is read once, for its fingerprint. */
+#define BOTH(data, size)                                                                                               \
+    do {                                                                                                               \
+        pm_hasher_update(&h[0], data, size);                                                                           \
+        pm_hasher_update(&h[1], data, size);                                                                           \
+    } while (0)
+#define BOTH_STR(str)                                                                                                  \
+    do {                                                                                                               \
+        hash_str(&h[0], str);                                                                                          \
+        hash_str(&h[1], str);                                                                                          \
+    } while (0)
+    uint32_t version[2] = {PMDB_VERSION, PMDB_BUILDER_REVISION};
+    BOTH(version, sizeof version);
+    for (int i = 0; i < def->schema->channel_count; i++) {
+        pmdb_channel c;
+        pm_pmdb_channel_from_def(&c, &def->schema->channels[i]);
+        BOTH(&c, sizeof c);
     }
+    pmdb_settings st;
+    pm_pmdb_settings_from_def(&st, def);
+    BOTH(&st, sizeof st);
+    int32_t roles[3] = {def->root.hips, def->root.left_upleg, def->root.right_upleg};
+    BOTH(roles, sizeof roles);
+    BOTH(&n, sizeof n);
+    for (int i = 0; i < n; i++) {
+        const pm_asset_def *a = &assets[i];
+        BOTH_STR(a->name);
+        int32_t flags[3] = {a->looping, a->mirror, a->param_count};
+        BOTH(flags, sizeof flags);
+        float nums[6] = {a->cost_addend, a->exclude_start, a->exclude_end, a->params[0], a->params[1], a->params[2]};
+        BOTH(nums, sizeof nums);
+        BOTH_STR(a->clip ? a->clip->name : NULL);
+        uint64_t fp[2] = {0, 0};
+        if (a->clip) {
+            pm_clip_fingerprint(fp, a->clip);
+            int32_t clip_looping = a->clip->looping;
+            BOTH(&clip_looping, sizeof clip_looping);
+            BOTH(fp, sizeof fp);
+        }
+        if (out_fingerprints) memcpy(out_fingerprints + 2 * i, fp, sizeof fp);
+        /* Hashed only when given and used, so that keys without one stay what they were. */
+        int mirrored = a->mirror < 0 ? def->mirror : a->mirror;
+        if (a->mirror_map && a->clip && mirrored) {
+            BOTH_STR("mirror_map");
+            BOTH(a->mirror_map, (size_t)a->clip->skeleton.joint_count * sizeof(int32_t));
+        }
+        if (a->range_count > 0) {
+            BOTH_STR("ranges");
+            int32_t count = a->range_count;
+            BOTH(&count, sizeof count);
+            for (int k = 0; k < a->range_count; k++) {
+                const pm_asset_range *g = &a->ranges[k];
+                float span[3] = {g->start, g->end, g->cost_addend};
+                int32_t exclude = g->exclude;
+                BOTH(span, sizeof span);
+                BOTH(&exclude, sizeof exclude);
+            }
+        }
+        if (a->mirror_negate_params && mirrored) {
+            BOTH_STR("mirror_negate_params");
+            int32_t mask = a->mirror_negate_params;
+            BOTH(&mask, sizeof mask);
+        }
+    }
+#undef BOTH
+#undef BOTH_STR
+    for (int half = 0; half < 2; half++) key[half] = pm_hasher_final(&h[half]);
 }
 
 pm_result pm_database_compute_key(char out[33], const pm_database_def *def_in, const pm_asset_def *assets, int n,
@@ -161,7 +181,7 @@ pm_result pm_database_compute_key(char out[33], const pm_database_def *def_in, c
     /* A key for inputs no build accepts would name a cache entry that can never exist. */
     if ((r = pm_database_check_inputs(&def, assets, n, error)) == PM_OK) {
         uint64_t key[2];
-        pm_database_key(key, &def, assets, n);
+        pm_database_key(key, NULL, &def, assets, n);
         snprintf(out, 33, "%016llx%016llx", (unsigned long long)key[0], (unsigned long long)key[1]);
     }
     pm_free(def_in->allocator, storage);

@@ -517,6 +517,11 @@ static int mirror_corrections(pm_quat *corr, const pm_clip *clip, const int32_t 
 }
 
 pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in, int axis, pm_error *error) {
+    return pm_clip_mirror_used(out, NULL, NULL, src, map_in, axis, error);
+}
+
+pm_result pm_clip_mirror_used(pm_clip *out, int32_t *out_map, int *out_axis, const pm_clip *src, const int32_t *map_in,
+                              int axis, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_mirror: NULL argument");
     const int aliased = out == src;
     if (axis < -1 || axis > 2)
@@ -601,6 +606,8 @@ pm_result pm_clip_mirror(pm_clip *out, const pm_clip *src, const int32_t *map_in
             }
         }
     }
+    if (out_map) memcpy(out_map, map, (size_t)jc * sizeof(int32_t));
+    if (out_axis) *out_axis = axis;
 done:
     pm_free(a, map);
     pm_free(a, rest);

@@ -327,9 +327,8 @@ static void test_crafted_structure(void **state) {
     /* The last section of the table dropped, then the strings moved to the end and dropped. */
     const uint32_t last = im.h.section_count - 1;
     const pmdb_section *table = (const pmdb_section *)(im.bytes + im.h.header_size);
-    static const char *const expect_missing[] = {[PMDB_BT_VALUE_BOXES] = "section bound-tree value boxes is missing",
-                                                 [PMDB_VP_ITEMS] = "section VP-tree items is missing"};
-    assert_true(table[last].id == PMDB_BT_VALUE_BOXES || table[last].id == PMDB_VP_ITEMS);
+    static const char *const expect_missing[] = {[PMDB_MIRROR_MAPS] = "section mirror maps is missing"};
+    assert_true(table[last].id == PMDB_MIRROR_MAPS);
     image_fresh_copy(&im);
     pmdb_header e = im.h;
     e.section_count = last;
@@ -368,6 +367,51 @@ static void test_crafted_structure(void **state) {
     assert_true(kd[0].dim >= 0);
     kd[0].b = kd[0].a;
     expect_refused(&im, "KD-tree node 0: a child has two parents");
+    image_free(&im);
+    fixture_free(&f);
+}
+
+/* The records of the clips assets were made from, edited: mirrored copies are played with these
+ * maps, so one that is no left/right swap, a copy that disagrees with its source, or mirror
+ * fields on an unmirrored asset are refused. Assets: 0, 1, 1.mirror, 2, 3. */
+static void test_crafted_sources(void **state) {
+    (void)state;
+    fixture f;
+    db_image im;
+    fixture_init(&f, 60);
+    f.assets[1].mirror = 1;
+    image_of(&im, build(&f, 1));
+    assert_int_equal(im.h.asset_count, 5);
+    pmdb_asset_source *src;
+    int32_t *map;
+    pmdb_asset *assets;
+#define EDIT(stmt, words)                                                                                              \
+    do {                                                                                                               \
+        image_fresh_copy(&im);                                                                                         \
+        src = (pmdb_asset_source *)section_data(im.copy, PMDB_ASSET_SOURCES);                                          \
+        map = (int32_t *)section_data(im.copy, PMDB_MIRROR_MAPS);                                                      \
+        assets = (pmdb_asset *)section_data(im.copy, PMDB_ASSETS);                                                     \
+        stmt;                                                                                                          \
+        expect_refused(&im, words);                                                                                    \
+    } while (0)
+    EDIT(map[1] = 1, "asset 2: mirror map entry 2 (1) is not a left/right swap");
+    EDIT(map[0] = 3, "asset 2: mirror map entry 0 (3) is not a left/right swap");
+    EDIT(map[0] = -1, "asset 2: mirror map entry 0 (-1) is not a left/right swap");
+    EDIT(src[2].mirror_axis = 3, "asset 2: mirror map at 0 (expected 0) or axis 3 out of range");
+    EDIT(src[2].mirror_map = 1, "asset 2: mirror map at 1 (expected 0)");
+    EDIT(src[2].motion_hash ^= 1, "asset 2: its source asset 1 was made from another clip");
+    EDIT(src[1].skeleton_hash ^= 1, "asset 2: its source asset 1 was made from another clip");
+    EDIT(src[2].frame_count--, "asset 2: its source asset 1 was made from another clip");
+    EDIT(src[0].mirror_axis = 0, "asset 0: mirror fields on an asset that is not mirrored");
+    EDIT(src[3].mirror_map = 0, "asset 3: mirror fields on an asset that is not mirrored");
+    EDIT(assets[3].source_asset = 1, "asset 3: mirror fields on an asset that is not mirrored");
+    EDIT(assets[2].source_asset = 2, "asset 2: a mirrored copy whose source asset 2 is not an unmirrored asset");
+    EDIT(src[4].frame_time = NAN, "asset 4: source clip of 3 joints and");
+    EDIT(src[0].reserved = 1, "asset 0: source clip of 3 joints");
+    /* The maps' section is as long as the mirrored copies' joints. */
+    EDIT(src[2].joint_count = 4, "section mirror maps: 3 elements, expected 4");
+    EDIT(src[0].joint_count = 0, "asset 0: source clip of 0 joints");
+#undef EDIT
     image_free(&im);
     fixture_free(&f);
 }
@@ -415,6 +459,7 @@ int main(void) {
         cmocka_unit_test(test_exact_components_limit),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_crafted_structure),
+        cmocka_unit_test(test_crafted_sources),
         cmocka_unit_test(test_verify_values_and_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

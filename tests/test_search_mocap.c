@@ -354,7 +354,8 @@ static void assert_rows_are_the_asset(const pm_database *db, const float *rows, 
 
 /* What database.h says about playing results: assets in def order with each mirrored copy right
  * after its source, and a copy's poses are its source clip mirrored with the database's axis
- * (the lead-in of CMU 01_01 included: the rows skip it). */
+ * (the lead-in of CMU 01_01 included: the rows skip it); after a load, pm_database_asset_clip
+ * makes every asset from its def's clip with what the file records. */
 static void test_playing_mirrored_results(void **state) {
     (void)state;
     const char *paths[3] = {"cmu/01_01.bvh", "cmu/02_01_daz.bvh", "bandai-namco/dataset-2/dataset-2_run_normal_003.bvh"};
@@ -395,6 +396,30 @@ static void test_playing_mirrored_results(void **state) {
     assert_rows_are_the_asset(db, rows, n, copy.first_pose, "the mirrored clip");
     pm_free_buffer(rows, NULL);
     pm_clip_destroy(&mirrored);
+    /* What the file records does the same after a save and load, from the clips alone: each asset
+     * made into a clip from its def's clip holds the asset's rows (the copies mirrored with the
+     * recorded maps: the Bandai rig's and the CMU rig's found from their names). */
+    const char *path = pm_test_tmp_path("mirrored_results.pmdb");
+    PM_ASSERT_OK(pm_database_save(db, path, NULL));
+    pm_database_destroy(db);
+    PM_ASSERT_OK(pm_database_load(&db, path, NULL, NULL));
+    const int clip_of[5] = {0, 0, 1, 2, 2};
+    for (int i = 0; i < 5; i++) {
+        pm_asset_info info;
+        PM_ASSERT_OK(pm_database_asset(&info, db, i, NULL));
+        assert_int_equal(info.joint_count, c[clip_of[i]].skeleton.joint_count);
+        assert_true((info.mirror_map != NULL) == (sources[i] >= 0));
+        pm_clip played;
+        if (pm_database_asset_clip(&played, db, i, &c[clip_of[i]], &err) != PM_OK) fail_msg("%s", err.message);
+        assert_int_equal(played.frame_count, info.pose_count);
+        PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &played, NULL));
+        assert_int_equal(n, info.pose_count);
+        assert_rows_are_the_asset(db, rows, n, info.first_pose, names[i]);
+        pm_free_buffer(rows, NULL);
+        pm_clip_destroy(&played);
+    }
+    assert_int_equal(pm_database_asset_check_clip(db, 4, &c[0], &err), PM_ERR_MISMATCH);
+    assert_non_null(strstr(err.message, "asset 'dataset-2_run_normal_003.mirror' was made from a clip of"));
     pm_database_destroy(db);
     for (int i = 0; i < 3; i++) pm_clip_destroy(&c[i]);
 }

@@ -88,7 +88,11 @@ int pm_cmd_info(int argc, char **argv) {
                 return pm_cli_fail_error(&err);
             }
             cJSON *x = pm_cli_asset_json(&ai);
-            if (ai.source_asset >= 0) cJSON_AddNumberToObject(x, "mirror_of", ai.source_asset);
+            cJSON_AddNumberToObject(x, "joints", ai.joint_count);
+            if (ai.source_asset >= 0) {
+                cJSON_AddNumberToObject(x, "mirror_of", ai.source_asset);
+                cJSON_AddNumberToObject(x, "mirror_axis", ai.mirror_axis);
+            }
             cJSON_AddNumberToObject(x, "cost_addend", ai.cost_addend);
             cJSON *params = cJSON_AddArrayToObject(x, "params");
             for (int k = 0; k < ai.param_count; k++) cJSON_AddItemToArray(params, cJSON_CreateNumber(ai.params[k]));

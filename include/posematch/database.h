@@ -196,8 +196,9 @@ PM_API const pm_database_def *pm_database_settings(const pm_database *db);
  * fps, can differ from it by up to half a frame of the database's rate (a resampled loop keeps its
  * period to the nearest frame), and the continuing pose taken from an unwrapped time (search.h)
  * would drift from the played clip by that much every loop. A mirrored copy plays its source's
- * clip mirrored with pm_clip_mirror, the asset def's mirror_map (NULL if it gave none) and
- * pm_database_settings(db)->mirror_axis. */
+ * clip mirrored with pm_clip_mirror, mirror_map and mirror_axis below (what the build used).
+ * pm_database_asset_clip does all of this: it makes the clip whose frame i is the asset's pose
+ * first_pose + i, played from pm_search_result.time itself. */
 typedef struct pm_asset_info {
     const char *name;
     int first_pose;
@@ -209,6 +210,12 @@ typedef struct pm_asset_info {
     int param_count;
     float params[3];     /* mirrored copies: the source's, negated where its def's
                             mirror_negate_params says */
+    int joint_count;     /* joints of the clip the asset was made from */
+    const int32_t *mirror_map; /* mirrored copies: the left/right map the build mirrored with
+                                  (joint_count entries: the def's, else the one found from names;
+                                  owned by the database); else NULL */
+    int mirror_axis;     /* mirrored copies: the axis normal to the mirror plane it used (0 X,
+                            1 Y, 2 Z: the def's, else the one found from the rest pose); else -1 */
 } pm_asset_info;
 PM_API int pm_database_asset_count(const pm_database *db);
 /* Errors, with *out untouched: a NULL argument, an asset outside 0..asset_count-1
@@ -221,6 +228,25 @@ PM_API pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, in
  * not finite (PM_ERR_INVALID_ARGUMENT). */
 PM_API pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db, int asset, float time,
                                            pm_error *error);
+/* Whether `clip` is the one the asset was made from (for a mirrored copy, its source's clip):
+ * the same skeleton (names, parents, rest pose, End Sites) and the same frames, rate and curves,
+ * bit for bit, as the clip its asset def gave the build (the clip's name and looping flag are
+ * not compared). A database records both as 64-bit hashes; checking reads the whole clip.
+ * PM_ERR_MISMATCH names the asset and what differs ("asset 'walk.mirror' was made from a clip
+ * of 65 joints, clip 'run' has 31", "... from another skeleton of 65 joints (names, parents or rest
+ * pose differ)", "... from 1200 frames of 0.00833 s, clip 'walk' has 1199 of 0.00833 s", "...
+ * from other frames or curves"); a clip that fails pm_clip_validate gives its error; NULL
+ * arguments and an asset out of range are PM_ERR_INVALID_ARGUMENT. */
+PM_API pm_result pm_database_asset_check_clip(const pm_database *db, int asset, const pm_clip *clip, pm_error *error);
+/* The asset as a clip: `source` (the clip its def gave the build; for a mirrored copy its
+ * source's), checked with pm_database_asset_check_clip, then prepared as the build prepared it:
+ * its rest-pose lead-in trimmed, mirrored with the recorded map and axis, the asset's looping
+ * flag set, resampled to the database's rate. Frame i is the asset's pose first_pose + i, so a
+ * search result plays from pm_search_result.time and pm_database_asset_pose_at(asset, t) is the
+ * pose at time t of this clip. *out is allocated with source's allocator (pm_clip_destroy it);
+ * on failure it is zeroed. */
+PM_API pm_result pm_database_asset_clip(pm_clip *out, const pm_database *db, int asset, const pm_clip *source,
+                                        pm_error *error);
 /* The first asset with this name (mirrored copies are named "<name>.mirror"), or -1 when none
  * has it (or an argument is NULL). A linear scan: look names up once, not per frame. */
 PM_API int pm_database_find_asset(const pm_database *db, const char *name);

@@ -335,6 +335,8 @@ names = [a["name"] for a in i["asset_list"]]
 assert len(names) == i["assets"] and "synth_001.mirror" in names, names
 m = next(a for a in i["asset_list"] if a["name"] == "synth_001.mirror")
 assert m["mirrored"] and m["cost_addend"] == 0.5 and names[m["mirror_of"]] == "synth_001", m
+assert m["mirror_axis"] in (0, 1, 2) and m["joints"] == i["asset_list"][m["mirror_of"]]["joints"] > 1, m
+assert all("mirror_axis" not in a for a in i["asset_list"] if not a["mirrored"])
 PY
 python3 - "$T" <<'PY' || fail "--addend values"
 import json, sys
