@@ -88,6 +88,7 @@ const char *pm_result_string(pm_result result) {
     case PM_ERR_MISMATCH: return "mismatch";
     case PM_ERR_NOT_FOUND: return "not found";
     case PM_ERR_NUMERIC: return "non-finite or degenerate value";
+    case PM_ERR_CANCELLED: return "cancelled";
     }
     return "unknown error";
 }

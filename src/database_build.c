@@ -204,9 +204,27 @@ static pm_result dedup_rows(uint32_t *out_id, uint32_t *out_count, const float *
 /* ---- the build ---- */
 
 
-static void progress(const pm_database_def *d, const char *stage, float f) {
-    if (d->progress) d->progress(d->progress_user, stage, f);
+/* The def's progress callback; 1 when it asks the build to stop. */
+static int progress(const pm_database_def *d, const char *stage, float f) {
+    return d->progress && d->progress(d->progress_user, stage, f) != 0;
 }
+
+/* Progress through a parallel stage, from the calling thread after each of its assets. */
+typedef struct stage_watch {
+    const pm_database_def *def;
+    const char *stage;
+    float from, span;
+} stage_watch;
+
+static int watch_assets(void *user, int done, int count) {
+    const stage_watch *w = (const stage_watch *)user;
+    return progress(w->def, w->stage, w->from + w->span * (float)done / (float)count);
+}
+
+#define PROGRESS(stage, fraction)                                                                                      \
+    do {                                                                                                               \
+        if (progress(def, stage, fraction)) goto cancelled;                                                           \
+    } while (0)
 
 /* Every temporary of a build, freed together. */
 typedef struct build_mem {
@@ -307,8 +325,10 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
             at += b.assets[i].src->clip->skeleton.joint_count;
         }
 
-    progress(def, "prepare", 0.0f);
-    pm_parallel_for(b.asset_count, threads, prepare_task, &b);
+    PROGRESS("prepare", 0.0f);
+    stage_watch watch = {def, "prepare", 0.0f, 0.1f};
+    if (pm_parallel_for_watched(b.asset_count, threads, prepare_task, &b, def->progress ? watch_assets : NULL, &watch))
+        goto cancelled;
     uint64_t poses64 = 0;
     for (int i = 0; i < b.asset_count; i++) {
         if (b.assets[i].result != PM_OK && r == PM_OK) {
@@ -330,8 +350,11 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         if (!b.raw || !b.blocked || !b.excluded || !b.range_addend) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %u poses", P);
     }
     if (r == PM_OK) {
-        progress(def, "features", 0.1f);
-        pm_parallel_for(b.asset_count, threads, features_task, &b);
+        PROGRESS("features", 0.1f);
+        watch = (stage_watch){def, "features", 0.1f, 0.3f};
+        if (pm_parallel_for_watched(b.asset_count, threads, features_task, &b, def->progress ? watch_assets : NULL,
+                                    &watch))
+            goto cancelled;
         for (int i = 0; i < b.asset_count && r == PM_OK; i++)
             if (b.assets[i].result != PM_OK) {
                 r = b.assets[i].result;
@@ -343,7 +366,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     /* Normalisation (PS3): per-dimension mean as offset; each group's scale is the mean of its
      * dimensions' standard deviations. Summed in pose order in double. */
-    progress(def, "normalise", 0.4f);
+    PROGRESS("normalise", 0.4f);
     int D = b.card, S = b.stride;
     double *mean = (double *)bm_alloc(&mem, (size_t)S, sizeof(double));
     double *var = (double *)bm_alloc(&mem, (size_t)S, sizeof(double));
@@ -377,7 +400,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     }
 
     /* De-duplication (PS5) and searchability. */
-    progress(def, "dedup", 0.5f);
+    PROGRESS("dedup", 0.5f);
     uint32_t *pose_vec = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
     if (!pose_vec) goto oom;
     uint32_t V = 0;
@@ -440,7 +463,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         if (vec_searchable[v]) svec[VS++] = v;
 
     /* PCA (PS6) over the weighted searchable vectors. */
-    progress(def, "pca", 0.6f);
+    PROGRESS("pca", 0.6f);
     double *pmean = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
     double *cov = (double *)bm_alloc(&mem, (size_t)D * D, sizeof(double));
     double *eig = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
@@ -457,7 +480,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     const uint32_t bt_blocks = (VS + PM_BT_BLOCK - 1) / PM_BT_BLOCK;
 
     /* Project every searchable vector: the first KE components and the residual norm. */
-    progress(def, "trees", 0.7f);
+    PROGRESS("trees", 0.7f);
     float *z = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * KE, sizeof(float));
     float *rho = (float *)bm_alloc(&mem, VS, sizeof(float));
     float *zk = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
@@ -489,6 +512,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     }
 
     /* Exact bound tree; its leaf order becomes the order of the value rows. */
+    PROGRESS("trees", 0.75f);
     uint32_t max_nodes = 2 * VS + 1;
     pmdb_bt_node *bt_nodes = (pmdb_bt_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_bt_node));
     float *bt_boxes = (float *)bm_alloc(&mem, (size_t)max_nodes * bt_box, sizeof(float));
@@ -543,6 +567,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     }
 
     /* UE-compatible KD-tree over the K-component PCA points, de-duplicated in that space. */
+    PROGRESS("trees", 0.8f);
     float *zk_final = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
     uint32_t *kd_id = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
     if (!zk_final || !kd_id) goto oom;
@@ -580,6 +605,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     }
 
     /* VP-tree over the searchable value rows in the weighted space. */
+    PROGRESS("trees", 0.85f);
     pmdb_vp_node *vp_nodes = (pmdb_vp_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_vp_node));
     uint32_t *vp_items = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
     float *vp_scratch = (float *)bm_alloc(&mem, (size_t)VS, sizeof(float));
@@ -588,7 +614,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     uint32_t vp_count = pm_vp_tree_build(vp_nodes, vp_items, vp_scratch, VS, PM_VP_LEAF_SIZE, pm_vp_row_distance, &vc);
 
     /* Strings and assets. */
-    progress(def, "write", 0.9f);
+    PROGRESS("write", 0.9f);
     size_t str_size = 1;
     for (int i = 0; i < b.asset_count; i++) str_size += strlen(b.assets[i].name) + 1;
     char *strings = (char *)bm_alloc(&mem, str_size, 1);
@@ -690,10 +716,13 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     };
     r = pm_database_assemble(out, &h, blobs, (int)(sizeof blobs / sizeof blobs[0]), alloc, error);
     bm_free_all(&mem);
-    progress(def, "done", 1.0f);
+    if (r == PM_OK) (void)progress(def, "done", 1.0f);
     return r;
 oom:
     r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory building %u poses", P);
+    goto fail;
+cancelled:
+    r = pm_fail(error, PM_ERR_CANCELLED, "database: the build was cancelled by its progress callback");
 fail:
     for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
     bm_free_all(&mem);

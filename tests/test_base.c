@@ -12,9 +12,10 @@ static void test_result_strings(void **state) {
     (void)state;
     static const char *const names[] = {"ok",           "invalid argument", "i/o error", "parse error",
                                         "out of memory", "limit exceeded",   "corrupt data", "unsupported version",
-                                        "mismatch",     "not found",        "non-finite or degenerate value"};
-    for (int r = PM_OK; r <= PM_ERR_NUMERIC; r++) assert_string_equal(pm_result_string((pm_result)r), names[r]);
-    assert_string_equal(pm_result_string((pm_result)(PM_ERR_NUMERIC + 1)), "unknown error");
+                                        "mismatch",     "not found",        "non-finite or degenerate value",
+                                        "cancelled"};
+    for (int r = PM_OK; r <= PM_ERR_CANCELLED; r++) assert_string_equal(pm_result_string((pm_result)r), names[r]);
+    assert_string_equal(pm_result_string((pm_result)(PM_ERR_CANCELLED + 1)), "unknown error");
     assert_string_equal(pm_result_string((pm_result)-1), "unknown error");
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", PM_VERSION_MAJOR, PM_VERSION_MINOR, PM_VERSION_PATCH);

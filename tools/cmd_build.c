@@ -258,10 +258,21 @@ static double now_s(void) {
 /* Progress of long builds only: short ones (and the errors they end with) stay one line. */
 #define PROGRESS_AFTER_S 1.0
 
-static void progress(void *user, const char *stage, float fraction) {
-    const double *t0 = (const double *)user;
-    double t = now_s() - *t0;
-    if (t >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
+typedef struct progress_state {
+    double t0, last;
+    const char *stage; /* the stage of the last line printed */
+} progress_state;
+
+/* A line per stage, and within the long ones (the library reports after every asset) at most
+ * one every half second. */
+static int progress(void *user, const char *stage, float fraction) {
+    progress_state *p = (progress_state *)user;
+    double t = now_s() - p->t0;
+    if (t < PROGRESS_AFTER_S || (p->stage && !strcmp(p->stage, stage) && t - p->last < 0.5)) return 0;
+    fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
+    p->stage = stage;
+    p->last = t;
+    return 0;
 }
 
 /* The mirror map of one clip: pairs found from names, then the --mirror-pair ones (a joint given
@@ -711,8 +722,9 @@ int pm_cmd_build(int argc, char **argv) {
     if (rules_failed) goto done;
     double t_read = now_s() - t0;
     if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
+    progress_state ps = {t0, 0.0, NULL};
     a.def.progress = a.quiet ? NULL : progress;
-    a.def.progress_user = &t0;
+    a.def.progress_user = &ps;
 
     char key[33];
     char cache_path[CACHE_PATH_SIZE] = "";

@@ -44,7 +44,8 @@ typedef enum pm_result {
     PM_ERR_MISMATCH = 8,         /* inputs that must agree do not (skeletons, schemas, a buffer
                                     and the size its size function gives) */
     PM_ERR_NOT_FOUND = 9,        /* a named joint, channel, curve or asset does not exist */
-    PM_ERR_NUMERIC = 10          /* NaN, Inf or a degenerate value where a finite one is needed */
+    PM_ERR_NUMERIC = 10,         /* NaN, Inf or a degenerate value where a finite one is needed */
+    PM_ERR_CANCELLED = 11        /* a progress callback asked a long job to stop */
 } pm_result;
 
 /* Filled by a failing call: the code plus one line naming the file, line/field and problem.

@@ -72,7 +72,14 @@ typedef struct pm_asset_def {
 } pm_asset_def;
 PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 
-typedef void (*pm_progress_fn)(void *user, const char *stage, float fraction);
+/* Build progress: called from the thread that called pm_database_build, one call at a time, with
+ * the stage ("prepare", "features", "normalise", "dedup", "pca", "trees", "write", "done") and the
+ * fraction done, never decreasing - while preparing clips and extracting their features, after
+ * each asset the calling thread finishes. Return 0 to go on; anything else cancels the build: it
+ * stops at its next check (within ~one asset's work while preparing and extracting, between the
+ * trees after), frees what it made and returns PM_ERR_CANCELLED with *out NULL. The last call,
+ * ("done", 1), comes when the database is complete; what it returns is ignored. */
+typedef int (*pm_progress_fn)(void *user, const char *stage, float fraction);
 
 typedef struct pm_database_def {
     const pm_schema *schema;    /* read during pm_database_build and pm_database_compute_key
@@ -98,7 +105,7 @@ typedef struct pm_database_def {
     const pm_allocator *allocator; /* the database and the build's own memory (NULL = the C
                                    library's); the prepared copies of the clips use each clip's
                                    allocator, from the builder threads (see base.h) */
-    pm_progress_fn progress;    /* optional; called from the building thread */
+    pm_progress_fn progress;    /* optional: progress and cancellation (above) */
     void *progress_user;
 } pm_database_def;
 PM_API pm_database_def pm_default_database_def(void);
