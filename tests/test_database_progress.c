@@ -62,7 +62,7 @@ static void test_progress_calls(void **state) {
         pm_test_assert_same_database(db, plain); /* watching changes nothing */
         assert_int_equal(r.foreign_thread, 0);
         assert_int_equal(r.overlapping, 0);
-        assert_true(r.calls >= 14 && r.calls <= MAX_CALLS);
+        assert_true(r.calls >= 11 && r.calls <= MAX_CALLS);
         assert_string_equal(r.stage[0], "prepare");
         assert_true(r.fraction[0] == 0.0f);
         assert_string_equal(r.stage[r.calls - 1], "done");
@@ -81,12 +81,12 @@ static void test_progress_calls(void **state) {
         }
         assert_int_equal(next, 7);
         /* One at each stage's start, then one per asset the calling thread finished: all eight
-         * on one thread, at least one of them on two. */
+         * on one thread, any number on two (the other thread may take them all). */
         if (threads == 1) {
             assert_int_equal(prepare, 9);
             assert_int_equal(features, 9);
         } else {
-            assert_true(prepare >= 2 && prepare <= 9 && features >= 2 && features <= 9);
+            assert_true(prepare >= 1 && prepare <= 9 && features >= 1 && features <= 9);
         }
         pm_database_destroy(db);
     }
@@ -119,8 +119,10 @@ static void test_cancel_at_every_call(void **state) {
             for (int i = 0; i < 4; i++) f.assets[i].clip = threads == 1 ? &counted[i] : &f.clips[i];
             pm_result res = build_recorded(&db, &f, threads, &r, k, threads == 1 ? &hooks : NULL, &err);
             if (threads == 1) assert_true(counter.allocs > allocs);
-            if (k == calls - 1) {
-                assert_int_equal(res, PM_OK); /* "done": too late to cancel */
+            /* "done" is too late to cancel; two threads make fewer calls (the calling thread
+             * finishes fewer assets), so theirs may come before call k. */
+            if (k == calls - 1 || (res == PM_OK && threads == 2 && (r.calls <= k || !strcmp(r.stage[k], "done")))) {
+                assert_int_equal(res, PM_OK);
                 assert_non_null(db);
                 pm_database_destroy(db);
             } else {
