@@ -210,7 +210,8 @@ static inline uint64_t pm_meta_pack(uint32_t vector, uint32_t asset, int blocked
 
 struct pm_database {
     pm_allocator allocator;
-    uint8_t *image;
+    uint8_t *image;       /* owned, unless in_place */
+    int in_place;         /* the caller's bytes (PM_LOAD_IN_PLACE): never freed */
     size_t size;
     const pmdb_header *header;
     pm_database_def settings; /* settings decoded from the file; settings.schema = &schema */
@@ -254,7 +255,8 @@ typedef struct pmdb_blob {
 /* Lays out header + sections into one image (allocated), computes the checksum and opens it. */
 pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmdb_blob *blobs, int blob_count,
                                const pm_allocator *allocator, pm_error *error);
-/* Validates an image (taking ownership of `image` on success and failure) and fills db. */
+/* Validates an image (taking ownership of `image` on success and failure, but for
+ * PM_LOAD_IN_PLACE) and fills db. */
 pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size, unsigned flags,
                                  const pm_allocator *allocator, pm_error *error);
 /* The def with its schema resolved: *out copies `def`; a NULL schema becomes the default preset

@@ -439,6 +439,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     }
     db->allocator = pm_allocator_resolve(allocator);
     db->image = image;
+    db->in_place = (flags & PM_LOAD_IN_PLACE) != 0;
     db->size = size;
     db->header = (const pmdb_header *)image;
     db->card = (int)h.cardinality;
@@ -542,7 +543,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
 fail:
     pm_free(allocator, seen);
     pm_free(allocator, db);
-    pm_free(allocator, image);
+    if (!(flags & PM_LOAD_IN_PLACE)) pm_free(allocator, image);
     return r;
 }
 
@@ -554,10 +555,19 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
     if (!out || (!data && size)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load_memory: NULL argument");
     /* A bit this version does not know (another function's flag, a later version's) would
      * otherwise be ignored without a word. */
-    if (flags & ~(unsigned)PM_LOAD_SKIP_CHECKSUM)
+    const unsigned known = PM_LOAD_SKIP_CHECKSUM | PM_LOAD_IN_PLACE;
+    if (flags & ~known)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "pm_database_load_memory: unknown flags 0x%x (only PM_LOAD_SKIP_CHECKSUM)",
-                       flags & ~(unsigned)PM_LOAD_SKIP_CHECKSUM);
+                       "pm_database_load_memory: unknown flags 0x%x (only PM_LOAD_SKIP_CHECKSUM and PM_LOAD_IN_PLACE)",
+                       flags & ~known);
+    if (flags & PM_LOAD_IN_PLACE) {
+        /* The kernels load 64-byte aligned sections with aligned instructions. */
+        if ((uintptr_t)data % PMDB_ALIGN)
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                           "pm_database_load_memory: in place, data must be 64-byte aligned (it is %u bytes past)",
+                           (unsigned)((uintptr_t)data % PMDB_ALIGN));
+        return pm_database_open_image(out, (uint8_t *)(uintptr_t)data, size, flags, allocator, error);
+    }
     /* The image must be 64-byte aligned for the SIMD kernels: always copy. */
     uint8_t *image = (uint8_t *)pm_alloc(allocator, size ? size : 1, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %zu bytes", size);
@@ -593,6 +603,6 @@ const void *pm_database_bytes(const pm_database *db, size_t *size) {
 void pm_database_destroy(pm_database *db) {
     if (!db) return;
     pm_allocator a = db->allocator;
-    pm_free(&a, db->image);
+    if (!db->in_place) pm_free(&a, db->image);
     pm_free(&a, db);
 }

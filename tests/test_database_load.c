@@ -69,9 +69,10 @@ static void test_corrupt_files(void **state) {
     }
     /* Flags it does not know are refused, not ignored; the database stays NULL. */
     x = (pm_database *)&err;
-    assert_int_equal(pm_database_load_memory(&x, im.bytes, im.n, 2u, NULL, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(pm_database_load_memory(&x, im.bytes, im.n, 6u, NULL, &err), PM_ERR_INVALID_ARGUMENT);
     assert_null(x);
-    assert_string_equal(err.message, "pm_database_load_memory: unknown flags 0x2 (only PM_LOAD_SKIP_CHECKSUM)");
+    assert_string_equal(err.message,
+                        "pm_database_load_memory: unknown flags 0x4 (only PM_LOAD_SKIP_CHECKSUM and PM_LOAD_IN_PLACE)");
     /* A flipped byte anywhere fails the checksum. */
     pm_test_rng rng = {99};
     for (int i = 0; i < 300; i++) {
@@ -371,6 +372,56 @@ static void test_crafted_structure(void **state) {
     fixture_free(&f);
 }
 
+/* PM_LOAD_IN_PLACE: the database uses the caller's bytes without a copy and never frees them,
+ * loaded or refused; they must be 64-byte aligned. */
+static void test_load_in_place(void **state) {
+    (void)state;
+    fixture f;
+    db_image im;
+    image_build(&im, &f, 60);
+    const size_t room = (im.n + 64 + 63) / 64 * 64;
+    uint8_t *buffer = aligned_alloc(64, room);
+    memcpy(buffer, im.bytes, im.n);
+    pm_test_allocator counter = {0, 0, -1, 0, 0};
+    pm_allocator hooks = pm_test_allocator_hooks(&counter);
+    pm_database *db = NULL;
+    pm_error err;
+    PM_ASSERT_OK(pm_database_load_memory(&db, buffer, im.n, PM_LOAD_IN_PLACE, &hooks, NULL));
+    size_t n = 0;
+    assert_ptr_equal(pm_database_bytes(db, &n), buffer);
+    assert_int_equal(n, im.n);
+    /* One allocation fewer than a copying load: no image. */
+    const long in_place_allocs = counter.allocs;
+    pm_database *copied = NULL;
+    PM_ASSERT_OK(pm_database_load_memory(&copied, buffer, im.n, 0, &hooks, NULL));
+    assert_int_equal(counter.allocs - in_place_allocs, in_place_allocs + 1);
+    assert_ptr_not_equal(pm_database_bytes(copied, NULL), buffer);
+    pm_database_destroy(copied);
+    pm_test_assert_same_database(db, im.db);
+    pm_database_destroy(db);
+    assert_int_equal(counter.allocs, counter.frees);
+    assert_memory_equal(buffer, im.bytes, im.n); /* read, never written */
+    /* Refused: the bytes stay the caller's (ASan would report a free of them). */
+    buffer[im.n / 2] ^= 0x40;
+    db = (pm_database *)&err;
+    assert_int_equal(pm_database_load_memory(&db, buffer, im.n, PM_LOAD_IN_PLACE, NULL, &err), PM_ERR_CORRUPT);
+    assert_null(db);
+    assert_string_equal(err.message, "checksum mismatch: the file is corrupted");
+    assert_int_equal(pm_database_load_memory(&db, buffer, 100, PM_LOAD_IN_PLACE, NULL, &err), PM_ERR_CORRUPT);
+    buffer[im.n / 2] ^= 0x40;
+    memmove(buffer + 16, buffer, im.n);
+    assert_int_equal(pm_database_load_memory(&db, buffer + 16, im.n, PM_LOAD_IN_PLACE, NULL, &err),
+                     PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(err.message, "pm_database_load_memory: in place, data must be 64-byte aligned (it is 16 bytes past)");
+    assert_null(db);
+    /* Copied, misaligned bytes load. */
+    PM_ASSERT_OK(pm_database_load_memory(&db, buffer + 16, im.n, 0, NULL, NULL));
+    pm_database_destroy(db);
+    free(buffer);
+    image_free(&im);
+    fixture_free(&f);
+}
+
 /* The records of the clips assets were made from, edited: mirrored copies are played with these
  * maps, so one that is no left/right swap, a copy that disagrees with its source, or mirror
  * fields on an unmirrored asset are refused. Assets: 0, 1, 1.mirror, 2, 3. */
@@ -460,6 +511,7 @@ int main(void) {
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_crafted_structure),
         cmocka_unit_test(test_crafted_sources),
+        cmocka_unit_test(test_load_in_place),
         cmocka_unit_test(test_verify_values_and_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,9 +139,16 @@ PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_er
  * PM_ERR_CORRUPT (structure, checksum), PM_ERR_VERSION (a format this library does not read),
  * PM_ERR_OUT_OF_MEMORY; the message names the file. */
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
-enum { PM_LOAD_SKIP_CHECKSUM = 1 }; /* for fuzzing the structural checks; never in production */
-/* Copies `data` (the caller may free it on return); the database owns its copy. flags is 0 or
- * PM_LOAD_SKIP_CHECKSUM; any other bit is PM_ERR_INVALID_ARGUMENT. */
+enum {
+    PM_LOAD_SKIP_CHECKSUM = 1, /* for fuzzing the structural checks; never in production */
+    PM_LOAD_IN_PLACE = 2       /* use `data` where it is, without a copy (below) */
+};
+/* Copies `data` (the caller may free it on return); the database owns its copy. With
+ * PM_LOAD_IN_PLACE the database uses `data` itself - a file mapped into memory, an asset pack
+ * already loaded - and never writes or frees it: it must be 64-byte aligned
+ * (PM_ERR_INVALID_ARGUMENT otherwise) and stay alive and unchanged until pm_database_destroy.
+ * Validation is the same either way (it reads every byte once). flags: those two bits; any other
+ * is PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_load_memory(pm_database **out, const void *data, size_t size, unsigned flags,
                                          const pm_allocator *allocator, pm_error *error);
 /* The deep check for databases from sources you do not trust. Loading checks structure and
