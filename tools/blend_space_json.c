@@ -449,6 +449,39 @@ static size_t blend_key_hash(const blend_key *k) {
     return (size_t)(h ^ (h >> 32));
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* 1 when the clips' names are all different. */
+static int names_unique(const pm_clip *clips, int n, const char **scratch) {
+    for (int i = 0; i < n; i++) scratch[i] = clips[i].name ? clips[i].name : "";
+    qsort(scratch, (size_t)n, sizeof *scratch, cmp_str);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(scratch[i - 1], scratch[i])) return 0;
+    return 1;
+}
+
+/* Baked clips are named "<space>@<params>" with 6 significant digits (pm_blend_space_bake's
+ * "%g"). Grid points closer than that would share a name, and asset names must be unique: the
+ * space's points then all take the fewest digits, up to 9 (which tell any two floats apart),
+ * that keep them apart. Names that were apart stay as they were. */
+static pm_result name_points_apart(pm_clip *clips, int n, const float *points, int dims, const char *space,
+                                   pm_error *error) {
+    const char **scratch = malloc(sizeof *scratch * (size_t)(n ? n : 1));
+    if (!scratch) return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
+    pm_result r = PM_OK;
+    for (int digits = 7; r == PM_OK && !names_unique(clips, n, scratch) && digits <= 9; digits++)
+        for (int k = 0; k < n && r == PM_OK; k++) {
+            char name[512];
+            int at = snprintf(name, sizeof name, "%s@", space);
+            for (int d = 0; d < dims && at > 0 && (size_t)at < sizeof name; d++)
+                at += snprintf(name + at, sizeof name - (size_t)at, "%s%.*g", d ? "," : "", digits,
+                               (double)points[(size_t)k * dims + d]);
+            r = pm_clip_set_name(&clips[k], name, error);
+        }
+    free(scratch);
+    return r;
+}
+
 pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, float **out_params, long long max_poses,
                                         const pm_blend_space_file *f, float fps, pm_error *error) {
     if (!out_clips || !out_count || !f || !f->space)
@@ -511,7 +544,8 @@ pm_result pm_blend_space_file_bake_grid(pm_clip **out_clips, int *out_count, flo
         memmove(points + (size_t)made * dims, p, sizeof(float) * (size_t)dims);
         made++;
     }
-    if (made == 0)
+    if (made > 1) r = name_points_apart(clips, made, points, dims, pm_blend_space_name(f->space), error);
+    if (r == PM_OK && made == 0)
         r = pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT,
                              "blend space '%s': no point of its grid lies inside the samples' hull (change \"grid\" or set "
                              "\"grid_include_outside\")",

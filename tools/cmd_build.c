@@ -436,8 +436,9 @@ static int check_unique_names(const pm_clip *clips, const char *const *from, int
         if (!strcmp(v[i - 1].name, v[i].name)) {
             const char *a = from[v[i - 1].index], *b = from[v[i].index];
             int spaces = pm_cli_has_suffix(a, ".json") && pm_cli_has_suffix(b, ".json");
-            /* Inputs given twice were refused, so one file here is one space whose grid points are
-             * too close for the 6 significant digits of their names: renaming the space cannot help. */
+            /* Inputs given twice were refused, and a space names its grid points apart (with up to 9
+             * digits), so this would be a space whose points are apart yet named alike: a safety net
+             * whose advice is the only one that could help. */
             if (spaces && !strcmp(a, b))
                 pm_cli_fail("build: %s: two points of its grid make an asset named '%s' (names give the parameters "
                             "to 6 significant digits): asset names must be unique (make \"grid\" coarser)",
