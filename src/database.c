@@ -81,9 +81,9 @@ static pm_result check_clip(const pm_database *db, const char *fn, int asset, co
         return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from a clip of %u joints, clip '%s' has %d", name,
                        s->joint_count, clip_name, clip->skeleton.joint_count);
     if ((uint32_t)clip->frame_count != s->frame_count || clip->frame_time != s->frame_time)
-        return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from %u frames of %.9g s, clip '%s' has %d of %.9g s",
-                       name, s->frame_count, (double)s->frame_time, clip_name, clip->frame_count,
-                       (double)clip->frame_time);
+        return pm_fail(error, PM_ERR_MISMATCH, "asset '%s' was made from %u frames of %s s, clip '%s' has %d of %s s", name,
+                       s->frame_count, pm_float_text(s->frame_time).text, clip_name, clip->frame_count,
+                       pm_float_text(clip->frame_time).text);
     uint64_t fp[2];
     pm_clip_fingerprint(fp, clip);
     if (fp[0] != s->skeleton_hash)

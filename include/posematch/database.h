@@ -244,13 +244,17 @@ PM_API pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db,
                                            pm_error *error);
 /* Whether `clip` is the one the asset was made from (for a mirrored copy, its source's clip):
  * the same skeleton (names, parents, rest pose, End Sites) and the same frames, rate and curves,
- * bit for bit, as the clip its asset def gave the build (the clip's name and looping flag are
- * not compared). A database records both as 64-bit hashes; checking reads the whole clip.
- * PM_ERR_MISMATCH names the asset and what differs ("asset 'walk.mirror' was made from a clip
- * of 65 joints, clip 'run' has 31", "... from another skeleton of 65 joints (names, parents or rest
- * pose differ)", "... from 1200 frames of 0.00833 s, clip 'walk' has 1199 of 0.00833 s", "...
- * from other frames or curves"); a clip that fails pm_clip_validate gives its error; NULL
- * arguments and an asset out of range are PM_ERR_INVALID_ARGUMENT. */
+ * bit for bit, as the clip its asset def gave the build (the clip's name, looping flag, unit
+ * scale and source up axis are not compared). That clip is the one read as the build read it:
+ * for `posematch build`, the BVH file read with the same --unit-scale and --up (pm_bvh_def),
+ * for a blend-space grid point the space's bake at the database's rate; a clip scaled,
+ * resampled or trimmed since is another clip. A database records both as 64-bit hashes; checking
+ * reads the whole clip. PM_ERR_MISMATCH names the asset and what differs ("asset 'walk.mirror'
+ * was made from a clip of 65 joints, clip 'run' has 31", "... from 1200 frames of 0.00833333 s,
+ * clip 'walk' has 1199 of 0.00833333 s", "... from another skeleton of 65 joints (clip 'walk'
+ * differs in names, parents, rest pose or End Sites)", "... from other frames or curves than
+ * clip 'walk' has"); a clip that fails pm_clip_validate gives its error; NULL arguments and an
+ * asset out of range are PM_ERR_INVALID_ARGUMENT. */
 PM_API pm_result pm_database_asset_check_clip(const pm_database *db, int asset, const pm_clip *clip, pm_error *error);
 /* The asset as a clip: `source` (the clip its def gave the build; for a mirrored copy its
  * source's), checked with pm_database_asset_check_clip, then prepared as the build prepared it:
@@ -258,7 +262,8 @@ PM_API pm_result pm_database_asset_check_clip(const pm_database *db, int asset, 
  * flag set, resampled to the database's rate. Frame i is the asset's pose first_pose + i, so a
  * search result plays from pm_search_result.time and pm_database_asset_pose_at(asset, t) is the
  * pose at time t of this clip. *out is allocated with source's allocator (pm_clip_destroy it);
- * on failure it is zeroed. */
+ * on failure it is zeroed. Unlike the clip functions of anim.h, out may not be the source
+ * (PM_ERR_INVALID_ARGUMENT, the source untouched). */
 PM_API pm_result pm_database_asset_clip(pm_clip *out, const pm_database *db, int asset, const pm_clip *source,
                                         pm_error *error);
 /* The first asset with this name (mirrored copies are named "<name>.mirror"), or -1 when none
