@@ -1,6 +1,7 @@
 /* posematch build: clips (and blend spaces) -> a .pmdb database, optionally through a cache. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static const char build_usage[] =
     "An asset is named after its clip file without .bvh; clips of the same file name in different\n"
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
     "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
-    "walk, whose copy is named so) are an error.\n"
+    "walk, whose copy is named so) are an error. Ctrl-C (or SIGTERM) stops a build at its next\n"
+    "check, exits 130 (143) and writes nothing.\n"
     "  -o, --output FILE       the database to write (a name ending in .bvh, .json or .f32, the\n"
     "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
@@ -258,17 +260,50 @@ static double now_s(void) {
 /* Progress of long builds only: short ones (and the errors they end with) stay one line. */
 #define PROGRESS_AFTER_S 1.0
 
+/* Ctrl-C (or SIGTERM) during a build: the signal that arrived, so that the build stops at its
+ * next check and nothing is written - a killed write would leave its temporary file behind. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int signo) { interrupted = signo; }
+
+typedef struct signal_guard {
+    struct sigaction old_int, old_term;
+} signal_guard;
+
+static void guard_signals(signal_guard *g) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &g->old_int);
+    sigaction(SIGTERM, &sa, &g->old_term);
+}
+
+static void release_signals(const signal_guard *g) {
+    sigaction(SIGINT, &g->old_int, NULL);
+    sigaction(SIGTERM, &g->old_term, NULL);
+}
+
+/* The exit status of a command ended by a signal, as a shell reports it. */
+static int interrupted_exit(void) {
+    pm_cli_fail("build: interrupted (%s): nothing was written", interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + (int)interrupted;
+}
+
 typedef struct progress_state {
     double t0, last;
     const char *stage; /* the stage of the last line printed */
+    int quiet;
 } progress_state;
 
 /* A line per stage, and within the long ones (the library reports after every asset) at most
- * one every half second. */
+ * one every half second; an interrupt cancels the build. */
 static int progress(void *user, const char *stage, float fraction) {
     progress_state *p = (progress_state *)user;
     double t = now_s() - p->t0;
-    if (t < PROGRESS_AFTER_S || (p->stage && !strcmp(p->stage, stage) && t - p->last < 0.5)) return 0;
+    if (interrupted) return 1;
+    if (p->quiet || t < PROGRESS_AFTER_S || (p->stage && !strcmp(p->stage, stage) && t - p->last < 0.5)) return 0;
     fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
     p->stage = stage;
     p->last = t;
@@ -600,6 +635,8 @@ int pm_cmd_build(int argc, char **argv) {
     const char **from = NULL; /* each clip's input file (a BVH or a blend space's JSON) */
     rc = 1;
     double t0 = now_s();
+    signal_guard guard;
+    guard_signals(&guard);
     origin = malloc(sizeof *origin);
     if (!origin) {
         pm_cli_fail("build: out of memory");
@@ -651,6 +688,10 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     for (int i = 0; i < file_count; i++) {
+        if (interrupted) {
+            rc = interrupted_exit();
+            goto done;
+        }
         int before = loaded, space = pm_cli_has_suffix(files[i], ".json");
         if (space && !add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
         const char **grown = realloc(from, (size_t)(loaded + 1) * sizeof *from);
@@ -723,8 +764,8 @@ int pm_cmd_build(int argc, char **argv) {
     if (rules_failed) goto done;
     double t_read = now_s() - t0;
     if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
-    progress_state ps = {t0, 0.0, NULL};
-    a.def.progress = a.quiet ? NULL : progress;
+    progress_state ps = {t0, 0.0, NULL, a.quiet};
+    a.def.progress = progress;
     a.def.progress_user = &ps;
 
     char key[33];
@@ -753,7 +794,16 @@ int pm_cmd_build(int argc, char **argv) {
         }
     }
     double t_build = now_s();
-    if (pm_database_build(&db, &a.def, assets, loaded, &err) != PM_OK) {
+    if (interrupted) {
+        rc = interrupted_exit();
+        goto done;
+    }
+    pm_result built = pm_database_build(&db, &a.def, assets, loaded, &err);
+    if (built == PM_ERR_CANCELLED || (built == PM_OK && interrupted)) {
+        rc = interrupted_exit();
+        goto done;
+    }
+    if (built != PM_OK) {
         pm_cli_fail_error(&err);
         goto done;
     }
@@ -773,6 +823,7 @@ int pm_cmd_build(int argc, char **argv) {
                 info.bytes, a.output, now_s() - t0);
     rc = 0;
 done:
+    release_signals(&guard);
     free(origin);
     for (int i = 0; maps && i < loaded; i++) free(maps[i]);
     free(maps);

@@ -443,4 +443,24 @@ for f in x1.JSON x1.f32 x1.json; do [ -e "$T/$f" ] && fail "a refused command wr
 # Other names, and none, are the user's: only the extensions of other known kinds are refused.
 "$CLI" build "$T/clips" -o "$T/db.bin" --quiet && cmp -s "$T/db.bin" "$T/a.pmdb" || fail "build -o db.bin"
 "$CLI" blend "$T/space.json" --param 2 -o "$T/mid.txt" > /dev/null && [ -s "$T/mid.txt" ] || fail "blend -o mid.txt"
+
+# Ctrl-C or SIGTERM during a build (reading clips, or building: the library's progress callback
+# cancels it) ends it with the shell's status for the signal, one line, and nothing written: no
+# database and no temporary file. 600 copies of the clips at 120 fps build for several seconds;
+# the signal comes after half of one.
+mkdir "$T/many" "$T/out"
+for k in $(seq 1 200); do for f in "$T"/clips/synth_00?.bvh; do cp "$f" "$T/many/k${k}_$(basename "$f")"; done; done
+for sig in INT TERM; do
+  "$CLI" build "$T/many" -o "$T/out/big.pmdb" --fps 120 --mirror --threads 1 2> "$T/err.txt" &
+  pid=$!
+  sleep 0.5
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  status=$?
+  want=$((128 + $(kill -l "$sig")))
+  [ "$status" -eq "$want" ] || fail "build interrupted by SIG$sig: status $status, expected $want ($(cat "$T/err.txt"))"
+  tail -n 1 "$T/err.txt" | grep -q "^posematch: build: interrupted (SIG$sig): nothing was written$" ||
+    fail "build interrupted by SIG$sig: $(cat "$T/err.txt")"
+  [ -z "$(ls -A "$T/out")" ] || fail "build interrupted by SIG$sig left $(ls -A "$T/out")"
+done
 echo "ok"
