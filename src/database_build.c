@@ -313,16 +313,23 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
             if (m) mirror_joints += (uint64_t)a->clip->skeleton.joint_count;
         }
     }
-    /* The file records each mirrored copy's map and axis, so that it can be played after a load. */
+    /* The file records each mirrored copy's map and axis, so that it can be played after a load
+     * (entries are indexed by 32 bits). */
+    if (mirror_joints > UINT32_MAX) {
+        r = pm_fail(error, PM_ERR_LIMIT, "database: the mirrored copies have %llu joints in all (limit %u)",
+                    (unsigned long long)mirror_joints, UINT32_MAX);
+        goto fail;
+    }
     int32_t *mirror_maps = (int32_t *)bm_alloc(&mem, (size_t)mirror_joints, sizeof(int32_t));
     if (!mirror_maps) {
         r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory");
         goto fail;
     }
-    for (int i = 0, at = 0; i < b.asset_count; i++)
+    size_t map_next = 0;
+    for (int i = 0; i < b.asset_count; i++)
         if (b.assets[i].mirrored) {
-            b.assets[i].mirror_map = mirror_maps + at;
-            at += b.assets[i].src->clip->skeleton.joint_count;
+            b.assets[i].mirror_map = mirror_maps + map_next;
+            map_next += (size_t)b.assets[i].src->clip->skeleton.joint_count;
         }
 
     PROGRESS("prepare", 0.0f);
