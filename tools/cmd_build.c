@@ -28,7 +28,7 @@ static const char build_usage[] =
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
     "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
     "walk, whose copy is named so) are an error. Ctrl-C (or SIGTERM) stops a build at its next\n"
-    "check, exits 130 (143) and writes nothing.\n"
+    "check, exits 130 (143) and writes nothing (a signal ignored when it started stays so).\n"
     "  -o, --output FILE       the database to write (a name ending in .bvh, .json or .f32, the\n"
     "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
@@ -268,21 +268,30 @@ static void on_interrupt(int signo) { interrupted = signo; }
 
 typedef struct signal_guard {
     struct sigaction old_int, old_term;
+    int caught_int, caught_term; /* 1 where the handler was installed */
 } signal_guard;
 
-static void guard_signals(signal_guard *g) {
+/* Catches one signal unless it came ignored: a shell starts background jobs of a script with
+ * SIGINT ignored, and `trap '' INT TERM` (or nohup-like wrappers) ask that a signal not stop the
+ * command - catching it anyway would cancel builds their caller meant to protect. */
+static int guard_signal(int signo, struct sigaction *old) {
+    if (sigaction(signo, NULL, old) != 0 || old->sa_handler == SIG_IGN) return 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL) == 0;
+}
+
+static void guard_signals(signal_guard *g) {
     interrupted = 0;
-    sigaction(SIGINT, &sa, &g->old_int);
-    sigaction(SIGTERM, &sa, &g->old_term);
+    g->caught_int = guard_signal(SIGINT, &g->old_int);
+    g->caught_term = guard_signal(SIGTERM, &g->old_term);
 }
 
 static void release_signals(const signal_guard *g) {
-    sigaction(SIGINT, &g->old_int, NULL);
-    sigaction(SIGTERM, &g->old_term, NULL);
+    if (g->caught_int) sigaction(SIGINT, &g->old_int, NULL);
+    if (g->caught_term) sigaction(SIGTERM, &g->old_term, NULL);
 }
 
 /* The exit status of a command ended by a signal, as a shell reports it. */
