@@ -173,12 +173,23 @@ pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *s, const float
     out->looping = looping && frames > 1;
     out->unit_scale = s->unit_scale;
     out->source_up = s->source_up;
-    char name[256];
-    if (s->dimensions == 1) snprintf(name, sizeof name, "%s@%g", s->name, (double)params[0]);
-    else if (s->dimensions == 2) snprintf(name, sizeof name, "%s@%g,%g", s->name, (double)params[0], (double)params[1]);
-    else
-        snprintf(name, sizeof name, "%s@%g,%g,%g", s->name, (double)params[0], (double)params[1], (double)params[2]);
-    if ((r = pm_clip_set_name(out, name, error)) != PM_OK) goto done;
+    /* "<space>@<p0>[,<p1>[,<p2>]]", however long the space's name: a name cut short could make
+     * two points' clips alike. */
+    char where[64];
+    if (s->dimensions == 1) snprintf(where, sizeof where, "@%g", (double)params[0]);
+    else if (s->dimensions == 2) snprintf(where, sizeof where, "@%g,%g", (double)params[0], (double)params[1]);
+    else snprintf(where, sizeof where, "@%g,%g,%g", (double)params[0], (double)params[1], (double)params[2]);
+    size_t stem = strlen(s->name), tail = strlen(where);
+    char *name = (char *)pm_alloc(&s->allocator, stem + tail + 1, 1);
+    if (!name) {
+        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "blend space '%s': out of memory for a clip name", s->name);
+        goto done;
+    }
+    memcpy(name, s->name, stem);
+    memcpy(name + stem, where, tail + 1);
+    r = pm_clip_set_name(out, name, error);
+    pm_free(&s->allocator, name);
+    if (r != PM_OK) goto done;
     size_t jc = (size_t)s->joint_count;
     /* Frames are evenly spaced in time; cycles of different lengths take phase at different rates. */
     int c = 0;

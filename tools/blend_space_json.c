@@ -469,15 +469,22 @@ static pm_result name_points_apart(pm_clip *clips, int n, const float *points, i
     const char **scratch = malloc(sizeof *scratch * (size_t)(n ? n : 1));
     if (!scratch) return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
     pm_result r = PM_OK;
+    /* (Three parameters of at most 16 characters each, and their separators.) */
+    const size_t room = strlen(space) + 64;
+    char *name = malloc(room);
+    if (!name) {
+        free(scratch);
+        return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "blend space grid: out of memory");
+    }
     for (int digits = 7; r == PM_OK && !names_unique(clips, n, scratch) && digits <= 9; digits++)
         for (int k = 0; k < n && r == PM_OK; k++) {
-            char name[512];
-            int at = snprintf(name, sizeof name, "%s@", space);
-            for (int d = 0; d < dims && at > 0 && (size_t)at < sizeof name; d++)
-                at += snprintf(name + at, sizeof name - (size_t)at, "%s%.*g", d ? "," : "", digits,
-                               (double)points[(size_t)k * dims + d]);
+            size_t at = (size_t)snprintf(name, room, "%s@", space);
+            for (int d = 0; d < dims; d++)
+                at += (size_t)snprintf(name + at, room - at, "%s%.*g", d ? "," : "", digits,
+                                       (double)points[(size_t)k * dims + d]);
             r = pm_clip_set_name(&clips[k], name, error);
         }
+    free(name);
     free(scratch);
     return r;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static const char build_usage[] =
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
     "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
     "walk, whose copy is named so) are an error. Ctrl-C (or SIGTERM) stops a build at its next\n"
-    "check, exits 130 (143) and writes nothing (a signal ignored when it started stays so).\n"
+    "check, exits 130 (143) and writes nothing; once the database is built it is written (a\n"
+    "signal ignored when the command started stays ignored).\n"
     "  -o, --output FILE       the database to write (a name ending in .bvh, .json or .f32, the\n"
     "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
@@ -262,9 +264,11 @@ static double now_s(void) {
 
 /* Ctrl-C (or SIGTERM) during a build: the signal that arrived, so that the build stops at its
  * next check and nothing is written - a killed write would leave its temporary file behind. */
-static volatile sig_atomic_t interrupted;
+/* Atomic, not just sig_atomic_t: the signal may land on a builder thread while the main thread
+ * reads it (a lock-free atomic is also safe to store from a handler). */
+static atomic_int interrupted;
 
-static void on_interrupt(int signo) { interrupted = signo; }
+static void on_interrupt(int signo) { atomic_store(&interrupted, signo); }
 
 typedef struct signal_guard {
     struct sigaction old_int, old_term;
@@ -284,7 +288,7 @@ static int guard_signal(int signo, struct sigaction *old) {
 }
 
 static void guard_signals(signal_guard *g) {
-    interrupted = 0;
+    atomic_store(&interrupted, 0);
     g->caught_int = guard_signal(SIGINT, &g->old_int);
     g->caught_term = guard_signal(SIGTERM, &g->old_term);
 }
@@ -296,8 +300,9 @@ static void release_signals(const signal_guard *g) {
 
 /* The exit status of a command ended by a signal, as a shell reports it. */
 static int interrupted_exit(void) {
-    pm_cli_fail("build: interrupted (%s): nothing was written", interrupted == SIGTERM ? "SIGTERM" : "SIGINT");
-    return 128 + (int)interrupted;
+    int signo = atomic_load(&interrupted);
+    pm_cli_fail("build: interrupted (%s): nothing was written", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + signo;
 }
 
 typedef struct progress_state {
@@ -311,7 +316,7 @@ typedef struct progress_state {
 static int progress(void *user, const char *stage, float fraction) {
     progress_state *p = (progress_state *)user;
     double t = now_s() - p->t0;
-    if (interrupted) return 1;
+    if (atomic_load(&interrupted)) return 1;
     if (p->quiet || t < PROGRESS_AFTER_S || (p->stage && !strcmp(p->stage, stage) && t - p->last < 0.5)) return 0;
     fprintf(stderr, "posematch: build: %-9s %3.0f%%  %.2f s\n", stage, 100.0 * fraction, t);
     p->stage = stage;
@@ -463,6 +468,23 @@ static int cmp_named(const void *a, const void *b) {
     const named *x = a, *y = b;
     int c = strcmp(x->name, y->name);
     return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Asset names longer than a database stores (PM_MAX_ASSET_NAME), said with the input that makes
+ * them: the library could only name the asset's index. Returns 0 after printing an error. */
+static int check_name_lengths(const pm_clip *clips, const char *const *from, int n, int mirror) {
+    const size_t extra = mirror ? strlen(".mirror") : 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(clips[i].name ? clips[i].name : "") + extra;
+        if (len <= PM_MAX_ASSET_NAME) continue;
+        int space = pm_cli_has_suffix(from[i], ".json");
+        pm_cli_fail("build: %s: asset '%.40s...' would be named with %zu bytes%s, over the %d a database stores "
+                    "(give %s)",
+                    from[i], clips[i].name, len, extra ? " (with --mirror's \".mirror\")" : "", PM_MAX_ASSET_NAME,
+                    space ? "the blend space a shorter \"name\"" : "the file a shorter name");
+        return 0;
+    }
+    return 1;
 }
 
 /* Asset names identify assets (listings, --addend, pm_database_find_asset): after name_apart
@@ -697,7 +719,7 @@ int pm_cmd_build(int argc, char **argv) {
         goto done;
     }
     for (int i = 0; i < file_count; i++) {
-        if (interrupted) {
+        if (atomic_load(&interrupted)) {
             rc = interrupted_exit();
             goto done;
         }
@@ -729,7 +751,9 @@ int pm_cmd_build(int argc, char **argv) {
         assets[loaded] = pm_default_asset_def(&clips[loaded]);
         loaded++;
     }
-    if (!name_apart(clips, from, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror)) goto done;
+    if (!name_apart(clips, from, loaded) || !check_unique_names(clips, from, loaded, a.def.mirror) ||
+        !check_name_lengths(clips, from, loaded, a.def.mirror))
+        goto done;
     /* Units or an up axis forced on every clip can be wrong for some: say so once per build. They
      * outrank a blend space's own, so its baked clips are counted too (they stand as its samples do). */
     if (pm_cli_bvh_forced(&a.bvh)) {
@@ -803,12 +827,12 @@ int pm_cmd_build(int argc, char **argv) {
         }
     }
     double t_build = now_s();
-    if (interrupted) {
+    if (atomic_load(&interrupted)) {
         rc = interrupted_exit();
         goto done;
     }
     pm_result built = pm_database_build(&db, &a.def, assets, loaded, &err);
-    if (built == PM_ERR_CANCELLED || (built == PM_OK && interrupted)) {
+    if (built == PM_ERR_CANCELLED || (built == PM_OK && atomic_load(&interrupted))) {
         rc = interrupted_exit();
         goto done;
     }

@@ -251,6 +251,16 @@ names = [a["name"] for a in json.load(open(sys.argv[1]))["asset_list"]]
 assert len(names) == 300 and len(set(names)) == 300, len(set(names))
 assert names[:3] == ["fine@1000", "fine@1000.003", "fine@1000.007"] and names[-1] == "fine@1001", names[:3] + names[-1:]
 PY
+# A space whose name leaves no room for the points' parameters in the 255 bytes of an asset name
+# is named as the input at fault (names used to be cut to 255 bytes: two points then shared one).
+long=$(printf 'n%.0s' $(seq 1 250))
+cat > "$T/space_long.json" <<JSON
+{"name": "$long", "axes": [{"min": 1000.5, "max": 2000.5}], "grid": 2,
+ "samples": [{"clip": "clips/synth_000.bvh", "params": [1000.5]}, {"clip": "clips/synth_001.bvh", "params": [2000.5]}]}
+JSON
+expect_error "a blend-space name too long for its assets" \
+  "space_long.json: asset 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...' would be named with 257 bytes, over the 255 a database stores (give the blend space a shorter \"name\")" \
+  "$CLI" build "$T/space_long.json" -o "$T/e.pmdb" --quiet
 # With --mirror, a clip named like another's mirrored copy (walk.mirror) would repeat that name;
 # without --mirror the same clips are fine.
 mkdir -p "$T/mirnames" && cp "$T/clips/synth_000.bvh" "$T/mirnames/walk.bvh" \
