@@ -16,19 +16,23 @@ PM_SIMD_INLINE soa_vec3 lerp_translation(soa_vec3 a, soa_vec3 b, pm_f4 t) {
     return v;
 }
 
+/* The same on the four components, before normalisation (nlerp). */
+PM_SIMD_INLINE soa_quat lerp_rotation(soa_quat a, soa_quat b, pm_f4 t) {
+    soa_quat q;
+    q.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
+    q.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
+    q.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
+    q.w = f4_madd(f4_sub(b.w, a.w), t, a.w);
+    return q;
+}
+
 /* Keys are hemisphere-aligned at build time, so no sign test is needed between neighbours. */
 static void interp_nlerp(pm_soa_transform *out, const pm_soa_transform *g0, const pm_soa_transform *g1, float alpha,
                          int count) {
     pm_f4 t = f4_set1(alpha);
     for (int g = 0; g < count; g++) {
-        soa_quat a = soa_load_rotation(g0 + g), b = soa_load_rotation(g1 + g);
-        soa_vec3 ta = soa_load_translation(g0 + g), tb = soa_load_translation(g1 + g);
-        soa_quat q;
-        q.x = f4_madd(f4_sub(b.x, a.x), t, a.x);
-        q.y = f4_madd(f4_sub(b.y, a.y), t, a.y);
-        q.z = f4_madd(f4_sub(b.z, a.z), t, a.z);
-        q.w = f4_madd(f4_sub(b.w, a.w), t, a.w);
-        soa_vec3 v = lerp_translation(ta, tb, t);
+        soa_quat q = lerp_rotation(soa_load_rotation(g0 + g), soa_load_rotation(g1 + g), t);
+        soa_vec3 v = lerp_translation(soa_load_translation(g0 + g), soa_load_translation(g1 + g), t);
         soa_store(out + g, soa_quat_normalize(q), v);
     }
 }

@@ -219,34 +219,36 @@ static void lower_copy(char *dst, size_t cap, const char *src) {
 
 static int is_sep(char c) { return c == '_' || c == '.' || c == ' ' || c == '-' || c == ':' || c == '|'; }
 
-/* Side of a joint name and the name with its side marker replaced by the other side's, so
- * that the counterpart can be looked up by exact match. Recognised markers, in order:
+/* Side of a joint name and, in *counterpart (when not NULL), the joint named with its side marker
+ * replaced by the other side's (-1 when `s` has none). Recognised markers, in order:
  * Left/Right anywhere, L/R as a separated token (_L, .L, L_, l_); then three weak ones, which
  * also match centre names (Root, Reference, LowerBack, a namespace such as "Rig:Head" or
  * "RIG:Head") and so mean a side only where the counterpart exists in `s` (else the next is
  * tried): an l/r or L/R prefix before an upper-case letter (lFoot, rThigh, LHipJoint, RThumb), an
  * L/R suffix after a lower-case letter (HandL), an L/R prefix before one (Lhand). */
-static side name_side(const pm_skeleton *s, const char *name, char *swapped, size_t cap) {
+static side name_side(const pm_skeleton *s, const char *name, int *counterpart) {
+    if (counterpart) *counterpart = -1;
+    char swapped[300];
+    const size_t cap = sizeof swapped;
     size_t n = strlen(name);
-    if (n + 2 > cap) return SIDE_NONE;
     char low[256];
     lower_copy(low, sizeof low, name);
     if (n >= sizeof low) return SIDE_NONE;
+    side sd = SIDE_NONE;
     const char *p;
     if ((p = strstr(low, "left")) != NULL) {
         size_t at = (size_t)(p - low);
         /* Keep the case pattern of the original: Left -> Right, LEFT -> RIGHT, left -> right. */
         const char *repl = name[at] == 'L' ? (name[at + 1] == 'E' ? "RIGHT" : "Right") : "right";
         snprintf(swapped, cap, "%.*s%s%s", (int)at, name, repl, name + at + 4);
-        return SIDE_LEFT;
-    }
-    if ((p = strstr(low, "right")) != NULL) {
+        sd = SIDE_LEFT;
+    } else if ((p = strstr(low, "right")) != NULL) {
         size_t at = (size_t)(p - low);
         const char *repl = name[at] == 'R' ? (name[at + 1] == 'I' ? "LEFT" : "Left") : "left";
         snprintf(swapped, cap, "%.*s%s%s", (int)at, name, repl, name + at + 5);
-        return SIDE_RIGHT;
+        sd = SIDE_RIGHT;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && sd == SIDE_NONE; i++) {
         char c = low[i];
         if (c != 'l' && c != 'r') continue;
         int before = i == 0 || is_sep(name[i - 1]);
@@ -255,8 +257,12 @@ static side name_side(const pm_skeleton *s, const char *name, char *swapped, siz
             memcpy(swapped, name, n + 1);
             char other = c == 'l' ? 'r' : 'l';
             swapped[i] = isupper((unsigned char)name[i]) ? (char)toupper(other) : other;
-            return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+            sd = c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
         }
+    }
+    if (sd != SIDE_NONE) {
+        if (counterpart) *counterpart = pm_skeleton_find_joint(s, swapped);
+        return sd;
     }
     /* The weak markers: the character at `at` is the side letter. lFoot, rThigh, LHipJoint,
      * RFingers (CMU); HandL, UpLegR; Lhand, Rfoot. */
@@ -272,7 +278,11 @@ static side name_side(const pm_skeleton *s, const char *name, char *swapped, siz
         char c = (char)tolower((unsigned char)name[at]), other = c == 'l' ? 'r' : 'l';
         memcpy(swapped, name, n + 1);
         swapped[at] = isupper((unsigned char)name[at]) ? (char)toupper(other) : other;
-        if (pm_skeleton_find_joint(s, swapped) >= 0) return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+        int found = pm_skeleton_find_joint(s, swapped);
+        if (found >= 0) {
+            if (counterpart) *counterpart = found;
+            return c == 'l' ? SIDE_LEFT : SIDE_RIGHT;
+        }
     }
     return SIDE_NONE;
 }
@@ -282,11 +292,9 @@ int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
     int pairs = 0;
     for (int j = 0; j < s->joint_count; j++) out_map[j] = j;
     for (int j = 0; j < s->joint_count; j++) {
-        char swapped[300];
         if (!s->names[j]) continue;
-        side sd = name_side(s, s->names[j], swapped, sizeof swapped);
-        if (sd == SIDE_NONE) continue;
-        int other = pm_skeleton_find_joint(s, swapped);
+        int other;
+        side sd = name_side(s, s->names[j], &other);
         if (other >= 0 && other != j) {
             out_map[j] = other;
             if (sd == SIDE_LEFT) pairs++;
@@ -322,10 +330,9 @@ void pm_skeleton_find_roles(pm_skeleton_roles *out, const pm_skeleton *s) {
     int hips_rank = 100;
     for (int j = 0; j < s->joint_count; j++) {
         char low[256];
-        char swapped[300];
         if (!s->names[j]) continue;
         lower_copy(low, sizeof low, s->names[j]);
-        side sd = name_side(s, s->names[j], swapped, sizeof swapped);
+        side sd = name_side(s, s->names[j], NULL);
         if (sd == SIDE_NONE) {
             int h = contains_any(low, hips_words);
             /* "hip" alone also matches LHipJoint; only centre joints count, best word wins,

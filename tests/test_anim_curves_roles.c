@@ -50,6 +50,16 @@ static void test_trim_keeps_curves(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* The hips and both legs' roles found in a skeleton. */
+static void assert_leg_roles(const pm_skeleton_roles *r, int hips, int left_upleg, int right_upleg, int left_foot,
+                             int right_foot) {
+    assert_int_equal(r->hips, hips);
+    assert_int_equal(r->left_upleg, left_upleg);
+    assert_int_equal(r->right_upleg, right_upleg);
+    assert_int_equal(r->left_foot, left_foot);
+    assert_int_equal(r->right_foot, right_foot);
+}
+
 /* A rig whose hips and upper legs carry no role word: the upper legs are the feet's
  * grandparents (foot <- knee <- upper leg) and the hips their common ancestor - not the first
  * root, a still "Origin" above it. Features reading @hips follow. */
@@ -63,11 +73,7 @@ static void test_roles_from_the_feet_up(void **state) {
     pm_test_named_skeleton(&s, JOINTS, names, parents);
     pm_skeleton_roles r;
     pm_skeleton_find_roles(&r, &s);
-    assert_int_equal(r.left_foot, LFOOT);
-    assert_int_equal(r.right_foot, RFOOT);
-    assert_int_equal(r.left_upleg, LLEG);
-    assert_int_equal(r.right_upleg, RLEG);
-    assert_int_equal(r.hips, BODY);
+    assert_leg_roles(&r, BODY, LLEG, RLEG, LFOOT, RFOOT);
     assert_int_equal(pm_features_resolve_bone(&s, "@hips"), BODY);
     assert_int_equal(pm_features_resolve_bone(&s, "@right_upleg"), RLEG);
     /* One leg too short to have an upper leg above its knee: no common ancestor, the first root. */
@@ -104,12 +110,8 @@ static void test_roles_of_glued_sides(void **state) {
         pm_test_named_skeleton(&s, JOINTS, spaced_names, parents);
         pm_skeleton_roles r;
         pm_skeleton_find_roles(&r, &s);
-        assert_int_equal(r.hips, HIPS);
+        assert_leg_roles(&r, HIPS, LLEG, RLEG, LFOOT, RFOOT);
         assert_int_equal(r.head, HEAD);
-        assert_int_equal(r.left_foot, LFOOT);
-        assert_int_equal(r.right_foot, RFOOT);
-        assert_int_equal(r.left_upleg, LLEG);
-        assert_int_equal(r.right_upleg, RLEG);
         assert_int_equal(pm_features_resolve_bone(&s, "@head"), HEAD);
         int32_t map[JOINTS];
         assert_int_equal(pm_skeleton_find_mirror_map(map, &s), 3);

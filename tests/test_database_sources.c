@@ -109,13 +109,12 @@ static void test_asset_clip_is_the_prepared_source(void **state) {
             int n = 0;
             PM_ASSERT_OK(pm_database_clip_queries(&rows, &n, db, &c, NULL));
             assert_int_equal(n, a.pose_count);
-            float *stored = malloc(sizeof(float) * DIMS);
+            float stored[DIMS];
             for (int r = 0; r < n; r++) {
                 PM_ASSERT_OK(pm_database_pose_features(stored, db, a.first_pose + r, NULL));
                 for (int d = 0; d < DIMS; d++)
                     assert_float_equal(rows[(size_t)r * DIMS + d], stored[d], 1e-4 * (1.0 + fabs(stored[d])));
             }
-            free(stored);
             pm_free_buffer(rows, NULL);
             pm_clip_destroy(&want);
             pm_clip_destroy(&c);

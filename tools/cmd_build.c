@@ -263,8 +263,8 @@ static double now_s(void) {
 #define PROGRESS_AFTER_S 1.0
 
 /* Ctrl-C (or SIGTERM) during a build: the signal that arrived, so that the build stops at its
- * next check and nothing is written - a killed write would leave its temporary file behind. */
-/* Atomic, not just sig_atomic_t: the signal may land on a builder thread while the main thread
+ * next check and nothing is written - a killed write would leave its temporary file behind.
+ * Atomic, not just sig_atomic_t: the signal may land on a builder thread while the main thread
  * reads it (a lock-free atomic is also safe to store from a handler). */
 static atomic_int interrupted;
 
@@ -827,10 +827,7 @@ int pm_cmd_build(int argc, char **argv) {
         }
     }
     double t_build = now_s();
-    if (atomic_load(&interrupted)) {
-        rc = interrupted_exit();
-        goto done;
-    }
+    /* (A signal that came before this cancels the build at its first progress call.) */
     pm_result built = pm_database_build(&db, &a.def, assets, loaded, &err);
     if (built == PM_ERR_CANCELLED || (built == PM_OK && atomic_load(&interrupted))) {
         rc = interrupted_exit();
