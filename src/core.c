@@ -6,7 +6,11 @@
 #include <string.h>
 
 /* A message longer than pm_error holds keeps its start and its end around "...": a long path
- * comes first and the problem last, and cutting the end lost the problem (and the file's name). */
+ * comes first and the problem last, and cutting the end lost the problem (and the file's name).
+ * Texts are formatted whole up to LONG_MESSAGE bytes, on the stack (no allocation: the caller's
+ * hooks may be what failed): room for a path of PATH_MAX and then some. */
+#define LONG_MESSAGE (16 * PM_ERROR_MESSAGE_SIZE)
+
 static void set_message(pm_error *error, const char *text, size_t length) {
     const size_t cap = sizeof error->message;
     if (length < cap) {
@@ -31,10 +35,9 @@ pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
         va_copy(again, args);
         error->code = code;
         int n = vsnprintf(error->message, sizeof error->message, format, args);
-        /* Too long: its start and end, from a bounded buffer on the stack (no allocation: the
-         * caller's hooks may be what failed); a text longer still keeps only its start. */
+        /* Too long: its start and end; a text past LONG_MESSAGE keeps only its start. */
         if (n >= (int)sizeof error->message) {
-            char full[3 * PM_ERROR_MESSAGE_SIZE];
+            char full[LONG_MESSAGE];
             if (vsnprintf(full, sizeof full, format, again) < (int)sizeof full) set_message(error, full, (size_t)n);
         }
         va_end(again);
@@ -54,17 +57,19 @@ pm_float_text_buf pm_float_text(float value) {
 
 void pm_error_prefix(pm_error *error, const char *format, ...) {
     if (!error) return;
-    char prefix[PM_ERROR_MESSAGE_SIZE];
     char old[PM_ERROR_MESSAGE_SIZE];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(prefix, sizeof prefix, format, args);
-    va_end(args);
     memcpy(old, error->message, sizeof old);
     old[sizeof old - 1] = '\0';
-    char both[2 * PM_ERROR_MESSAGE_SIZE + 2];
-    int n = snprintf(both, sizeof both, "%s: %s", prefix, old);
-    set_message(error, both, n < (int)sizeof both ? (size_t)n : sizeof both - 1);
+    /* The prefix (often a path) whole, then the old message: the cut, if any, falls in between. */
+    char both[LONG_MESSAGE + 2 + PM_ERROR_MESSAGE_SIZE];
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(both, LONG_MESSAGE, format, args);
+    va_end(args);
+    if (n < 0) n = 0;
+    if (n >= LONG_MESSAGE) n = LONG_MESSAGE - 1;
+    n += snprintf(both + n, sizeof both - (size_t)n, ": %s", old);
+    set_message(error, both, (size_t)n);
 }
 
 pm_result pm_check_name(const char *name, const char *what, pm_error *error) {

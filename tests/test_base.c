@@ -1,4 +1,4 @@
-/* The base API: result names and the version, the half floats poses store their cost addends in
+/* The base API: result names and the version, error messages longer than pm_error holds, the half floats poses store their cost addends in
  * (pm_asset_def.cost_addend), every one of them, and which allocator a call uses. */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +20,43 @@ static void test_result_strings(void **state) {
     char version[32];
     snprintf(version, sizeof version, "%d.%d.%d", PM_VERSION_MAJOR, PM_VERSION_MINOR, PM_VERSION_PATCH);
     assert_string_equal(pm_version_string(), version);
+}
+
+/* A message longer than pm_error holds keeps its start and its end (the problem, after a long
+ * path) around "...", for texts up to 8 KB; with a long prefix, the prefix's start and the old
+ * message's end. */
+static void test_long_messages(void **state) {
+    (void)state;
+    static char path[4097];
+    for (int i = 0; i < 4096; i++) path[i] = i % 201 == 0 ? '/' : 'a' + i % 26;
+    memcpy(path + 4096 - 6, "/x.bvh", 6);
+    pm_error e;
+    assert_int_equal(pm_fail(&e, PM_ERR_PARSE, "%s:%d: the file ends inside joint '%s'", path, 12, "Hips"), PM_ERR_PARSE);
+    assert_int_equal(e.code, PM_ERR_PARSE);
+    assert_int_equal(strlen(e.message), PM_ERROR_MESSAGE_SIZE - 1);
+    assert_memory_equal(e.message, path, 160);
+    assert_memory_equal(e.message + 160, "...", 3);
+    const char *end = "/x.bvh:12: the file ends inside joint 'Hips'";
+    assert_string_equal(e.message + strlen(e.message) - strlen(end), end);
+    /* A prefix of 4 KB before a message that already fills pm_error. */
+    pm_error_prefix(&e, "%s", path);
+    assert_int_equal(strlen(e.message), PM_ERROR_MESSAGE_SIZE - 1);
+    assert_memory_equal(e.message, path, 160);
+    assert_string_equal(e.message + strlen(e.message) - strlen(end), end);
+    /* Short ones are whole; a prefix joins with ": ". */
+    pm_fail(&e, PM_ERR_IO, "%s: cannot open", "walk.bvh");
+    pm_error_prefix(&e, "asset '%s'", "walk");
+    assert_string_equal(e.message, "asset 'walk': walk.bvh: cannot open");
+    /* Cuts fall between UTF-8 characters: no continuation byte right after the "...". */
+    static char wide[3000];
+    for (int i = 0; i + 2 < (int)sizeof wide; i += 2) wide[i] = (char)0xC3, wide[i + 1] = (char)0xA9; /* U+00E9 */
+    pm_fail(&e, PM_ERR_PARSE, "x%s: bad", wide);
+    const char *dots = strstr(e.message, "...");
+    assert_non_null(dots);
+    assert_int_equal((unsigned char)dots[3] & 0xC0, 0xC0);
+    assert_int_equal((unsigned char)dots[-1], 0xA9);
+    assert_string_equal(e.message + strlen(e.message) - 5, ": bad");
+    pm_fail(NULL, PM_ERR_PARSE, "%s", path); /* no error wanted: nothing written */
 }
 
 static uint32_t float_bits(float f) {
@@ -139,6 +176,7 @@ static void test_allocator_rules(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_strings),
+        cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_half_rounding),
         cmocka_unit_test(test_small_cost_addends),
         cmocka_unit_test(test_allocator_rules),

@@ -28,9 +28,9 @@ static const char build_usage[] =
     "An asset is named after its clip file without .bvh; clips of the same file name in different\n"
     "folders are named with as many parent folders as tell them apart (a/walk, b/walk); names\n"
     "that still repeat (two blend spaces of one \"name\"; with --mirror, a clip walk.mirror beside\n"
-    "walk, whose copy is named so) are an error. Ctrl-C (or SIGTERM) stops a build at its next\n"
-    "check, exits 130 (143) and writes nothing; once the database is built it is written (a\n"
-    "signal ignored when the command started stays ignored).\n"
+    "walk, whose copy is named so) are an error. Ctrl-C (or SIGTERM, or SIGHUP when the terminal\n"
+    "closes) stops a build at its next check, exits 130 (143, 129) and writes nothing; once the\n"
+    "database is built it is written (a signal ignored when the command started stays ignored).\n"
     "  -o, --output FILE       the database to write (a name ending in .bvh, .json or .f32, the\n"
     "                          extensions of the tool's other files, is refused)\n"
     "  --schema NAME|FILE      preset (ue-locomotion, holden27) or schema JSON; ue-locomotion\n"
@@ -262,17 +262,18 @@ static double now_s(void) {
 /* Progress of long builds only: short ones (and the errors they end with) stay one line. */
 #define PROGRESS_AFTER_S 1.0
 
-/* Ctrl-C (or SIGTERM) during a build: the signal that arrived, so that the build stops at its
- * next check and nothing is written - a killed write would leave its temporary file behind.
- * Atomic, not just sig_atomic_t: the signal may land on a builder thread while the main thread
- * reads it (a lock-free atomic is also safe to store from a handler). */
+/* Ctrl-C (or SIGTERM, or SIGHUP from a closed terminal) during a build: the signal that
+ * arrived, so that the build stops at its next check and nothing is written - a killed write
+ * would leave its temporary file behind. Atomic, not just sig_atomic_t: the signal may land on a
+ * builder thread while the main thread reads it (a lock-free atomic is also safe to store from a
+ * handler). */
 static atomic_int interrupted;
 
 static void on_interrupt(int signo) { atomic_store(&interrupted, signo); }
 
 typedef struct signal_guard {
-    struct sigaction old_int, old_term;
-    int caught_int, caught_term; /* 1 where the handler was installed */
+    struct sigaction old[3];
+    int caught[3]; /* 1 where the handler was installed */
 } signal_guard;
 
 /* Catches one signal unless it came ignored: a shell starts background jobs of a script with
@@ -287,21 +288,23 @@ static int guard_signal(int signo, struct sigaction *old) {
     return sigaction(signo, &sa, NULL) == 0;
 }
 
+static const int guarded_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
 static void guard_signals(signal_guard *g) {
     atomic_store(&interrupted, 0);
-    g->caught_int = guard_signal(SIGINT, &g->old_int);
-    g->caught_term = guard_signal(SIGTERM, &g->old_term);
+    for (int i = 0; i < 3; i++) g->caught[i] = guard_signal(guarded_signals[i], &g->old[i]);
 }
 
 static void release_signals(const signal_guard *g) {
-    if (g->caught_int) sigaction(SIGINT, &g->old_int, NULL);
-    if (g->caught_term) sigaction(SIGTERM, &g->old_term, NULL);
+    for (int i = 0; i < 3; i++)
+        if (g->caught[i]) sigaction(guarded_signals[i], &g->old[i], NULL);
 }
 
 /* The exit status of a command ended by a signal, as a shell reports it. */
 static int interrupted_exit(void) {
     int signo = atomic_load(&interrupted);
-    pm_cli_fail("build: interrupted (%s): nothing was written", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+    pm_cli_fail("build: interrupted (%s): nothing was written",
+                signo == SIGTERM ? "SIGTERM" : signo == SIGHUP ? "SIGHUP" : "SIGINT");
     return 128 + signo;
 }
 

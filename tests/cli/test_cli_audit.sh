@@ -95,6 +95,12 @@ mkdir -p "$deep" || fail "mkdir a long path"
 head -c 3000 "$MOCAP/cmu/02_01_daz.bvh" > "$deep/cut.bvh"
 expect_error "build: a truncated clip in a long path" "gg/cut.bvh:" "$CLI" build "$deep/cut.bvh" -o "$T/cut.pmdb" --quiet
 grep -q "the file ends inside joint" "$T/err.txt" || fail "the problem was cut: $(cat "$T/err.txt")"
+# Paths of a few KB (4096 is Linux's PATH_MAX) too: messages are formatted whole up to 8 KB
+# (above 1.5 KB they were cut at their end as before).
+deeper="$deep"; for c in h i j k l m n o p q r s t; do deeper="$deeper/$(printf "$c%.0s" $(seq 200))"; done
+mkdir -p "$deeper" && cp "$deep/cut.bvh" "$deeper/cut.bvh" || fail "mkdir a 3 KB path"
+expect_error "build: a truncated clip in a 3 KB path" "tt/cut.bvh:" "$CLI" build "$deeper/cut.bvh" -o "$T/cut.pmdb" --quiet
+grep -q "the file ends inside joint" "$T/err.txt" || fail "the problem was cut: $(cat "$T/err.txt")"
 printf '%s' '{"name": "x", "channels": [{"kind": "position", "bone": "@left_hand"}]}' > "$deep/s.json"
 expect_error "build: a schema in a long path" "gg/s.json: channels[0]: schema channel 0 (Position @left_hand): unknown role" \
   "$CLI" build "$MOCAP/cmu" -o "$T/cut.pmdb" --schema "$deep/s.json" --quiet

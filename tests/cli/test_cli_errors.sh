@@ -444,7 +444,7 @@ for f in x1.JSON x1.f32 x1.json; do [ -e "$T/$f" ] && fail "a refused command wr
 "$CLI" build "$T/clips" -o "$T/db.bin" --quiet && cmp -s "$T/db.bin" "$T/a.pmdb" || fail "build -o db.bin"
 "$CLI" blend "$T/space.json" --param 2 -o "$T/mid.txt" > /dev/null && [ -s "$T/mid.txt" ] || fail "blend -o mid.txt"
 
-# Ctrl-C or SIGTERM during a build (reading clips, or building: the library's progress callback
+# Ctrl-C, SIGTERM or SIGHUP (a closed terminal) during a build (reading clips, or building: the library's progress callback
 # cancels it) ends it with the shell's status for the signal, one line, and nothing written: no
 # database and no temporary file. 600 copies of the clips at 120 fps build for several seconds;
 # the signal comes after half of one.
@@ -453,7 +453,7 @@ for k in $(seq 1 200); do for f in "$T"/clips/synth_00?.bvh; do cp "$f" "$T/many
 # Job control: without it a script starts its background jobs with SIGINT ignored (below), which
 # is not what Ctrl-C at a terminal meets.
 set -m
-for sig in INT TERM; do
+for sig in INT TERM HUP; do
   "$CLI" build "$T/many" -o "$T/out/big.pmdb" --fps 120 --mirror --threads 1 2> "$T/err.txt" &
   pid=$!
   sleep 0.5
