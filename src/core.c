@@ -6,11 +6,7 @@
 #include <string.h>
 
 /* A message longer than pm_error holds keeps its start and its end around "...": a long path
- * comes first and the problem last, and cutting the end lost the problem (and the file's name).
- * Texts are formatted whole up to LONG_MESSAGE bytes, on the stack (no allocation: the caller's
- * hooks may be what failed): room for a path of PATH_MAX and then some. */
-#define LONG_MESSAGE (16 * PM_ERROR_MESSAGE_SIZE)
-
+ * comes first and the problem last, and cutting the end lost the problem (and the file's name). */
 static void set_message(pm_error *error, const char *text, size_t length) {
     const size_t cap = sizeof error->message;
     if (length < cap) {
@@ -28,6 +24,23 @@ static void set_message(pm_error *error, const char *text, size_t length) {
     error->message[head + 3 + tail] = '\0';
 }
 
+/* Texts too long for pm_error are formatted whole, up to LONG_MESSAGE bytes (room for a path of
+ * PATH_MAX and more), on the stack (no allocation: the caller's hooks may be what failed) and in
+ * a frame of their own: only such failures - paths deep in a file system, from the loaders - pay
+ * for it, while runtime calls on small job-system stacks fail with short messages. `old`, when
+ * given, is a message the text prefixes; without it a text past LONG_MESSAGE keeps only the
+ * start already in pm_error. */
+#define LONG_MESSAGE (16 * PM_ERROR_MESSAGE_SIZE)
+static __attribute__((noinline)) void set_long_message(pm_error *error, const char *old, const char *format,
+                                                       va_list args) {
+    char full[LONG_MESSAGE + 2 + PM_ERROR_MESSAGE_SIZE];
+    int n = vsnprintf(full, LONG_MESSAGE, format, args);
+    if (n < 0 || (n >= LONG_MESSAGE && !old)) return;
+    if (n >= LONG_MESSAGE) n = LONG_MESSAGE - 1;
+    if (old) n += snprintf(full + n, sizeof full - (size_t)n, ": %s", old);
+    set_message(error, full, (size_t)n);
+}
+
 pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
     if (error) {
         va_list args, again;
@@ -35,11 +48,7 @@ pm_result pm_fail(pm_error *error, pm_result code, const char *format, ...) {
         va_copy(again, args);
         error->code = code;
         int n = vsnprintf(error->message, sizeof error->message, format, args);
-        /* Too long: its start and end; a text past LONG_MESSAGE keeps only its start. */
-        if (n >= (int)sizeof error->message) {
-            char full[LONG_MESSAGE];
-            if (vsnprintf(full, sizeof full, format, again) < (int)sizeof full) set_message(error, full, (size_t)n);
-        }
+        if (n >= (int)sizeof error->message) set_long_message(error, NULL, format, again);
         va_end(again);
         va_end(args);
     }
@@ -61,15 +70,19 @@ void pm_error_prefix(pm_error *error, const char *format, ...) {
     memcpy(old, error->message, sizeof old);
     old[sizeof old - 1] = '\0';
     /* The prefix (often a path) whole, then the old message: the cut, if any, falls in between. */
-    char both[LONG_MESSAGE + 2 + PM_ERROR_MESSAGE_SIZE];
-    va_list args;
+    char both[2 * PM_ERROR_MESSAGE_SIZE + 2];
+    va_list args, again;
     va_start(args, format);
-    int n = vsnprintf(both, LONG_MESSAGE, format, args);
+    va_copy(again, args);
+    int n = vsnprintf(both, PM_ERROR_MESSAGE_SIZE, format, args);
+    if (n >= 0 && n < PM_ERROR_MESSAGE_SIZE) {
+        n += snprintf(both + n, sizeof both - (size_t)n, ": %s", old);
+        set_message(error, both, (size_t)n);
+    } else {
+        set_long_message(error, old, format, again);
+    }
+    va_end(again);
     va_end(args);
-    if (n < 0) n = 0;
-    if (n >= LONG_MESSAGE) n = LONG_MESSAGE - 1;
-    n += snprintf(both + n, sizeof both - (size_t)n, ": %s", old);
-    set_message(error, both, (size_t)n);
 }
 
 pm_result pm_check_name(const char *name, const char *what, pm_error *error) {
