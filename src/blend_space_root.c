@@ -99,7 +99,7 @@ static int depth_of(const pm_blend_space *s, int j) {
 static pm_blend_ground ground_of_pose(const pm_blend_space *s, const pm_soa_transform *pose) {
     pm_transform m = reference_model(s, pose);
     pm_vec3 v = pm_quat_rotate(m.rotation, unit_axis(s->root_axis));
-    pm_blend_ground g = {atan2f(v.x, v.z), m.translation.x, m.translation.z};
+    pm_blend_ground g = {pm_atan2f(v.x, v.z), m.translation.x, m.translation.z};
     return g;
 }
 

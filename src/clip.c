@@ -330,7 +330,7 @@ static pm_vec3 parent_vertical(const pm_clip *c, int j) {
 static float turn_from_first(const pm_clip *c, int j, int f, pm_vec3 up) {
     size_t jc = (size_t)c->skeleton.joint_count;
     pm_quat d = pm_quat_mul(c->rotations[(size_t)f * jc + (size_t)j], pm_quat_conjugate(c->rotations[j]));
-    return 2.0f * atan2f(d.x * up.x + d.y * up.y + d.z * up.z, d.w);
+    return 2.0f * pm_atan2f(d.x * up.x + d.y * up.y + d.z * up.z, d.w);
 }
 
 pm_quat pm_clip_loop_turn(const pm_clip *c, int j) {
@@ -653,7 +653,7 @@ pm_result pm_clip_frame_world(pm_transform *out, const pm_clip *c, int frame, pm
 /* Angle in degrees between a unit quaternion and the identity. */
 static float angle_from_identity(pm_quat q) {
     float w = fabsf(q.w);
-    return w >= 1.0f ? 0.0f : 2.0f * acosf(w) * (180.0f / PM_PI);
+    return w >= 1.0f ? 0.0f : 2.0f * pm_acosf(w) * (180.0f / PM_PI);
 }
 
 /* Mean rotation angle away from the zero pose over `joints` at one frame. */

@@ -145,7 +145,7 @@ static void loop_cycle(pm_transform cycle[5], const pm_vec3 *pos, const pm_vec3 
     pm_transform raw[3];
     const int at[3] = {0, n - 2, n - 1};
     for (int i = 0; i < 3; i++) {
-        raw[i].rotation = pm_quat_from_yaw(atan2f(fwd[at[i]].x, fwd[at[i]].z));
+        raw[i].rotation = pm_quat_from_yaw(pm_atan2f(fwd[at[i]].x, fwd[at[i]].z));
         raw[i].translation = pos[at[i]];
     }
     pm_transform c = pm_loop_cycle(raw[0], raw[1], raw[2]);
@@ -255,7 +255,7 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     for (int f = 0; f < n; f++) {
         pm_vec3 d = pm_vec3_normalize_or(fwd[f], f > 0 ? pm_quat_rotate(out->frames[f - 1].rotation, pm_vec3_make(0, 0, 1))
                                                         : pm_vec3_make(0, 0, 1));
-        out->frames[f].rotation = pm_quat_from_yaw(atan2f(d.x, d.z));
+        out->frames[f].rotation = pm_quat_from_yaw(pm_atan2f(d.x, d.z));
         out->frames[f].translation = pos[f];
     }
     out->frame_count = n;
@@ -361,7 +361,7 @@ static pm_quat twist_towards(pm_quat r0, pm_vec3 t, pm_quat ref, pm_quat *half_t
         *half_turn = pm_quat_normalize(pm_quat_mul(pm_quat_from_axis_angle(n, PM_PI), r0));
         return r0;
     }
-    float theta = 2.0f * atan2f(s, d.w);
+    float theta = 2.0f * pm_atan2f(s, d.w);
     return pm_quat_normalize(pm_quat_mul(pm_quat_from_axis_angle(n, theta), r0));
 }
 
