@@ -246,7 +246,7 @@ void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_pl
  * are composed at every evaluation: a libm call for each was most of the cost of slicing. */
 static void slice_sincos(float a, float *sn, float *cs) {
     if (!(fabsf(a) <= 0.8f)) {
-        *sn = sinf(a), *cs = cosf(a);
+        *sn = pm_sinf(a), *cs = pm_cosf(a);
         return;
     }
     float a2 = a * a;

@@ -53,7 +53,9 @@ static pm_result detect_unit_scale(float *out, const pm_clip *clip, pm_error *er
     int best = 0;
     double best_err = INFINITY;
     for (int i = 0; i < KNOWN_UNIT_COUNT; i++) {
-        double err = fabs(log(hip * known_units[i].metres / target));
+        /* How many times too tall or too short (|log| of the ratio, without libm's log, whose
+         * last bits may differ between machines and so tip a near tie). */
+        double ratio = hip * known_units[i].metres / target, err = ratio >= 1.0 ? ratio : 1.0 / ratio;
         if (err < best_err) {
             best_err = err;
             best = i;

@@ -269,45 +269,6 @@ uint64_t pm_hash64(const void *data, size_t size, uint64_t seed) {
     return pm_hasher_final(&h);
 }
 
-/* ---- angles with the same bits everywhere ---- */
-
-/* atan(t) for 0 <= t <= 1: two halvings, atan(t) = 2 atan(t / (1 + sqrt(1 + t^2))), leave
- * u <= tan(pi/16) < 0.2, where the Taylor series to u^21 is within 0.2^22 / 23 < 2e-17 of
- * atan(u), relatively far below a float's half ulp. */
-static double det_atan01(double t) {
-    static const double c[11] = {1.0,        -1.0 / 3.0,  1.0 / 5.0,  -1.0 / 7.0,  1.0 / 9.0, -1.0 / 11.0,
-                                 1.0 / 13.0, -1.0 / 15.0, 1.0 / 17.0, -1.0 / 19.0, 1.0 / 21.0};
-    double u = t / (1.0 + sqrt(1.0 + t * t));
-    u = u / (1.0 + sqrt(1.0 + u * u));
-    double u2 = u * u, p = c[10];
-    for (int k = 9; k >= 0; k--) p = p * u2 + c[k];
-    return 4.0 * (u * p);
-}
-
-#define PM_PI_D 3.14159265358979323846
-#define PM_HALF_PI_D 1.57079632679489661923
-
-static double det_atan2(double y, double x) {
-    double ax = fabs(x), ay = fabs(y), a;
-    if (ax == 0.0 && ay == 0.0) a = 0.0;
-    else if (isinf(ax) && isinf(ay)) a = 0.25 * PM_PI_D;
-    else if (ay <= ax) a = det_atan01(ay / ax);
-    else a = PM_HALF_PI_D - det_atan01(ax / ay);
-    if (signbit(x)) a = PM_PI_D - a;
-    return signbit(y) ? -a : a;
-}
-
-float pm_atan2f(float y, float x) {
-    if (isnan(x) || isnan(y)) return x + y;
-    return (float)det_atan2((double)y, (double)x);
-}
-
-float pm_acosf(float x) {
-    if (!(fabsf(x) <= 1.0f)) return isnan(x) ? x : NAN;
-    double d = (double)x;
-    return (float)det_atan2(sqrt((1.0 - d) * (1.0 + d)), d);
-}
-
 /* ---- half floats ---- */
 
 uint16_t pm_float_to_half(float f) {

@@ -88,15 +88,11 @@ pm_result pm_check_name(const char *name, const char *what, pm_error *error);
 /* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
  * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */
 int pm_cmp_float(const void *a, const void *b);
-/* atan2f and acosf with the same bits on every machine: libm's are not correctly rounded and
- * differ in the last bit between C libraries and between builds of one (glibc 2.36 on x86-64 and
- * on AArch64 disagree for about 0.1% of atan2f and 0.5% of acosf arguments), and the angles they
- * give (root facing, loop turns, blend-space ground yaw) reach databases and blends. Computed in
- * double from + - * / and sqrt only, each correctly rounded by IEEE 754 and never contracted
- * (-ffp-contract=off), then rounded once to float: within 1 ulp, almost always the nearest
- * float. Special values as C's atan2 and acos. */
-float pm_atan2f(float y, float x);
-float pm_acosf(float x);
+/* Double sin, cos and atan2 with the same bits on every machine (src/math_functions.c; the
+ * float ones are public, math_functions.h): BVH Euler angles are composed in double. */
+double pm_sin_d(double x);
+double pm_cos_d(double x);
+double pm_atan2_d(double y, double x);
 /* An angle in radians wrapped to [-pi, pi). */
 static inline float pm_wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "core.h"
 #include "posematch/anim.h"
 
 static const int8_t order_axes[PM_EULER_ORDER_COUNT][3] = {
@@ -58,8 +59,8 @@ static dquat dquat_mul(dquat a, dquat b) {
 }
 
 static dquat dquat_axis(int axis, double angle) {
-    dquat q = {0.0, 0.0, 0.0, cos(0.5 * angle)};
-    double s = sin(0.5 * angle);
+    dquat q = {0.0, 0.0, 0.0, pm_cos_d(0.5 * angle)};
+    double s = pm_sin_d(0.5 * angle);
     if (axis == 0) q.x = s;
     else if (axis == 1) q.y = s;
     else q.z = s;
@@ -103,16 +104,16 @@ void pm_euler_from_quat_d(double out[3], pm_quat qf, pm_euler_order order) {
      * orders (XYZ, YZX, ZXY) and -1 for the others. */
     double sign = (order == PM_EULER_XYZ || order == PM_EULER_YZX || order == PM_EULER_ZXY) ? 1.0 : -1.0;
     double cos_v = sqrt(m[a][a] * m[a][a] + m[a][b] * m[a][b]);
-    double v = atan2(sign * m[a][c], cos_v);
+    double v = pm_atan2_d(sign * m[a][c], cos_v);
     double u, t;
     if (cos_v > 1e-9) {
-        u = atan2(-sign * m[b][c], m[c][c]);
-        t = atan2(-sign * m[a][b], m[a][a]);
+        u = pm_atan2_d(-sign * m[b][c], m[c][c]);
+        t = pm_atan2_d(-sign * m[a][b], m[a][a]);
     } else {
         /* Gimbal lock: only u +/- t is defined; put it all in u. With t = 0 the matrix is
          * Ra(u) Rb(v), whose column b holds u in rows c and b. */
         t = 0.0;
-        u = atan2(sign * m[c][b], m[b][b]);
+        u = pm_atan2_d(sign * m[c][b], m[b][b]);
     }
     out[a] = u;
     out[b] = v;

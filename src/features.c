@@ -368,8 +368,8 @@ static void extract_row(const extractor *x, const pm_schema *schema, int frame, 
         case PM_FEATURE_PHASE: {
             /* Interpolate on the circle: frame phases are wrapped angles. */
             tsample s = time_at(x, ts);
-            float c0 = cosf(b->phase[s.f0]), s0 = sinf(b->phase[s.f0]);
-            float c1 = cosf(b->phase[s.f1]), s1 = sinf(b->phase[s.f1]);
+            float c0 = pm_cosf(b->phase[s.f0]), s0 = pm_sinf(b->phase[s.f0]);
+            float c1 = pm_cosf(b->phase[s.f1]), s1 = pm_sinf(b->phase[s.f1]);
             pm_vec3 v = safe_dir(pm_vec3_make(c0 + (c1 - c0) * s.a, s0 + (s1 - s0) * s.a, 0.0f));
             if (!b->has_phase) v = pm_vec3_zero();
             o[0] = v.x;

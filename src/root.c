@@ -79,7 +79,7 @@ static pm_vec3 local_line(const pm_vec3 *v, int n, int i, int radius, float inv)
     pm_vec3 o = v[i], sx = pm_vec3_zero(), skx = pm_vec3_zero();
     float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
     for (int k = lo; k <= hi; k++) {
-        float w = expf(-(float)(k * k) * inv), kf = (float)k;
+        float w = pm_expf(-(float)(k * k) * inv), kf = (float)k;
         pm_vec3 x = pm_vec3_sub(v[i + k], o);
         s0 += w;
         s1 += w * kf;
@@ -125,7 +125,7 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
             } else {
                 x = v[idx]; /* a whole window: local_line took the ends */
             }
-            float w = expf(-(float)(k * k) * inv);
+            float w = pm_expf(-(float)(k * k) * inv);
             acc = pm_vec3_add(acc, pm_vec3_scale(x, w));
             wsum += w;
         }

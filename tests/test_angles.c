@@ -1,5 +1,6 @@
-/* pm_atan2f and pm_acosf (src/core.h): the library's angles must have the same bits on every
- * machine, which libm's atan2f and acosf do not (glibc 2.36 on x86-64 and on AArch64 disagree in
+/* pm_sinf, pm_cosf, pm_expf, pm_atan2f and pm_acosf (math_functions.h) and the double sin, cos
+ * and atan2 of src/core.h: the library's angles must have the same bits on every machine, which
+ * libm's do not (glibc 2.36 on x86-64 and on AArch64 disagree in
  * the last bit for about 0.1% and 0.5% of arguments; the root facing of frame 19 of
  * `posematch synth --seed 11`'s synth_004 was one of them, and every feature of that pose and
  * of its mirrored copy differed between the two machines' databases). Fixed bits for fixed
@@ -78,6 +79,51 @@ static void test_sweep_digest_and_accuracy(void **state) {
                                     (unsigned long long)digest);
 }
 
+/* sin, cos and exp: within 1 ulp of libm's double functions rounded to float and almost always
+ * equal, and a digest of the bits. Angles up to a few turns (joint angles, yaws, phases) and far
+ * beyond; exponents as the root smoothing's Gaussian weights take them, and the whole range. */
+static void test_sin_cos_exp_sweep(void **state) {
+    (void)state;
+    pm_test_rng rng = {20261202u};
+    pm_hasher h;
+    pm_hasher_init(&h, 0);
+    int n = 200000, off = 0;
+    for (int i = 0; i < n; i++) {
+        float u = 2.0f * pm_test_rng_float(&rng) - 1.0f;
+        float x = i % 4 == 0 ? 20.0f * u : i % 4 == 1 ? 1e-3f * u : i % 4 == 2 ? 1e4f * u : 4.0f * u;
+        float e = i % 2 ? -104.0f + 193.0f * pm_test_rng_float(&rng) : -20.0f * pm_test_rng_float(&rng);
+        float got[3] = {pm_sinf(x), pm_cosf(x), pm_expf(e)};
+        float want[3] = {(float)sin((double)x), (float)cos((double)x), (float)exp((double)e)};
+        for (int k = 0; k < 3; k++) {
+            if (ulps_apart(got[k], want[k]) > 1 && !(k == 2 && want[k] < 1.2e-38f && fabsf(got[k] - want[k]) <= 1.5e-45f))
+                fail_msg("%s(%a) = %a, libm %a", k == 0 ? "pm_sinf" : k == 1 ? "pm_cosf" : "pm_expf",
+                         (double)(k == 2 ? e : x), (double)got[k], (double)want[k]);
+            off += got[k] != want[k];
+        }
+        uint32_t out[3] = {bits_of(got[0]), bits_of(got[1]), bits_of(got[2])};
+        pm_hasher_update(&h, out, sizeof out);
+    }
+    assert_true(off < n / 1000);
+    uint64_t digest = pm_hasher_final(&h);
+    if (digest != 0x9a2685396abc52f3ull) fail_msg("digest of the sweep 0x%016llx: sin, cos and exp are not the reference bits",
+                                 (unsigned long long)digest);
+}
+
+/* The double sin, cos and atan2 BVH Euler angles go through: within a few double ulps of libm's
+ * over joint angles (radians of up to a few turns). */
+static void test_double_functions(void **state) {
+    (void)state;
+    pm_test_rng rng = {7u};
+    for (int i = 0; i < 100000; i++) {
+        double x = 40.0 * ((double)pm_test_rng_float(&rng) - 0.5) + 1e-7 * (double)pm_test_rng_float(&rng);
+        double y = 2.0 * (double)pm_test_rng_float(&rng) - 1.0;
+        double got[3] = {pm_sin_d(x), pm_cos_d(x), pm_atan2_d(y, x)}, want[3] = {sin(x), cos(x), atan2(y, x)};
+        for (int k = 0; k < 3; k++)
+            if (fabs(got[k] - want[k]) > 1e-15 * fmax(fabs(want[k]), 1e-3))
+                fail_msg("double %d of (%a, %a): %a, libm %a", k, y, x, got[k], want[k]);
+    }
+}
+
 static void test_special_values(void **state) {
     (void)state;
     const float pi = 3.14159265358979323846f, inf = INFINITY;
@@ -91,12 +137,22 @@ static void test_special_values(void **state) {
     assert_true(isnan(pm_atan2f(NAN, 1.0f)) && isnan(pm_atan2f(1.0f, NAN)));
     assert_true(pm_acosf(1.0f) == 0.0f && pm_acosf(-1.0f) == pi && pm_acosf(0.0f) == 0.5f * pi);
     assert_true(isnan(pm_acosf(1.0000001f)) && isnan(pm_acosf(-2.0f)) && isnan(pm_acosf(NAN)) && isnan(pm_acosf(inf)));
+    assert_true(bits_of(pm_sinf(0.0f)) == bits_of(0.0f) && bits_of(pm_sinf(-0.0f)) == bits_of(-0.0f));
+    assert_true(pm_cosf(0.0f) == 1.0f && pm_cosf(-0.0f) == 1.0f && pm_sinf(0.5f * pi) == 1.0f && pm_cosf(pi) == -1.0f);
+    assert_true(pm_sinf(pi) == (float)sin((double)pi)); /* pi as a float is not pi: -8.74e-8 */
+    assert_true(isnan(pm_sinf(inf)) && isnan(pm_cosf(-inf)) && isnan(pm_sinf(NAN)) && isnan(pm_cosf(NAN)));
+    assert_true(pm_expf(0.0f) == 1.0f && pm_expf(-0.0f) == 1.0f && pm_expf(1.0f) == (float)exp(1.0));
+    assert_true(pm_expf(-inf) == 0.0f && pm_expf(inf) == inf && pm_expf(89.0f) == inf && isnan(pm_expf(NAN)));
+    assert_true(pm_expf(-103.0f) > 0.0f && pm_expf(-104.5f) == 0.0f);
+    assert_true(isnan(pm_sin_d(INFINITY)) && pm_cos_d(0.0) == 1.0 && pm_atan2_d(1.0, 0.0) == 0x1.921fb54442d18p+0);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_atan2f_fixed_bits),
         cmocka_unit_test(test_sweep_digest_and_accuracy),
+        cmocka_unit_test(test_sin_cos_exp_sweep),
+        cmocka_unit_test(test_double_functions),
         cmocka_unit_test(test_special_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

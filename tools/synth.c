@@ -63,7 +63,7 @@ static float wobble(unsigned seed, int channel, float t) {
         h ^= h >> 15;
         float f = 0.15f + (float)(h % 1000) / 1000.0f * (0.6f + (float)k);
         float ph = (float)((h >> 10) % 6283) / 1000.0f;
-        v += sinf(2.0f * PM_PI * f * t + ph) / (float)(k + 1);
+        v += pm_sinf(2.0f * PM_PI * f * t + ph) / (float)(k + 1);
     }
     return v;
 }
@@ -106,32 +106,32 @@ pm_result pm_synth_clip(pm_clip *out, const pm_synth_def *d, const char *name, p
         float yaw = heading + d->turn_rate * t + 0.03f * wobble(d->seed, 0, t);
         pm_quat *rot = out->rotations + (size_t)f * J_COUNT;
         pm_vec3 *tr = out->translations + (size_t)f * J_COUNT;
-        float bob = 0.02f * moving * sinf(2.0f * ph) - 0.06f * fminf(speed / 4.0f, 1.0f);
-        float sway = (1.0f - moving) * 0.04f * wobble(d->seed, 1, t) + 0.015f * moving * sinf(ph);
+        float bob = 0.02f * moving * pm_sinf(2.0f * ph) - 0.06f * fminf(speed / 4.0f, 1.0f);
+        float sway = (1.0f - moving) * 0.04f * wobble(d->seed, 1, t) + 0.015f * moving * pm_sinf(ph);
         pm_vec3 left = pm_quat_rotate(pm_quat_from_yaw(yaw), pm_vec3_make(1, 0, 0));
         tr[J_HIPS] = pm_vec3_add(pm_vec3_add(pos, pm_vec3_scale(left, sway)), pm_vec3_make(0, 0.95f + bob, 0));
-        rot[J_HIPS] = pm_quat_mul(pm_quat_from_yaw(yaw + 0.08f * moving * sinf(ph)),
+        rot[J_HIPS] = pm_quat_mul(pm_quat_from_yaw(yaw + 0.08f * moving * pm_sinf(ph)),
                                   euler_xyz(0.05f * fminf(speed / 3.0f, 1.0f) + 0.02f * wobble(d->seed, 2, t),
-                                            0.0f, 0.04f * moving * sinf(ph)));
-        rot[J_SPINE] = euler_xyz(0.02f * wobble(d->seed, 3, t), -0.1f * moving * sinf(ph), 0.0f);
-        rot[J_CHEST] = euler_xyz(0.03f * fminf(speed / 3.0f, 1.0f), -0.05f * moving * sinf(ph), 0.02f * wobble(d->seed, 4, t));
+                                            0.0f, 0.04f * moving * pm_sinf(ph)));
+        rot[J_SPINE] = euler_xyz(0.02f * wobble(d->seed, 3, t), -0.1f * moving * pm_sinf(ph), 0.0f);
+        rot[J_CHEST] = euler_xyz(0.03f * fminf(speed / 3.0f, 1.0f), -0.05f * moving * pm_sinf(ph), 0.02f * wobble(d->seed, 4, t));
         rot[J_NECK] = euler_xyz(0.02f * wobble(d->seed, 5, t), 0.1f * wobble(d->seed, 6, t), 0.0f);
         rot[J_HEAD] = euler_xyz(0.05f * wobble(d->seed, 7, t), 0.2f * wobble(d->seed, 8, t), 0.0f);
         for (int side = 0; side < 2; side++) {
             float p = ph + (side ? PM_PI : 0.0f);
             int up = side ? J_RUPLEG : J_LUPLEG;
             /* Negative pitch swings the leg forward (+Z). */
-            rot[up] = euler_xyz(-swing * sinf(p), 0.0f, (side ? -1.0f : 1.0f) * 0.03f * (1.0f - moving) * wobble(d->seed, 9 + side, t));
-            rot[up + 1] = euler_xyz(knee * fmaxf(0.0f, sinf(p - 0.5f * PM_PI)) + 0.05f, 0.0f, 0.0f);
-            rot[up + 2] = euler_xyz(-0.2f * moving * sinf(p + 0.5f), 0.0f, 0.0f);
-            rot[up + 3] = euler_xyz(0.3f * moving * fmaxf(0.0f, -sinf(p)), 0.0f, 0.0f);
+            rot[up] = euler_xyz(-swing * pm_sinf(p), 0.0f, (side ? -1.0f : 1.0f) * 0.03f * (1.0f - moving) * wobble(d->seed, 9 + side, t));
+            rot[up + 1] = euler_xyz(knee * fmaxf(0.0f, pm_sinf(p - 0.5f * PM_PI)) + 0.05f, 0.0f, 0.0f);
+            rot[up + 2] = euler_xyz(-0.2f * moving * pm_sinf(p + 0.5f), 0.0f, 0.0f);
+            rot[up + 3] = euler_xyz(0.3f * moving * fmaxf(0.0f, -pm_sinf(p)), 0.0f, 0.0f);
             int arm = side ? J_RARM : J_LARM;
-            rot[arm] = euler_xyz(0.6f * swing * sinf(p), 0.0f, (side ? -1.0f : 1.0f) * (0.12f + 0.03f * wobble(d->seed, 11 + side, t)));
+            rot[arm] = euler_xyz(0.6f * swing * pm_sinf(p), 0.0f, (side ? -1.0f : 1.0f) * (0.12f + 0.03f * wobble(d->seed, 11 + side, t)));
             rot[arm + 1] = euler_xyz(-0.3f - 0.4f * fminf(speed / 3.0f, 1.0f), 0.0f, 0.0f);
         }
         /* Advance the root along the heading: forward speed plus side-stepping. */
         pm_vec3 fwd = pm_quat_rotate(pm_quat_from_yaw(yaw), pm_vec3_make(0, 0, 1));
-        float v = speed * (1.0f + 0.05f * moving * sinf(2.0f * ph));
+        float v = speed * (1.0f + 0.05f * moving * pm_sinf(2.0f * ph));
         pos = pm_vec3_add(pos, pm_vec3_add(pm_vec3_scale(fwd, v * dt), pm_vec3_scale(left, d->lateral * dt)));
     }
     return PM_OK;

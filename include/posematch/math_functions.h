@@ -26,6 +26,18 @@ typedef struct pm_transform {
 
 #define PM_PI 3.14159265358979323846f
 
+/* sin, cos, exp, atan2 and acos with the same bits on every machine, which libm's are not
+ * (glibc's atan2f and acosf differ in the last bit between x86-64 and AArch64): the library
+ * takes every angle that reaches a database or a blend from these, so that builds agree
+ * byte for byte wherever they run. Computed in double from + - * / and sqrt, rounded once:
+ * within 1 ulp, almost always the nearest float; NaN, infinities and signed zeros as C's.
+ * The rotation helpers below use them too. */
+PM_API float pm_sinf(float x);
+PM_API float pm_cosf(float x);
+PM_API float pm_expf(float x);
+PM_API float pm_atan2f(float y, float x);
+PM_API float pm_acosf(float x);
+
 static inline pm_vec3 pm_vec3_make(float x, float y, float z) {
     pm_vec3 v;
     v.x = x;
@@ -82,8 +94,8 @@ static inline pm_quat pm_quat_normalize(pm_quat q) {
 static inline pm_quat pm_quat_abs_near(pm_quat q, pm_quat ref) { return pm_quat_dot(q, ref) < 0.0f ? pm_quat_neg(q) : q; }
 static inline pm_quat pm_quat_from_axis_angle(pm_vec3 axis, float angle) {
     pm_vec3 n = pm_vec3_normalize_or(axis, pm_vec3_make(1.0f, 0.0f, 0.0f));
-    float s = sinf(0.5f * angle);
-    return pm_quat_make(n.x * s, n.y * s, n.z * s, cosf(0.5f * angle));
+    float s = pm_sinf(0.5f * angle);
+    return pm_quat_make(n.x * s, n.y * s, n.z * s, pm_cosf(0.5f * angle));
 }
 static inline pm_vec3 pm_quat_rotate(pm_quat q, pm_vec3 v) {
     /* v + 2w(u x v) + 2 u x (u x v), with u the vector part: fewer multiplies than q v q*. */
@@ -104,10 +116,10 @@ static inline pm_quat pm_quat_slerp(pm_quat a, pm_quat b, float t) {
     float c = pm_quat_dot(a, bb);
     if (c > 0.9995f) return pm_quat_nlerp(a, bb, t);
     if (c < -1.0f) c = -1.0f;
-    float theta = acosf(c);
-    float s = sinf(theta);
-    float wa = sinf((1.0f - t) * theta) / s;
-    float wb = sinf(t * theta) / s;
+    float theta = pm_acosf(c);
+    float s = pm_sinf(theta);
+    float wa = pm_sinf((1.0f - t) * theta) / s;
+    float wb = pm_sinf(t * theta) / s;
     return pm_quat_normalize(pm_quat_make(wa * a.x + wb * bb.x, wa * a.y + wb * bb.y,
                                           wa * a.z + wb * bb.z, wa * a.w + wb * bb.w));
 }
@@ -116,20 +128,20 @@ static inline pm_vec3 pm_quat_to_scaled_axis(pm_quat q) {
     if (q.w < 0.0f) q = pm_quat_neg(q);
     float s = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z);
     if (s < 1e-8f) return pm_vec3_make(2.0f * q.x, 2.0f * q.y, 2.0f * q.z);
-    float angle = 2.0f * atan2f(s, q.w);
+    float angle = 2.0f * pm_atan2f(s, q.w);
     float k = angle / s;
     return pm_vec3_make(q.x * k, q.y * k, q.z * k);
 }
 static inline pm_quat pm_quat_from_scaled_axis(pm_vec3 v) {
     float angle = pm_vec3_length(v);
     if (angle < 1e-8f) return pm_quat_normalize(pm_quat_make(0.5f * v.x, 0.5f * v.y, 0.5f * v.z, 1.0f));
-    float s = sinf(0.5f * angle) / angle;
-    return pm_quat_make(v.x * s, v.y * s, v.z * s, cosf(0.5f * angle));
+    float s = pm_sinf(0.5f * angle) / angle;
+    return pm_quat_make(v.x * s, v.y * s, v.z * s, pm_cosf(0.5f * angle));
 }
 /* q^t: the same axis, t times the (shortest-arc) angle. */
 static inline pm_quat pm_quat_pow(pm_quat q, float t) { return pm_quat_from_scaled_axis(pm_vec3_scale(pm_quat_to_scaled_axis(q), t)); }
 /* Rotation about +Y (up) by `yaw` radians. */
-static inline pm_quat pm_quat_from_yaw(float yaw) { return pm_quat_make(0.0f, sinf(0.5f * yaw), 0.0f, cosf(0.5f * yaw)); }
+static inline pm_quat pm_quat_from_yaw(float yaw) { return pm_quat_make(0.0f, pm_sinf(0.5f * yaw), 0.0f, pm_cosf(0.5f * yaw)); }
 
 static inline pm_transform pm_transform_identity(void) {
     pm_transform t;
