@@ -4,14 +4,16 @@
 #                plain-C pose jobs build)
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
+#   make test-aarch64  (optional) cross-build for AArch64, run the suite under qemu-user
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 SCALAR_BUILD ?= build-scalar
+AARCH64_BUILD ?= build-aarch64
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan test-scalar bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -55,6 +57,13 @@ test-scalar: all
 	cmake --build $(SCALAR_BUILD) -j $(JOBS)
 	cd $(SCALAR_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# AArch64 (NEON instead of SSE2/AVX2, another libm): cross-built, the suite run under qemu-user,
+# and its CLI must write this machine's release bytes (tests/cli/test_cross_build.sh). Optional,
+# not part of `make test`: it installs a cross compiler, qemu and arm64 packages and registers
+# qemu with binfmt_misc (scripts/test-aarch64.sh).
+test-aarch64: all
+	bash scripts/test-aarch64.sh $(BUILD) $(AARCH64_BUILD)
+
 bench: all
 	@scripts/install-deps.sh bench
 	bash bench/run.sh $(BUILD)
@@ -63,4 +72,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD)
