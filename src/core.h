@@ -92,6 +92,8 @@ int pm_cmp_float(const void *a, const void *b);
  * float ones are public, math_functions.h): BVH Euler angles are composed in double. */
 double pm_sin_d(double x);
 double pm_cos_d(double x);
+/* Both at once (one argument reduction), the same bits as pm_sin_d and pm_cos_d. */
+void pm_sincos_d(double x, double *sin_out, double *cos_out);
 double pm_atan2_d(double y, double x);
 /* An angle in radians wrapped to [-pi, pi). */
 static inline float pm_wrap_angle(float a) { return a - 2.0f * PM_PI * floorf((a + PM_PI) / (2.0f * PM_PI)); }

@@ -59,8 +59,9 @@ static dquat dquat_mul(dquat a, dquat b) {
 }
 
 static dquat dquat_axis(int axis, double angle) {
-    dquat q = {0.0, 0.0, 0.0, pm_cos_d(0.5 * angle)};
-    double s = pm_sin_d(0.5 * angle);
+    dquat q = {0.0, 0.0, 0.0, 0.0};
+    double s;
+    pm_sincos_d(0.5 * angle, &s, &q.w);
     if (axis == 0) q.x = s;
     else if (axis == 1) q.y = s;
     else q.z = s;

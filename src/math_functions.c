@@ -12,6 +12,11 @@
 #include "core.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* x rounded to an integer, half away from zero, for |x| < 2^62 (callers check). */
+static int64_t round_to_int(double x) { return (int64_t)(x + (x >= 0.0 ? 0.5 : -0.5)); }
 
 /* pi/2 in three parts: the first two have 33 significant bits, so k times each is exact for
  * |k| < 2^20 and the reduced argument keeps its accuracy well beyond any joint angle. */
@@ -41,14 +46,30 @@ static double cos_series(double r) {
     return 1.0 + r2 * p;
 }
 
-/* sin(x) (quadrant_shift 0) or cos(x) (1 = sin(x + pi/2)): x = k pi/2 + r, |r| <= pi/4. */
+/* x = k pi/2 + r, |r| <= pi/4; returns k mod 4. The quadrant comes from an integer for any |x|
+ * below 2^52 pi/2 (far beyond an angle's meaning); above, from fmod - still the same bits
+ * everywhere. */
+static int reduce_quadrant(double x, double *r) {
+    double kd = x * TWO_OVER_PI, k;
+    int quadrant;
+    if (fabs(kd) < 0x1p52) {
+        int64_t ki = round_to_int(kd);
+        k = (double)ki;
+        quadrant = (int)(ki & 3); /* two's complement: -1 & 3 = 3 */
+    } else {
+        k = floor(kd + 0.5);
+        double q = fmod(k, 4.0); /* exact */
+        quadrant = (int)(q < 0.0 ? q + 4.0 : q);
+    }
+    *r = ((x - k * HALF_PI_1) - k * HALF_PI_2) - k * HALF_PI_3;
+    return quadrant;
+}
+
+/* sin(x) (quadrant_shift 0) or cos(x) (1: sin(x + pi/2)). */
 static double sin_quadrant(double x, int quadrant_shift) {
     if (!isfinite(x)) return x - x; /* NaN, as libm's */
-    double k = floor(x * TWO_OVER_PI + 0.5);
-    double r = ((x - k * HALF_PI_1) - k * HALF_PI_2) - k * HALF_PI_3;
-    double q = fmod(k, 4.0) + quadrant_shift; /* exact: -3..4 */
-    if (q < 0.0) q += 4.0;
-    switch ((int)q & 3) {
+    double r;
+    switch ((reduce_quadrant(x, &r) + quadrant_shift) & 3) {
     case 0: return sin_series(r);
     case 1: return cos_series(r);
     case 2: return -sin_series(r);
@@ -58,6 +79,19 @@ static double sin_quadrant(double x, int quadrant_shift) {
 
 double pm_sin_d(double x) { return sin_quadrant(x, 0); }
 double pm_cos_d(double x) { return sin_quadrant(x, 1); }
+
+void pm_sincos_d(double x, double *sin_out, double *cos_out) {
+    if (!isfinite(x)) {
+        *sin_out = *cos_out = x - x;
+        return;
+    }
+    double r;
+    int q = reduce_quadrant(x, &r);
+    double s = sin_series(r), c = cos_series(r);
+    *sin_out = q == 0 ? s : q == 1 ? c : q == 2 ? -s : -c;
+    *cos_out = q == 0 ? c : q == 1 ? -s : q == 2 ? -c : s;
+}
+
 float pm_sinf(float x) { return (float)sin_quadrant((double)x, 0); }
 float pm_cosf(float x) { return (float)sin_quadrant((double)x, 1); }
 
@@ -71,28 +105,43 @@ float pm_expf(float x) {
     if (x > 89.0f) return INFINITY;
     if (x < -104.0f) return 0.0f;
     double d = (double)x;
-    double k = floor(d * LOG2_E + 0.5);
-    double r = (d - k * LN2_HI) - k * LN2_LO; /* |r| <= 0.35: the series to r^14 is within 3e-18 */
+    int64_t k = round_to_int(d * LOG2_E); /* -150..129 */
+    double kd = (double)k;
+    double r = (d - kd * LN2_HI) - kd * LN2_LO; /* |r| <= 0.35: the series to r^14 is within 3e-18 */
     static const double c[15] = {1.0,           1.0,           1.0 / 2.0,        1.0 / 6.0,         1.0 / 24.0,
                                  1.0 / 120.0,   1.0 / 720.0,   1.0 / 5040.0,     1.0 / 40320.0,     1.0 / 362880.0,
                                  1.0 / 3628800.0, 1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0,
                                  1.0 / 87178291200.0};
     double p = c[14];
     for (int i = 13; i >= 0; i--) p = p * r + c[i];
-    return (float)ldexp(p, (int)k);
+    /* 2^k as a double's bits: a normal number for every k here, so the product is exact. */
+    uint64_t bits = (uint64_t)(k + 1023) << 52;
+    double scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return (float)(p * scale);
 }
 
-/* atan(t) for 0 <= t <= 1: two halvings, atan(t) = 2 atan(t / (1 + sqrt(1 + t^2))), leave
- * u <= tan(pi/16) < 0.2, where the Taylor series to u^21 is within 0.2^23 / 23 < 4e-18 of
- * atan(u). */
+/* atan(i / 8), i = 0..8, to the nearest double. */
+static const double atan_eighths[9] = {0.0,
+                                       0x1.fd5ba9aac2f6ep-4,
+                                       0x1.f5b75f92c80ddp-3,
+                                       0x1.6f61941e4def1p-2,
+                                       0x1.dac670561bb4fp-2,
+                                       0x1.1e00babdefeb4p-1,
+                                       0x1.4978fa3269ee1p-1,
+                                       0x1.700a7c5784634p-1,
+                                       0x1.921fb54442d18p-1};
+
+/* atan(t) for 0 <= t <= 1: atan(t) = atan(c) + atan((t - c) / (1 + t c)) with c the nearest
+ * eighth leaves |u| <= 1/16, where the Taylor series to u^13 is within 1e-18 of atan(u)
+ * relatively (and near 0, c = 0: atan(t) keeps its full relative accuracy). */
 static double atan01(double t) {
-    static const double c[11] = {1.0,        -1.0 / 3.0,  1.0 / 5.0,  -1.0 / 7.0,  1.0 / 9.0, -1.0 / 11.0,
-                                 1.0 / 13.0, -1.0 / 15.0, 1.0 / 17.0, -1.0 / 19.0, 1.0 / 21.0};
-    double u = t / (1.0 + sqrt(1.0 + t * t));
-    u = u / (1.0 + sqrt(1.0 + u * u));
-    double u2 = u * u, p = c[10];
-    for (int k = 9; k >= 0; k--) p = p * u2 + c[k];
-    return 4.0 * (u * p);
+    static const double c[7] = {1.0, -1.0 / 3.0, 1.0 / 5.0, -1.0 / 7.0, 1.0 / 9.0, -1.0 / 11.0, 1.0 / 13.0};
+    int i = (int)(t * 8.0 + 0.5);
+    double ci = (double)i * 0.125, u = i ? (t - ci) / (1.0 + t * ci) : t;
+    double u2 = u * u, p = c[6];
+    for (int k = 5; k >= 0; k--) p = p * u2 + c[k];
+    return atan_eighths[i] + u * p;
 }
 
 double pm_atan2_d(double y, double x) {

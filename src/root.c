@@ -73,13 +73,33 @@ void pm_root_track_destroy(pm_root_track *t) {
  * clip cut mid-stride (most locomotion takes) pulled the root back towards the last sample: the
  * root ran at about half the hips' speed over the first and last 0.2 s and trailed them by up to
  * 16 cm (a Bandai dash), so the trajectory features of those poses described a slower motion. */
-static pm_vec3 local_line(const pm_vec3 *v, int n, int i, int radius, float inv) {
+/* The Gaussian's weights by distance in frames, w[k] = exp(-k^2 inv) for k = 0..radius: a table
+ * for the usual radii (0.1 s at up to 640 fps), else computed as they are needed. */
+#define GAUSS_TABLE 193
+typedef struct gauss_weights {
+    float table[GAUSS_TABLE];
+    int tabled; /* entries in table: radius + 1, or 0 */
+    float inv;
+} gauss_weights;
+
+static void gauss_weights_init(gauss_weights *g, int radius, float inv) {
+    g->inv = inv;
+    g->tabled = radius < GAUSS_TABLE ? radius + 1 : 0;
+    for (int k = 0; k < g->tabled; k++) g->table[k] = pm_expf(-(float)(k * k) * inv);
+}
+
+static float gauss_weight(const gauss_weights *g, int k) {
+    if (k < 0) k = -k;
+    return k < g->tabled ? g->table[k] : pm_expf(-(float)(k * k) * g->inv);
+}
+
+static pm_vec3 local_line(const pm_vec3 *v, int n, int i, int radius, const gauss_weights *g) {
     int lo = i - radius < 0 ? -i : -radius, hi = i + radius > n - 1 ? n - 1 - i : radius;
     /* Offsets from v[i], so that positions far from the origin keep their precision. */
     pm_vec3 o = v[i], sx = pm_vec3_zero(), skx = pm_vec3_zero();
     float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f;
     for (int k = lo; k <= hi; k++) {
-        float w = pm_expf(-(float)(k * k) * inv), kf = (float)k;
+        float w = gauss_weight(g, k), kf = (float)k;
         pm_vec3 x = pm_vec3_sub(v[i + k], o);
         s0 += w;
         s1 += w * kf;
@@ -103,10 +123,11 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
     /* Clamped as a float: a long sigma at a high rate may not fit an int. */
     float reach = ceilf(3.0f * sigma_frames);
     int radius = reach < (float)n ? (int)reach : n;
-    float inv = 1.0f / (2.0f * sigma_frames * sigma_frames);
+    gauss_weights g;
+    gauss_weights_init(&g, radius, 1.0f / (2.0f * sigma_frames * sigma_frames));
     for (int i = 0; i < n; i++) {
         if (!cycle && (i < radius || i + radius > n - 1)) {
-            tmp[i] = local_line(v, n, i, radius, inv);
+            tmp[i] = local_line(v, n, i, radius, &g);
             continue;
         }
         pm_vec3 acc = pm_vec3_zero();
@@ -125,7 +146,7 @@ static void smooth_vec3(pm_vec3 *v, pm_vec3 *tmp, int n, float sigma_frames, con
             } else {
                 x = v[idx]; /* a whole window: local_line took the ends */
             }
-            float w = pm_expf(-(float)(k * k) * inv);
+            float w = gauss_weight(&g, k);
             acc = pm_vec3_add(acc, pm_vec3_scale(x, w));
             wsum += w;
         }

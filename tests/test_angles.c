@@ -109,15 +109,18 @@ static void test_sin_cos_exp_sweep(void **state) {
                                  (unsigned long long)digest);
 }
 
-/* The double sin, cos and atan2 BVH Euler angles go through: within a few double ulps of libm's
- * over joint angles (radians of up to a few turns). */
+/* The double sin, cos (together: sincos) and atan2 BVH Euler angles go through: within a few
+ * double ulps of libm's over joint angles (radians of up to a few turns). */
 static void test_double_functions(void **state) {
     (void)state;
     pm_test_rng rng = {7u};
     for (int i = 0; i < 100000; i++) {
         double x = 40.0 * ((double)pm_test_rng_float(&rng) - 0.5) + 1e-7 * (double)pm_test_rng_float(&rng);
         double y = 2.0 * (double)pm_test_rng_float(&rng) - 1.0;
-        double got[3] = {pm_sin_d(x), pm_cos_d(x), pm_atan2_d(y, x)}, want[3] = {sin(x), cos(x), atan2(y, x)};
+        double got[3] = {pm_sin_d(x), pm_cos_d(x), pm_atan2_d(y, x)}, want[3] = {sin(x), cos(x), atan2(y, x)}, sn, cs;
+        pm_sincos_d(x, &sn, &cs);
+        if (memcmp(&sn, &got[0], sizeof sn) || memcmp(&cs, &got[1], sizeof cs))
+            fail_msg("pm_sincos_d(%a) = (%a, %a), not pm_sin_d's and pm_cos_d's (%a, %a)", x, sn, cs, got[0], got[1]);
         for (int k = 0; k < 3; k++)
             if (fabs(got[k] - want[k]) > 1e-15 * fmax(fabs(want[k]), 1e-3))
                 fail_msg("double %d of (%a, %a): %a, libm %a", k, y, x, got[k], want[k]);
@@ -144,6 +147,11 @@ static void test_special_values(void **state) {
     assert_true(pm_expf(0.0f) == 1.0f && pm_expf(-0.0f) == 1.0f && pm_expf(1.0f) == (float)exp(1.0));
     assert_true(pm_expf(-inf) == 0.0f && pm_expf(inf) == inf && pm_expf(89.0f) == inf && isnan(pm_expf(NAN)));
     assert_true(pm_expf(-103.0f) > 0.0f && pm_expf(-104.5f) == 0.0f);
+    double sn, cs;
+    pm_sincos_d(-INFINITY, &sn, &cs);
+    assert_true(isnan(sn) && isnan(cs));
+    pm_sincos_d(-0.0, &sn, &cs);
+    assert_true(signbit(sn) && sn == 0.0 && cs == 1.0);
     assert_true(isnan(pm_sin_d(INFINITY)) && pm_cos_d(0.0) == 1.0 && pm_atan2_d(1.0, 0.0) == 0x1.921fb54442d18p+0);
 }
 
