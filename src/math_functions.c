@@ -6,9 +6,9 @@
  * FMA variants). The angles they give - Euler angles read from BVH, root facing and its
  * smoothing weights, loop turns, slerp, blend-space ground yaw - reach databases and blends, which
  * must be byte-identical wherever they are built. These use only + - * / and sqrt, each
- * correctly rounded by IEEE 754 and never contracted (-ffp-contract=off), plus the exact floor,
- * fmod and ldexp: in double, then rounded once to float, so within 1 ulp of the true value and
- * almost always the nearest float. */
+ * correctly rounded by IEEE 754 and never contracted (-ffp-contract=off), and exact conversions
+ * to and from integers (floor and fmod for huge arguments): in double, then rounded once to
+ * float, so within 1 ulp of the true value and almost always the nearest float. */
 #include "core.h"
 
 #include <math.h>
