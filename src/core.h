@@ -88,11 +88,9 @@ pm_result pm_check_name(const char *name, const char *what, pm_error *error);
 /* qsort comparator for floats, ascending; NaN sorts last (a comparator that is not a total
  * order is undefined behaviour for qsort, and overflowing FK can produce NaN). */
 int pm_cmp_float(const void *a, const void *b);
-/* Double sin, cos and atan2 with the same bits on every machine (src/math_functions.c; the
- * float ones are public, math_functions.h): BVH Euler angles are composed in double. */
-double pm_sin_d(double x);
-double pm_cos_d(double x);
-/* Both at once (one argument reduction), the same bits as pm_sin_d and pm_cos_d. */
+/* Double sin and cos (together: one argument reduction) and atan2 with the same bits on every
+ * machine (src/math_functions.c; the float ones are public, math_functions.h, and round these):
+ * BVH Euler angles are composed in double. */
 void pm_sincos_d(double x, double *sin_out, double *cos_out);
 double pm_atan2_d(double y, double x);
 /* An angle in radians wrapped to [-pi, pi). */

@@ -55,8 +55,8 @@ pm_result pm_database_asset(pm_asset_info *out, const pm_database *db, int asset
     out->name = db->strings + a->name;
     out->first_pose = (int)a->first_pose;
     out->pose_count = (int)a->pose_count;
-    out->looping = (a->flags & 1u) != 0;
-    out->mirrored = (a->flags & 2u) != 0;
+    out->looping = (a->flags & PMDB_ASSET_LOOPING) != 0;
+    out->mirrored = (a->flags & PMDB_ASSET_MIRRORED) != 0;
     out->source_asset = a->source_asset;
     out->cost_addend = a->cost_addend;
     out->param_count = (int)a->param_count;
@@ -114,7 +114,7 @@ pm_result pm_database_asset_clip(pm_clip *out, const pm_database *db, int asset,
     const pmdb_asset *a = &db->assets[asset];
     const pmdb_asset_source *s = &db->sources[asset];
     pm_prepare_mirror mirror = {db->mirror_maps + s->mirror_map, s->mirror_axis, NULL, NULL};
-    r = pm_prepare_clip(out, NULL, source, &db->settings, (a->flags & 2u) ? &mirror : NULL, (a->flags & 1u) != 0, error);
+    r = pm_prepare_clip(out, NULL, source, &db->settings, (a->flags & PMDB_ASSET_MIRRORED) ? &mirror : NULL, (a->flags & PMDB_ASSET_LOOPING) != 0, error);
     if (r != PM_OK) pm_error_prefix(error, "asset '%s'", db->strings + a->name);
     else if ((uint32_t)out->frame_count != a->pose_count) {
         /* The recorded clip and settings made these poses: only a library whose preparation
@@ -139,7 +139,7 @@ pm_result pm_database_asset_pose_at(int *out_pose, const pm_database *db, int as
     const double n = (double)a->pose_count;
     /* In double: a float time of hours still lands on the right frame. */
     double f = floor((double)time * db->header->fps + 0.5);
-    if (a->flags & 1u) {
+    if (a->flags & PMDB_ASSET_LOOPING) {
         f = fmod(f, n);
         if (f < 0.0) f += n;
     } else {

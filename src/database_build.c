@@ -638,7 +638,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         so += len;
         o->first_pose = x->first_pose;
         o->pose_count = x->pose_count;
-        o->flags = (x->looping ? 1u : 0u) | (x->mirrored ? 2u : 0u);
+        o->flags = (x->looping ? PMDB_ASSET_LOOPING : 0u) | (x->mirrored ? PMDB_ASSET_MIRRORED : 0u);
         o->source_asset = x->mirrored ? i - 1 : -1;
         o->cost_addend = x->addend;
         o->param_count = (uint32_t)x->src->param_count;
@@ -657,7 +657,6 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     pmdb_asset_source *sources = (pmdb_asset_source *)bm_alloc(&mem, (size_t)b.asset_count, sizeof(pmdb_asset_source));
     if (!fingerprints || !sources) goto oom;
     pm_database_key(h.key, fingerprints, def, assets, asset_count);
-    uint32_t map_at = 0;
     for (int i = 0; i < b.asset_count; i++) {
         const build_asset *x = &b.assets[i];
         const size_t k = (size_t)(x->src - assets);
@@ -667,9 +666,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         o->joint_count = (uint32_t)x->src->clip->skeleton.joint_count;
         o->frame_count = (uint32_t)x->src->clip->frame_count;
         o->frame_time = x->src->clip->frame_time;
-        o->mirror_map = x->mirrored ? map_at : UINT32_MAX;
+        o->mirror_map = x->mirrored ? (uint32_t)(x->mirror_map - mirror_maps) : UINT32_MAX;
         o->mirror_axis = x->mirrored ? x->mirror_axis : -1;
-        if (x->mirrored) map_at += o->joint_count;
     }
     h.pose_count = P;
     h.asset_count = (uint32_t)b.asset_count;
@@ -719,7 +717,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         {PMDB_VP_NODES, sizeof(pmdb_vp_node), vp_count, vp_nodes},
         {PMDB_VP_ITEMS, sizeof(uint32_t), VS, vp_items},
         {PMDB_ASSET_SOURCES, sizeof(pmdb_asset_source), (uint64_t)b.asset_count, sources},
-        {PMDB_MIRROR_MAPS, sizeof(int32_t), map_at, mirror_maps},
+        {PMDB_MIRROR_MAPS, sizeof(int32_t), mirror_joints, mirror_maps},
     };
     r = pm_database_assemble(out, &h, blobs, (int)(sizeof blobs / sizeof blobs[0]), alloc, error);
     bm_free_all(&mem);

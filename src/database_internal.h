@@ -139,11 +139,15 @@ typedef struct pmdb_settings {
     uint32_t reserved[7];
 } pmdb_settings;
 
+/* pmdb_asset.flags */
+#define PMDB_ASSET_LOOPING 1u
+#define PMDB_ASSET_MIRRORED 2u
+
 typedef struct pmdb_asset {
     uint32_t name;       /* offset into STRINGS */
     uint32_t first_pose;
     uint32_t pose_count;
-    uint32_t flags;      /* 1 looping, 2 mirrored */
+    uint32_t flags;      /* PMDB_ASSET_LOOPING | PMDB_ASSET_MIRRORED */
     int32_t source_asset;
     float cost_addend;
     uint32_t param_count;

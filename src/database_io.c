@@ -285,7 +285,7 @@ static pm_result check_sources(const pm_database *db, const pmdb_header *h, pm_e
     for (uint32_t a = 0; a < h->asset_count; a++) {
         const pmdb_asset *as = &db->assets[a];
         const pmdb_asset_source *s = &db->sources[a];
-        const int mirrored = (as->flags & 2u) != 0;
+        const int mirrored = (as->flags & PMDB_ASSET_MIRRORED) != 0;
         if (s->joint_count < 1 || s->joint_count > PM_MAX_JOINTS || s->frame_count < 1 || s->frame_count > PM_MAX_FRAMES ||
             !(s->frame_time > 0.0f) || !isfinite(s->frame_time) || s->reserved != 0)
             return CORRUPT("asset %u: source clip of %u joints and %u frames of %g s", a, s->joint_count, s->frame_count,
@@ -295,7 +295,7 @@ static pm_result check_sources(const pm_database *db, const pmdb_header *h, pm_e
                 return CORRUPT("asset %u: mirror fields on an asset that is not mirrored", a);
             continue;
         }
-        if (as->source_asset < 0 || (db->assets[as->source_asset].flags & 2u))
+        if (as->source_asset < 0 || (db->assets[as->source_asset].flags & PMDB_ASSET_MIRRORED))
             return CORRUPT("asset %u: a mirrored copy whose source asset %d is not an unmirrored asset", a,
                            (int)as->source_asset);
         const pmdb_asset_source *o = &db->sources[as->source_asset];
@@ -497,7 +497,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     GET(db->sources, PMDB_ASSET_SOURCES, pmdb_asset_source, h.asset_count);
     uint64_t map_entries = 0;
     for (uint32_t a = 0; a < h.asset_count; a++)
-        if (db->assets[a].flags & 2u) map_entries += db->sources[a].joint_count;
+        if (db->assets[a].flags & PMDB_ASSET_MIRRORED) map_entries += db->sources[a].joint_count;
     GET(db->mirror_maps, PMDB_MIRROR_MAPS, int32_t, map_entries);
 #undef GET
     if ((r = decode_settings(db, channels, settings, error)) != PM_OK) goto fail;

@@ -77,9 +77,6 @@ static double sin_quadrant(double x, int quadrant_shift) {
     }
 }
 
-double pm_sin_d(double x) { return sin_quadrant(x, 0); }
-double pm_cos_d(double x) { return sin_quadrant(x, 1); }
-
 void pm_sincos_d(double x, double *sin_out, double *cos_out) {
     if (!isfinite(x)) {
         *sin_out = *cos_out = x - x;
