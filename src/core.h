@@ -12,6 +12,14 @@
 #include "posematch/file.h" /* pm_file_write for the library's savers */
 #include "posematch/math_functions.h" /* PM_PI for pm_wrap_angle */
 
+/* The validation tests for NaN and Inf, and exact mode's bounds and tie-breaks, need IEEE
+ * arithmetic: with fast math a NaN passes as a number and reordered sums miss the optimum.
+ * CMake builds the library with -fno-fast-math; other build systems must do the same. */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__) || \
+    defined(__ASSOCIATIVE_MATH__) || defined(__RECIPROCAL_MATH__)
+#error "posematch must be compiled without fast math (-ffast-math, -Ofast, -ffinite-math-only, -fassociative-math, -freciprocal-math): add -fno-fast-math"
+#endif
+
 #if defined(__GNUC__)
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PM_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -45,7 +45,19 @@ static uint32_t rng_u32(rng *r) {
     return (uint32_t)((x ^ (x >> 22)) >> (22 + (x >> 61)));
 }
 static double rng_unit(rng *r) { return ((double)rng_u32(r) + 0.5) / 4294967296.0; }
-static double rng_normal(rng *r) { return sqrt(-2.0 * log(rng_unit(r))) * cos(6.283185307179586 * rng_unit(r)); }
+/* A standard normal by Kinderman and Monahan's ratio of uniforms: (u, v) uniform in
+ * (0, 1] x [-sqrt(2/e), sqrt(2/e)] is kept when u <= exp(-(v/u)^2 / 4), and v/u is normal. It needs
+ * only exp, and pm_expf gives the same bits on every machine (libm's log and cos may not), so a
+ * seed gives the same query sets everywhere. */
+static double rng_normal(rng *r) {
+    for (;;) {
+        double u = rng_unit(r);
+        double x = (2.0 * rng_unit(r) - 1.0) * 0.8577638849607068 / u;
+        if ((double)pm_expf((float)(-0.25 * x * x)) >= u) return x;
+    }
+}
+/* base^t for t in [-1, 1], through pm_expf for the same reason. */
+static float rng_power(double ln_base, double t) { return pm_expf((float)(ln_base * t)); }
 
 typedef struct query_set {
     const char *name;
@@ -555,10 +567,10 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     const float *wsqrt = pm_database_weights_sqrt(db);
     float channel_factor[PM_MAX_CHANNELS];
-    for (int c = 0; c < PM_MAX_CHANNELS; c++) channel_factor[c] = (float)pow(2.0, 2.0 * rng_unit(&r) - 1.0);
+    for (int c = 0; c < PM_MAX_CHANNELS; c++) channel_factor[c] = rng_power(0.6931471805599453, 2.0 * rng_unit(&r) - 1.0);
     for (int d = 0; d < card; d++) {
         dyn[d] = wsqrt[d] * wsqrt[d] * channel_factor[pm_database_dim_channel(db, d)];
-        dyn[card + d] = wsqrt[d] * wsqrt[d] * (float)pow(4.0, 2.0 * rng_unit(&r) - 1.0);
+        dyn[card + d] = wsqrt[d] * wsqrt[d] * rng_power(1.3862943611198906, 2.0 * rng_unit(&r) - 1.0);
     }
 
     for (int m = 0; m < 4; m++)

@@ -4,7 +4,7 @@
 # (PM_REFERENCE_CLI; `make test` gives the sanitizer build the release build's) must write the same
 # bytes for the same inputs: generated clips, databases of both presets (mirrored, several
 # threads, a blend space), exported features, searches in every mode (with dynamic weights and a
-# continuing pose) and blends. Exits 77 (skipped) without a reference CLI.
+# continuing pose), blends and bench's query sets. Exits 77 (skipped) without a reference CLI.
 source "$(dirname "$0")/common.sh" cross_build || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 REF=${PM_REFERENCE_CLI:-}
 if [ -z "$REF" ] || [ ! -x "$REF" ]; then
@@ -97,6 +97,11 @@ for db in h27 ue space; do
   run "search_${db}_continuing" search @/$db.pmdb --queries "$TMP/$db.q.f32" --continuing 7 \
     --continuing-addend -0.5 --json
 done
+
+# bench's query sets (its noise comes from the seed through pm_expf, not libm): the same rows
+# from every build; its timings differ, so only the saved rows are compared.
+run bench bench @/h27.pmdb --queries 40 --seed 3 --save-queries @/bench_h27
+rm -f "$TMP"/[ab]/bench.out "$TMP"/[ab]/bench.err
 
 # Real clips when present: a few files of every single-person folder, both presets.
 if [ -d "$MOCAP" ]; then
