@@ -5,6 +5,7 @@
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
 #   make test-aarch64  (optional) cross-build for AArch64, run the suite under qemu-user
+#   make test-fresh    (optional, root) make demo and make test in a minimal Debian 12 chroot
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -13,7 +14,7 @@ SCALAR_BUILD ?= build-scalar
 AARCH64_BUILD ?= build-aarch64
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-fresh bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -63,6 +64,11 @@ test-scalar: all
 # qemu with binfmt_misc (scripts/test-aarch64.sh).
 test-aarch64: all
 	bash scripts/test-aarch64.sh $(BUILD) $(AARCH64_BUILD)
+
+# The quick start on a machine that has nothing but make: a debootstrap'ed Debian 12 (minbase)
+# runs make demo and make test on a clone of HEAD (scripts/test-fresh-debian.sh).
+test-fresh:
+	bash scripts/test-fresh-debian.sh
 
 bench: all
 	@scripts/install-deps.sh bench
