@@ -3,7 +3,9 @@
 # source tree (FetchContent does the same) builds the library alone - only the kind linked, no
 # cJSON, cmocka or tool, the parent's build type left alone, its -ffast-math overridden - and (2)
 # find_package(posematch) after `cmake --install` gives posematch::posematch and
-# posematch::posematch_shared, with the soname's version rule. Both link examples/search_example.c, which must find a clip's own frame.
+# posematch::posematch_shared, with the soname's version rule, and the installed posematch.pc
+# works from wherever the prefix is. Each links examples/search_example.c, which must find a
+# clip's own frame.
 source "$(dirname "$0")/common.sh" cmake_consumers || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 SRC=${PM_SOURCE_DIR:-}
 BUILD=${PM_BUILD_DIR:-}
@@ -92,6 +94,20 @@ soname=$(readelf -d "$TMP"/prefix/lib*/libposematch.so | sed -n 's/.*Library son
 grep -q "Shared library: \[$soname\]" <<< "$dyn" || fail "find_package, shared: does not need $soname: $dyn"
 grep -qE "R(UN)?PATH.*$TMP/prefix/lib" <<< "$dyn" || fail "find_package, shared: no run path to the installed library: $dyn"
 if readelf -d "$TMP/pkg/build/search_posematch" | grep -q "libposematch"; then fail "find_package, static: linked the shared library"; fi
+
+# pkg-config, for projects built otherwise: the .pc file finds the prefix from its own place.
+if [ -z "$toolchain" ]; then
+  command -v pkg-config > /dev/null || fail "pkg-config not found"
+  export PKG_CONFIG_PATH=$(dirname "$config")/../pkgconfig
+  [ "$(pkg-config --modversion posematch)" = "$version" ] || fail "pkg-config: version $(pkg-config --modversion posematch)"
+  libdir=$(pkg-config --variable=libdir posematch)
+  # shellcheck disable=SC2046
+  cc -D_POSIX_C_SOURCE=200809L -D_ISOC11_SOURCE $(pkg-config --cflags posematch) "$SRC/examples/search_example.c" \
+    -o "$TMP/search_pc" $(pkg-config --libs posematch) -Wl,-rpath,"$libdir" 2> "$TMP/pc.err" \
+    || fail "pkg-config: build failed: $(head -3 "$TMP/pc.err")"
+  check_example "$TMP/search_pc" "pkg-config"
+  readelf -d "$TMP/search_pc" | grep -q "Shared library: \[$soname\]" || fail "pkg-config: does not need $soname"
+fi
 
 # Versions: another minor is another ABI before 1.0, so it is not found.
 for wanted in "$major.$((minor + 1))" "$((major + 1)).0"; do
