@@ -633,6 +633,28 @@ pm_result pm_local_to_model(pm_transform *out, const int32_t *parents, int joint
     return PM_OK;
 }
 
+int pm_joint_ancestry(int *out, const int32_t *parents, int joint_count, const int *wanted, int wanted_count) {
+    for (int j = 0; j < joint_count; j++) out[j] = 0;
+    for (int i = 0; i < wanted_count; i++)
+        for (int j = wanted[i]; j >= 0 && j < joint_count && !out[j]; j = parents[j]) out[j] = 1;
+    int n = 0;
+    for (int j = 0; j < joint_count; j++) /* n <= j: each mark is read before its slot is reused */
+        if (out[j]) out[n++] = j;
+    return n;
+}
+
+void pm_clip_frame_world_listed(pm_transform *world, const pm_clip *c, int frame, const int *joints, int count) {
+    const size_t base = (size_t)frame * (size_t)c->skeleton.joint_count;
+    for (int i = 0; i < count; i++) { /* as pm_local_to_model, operation for operation */
+        int j = joints[i];
+        pm_transform local;
+        local.rotation = c->rotations[base + (size_t)j];
+        local.translation = c->translations[base + (size_t)j];
+        int p = c->skeleton.parents[j];
+        world[j] = p < 0 ? local : pm_transform_mul(world[p], local);
+    }
+}
+
 pm_result pm_clip_frame_world(pm_transform *out, const pm_clip *c, int frame, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: out_world is NULL");
     if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: clip is NULL");

@@ -14,6 +14,16 @@ pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const
  * seconds between its frames (1 / fps, or a nearby step that lands on source frames). */
 double pm_clip_resample_plan(const pm_clip *src, float fps, double *step);
 
+/* The `wanted` joints and all their ancestors, in hierarchy order (ascending), into out (room for
+ * joint_count; parents must be valid, each before its child). Returns how many. With
+ * pm_clip_frame_world_listed, a feature that needs a few joints' world transforms computes
+ * those chains only. */
+int pm_joint_ancestry(int *out, const int32_t *parents, int joint_count, const int *wanted, int wanted_count);
+/* World transforms of the listed joints (a pm_joint_ancestry list) at `frame` of a clip that
+ * pm_clip_frame_world accepted: the same bits pm_clip_frame_world gives those joints; the other
+ * entries of world are left as they were. */
+void pm_clip_frame_world_listed(pm_transform *world, const pm_clip *c, int frame, const int *joints, int count);
+
 /* pm_clip_mirror, also telling the left/right map (joint_count entries, when out_map is not
  * NULL) and the axis it used: the given ones, or those it found. */
 pm_result pm_clip_mirror_used(pm_clip *out, int32_t *out_map, int *out_axis, const pm_clip *src, const int32_t *map_in,

@@ -272,8 +272,11 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     if (x->bone_count == 0) return PM_OK;
     pm_transform *world = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
     float *scratch = need_phase ? (float *)pm_alloc_array(a, (size_t)x->n * 6, sizeof(float), 16) : NULL;
-    if (!world || (need_phase && !scratch)) {
+    int *chain = (int *)pm_alloc_array(a, (size_t)jc, sizeof(int), 16);
+    if (!world || (need_phase && !scratch) || !chain) {
         pm_free(a, world);
+        pm_free(a, scratch);
+        pm_free(a, chain);
         return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
     }
     for (int b = 0; b < x->bone_count; b++) {
@@ -285,15 +288,22 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
         if (!t->pos || !t->rot || !t->vel || !t->phase) {
             pm_free(a, world);
             pm_free(a, scratch);
+            pm_free(a, chain);
             return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
         }
     }
+    /* Checks the clip once; then only the bones' chains are computed, frame by frame. */
+    if ((r = pm_clip_frame_world(world, clip, 0, error)) != PM_OK) {
+        pm_free(a, world);
+        pm_free(a, scratch);
+        pm_free(a, chain);
+        return r;
+    }
+    int wanted[PM_MAX_CHANNELS];
+    for (int b = 0; b < x->bone_count; b++) wanted[b] = x->bones[b].joint;
+    int chain_count = pm_joint_ancestry(chain, clip->skeleton.parents, jc, wanted, x->bone_count);
     for (int f = 0; f < x->n; f++) {
-        if ((r = pm_clip_frame_world(world, clip, f, error)) != PM_OK) {
-            pm_free(a, world);
-            pm_free(a, scratch);
-            return r;
-        }
+        pm_clip_frame_world_listed(world, clip, f, chain, chain_count);
         for (int b = 0; b < x->bone_count; b++) {
             x->bones[b].pos[f] = world[x->bones[b].joint].translation;
             x->bones[b].rot[f] = world[x->bones[b].joint].rotation;
@@ -305,6 +315,7 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     }
     pm_free(a, world);
     pm_free(a, scratch);
+    pm_free(a, chain);
     return PM_OK;
 }
 

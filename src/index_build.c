@@ -27,24 +27,35 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
         nodes[id] = (pmdb_bt_node){s.first, s.count, 0, 0};
         if (s.link) *s.link = id;
         float *lo = boxes + (size_t)id * bstride, *hi = lo + P;
-        for (int d = 0; d < P; d++) {
-            lo[d] = d <= dims ? INFINITY : 0.0f;
-            hi[d] = d <= dims ? -INFINITY : 0.0f;
-        }
         const int split = s.count > (uint32_t)leaf_size;
-        float min_add = INFINITY;
+        /* The box in locals, min and max as selects (no NaN reaches here): loops over the
+         * coordinates the compiler can vectorise, where comparisons and stores through the
+         * output (which might alias the coordinates) made this the build's slowest loop. */
+        float box_lo[PM_MAX_PCA_COMPONENTS], box_hi[PM_MAX_PCA_COMPONENTS];
+        float rho_lo = INFINITY, rho_hi = -INFINITY, min_add = INFINITY;
         double sum[PM_MAX_PCA_COMPONENTS];
-        for (int d = 0; d < dims; d++) sum[d] = 0.0;
+        for (int d = 0; d < dims; d++) {
+            box_lo[d] = INFINITY;
+            box_hi[d] = -INFINITY;
+            sum[d] = 0.0;
+        }
         for (uint32_t i = s.first; i < s.first + s.count; i++) {
-            const float *c = coords + (size_t)perm[i] * dims;
-            for (int d = 0; d <= dims; d++) {
-                float v = d < dims ? c[d] : rho[perm[i]];
-                if (v < lo[d]) lo[d] = v;
-                if (v > hi[d]) hi[d] = v;
+            const uint32_t pi = perm[i];
+            const float *c = coords + (size_t)pi * dims;
+            for (int d = 0; d < dims; d++) {
+                float v = c[d];
+                box_lo[d] = v < box_lo[d] ? v : box_lo[d];
+                box_hi[d] = v > box_hi[d] ? v : box_hi[d];
             }
             if (split)
                 for (int d = 0; d < dims; d++) sum[d] += c[d];
-            if (addend[perm[i]] < min_add) min_add = addend[perm[i]];
+            rho_lo = rho[pi] < rho_lo ? rho[pi] : rho_lo;
+            rho_hi = rho[pi] > rho_hi ? rho[pi] : rho_hi;
+            if (addend[pi] < min_add) min_add = addend[pi];
+        }
+        for (int d = 0; d < P; d++) {
+            lo[d] = d < dims ? box_lo[d] : d == dims ? rho_lo : 0.0f;
+            hi[d] = d < dims ? box_hi[d] : d == dims ? rho_hi : 0.0f;
         }
         hi[P] = min_add;
         hi[P + 1] = hi[P + 2] = hi[P + 3] = 0.0f;

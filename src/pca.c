@@ -148,7 +148,26 @@ pm_result pm_covariance(double *mean, double *cov, const float *rows, size_t cou
 void pm_pca_project(double *out, int count, const float *row, const float *wsqrt, const float *mean, const float *basis,
                     int dims, double *y) {
     for (int d = 0; d < dims; d++) y[d] = (double)(row[d] * wsqrt[d]) - mean[d];
-    for (int c = 0; c < count; c++) {
+    /* Four components at a time: each still sums its products in dimension order (the same bits
+     * as one at a time), but the four chains of additions overlap instead of each waiting on
+     * the latency of the one before. */
+    int c = 0;
+    for (; c + 4 <= count; c += 4) {
+        const float *b0 = basis + (size_t)c * dims, *b1 = b0 + dims, *b2 = b1 + dims, *b3 = b2 + dims;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+        for (int d = 0; d < dims; d++) {
+            double yd = y[d];
+            a0 += (double)b0[d] * yd;
+            a1 += (double)b1[d] * yd;
+            a2 += (double)b2[d] * yd;
+            a3 += (double)b3[d] * yd;
+        }
+        out[c] = a0;
+        out[c + 1] = a1;
+        out[c + 2] = a2;
+        out[c + 3] = a3;
+    }
+    for (; c < count; c++) {
         const float *b = basis + (size_t)c * dims;
         double acc = 0.0;
         for (int d = 0; d < dims; d++) acc += (double)b[d] * y[d];

@@ -224,9 +224,11 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     out->frames = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)n, sizeof(pm_transform), 16);
     pm_vec3 *pos = (pm_vec3 *)pm_alloc_array(&out->allocator, (size_t)n * 3, sizeof(pm_vec3), 16);
     pm_transform *world = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)jc, sizeof(pm_transform), 16);
-    if (!out->frames || !pos || !world) {
+    int *chain = (int *)pm_alloc_array(&out->allocator, (size_t)jc, sizeof(int), 16);
+    if (!out->frames || !pos || !world || !chain) {
         pm_free(&out->allocator, pos);
         pm_free(&out->allocator, world);
+        pm_free(&out->allocator, chain);
         pm_root_track_destroy(out);
         return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory for the root track", name);
     }
@@ -243,8 +245,13 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     }
     pm_vec3 up = pm_vec3_make(0.0f, 1.0f, 0.0f);
     pm_vec3 last = pm_vec3_make(0.0f, 0.0f, 1.0f);
+    /* The clip checked once; then only the hips' and upper legs' chains, frame by frame. */
+    if ((r = pm_clip_frame_world(world, clip, 0, error)) != PM_OK) goto fail;
+    const int wanted[3] = {hips, lu, ru};
+    const int chain_count =
+        pm_joint_ancestry(chain, clip->skeleton.parents, jc, wanted, mode == PM_FACING_FROM_LEGS ? 3 : 1);
     for (int f = 0; f < n; f++) {
-        if ((r = pm_clip_frame_world(world, clip, f, error)) != PM_OK) goto fail;
+        pm_clip_frame_world_listed(world, clip, f, chain, chain_count);
         pm_vec3 h = world[hips].translation;
         pos[f] = pm_vec3_make(h.x, ground, h.z);
         pm_vec3 d;
@@ -282,11 +289,13 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
     out->frame_count = n;
     pm_free(&out->allocator, pos);
     pm_free(&out->allocator, world);
+    pm_free(&out->allocator, chain);
     return PM_OK;
 fail:
     pm_error_prefix(error, "root: clip '%s'", name);
     pm_free(&out->allocator, pos);
     pm_free(&out->allocator, world);
+    pm_free(&out->allocator, chain);
     pm_root_track_destroy(out);
     return r;
 }

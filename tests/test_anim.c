@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clip_internal.h"
 #include "euler.h"
 #include "support.h"
 
@@ -136,6 +137,55 @@ static void test_forward_kinematics_chain(void **state) {
     pm_test_assert_vec3_near(w[2].translation, pm_vec3_make(2, 1, 0), 1e-6f);
     /* Joint 2's local +Y: Rz(90) takes it to -X, Ry(90) takes -X to +Z. */
     pm_test_assert_vec3_near(pm_quat_rotate(w[2].rotation, AY), AZ, 1e-6f);
+}
+
+/* Features and the root need a few joints' world transforms: FK over those joints' chains only
+ * (pm_joint_ancestry + pm_clip_frame_world_listed) must give exactly what full FK gives them. */
+static void test_forward_kinematics_of_chains(void **state) {
+    (void)state;
+    pm_test_rng rng = {11};
+    for (int trial = 0; trial < 20; trial++) {
+        const int jc = 1 + (int)(pm_test_rng_u32(&rng) % 40);
+        pm_skeleton sk;
+        PM_ASSERT_OK(pm_skeleton_create(&sk, jc, NULL, NULL));
+        for (int j = 0; j < jc; j++) {
+            char name[16];
+            snprintf(name, sizeof name, "j%d", j);
+            PM_ASSERT_OK(pm_skeleton_set_name(&sk, j, name, NULL));
+            /* Some roots beside joint 0, the rest anywhere above. */
+            sk.parents[j] = j == 0 || pm_test_rng_u32(&rng) % 9 == 0 ? -1 : (int32_t)(pm_test_rng_u32(&rng) % (uint32_t)j);
+        }
+        pm_clip c;
+        PM_ASSERT_OK(pm_clip_create(&c, &sk, 3, 1.0f / 30.0f, NULL, NULL));
+        for (int i = 0; i < 3 * jc; i++) {
+            c.rotations[i] = pm_test_random_quat(&rng);
+            c.translations[i] = pm_vec3_make(pm_test_rng_normal(&rng), pm_test_rng_normal(&rng), pm_test_rng_normal(&rng));
+        }
+        int wanted[3], chain[40], count = 1 + (int)(pm_test_rng_u32(&rng) % 3);
+        for (int i = 0; i < count; i++) wanted[i] = (int)(pm_test_rng_u32(&rng) % (uint32_t)jc);
+        int n = pm_joint_ancestry(chain, sk.parents, jc, wanted, count);
+        /* Exactly the wanted joints and their ancestors, ascending. */
+        for (int j = 0; j < jc; j++) {
+            int needed = 0;
+            for (int i = 0; i < count; i++)
+                for (int a = wanted[i]; a >= 0 && !needed; a = sk.parents[a]) needed = a == j;
+            int listed = 0;
+            for (int i = 0; i < n; i++) listed |= chain[i] == j;
+            assert_int_equal(listed, needed);
+        }
+        for (int i = 1; i < n; i++) assert_true(chain[i - 1] < chain[i]);
+        pm_transform full[40], part[40];
+        for (int f = 0; f < 3; f++) {
+            PM_ASSERT_OK(pm_clip_frame_world(full, &c, f, NULL));
+            pm_clip_frame_world_listed(part, &c, f, chain, n);
+            for (int i = 0; i < n; i++) { /* bit for bit (members: a struct's padding is not compared) */
+                assert_memory_equal(&full[chain[i]].rotation, &part[chain[i]].rotation, sizeof(pm_quat));
+                assert_memory_equal(&full[chain[i]].translation, &part[chain[i]].translation, sizeof(pm_vec3));
+            }
+        }
+        pm_clip_destroy(&c);
+        pm_skeleton_destroy(&sk);
+    }
 }
 
 static void test_sample_and_resample(void **state) {
@@ -639,6 +689,7 @@ int main(void) {
         cmocka_unit_test(test_euler_round_trip_random_and_gimbal),
         cmocka_unit_test(test_euler_order_of_channels),
         cmocka_unit_test(test_forward_kinematics_chain),
+        cmocka_unit_test(test_forward_kinematics_of_chains),
         cmocka_unit_test(test_sample_and_resample),
         cmocka_unit_test(test_trim_scale_z_up),
         cmocka_unit_test(test_floor_from_toe_tips),
