@@ -14,6 +14,7 @@
 #include "asset_rules.h"
 #include "cli_common.h"
 #include "cli_file.h"
+#include "clip_reader.h"
 #include "commands.h"
 #include "blend_space_json.h"
 #include "schema_json.h"
@@ -40,8 +41,8 @@ static const char build_usage[] =
     "  --mirror-pair A=B       joints A and B swap in mirrored copies, beside (or instead of) the\n"
     "                          pairs found from names (Left/Right, _L/_R, .L/.R, l/r, HandL); repeatable,\n"
     "                          each joint in one pair at most\n"
-    "  --threads N             builder threads (the result never depends on it), 1..64; all CPUs\n"
-    "                          (at most 64)\n"
+    "  --threads N             threads reading the clips and building (the result never depends on\n"
+    "                          it), 1..64; all CPUs (at most 64)\n"
     "  --pca K                 PCA components of the KD-tree (pcakdtree mode), 1..64 and at most\n"
     "                          the schema's cardinality; 4\n"
     "  --exact-components K    components the exact bound tree splits on, 0..64 and at most the\n"
@@ -475,6 +476,7 @@ int pm_cmd_build(int argc, char **argv) {
     int32_t **maps = NULL;
     int loaded = 0, cap = 0;
     const char **from = NULL; /* each clip's input file (a BVH or a blend space's JSON) */
+    pm_cli_read_slot *slots = NULL; /* the BVH files, read ahead */
     rc = 1;
     double t0 = now_s();
     signal_guard guard;
@@ -529,6 +531,18 @@ int pm_cmd_build(int argc, char **argv) {
         pm_cli_fail_error(&err);
         goto done;
     }
+    /* The BVH files are read on the builder's threads first (blend spaces, which read their own
+     * samples, in the loop below); the loop then takes each clip in input order. */
+    slots = calloc((size_t)file_count, sizeof *slots);
+    int *wanted = calloc((size_t)file_count, sizeof *wanted);
+    if (!slots || !wanted) {
+        free(wanted);
+        pm_cli_fail("build: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < file_count; i++) wanted[i] = !pm_cli_has_suffix(files[i], ".json");
+    pm_cli_read_clips(slots, files, wanted, file_count, &a.bvh, a.def.threads, &interrupted);
+    free(wanted);
     for (int i = 0; i < file_count; i++) {
         if (atomic_load(&interrupted)) {
             rc = interrupted_exit();
@@ -549,10 +563,16 @@ int pm_cmd_build(int argc, char **argv) {
             pm_cli_fail("build: out of memory");
             goto done;
         }
-        if (pm_bvh_read_file(&clips[loaded], files[i], &a.bvh, &err) != PM_OK) {
-            pm_cli_fail_error(&err);
+        if (!slots[i].taken) { /* (not reached: files before a failure are all read) */
+            slots[i].result = pm_bvh_read_file(&slots[i].clip, files[i], &a.bvh, &slots[i].error);
+            slots[i].taken = 1;
+        }
+        if (slots[i].result != PM_OK) {
+            pm_cli_fail_error(&slots[i].error);
             goto done;
         }
+        clips[loaded] = slots[i].clip; /* moved */
+        slots[i].taken = 0;
         if (pm_schema_check_clip(a.def.schema, origin, &clips[loaded], files[i], &err) != PM_OK) {
             pm_clip_destroy(&clips[loaded]);
             pm_cli_fail_error(&err);
@@ -665,6 +685,8 @@ int pm_cmd_build(int argc, char **argv) {
     rc = 0;
 done:
     release_signals(&guard);
+    if (slots) pm_cli_read_slots_free(slots, 0, file_count);
+    free(slots);
     free(origin);
     for (int i = 0; maps && i < loaded; i++) free(maps[i]);
     free(maps);

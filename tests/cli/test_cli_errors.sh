@@ -444,6 +444,20 @@ for f in x1.JSON x1.f32 x1.json; do [ -e "$T/$f" ] && fail "a refused command wr
 "$CLI" build "$T/clips" -o "$T/db.bin" --quiet && cmp -s "$T/db.bin" "$T/a.pmdb" || fail "build -o db.bin"
 "$CLI" blend "$T/space.json" --param 2 -o "$T/mid.txt" > /dev/null && [ -s "$T/mid.txt" ] || fail "blend -o mid.txt"
 
+# 19. Clips are read on the builder's threads: the error is the first failing file's in input order,
+#     whichever thread read it first, and the database is the same bytes for any thread count.
+mkdir "$T/order"
+head -c 300 "$T/clips/synth_000.bvh" > "$T/order/bad_first.bvh"
+printf 'HIERARCHY\nnot a joint\n' > "$T/order/bad_second.bvh"
+for threads in 1 2 4 4 4; do
+  expect_error "build --threads $threads, two bad clips" "bad_first.bvh" \
+    "$CLI" build "$T/clips/synth_000.bvh" "$T/order/bad_first.bvh" "$T/clips/synth_001.bvh" "$T/order/bad_second.bvh" \
+    -o "$T/order/x.pmdb" --threads $threads
+done
+[ -e "$T/order/x.pmdb" ] && fail "a build with bad clips wrote its database"
+"$CLI" build "$T/clips" -o "$T/order/t1.pmdb" --threads 1 --quiet && "$CLI" build "$T/clips" -o "$T/order/t3.pmdb" --threads 3 --quiet \
+  && cmp -s "$T/order/t1.pmdb" "$T/order/t3.pmdb" || fail "builds with 1 and 3 threads differ"
+
 # Ctrl-C, SIGTERM or SIGHUP (a closed terminal) during a build (reading clips, or building: the library's progress callback
 # cancels it) ends it with the shell's status for the signal, one line, and nothing written: no
 # database and no temporary file. 600 copies of the clips at 120 fps build for several seconds;
@@ -453,10 +467,12 @@ for k in $(seq 1 200); do for f in "$T"/clips/synth_00?.bvh; do cp "$f" "$T/many
 # Job control: without it a script starts its background jobs with SIGINT ignored (below), which
 # is not what Ctrl-C at a terminal meets.
 set -m
-for sig in INT TERM HUP; do
-  "$CLI" build "$T/many" -o "$T/out/big.pmdb" --fps 120 --mirror --threads 1 2> "$T/err.txt" &
+# The last run reads the clips on two threads and is interrupted while reading them.
+for run in INT:1:0.5 TERM:1:0.5 HUP:1:0.5 INT:2:0.15; do
+  IFS=: read -r sig threads after <<< "$run"
+  "$CLI" build "$T/many" -o "$T/out/big.pmdb" --fps 120 --mirror --threads "$threads" 2> "$T/err.txt" &
   pid=$!
-  sleep 0.5
+  sleep "$after"
   kill -s "$sig" "$pid"
   wait "$pid"
   status=$?
