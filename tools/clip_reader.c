@@ -1,6 +1,8 @@
 #include "clip_reader.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 
 enum { READ_MAX_THREADS = 64 };
 
@@ -14,6 +16,11 @@ typedef struct read_pool {
     atomic_int next;
     atomic_int failed;
 } read_pool;
+
+typedef struct read_thread_state {
+    read_pool *pool;
+    atomic_int done;
+} read_thread_state;
 
 static void read_files(read_pool *p) {
     for (;;) {
@@ -29,7 +36,9 @@ static void read_files(read_pool *p) {
 }
 
 static void *read_thread(void *arg) {
-    read_files((read_pool *)arg);
+    read_thread_state *t = (read_thread_state *)arg;
+    read_files(t->pool);
+    atomic_store(&t->done, 1);
     return NULL;
 }
 
@@ -39,14 +48,33 @@ void pm_cli_read_clips(pm_cli_read_slot *slots, char *const *files, const int *w
     atomic_init(&p.next, 0);
     atomic_init(&p.failed, 0);
     pthread_t ids[READ_MAX_THREADS];
+    read_thread_state states[READ_MAX_THREADS];
     int started = 0;
     if (threads > READ_MAX_THREADS) threads = READ_MAX_THREADS;
     if (threads > count) threads = count;
-    for (int t = 1; t < threads; t++) {
-        if (pthread_create(&ids[started], NULL, read_thread, &p) != 0) break;
+    /* With several threads the caller's only watches them: a signal lands on any one thread and
+     * interrupts only the open() or read() that one is blocked in, so a reader waiting on a FIFO
+     * (a clip given as <(command)) would never see it and the command would hang after Ctrl-C.
+     * Once *stop is set, the watcher sends that signal (whose handler set *stop, and which is not
+     * SA_RESTART) to every reader still busy, again until each has returned. */
+    for (int t = 0; threads > 1 && t < threads; t++) {
+        states[started].pool = &p;
+        atomic_init(&states[started].done, 0);
+        if (pthread_create(&ids[started], NULL, read_thread, &states[started]) != 0) break;
         started++;
     }
-    read_files(&p);
+    if (started == 0) read_files(&p);
+    for (;;) {
+        int busy = 0;
+        for (int t = 0; t < started; t++) busy += !atomic_load(&states[t].done);
+        if (!busy) break;
+        int signo = atomic_load(stop);
+        if (signo > 0)
+            for (int t = 0; t < started; t++)
+                if (!atomic_load(&states[t].done)) pthread_kill(ids[t], signo);
+        struct timespec nap = {0, 2000000}; /* 2 ms */
+        nanosleep(&nap, NULL);
+    }
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
 }
 

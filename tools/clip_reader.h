@@ -16,9 +16,11 @@ typedef struct pm_cli_read_slot {
 } pm_cli_read_slot;
 
 /* Reads files[i] into slots[i] for every i with wanted[i] != 0, on up to `threads` threads (the
- * caller's among them; fewer when threads cannot start). Stops taking files once *stop is
- * non-zero (a signal handler's flag) or a file has failed: files after a failure need not be
- * read. slots must be zeroed. */
+ * caller's reading only when no other thread starts; with several, it watches them). Stops
+ * taking files once *stop is non-zero (the number of the signal whose handler set it, a handler
+ * installed without SA_RESTART) or a file has failed: files after a failure need not be read.
+ * A reader still blocked opening a file (a FIFO no one writes) once *stop is set is sent that
+ * signal, which ends the open() with EINTR. slots must be zeroed. */
 void pm_cli_read_clips(pm_cli_read_slot *slots, char *const *files, const int *wanted, int count, const pm_bvh_def *def,
                        int threads, const atomic_int *stop);
 /* Destroys every clip still in slots[from..count). */

@@ -457,6 +457,23 @@ done
 [ -e "$T/order/x.pmdb" ] && fail "a build with bad clips wrote its database"
 "$CLI" build "$T/clips" -o "$T/order/t1.pmdb" --threads 1 --quiet && "$CLI" build "$T/clips" -o "$T/order/t3.pmdb" --threads 3 --quiet \
   && cmp -s "$T/order/t1.pmdb" "$T/order/t3.pmdb" || fail "builds with 1 and 3 threads differ"
+#     A reader blocked opening a FIFO no one writes still ends on SIGTERM (the signal lands on any
+#     thread; the others are sent it): 143, one line, nothing written, whatever the thread count.
+for threads in 1 2 4 8; do
+  "$CLI" build "$T/clips/synth_000.bvh" "$T/clips/synth_001.bvh" "$T/fifo.bvh" "$T/clips/synth_002.bvh" \
+    -o "$T/order/f.pmdb" --threads $threads 2> "$T/err.txt" &
+  pid=$!
+  sleep 0.3
+  kill -s TERM "$pid"
+  for k in $(seq 1 50); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+  if kill -0 "$pid" 2> /dev/null; then kill -s KILL "$pid"; wait "$pid"; fail "--threads $threads: SIGTERM while a reader waits on a FIFO: still running after 5 s"; fi
+  wait "$pid"
+  status=$?
+  [ "$status" -eq 143 ] || fail "--threads $threads: SIGTERM while a reader waits on a FIFO: status $status ($(cat "$T/err.txt"))"
+  grep -q "interrupted (SIGTERM): nothing was written" "$T/err.txt" && [ "$(wc -l < "$T/err.txt")" -eq 1 ] \
+    || fail "--threads $threads: SIGTERM while a reader waits on a FIFO: $(cat "$T/err.txt")"
+  [ -e "$T/order/f.pmdb" ] && fail "--threads $threads: an interrupted build wrote its database"
+done
 
 # Ctrl-C, SIGTERM or SIGHUP (a closed terminal) during a build (reading clips, or building: the library's progress callback
 # cancels it) ends it with the shell's status for the signal, one line, and nothing written: no
