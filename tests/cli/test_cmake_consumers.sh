@@ -41,7 +41,9 @@ add_executable(search_example "$SRC/examples/search_example.c")
 target_compile_definitions(search_example PRIVATE _POSIX_C_SOURCE=200809L _ISOC11_SOURCE)
 target_link_libraries(search_example PRIVATE posematch::posematch)
 CMAKE
-cmake -S "$TMP/sub" -B "$TMP/sub/build" "${cross[@]}" -DCMAKE_C_FLAGS="-O0 -ffast-math" > "$TMP/sub.log" 2>&1 \
+# No C++ compiler is needed to embed the C library (the parent project is C only).
+cmake -S "$TMP/sub" -B "$TMP/sub/build" "${cross[@]}" -DCMAKE_C_FLAGS="-O0 -ffast-math" \
+  -DCMAKE_CXX_COMPILER=/nonexistent/c++ > "$TMP/sub.log" 2>&1 \
   || fail "add_subdirectory: configure failed: $(tail -5 "$TMP/sub.log")"
 cache="$TMP/sub/build/CMakeCache.txt"
 grep -q "^CMAKE_BUILD_TYPE:STRING=$" "$cache" || fail "add_subdirectory: the parent's build type was set: $(grep ^CMAKE_BUILD_TYPE "$cache")"
