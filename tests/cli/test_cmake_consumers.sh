@@ -111,6 +111,14 @@ if [ -z "$toolchain" ]; then
   readelf -d "$TMP/search_pc" | grep -q "Shared library: \[$soname\]" || fail "pkg-config: does not need $soname"
 fi
 
+# An absolute CMAKE_INSTALL_LIBDIR / CMAKE_INSTALL_INCLUDEDIR is the .pc file's directory as given,
+# not appended to the prefix (configured only: the .pc file is written at configure time).
+cmake -S "$SRC" -B "$TMP/abs" "${cross[@]}" -DPM_BUILD_TOOLS=OFF -DPM_BUILD_TESTS=OFF -DPM_BUILD_BENCH=OFF \
+  -DPM_BUILD_EXAMPLES=OFF -DCMAKE_INSTALL_PREFIX=/opt/pm -DCMAKE_INSTALL_LIBDIR=/opt/pm-libs/lib64 \
+  -DCMAKE_INSTALL_INCLUDEDIR=/opt/pm-headers > "$TMP/abs.log" 2>&1 || fail "absolute LIBDIR: configure failed: $(tail -3 "$TMP/abs.log")"
+grep -qx "libdir=/opt/pm-libs/lib64" "$TMP/abs/posematch.pc" && grep -qx "includedir=/opt/pm-headers" "$TMP/abs/posematch.pc" \
+  || fail "absolute LIBDIR/INCLUDEDIR: $(grep dir= "$TMP/abs/posematch.pc" | tr '\n' ' ')"
+
 # Versions: another minor is another ABI before 1.0, so it is not found.
 for wanted in "$major.$((minor + 1))" "$((major + 1)).0"; do
   sed -i "s/find_package(posematch [0-9.]* /find_package(posematch $wanted /" "$TMP/pkg/CMakeLists.txt"
