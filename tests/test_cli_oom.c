@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "blend_space_json.h"
 #include "commands.h"
 #include "support.h"
 
@@ -21,10 +22,12 @@ static struct {
     int armed;
     int callocs;      /* calloc calls since armed */
     int fail_calloc;  /* which of them returns NULL (1: the first) */
+    size_t fail_malloc_size; /* a malloc of this size returns NULL (0: none) */
     const char *stale; /* what each malloc block holds */
 } inject;
 
 void *__wrap_malloc(size_t size) {
+    if (inject.armed && inject.fail_malloc_size && size == inject.fail_malloc_size) return NULL;
     void *p = __real_malloc(size);
     if (p && inject.armed && strlen(inject.stale) < size) strcpy((char *)p, inject.stale);
     return p;
@@ -68,9 +71,39 @@ static void test_synth_out_of_memory_removes_nothing(void **state) {
     }
 }
 
+/* A blend space whose folder name cannot be copied (a malloc of the path's length + 1 fails) says
+ * it ran out of memory: the error the command prints is set, not whatever the caller's held. */
+static void test_blend_space_json_out_of_memory_says_so(void **state) {
+    (void)state;
+    char path[600];
+    int n = snprintf(path, sizeof path, "%s/oom-space-%0200d.json", pm_test_tmp_dir(), 7);
+    assert_true(n > 0 && (size_t)n < sizeof path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"name\": \"s\", \"axes\": [{\"name\": \"x\", \"min\": 0, \"max\": 1}], \"samples\": []}\n", f);
+    assert_int_equal(fclose(f), 0);
+    pm_bvh_def bvh = pm_default_bvh_def();
+    pm_blend_space_file space;
+    pm_error err;
+    memset(&err, 'U', sizeof err);
+    err.message[sizeof err.message - 1] = '\0';
+    inject.stale = "";
+    inject.fail_malloc_size = strlen(path) + 1;
+    inject.armed = 1;
+    pm_result r = pm_blend_space_load_json(&space, path, &bvh, &err);
+    inject.armed = 0;
+    inject.fail_malloc_size = 0;
+    assert_int_equal(r, PM_ERR_OUT_OF_MEMORY);
+    assert_int_equal(err.code, PM_ERR_OUT_OF_MEMORY);
+    if (!strstr(err.message, "out of memory") || !strstr(err.message, "oom-space-"))
+        fail_msg("error message: '%.80s'", err.message);
+    assert_int_equal(unlink(path), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synth_out_of_memory_removes_nothing),
+        cmocka_unit_test(test_blend_space_json_out_of_memory_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,7 +409,7 @@ pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, c
     char *dir = malloc(strlen(path) + 1);
     if (!dir) {
         free(text);
-        return PM_ERR_OUT_OF_MEMORY;
+        return pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     strcpy(dir, path);
     char *slash = strrchr(dir, '/');
