@@ -8,6 +8,7 @@
 
 #include "clip_internal.h"
 #include "database_internal.h"
+#include "database_tasks.h"
 #include "index_build.h"
 #include "parallel.h"
 #include "pca.h"
@@ -274,116 +275,6 @@ static int auto_exact_components(const double *eigen, int card) {
     return PM_MIN(k, card);
 }
 
-/* The projection of the searchable rows in PROJECT_TASKS slices (on the build's threads; every
- * row's coordinates are computed alone, so they do not depend on the slicing): the first KE
- * components and the residual norm for the bound tree, the first K for the KD-tree. */
-enum { PROJECT_TASKS = 64 };
-typedef struct project_ctx {
-    const float *rows;
-    size_t stride;
-    const float *wsqrt, *mean, *basis;
-    int dims, ke, k;
-    float *z, *rho, *zk;
-    double *scratch; /* 2 * dims doubles per task */
-    uint32_t count;
-    int tasks;
-} project_ctx;
-
-static void project_task(void *context, int task) {
-    const project_ctx *c = (const project_ctx *)context;
-    const int D = c->dims, KE = c->ke, K = c->k;
-    double *y = c->scratch + (size_t)task * 2 * D, *pc = y + D;
-    uint32_t first = (uint32_t)((uint64_t)c->count * (uint64_t)task / (uint64_t)c->tasks);
-    uint32_t end = (uint32_t)((uint64_t)c->count * (uint64_t)(task + 1) / (uint64_t)c->tasks);
-    for (uint32_t i = first; i < end; i++) {
-        pm_pca_project(pc, D, c->rows + (size_t)i * c->stride, c->wsqrt, c->mean, c->basis, D, y);
-        double res = 0.0;
-        for (int d = 0; d < D; d++) {
-            if (d < KE) c->z[(size_t)i * KE + d] = (float)pc[d];
-            else res += pc[d] * pc[d];
-            if (d < K) c->zk[(size_t)i * K + d] = (float)pc[d];
-        }
-        c->rho[i] = (float)sqrt(res);
-    }
-}
-
-/* The last three structures of a build (trees_task): the VP-tree, the KD-tree with its point
- * order, and the bound tree's value boxes with the pose metadata and each vector's poses. */
-typedef struct vp_job {
-    pmdb_vp_node *nodes;
-    uint32_t *items;
-    float *scratch;
-    uint32_t count;
-    const pm_vp_rows *rows;
-    uint32_t count_out;
-} vp_job;
-typedef struct kd_job {
-    pmdb_kd_node *nodes;
-    uint32_t *perm, *rank;
-    const float *unique;
-    float *points;
-    uint32_t *start, *vecs, *fill;
-    const uint32_t *id;
-    uint32_t np, vs;
-    int k, leaf_size;
-    uint32_t count_out;
-} kd_job;
-typedef struct meta_job {
-    float *vboxes;
-    const pmdb_bt_node *bt_nodes;
-    uint32_t bt_count;
-    const float *values;
-    int stride;
-    uint64_t *meta;
-    uint32_t *vec_start, *vec_poses, *fill;
-    const uint32_t *rank, *pose_vec, *pose_asset;
-    const uint8_t *pose_blocked;
-    const float *pose_addend;
-    uint32_t poses, vectors;
-} meta_job;
-typedef struct trees_ctx {
-    vp_job vp;
-    kd_job kd;
-    meta_job meta;
-} trees_ctx;
-
-/* Task 0 is the longest (the VP-tree): taken first, so that on two threads the other one does the
- * rest. */
-static void trees_task(void *context, int task) {
-    trees_ctx *c = (trees_ctx *)context;
-    if (task == 0) {
-        vp_job *j = &c->vp;
-        j->count_out = pm_vp_tree_build(j->nodes, j->items, j->scratch, j->count, PM_VP_LEAF_SIZE, pm_vp_row_distance, j->rows);
-    } else if (task == 1) {
-        kd_job *j = &c->kd;
-        const int K = j->k;
-        j->count_out = pm_kd_tree_build(j->nodes, j->perm, j->unique, j->np, K, j->leaf_size);
-        for (uint32_t i = 0; i < j->np; i++) {
-            j->rank[j->perm[i]] = i;
-            memcpy(j->points + (size_t)i * K, j->unique + (size_t)j->perm[i] * K, (size_t)K * sizeof(float));
-        }
-        for (uint32_t i = 0; i < j->vs; i++) j->start[j->rank[j->id[i]] + 1]++;
-        for (uint32_t i = 0; i < j->np; i++) j->start[i + 1] += j->start[i];
-        for (uint32_t i = 0; i < j->vs; i++) {
-            uint32_t pt = j->rank[j->id[i]];
-            j->vecs[j->start[pt] + j->fill[pt]++] = i;
-        }
-    } else {
-        meta_job *j = &c->meta;
-        pm_bound_tree_value_boxes(j->vboxes, j->bt_nodes, j->bt_count, j->values, j->stride);
-        for (uint32_t p = 0; p < j->poses; p++) {
-            uint32_t v = j->rank[j->pose_vec[p]];
-            j->meta[p] = pm_meta_pack(v, j->pose_asset[p], j->pose_blocked[p], pm_float_to_half(j->pose_addend[p]));
-            j->vec_start[v + 1]++;
-        }
-        for (uint32_t v = 0; v < j->vectors; v++) j->vec_start[v + 1] += j->vec_start[v];
-        for (uint32_t p = 0; p < j->poses; p++) {
-            uint32_t v = PM_META_VECTOR(j->meta[p]);
-            j->vec_poses[j->vec_start[v] + j->fill[v]++] = p;
-        }
-    }
-}
-
 static pm_result build_resolved(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
                                 int asset_count, pm_error *error) {
     pm_result r = pm_database_check_inputs(def, assets, asset_count, error);
@@ -602,7 +493,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     float *rho = (float *)bm_alloc(&mem, VS, sizeof(float));
     float *zk = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
     float *sv_addend = (float *)bm_alloc(&mem, VS, sizeof(float));
-    double *y = (double *)bm_alloc(&mem, (size_t)PROJECT_TASKS * 2 * D, sizeof(double)); /* per task: y, pc */
+    double *y = (double *)bm_alloc(&mem, (size_t)PM_PROJECT_TASKS * 2 * D, sizeof(double)); /* per task: y, pc */
     if (!z || !rho || !zk || !sv_addend || !y) goto oom;
     /* Stored as floats: project with the float values the search will use, so that query
      * and data coordinates are computed the same way. */
@@ -615,8 +506,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         f_eig[i] = (float)eig[i];
     }
     for (size_t i = 0; i < (size_t)D * D; i++) f_basis[i] = (float)basis[i];
-    project_ctx pj = {sv_rows, (size_t)S, wsqrt, f_mean, f_basis, D, KE, K, z, rho, zk, y, VS, PROJECT_TASKS};
-    pm_parallel_for(PROJECT_TASKS, threads, project_task, &pj);
+    pm_project_job pj = {sv_rows, (size_t)S, wsqrt, f_mean, f_basis, D, KE, K, z, rho, zk, y, VS, PM_PROJECT_TASKS};
+    pm_parallel_for(PM_PROJECT_TASKS, threads, pm_build_project_task, &pj);
     for (uint32_t i = 0; i < VS; i++) sv_addend[i] = vec_addend[svec[i]];
 
     /* Exact bound tree; its leaf order becomes the order of the value rows. */
@@ -697,14 +588,14 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     /* What is left to build is three independent structures, each written by one task only: side
      * by side on the build's threads, the same bytes as one after another. */
-    trees_ctx tc = {
+    pm_trees_job tc = {
         .vp = {vp_nodes, vp_items, vp_scratch, VS, &vc, 0},
         .kd = {kd_nodes, kd_perm, kd_rank, kd_unique, kd_points, kd_start, kd_vecs, kd_fill, kd_id, NP, VS, K,
                def->kdtree_leaf_size, 0},
         .meta = {bt_vboxes, bt_nodes, bt_count, values, S, meta, vp_start, vp_list, vp_fill, rank, pose_vec, pose_asset,
                  pose_blocked, pose_addend, P, V},
     };
-    pm_parallel_for(3, threads, trees_task, &tc);
+    pm_parallel_for(3, threads, pm_build_trees_task, &tc);
     uint32_t kd_count = tc.kd.count_out, vp_count = tc.vp.count_out;
     PROGRESS("trees", 0.85f);
 
