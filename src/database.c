@@ -114,7 +114,8 @@ pm_result pm_database_asset_clip(pm_clip *out, const pm_database *db, int asset,
     const pmdb_asset *a = &db->assets[asset];
     const pmdb_asset_source *s = &db->sources[asset];
     pm_prepare_mirror mirror = {db->mirror_maps + s->mirror_map, s->mirror_axis, NULL, NULL};
-    r = pm_prepare_clip(out, NULL, source, &db->settings, (a->flags & PMDB_ASSET_MIRRORED) ? &mirror : NULL, (a->flags & PMDB_ASSET_LOOPING) != 0, error);
+    const int mirrored = (a->flags & PMDB_ASSET_MIRRORED) != 0, looping = (a->flags & PMDB_ASSET_LOOPING) != 0;
+    r = pm_prepare_clip(out, NULL, source, &db->settings, mirrored ? &mirror : NULL, looping, error);
     if (r != PM_OK) pm_error_prefix(error, "asset '%s'", db->strings + a->name);
     else if ((uint32_t)out->frame_count != a->pose_count) {
         /* The recorded clip and settings made these poses: only a library whose preparation

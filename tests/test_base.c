@@ -1,5 +1,6 @@
-/* The base API: result names and the version, error messages longer than pm_error holds, the half floats poses store their cost addends in
- * (pm_asset_def.cost_addend), every one of them, and which allocator a call uses. */
+/* The base API: result names and the version, error messages longer than pm_error holds, the
+ * half floats poses store their cost addends in (pm_asset_def.cost_addend), every one of them, and
+ * which allocator a call uses. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

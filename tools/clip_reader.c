@@ -78,8 +78,8 @@ void pm_cli_read_clips(pm_cli_read_slot *slots, char *const *files, const int *w
     for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
 }
 
-void pm_cli_read_slots_free(pm_cli_read_slot *slots, int from, int count) {
-    for (int i = from; i < count; i++)
+void pm_cli_read_slots_free(pm_cli_read_slot *slots, int count) {
+    for (int i = 0; slots && i < count; i++)
         if (slots[i].taken && slots[i].result == PM_OK) {
             pm_clip_destroy(&slots[i].clip);
             slots[i].taken = 0;

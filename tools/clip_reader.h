@@ -23,7 +23,7 @@ typedef struct pm_cli_read_slot {
  * signal, which ends the open() with EINTR. slots must be zeroed. */
 void pm_cli_read_clips(pm_cli_read_slot *slots, char *const *files, const int *wanted, int count, const pm_bvh_def *def,
                        int threads, const atomic_int *stop);
-/* Destroys every clip still in slots[from..count). */
-void pm_cli_read_slots_free(pm_cli_read_slot *slots, int from, int count);
+/* Destroys every clip still in slots[0..count) (NULL: nothing). */
+void pm_cli_read_slots_free(pm_cli_read_slot *slots, int count);
 
 #endif

@@ -685,7 +685,7 @@ int pm_cmd_build(int argc, char **argv) {
     rc = 0;
 done:
     release_signals(&guard);
-    if (slots) pm_cli_read_slots_free(slots, 0, file_count);
+    pm_cli_read_slots_free(slots, file_count);
     free(slots);
     free(origin);
     for (int i = 0; maps && i < loaded; i++) free(maps[i]);
