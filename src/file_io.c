@@ -1,6 +1,9 @@
 /* Safe file reading and writing (posematch/file.h): whole files read with non-regular ones
  * refused; writes through a temporary file + rename, non-regular targets refused, symbolic links
  * written through as the kernel's protected_symlinks rule allows. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* O_TMPFILE: a file with no name until it is complete */
+#endif
 #include "core.h"
 #include "posematch/file.h"
 
@@ -232,11 +235,11 @@ static pm_result write_target(char **out, const char *path, pm_error *error) {
 
 /* ---- writing ---- */
 
-/* Opens "<directory of path>/.pm-XXXXXXXX.tmp" exclusively (O_EXCL also refuses a link planted
- * under that name), with a name unlikely to collide with other writers. Not "<path>.tmp-...":
- * for a name near NAME_MAX that would be too long, and a legal target would fail. Hidden, so
- * that directory scans (build DIR) pass over a temporary file left by a killed writer. */
-static int open_temp(char *tmp, size_t cap, const char *path) {
+/* "<directory of path>/.pm-XXXXXXXX.tmp", the attempt-th candidate: a name unlikely to collide
+ * with other writers. Not "<path>.tmp-...": for a name near NAME_MAX that would be too long, and a
+ * legal target would fail. Hidden, so that directory scans (build DIR) pass over a temporary file
+ * left by a killed writer. */
+static void temp_name(char *tmp, size_t cap, const char *path, int attempt) {
     const char *slash = strrchr(path, '/');
     int dir_len = slash ? (int)(slash - path + 1) : 0;
     struct {
@@ -251,17 +254,63 @@ static int open_temp(char *tmp, size_t cap, const char *path) {
     seed.t = (long)time(NULL);
     seed.c = (long)clock();
     seed.where = (const void *)&seed;
+    seed.attempt = attempt;
     /* The target's name goes into the hash: the files of one pm_file_write_all share a directory
      * and, often, everything else in the seed. */
     uint64_t name = pm_hash64(path, strlen(path), 0x6276685F746D70ull);
-    for (int attempt = 0; attempt < 16; attempt++) {
-        seed.attempt = attempt;
-        uint64_t h = pm_hash64(&seed, sizeof seed, name);
-        snprintf(tmp, cap, "%.*s.pm-%08x.tmp", dir_len, path, (unsigned)(h & 0xffffffffu));
+    uint64_t h = pm_hash64(&seed, sizeof seed, name);
+    snprintf(tmp, cap, "%.*s.pm-%08x.tmp", dir_len, path, (unsigned)(h & 0xffffffffu));
+}
+
+#define PM_TEMP_ATTEMPTS 16
+
+/* Opens a temporary name beside `path` exclusively (O_EXCL also refuses a link planted under
+ * that name). */
+static int open_temp(char *tmp, size_t cap, const char *path) {
+    for (int attempt = 0; attempt < PM_TEMP_ATTEMPTS; attempt++) {
+        temp_name(tmp, cap, path, attempt);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1;
+}
+
+/* On Linux the bytes go first into a file without a name in the target's directory (O_TMPFILE),
+ * which gets its temporary name only when every file of the set is written: a writer killed
+ * outright (SIGKILL, the OOM killer, a CI timeout) while writing leaves nothing behind, where a
+ * named temporary file would stay. Linked through /proc/self/fd, as linkat(AT_EMPTY_PATH) needs
+ * a capability. -1 where that cannot work (no O_TMPFILE, a file system without it, no /proc, or
+ * PM_NO_TMPFILE defined, as `make test-scalar` does to test the other path): the caller falls
+ * back to a named temporary file. */
+static int open_anonymous(const char *target, char *proc, size_t cap) {
+#if defined(__linux__) && defined(O_TMPFILE) && !defined(PM_NO_TMPFILE)
+    char *dir = dir_of(target);
+    if (!dir) return -1;
+    int fd = open(dir, O_TMPFILE | O_WRONLY, 0666);
+    pm_free(NULL, dir);
+    if (fd < 0) return -1;
+    snprintf(proc, cap, "/proc/self/fd/%d", fd);
+    if (access(proc, F_OK) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+#else
+    (void)target;
+    (void)proc;
+    (void)cap;
+    return -1;
+#endif
+}
+
+/* Gives the anonymous file behind `proc` a temporary name beside `path`; 0 or an errno value. */
+static int link_anonymous(char *tmp, size_t cap, const char *proc, const char *path) {
+    for (int attempt = 0; attempt < PM_TEMP_ATTEMPTS; attempt++) {
+        temp_name(tmp, cap, path, attempt);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
+        if (errno != EEXIST) return errno;
+    }
+    return EEXIST;
 }
 
 /* Writes all `size` bytes; 0 or an errno value. */
@@ -276,53 +325,78 @@ static int write_bytes(int fd, const char *data, size_t size) {
     return 0;
 }
 
-/* A file written under a temporary name next to its target, not yet renamed into place. */
+/* A file written next to its target, not yet renamed into place: still without a name (fd >= 0,
+ * see open_anonymous) or under its temporary name (`named`: tmp is on disk). */
 typedef struct pending_file {
     const char *path; /* as given, for messages */
     char *target, *tmp;
+    size_t tmp_cap;
+    int fd, named;
+    char proc[40];
+    const void *data; /* written again under a name should linking the anonymous file fail */
+    size_t size;
 } pending_file;
 
 static void pending_discard(pending_file *p) {
-    if (p->tmp) unlink(p->tmp);
+    if (p->fd >= 0) close(p->fd); /* an anonymous file vanishes with its last descriptor */
+    p->fd = -1;
+    if (p->named) unlink(p->tmp);
+    p->named = 0;
     pm_free(NULL, p->tmp);
     pm_free(NULL, p->target);
     p->tmp = p->target = NULL;
 }
 
-static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, pm_error *error) {
+/* Writes the bytes under a temporary name; PM_OK, or an error naming the file. */
+static pm_result pending_write_named(pending_file *p, pm_error *error) {
     char why[128];
+    int fd = open_temp(p->tmp, p->tmp_cap, p->target);
+    if (fd < 0) return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", p->path, pm_errno_text(why, sizeof why, errno));
+    p->named = 1;
+    int e = write_bytes(fd, (const char *)p->data, p->size);
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) return pm_fail(error, PM_ERR_IO, "%s: cannot write: %s", p->path, pm_errno_text(why, sizeof why, e));
+    return PM_OK;
+}
+
+static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, pm_error *error) {
     p->path = path;
+    p->data = data;
+    p->size = size;
     if (names_no_file(path)) return pm_fail(error, PM_ERR_IO, "%s: cannot create: not a file name", path);
     pm_result r = write_target(&p->target, path, error);
     if (r != PM_OK) return r;
     /* Checked before writing: rename would replace a FIFO or a device node with a plain file. */
     struct stat st;
     const char *problem = stat(p->target, &st) == 0 ? pm_file_kind_problem(st.st_mode) : NULL;
-    if (problem) {
-        pending_discard(p);
-        return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
-    }
-    size_t cap = strlen(p->target) + 32;
-    char *tmp = (char *)pm_alloc(NULL, cap, 1);
-    if (!tmp) {
-        pending_discard(p);
-        return out_of_memory(error, path);
-    }
-    int fd = open_temp(tmp, cap, p->target);
-    if (fd < 0) {
-        int e = errno;
-        pm_free(NULL, tmp); /* not ours to unlink */
-        pending_discard(p);
-        return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", path, pm_errno_text(why, sizeof why, e));
-    }
-    p->tmp = tmp;
-    int e = write_bytes(fd, (const char *)data, size);
-    if (close(fd) != 0 && !e) e = errno;
+    if (problem) return pm_fail(error, PM_ERR_IO, "%s: %s", path, problem);
+    p->tmp_cap = strlen(p->target) + 32;
+    p->tmp = (char *)pm_alloc(NULL, p->tmp_cap, 1);
+    if (!p->tmp) return out_of_memory(error, path);
+    p->fd = open_anonymous(p->target, p->proc, sizeof p->proc);
+    if (p->fd < 0) return pending_write_named(p, error);
+    int e = write_bytes(p->fd, (const char *)data, size);
     if (e) {
-        pending_discard(p);
+        char why[128];
         return pm_fail(error, PM_ERR_IO, "%s: cannot write: %s", path, pm_errno_text(why, sizeof why, e));
     }
     return PM_OK;
+}
+
+/* Gives a written file its temporary name: the anonymous file is linked (or, should that fail,
+ * its bytes written again under a name). */
+static pm_result pending_name(pending_file *p, pm_error *error) {
+    if (p->fd < 0) return PM_OK;
+    int e = link_anonymous(p->tmp, p->tmp_cap, p->proc, p->target);
+    if (e == 0) p->named = 1;
+    /* The descriptor's close is where some file systems (NFS) report a failed write. */
+    int c = close(p->fd) != 0 ? errno : 0;
+    p->fd = -1;
+    if (c) {
+        char why[128];
+        return pm_fail(error, PM_ERR_IO, "%s: cannot write: %s", p->path, pm_errno_text(why, sizeof why, c));
+    }
+    return e == 0 ? PM_OK : pending_write_named(p, error);
 }
 
 /* Whether two resolved targets are one file: the same name in the same directory, however the
@@ -368,19 +442,18 @@ static pm_result write_files(const char *fn, int count, const char *const *paths
                                fn, i, k, paths[i]);
     pending_file *p = (pending_file *)pm_alloc_array(NULL, (size_t)count, sizeof *p, 0);
     if (!p) return out_of_memory(error, paths[0]);
+    for (int i = 0; i < count; i++) p[i].fd = -1;
     pm_result r = PM_OK;
     int started = 0;
     for (; started < count && r == PM_OK; started++) r = pending_write(&p[started], paths[started], data[started], sizes[started], error);
     if (r == PM_OK) r = check_distinct_targets(fn, p, count, error);
+    for (int i = 0; i < count && r == PM_OK; i++) r = pending_name(&p[i], error);
     /* Nothing is renamed until every file is written, so a failure leaves every target as it was. */
     for (int i = 0; i < count && r == PM_OK; i++) {
         if (rename(p[i].tmp, p[i].target) != 0) {
             char why[128];
             r = pm_fail(error, PM_ERR_IO, "%s: cannot rename into place: %s", p[i].path, pm_errno_text(why, sizeof why, errno));
-        } else {
-            pm_free(NULL, p[i].tmp);
-            p[i].tmp = NULL;
-        }
+        } else p[i].named = 0;
     }
     for (int i = 0; i < started; i++) pending_discard(&p[i]);
     pm_free(NULL, p);

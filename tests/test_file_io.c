@@ -1,16 +1,23 @@
 /* Safe file writing (posematch/file.h): whole files or nothing, several files all or nothing,
  * non-regular targets refused and left alone, symbolic links written through (chains, relative
  * and dangling links, loops), the kernel's protected_symlinks rule for links in shared sticky
- * directories, the up-front output check, and bad arguments. */
+ * directories, the up-front output check, bad arguments, and writers killed while writing. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* O_TMPFILE, to tell whether the library can write without a name */
+#endif
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support.h"
@@ -493,6 +500,64 @@ static void test_read(void **state) {
     assert_string_equal(e.message, "pm_file_read: unknown flags 0x4 (only PM_FILE_READ_PIPES)");
 }
 
+/* A writer killed while writing (SIGXFSZ here, from a file size limit; SIGKILL, the OOM killer or
+ * a CI timeout alike) leaves the old file as it was and, where the file system takes O_TMPFILE,
+ * no temporary file: the bytes have no name until they are complete. With the signal ignored the
+ * same limit is a write error naming the file, and nothing is left either. */
+static void test_writer_killed_while_writing(void **state) {
+    (void)state;
+    char d[512], p[600];
+    fresh_dir(d, sizeof d, "killed");
+    in(p, sizeof p, d, "db.pmdb");
+    write_text(p, "old");
+    const size_t size = (size_t)1 << 20;
+    for (int ignore = 0; ignore < 2; ignore++) {
+        fflush(NULL);
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0) {
+            struct rlimit limit = {65536, 65536}, no_core = {0, 0};
+            setrlimit(RLIMIT_CORE, &no_core);
+            if (ignore) signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(3);
+            char *data = (char *)calloc(size, 1);
+            if (!data) _exit(4);
+            pm_error err;
+            pm_result r = pm_file_write(p, data, size, &err);
+            /* Reached only with the signal ignored: the write must have failed, naming the file. */
+            _exit(r == PM_ERR_IO && strstr(err.message, "db.pmdb: cannot write") ? 0 : 5);
+        }
+        int status = 0;
+        assert_int_equal(waitpid(child, &status, 0), child);
+        if (ignore) {
+            assert_true(WIFEXITED(status));
+            assert_int_equal(WEXITSTATUS(status), 0);
+        } else {
+            assert_true(WIFSIGNALED(status));
+            assert_int_equal(WTERMSIG(status), SIGXFSZ);
+        }
+        assert_content(p, "old");
+#if defined(__linux__) && defined(O_TMPFILE) && !defined(PM_NO_TMPFILE)
+        int fd = open(d, O_TMPFILE | O_WRONLY, 0600);
+        if (fd >= 0) close(fd);
+        const int anonymous = fd >= 0;
+#else
+        const int anonymous = 0;
+#endif
+        if (!anonymous && !ignore) {
+            /* The fallback: the killed writer's named temporary file, hidden from directory scans. */
+            if (pm_test_count_temp_files(d) != 1) fail_msg("a killed writer without O_TMPFILE left %d temporary files", pm_test_count_temp_files(d));
+            DIR *dir = opendir(d);
+            struct dirent *e;
+            char left[1200];
+            while ((e = readdir(dir)) != NULL)
+                if (!strncmp(e->d_name, ".pm-", 4)) assert_int_equal(unlink(in(left, sizeof left, d, e->d_name)), 0);
+            closedir(dir);
+        }
+        assert_int_equal(pm_test_count_temp_files(d), 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
@@ -507,6 +572,7 @@ int main(void) {
         cmocka_unit_test(test_sticky_directory_links),
         cmocka_unit_test(test_check_output),
         cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_writer_killed_while_writing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

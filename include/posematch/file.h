@@ -7,11 +7,15 @@
  * public so that programs writing files next to them (the posematch CLI's feature matrices,
  * query sets, copied databases) get the same guarantees instead of a second copy of the code:
  *
- * - A reader never sees a half-written file: the bytes go to a new file with a unique hidden
- *   name in the target's directory (".pm-XXXXXXXX.tmp", created exclusively, short enough for
- *   any legal target name), which is then renamed over the target. On failure the temporary
- *   file is removed and the target is left as it was. There is no fsync: this protects against
- *   failed and interrupted writes, not against power loss.
+ * - A reader never sees a half-written file: the bytes go to a new file in the target's
+ *   directory, which gets a unique hidden name (".pm-XXXXXXXX.tmp", short enough for any legal
+ *   target name) and is then renamed over the target. On failure the temporary file is removed
+ *   and the target is left as it was. On Linux the new file has no name at all until its bytes
+ *   are written (O_TMPFILE), so a writer killed outright (SIGKILL, the OOM killer) while writing
+ *   leaves nothing behind; where the file system lacks O_TMPFILE (or /proc is not mounted) the
+ *   file is created under its temporary name (exclusively), which such a kill leaves behind.
+ *   There is no fsync: this protects against failed and interrupted writes, not against power
+ *   loss.
  * - An existing target that is not a regular file (a directory, a FIFO, a device) is refused
  *   before anything is written: the rename would replace a FIFO or a device node with a plain
  *   file, and opening one for writing could block or write to the device.
