@@ -359,7 +359,12 @@ static pm_result pending_write_named(pending_file *p, pm_error *error) {
     return PM_OK;
 }
 
-static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, pm_error *error) {
+/* Files of one set that may wait without a name: each holds a descriptor until the set is named,
+ * and a set of thousands must not run out of them (the rest are named from the start). */
+#define PM_ANONYMOUS_FILES 64
+
+static pm_result pending_write(pending_file *p, const char *path, const void *data, size_t size, int anonymous,
+                               pm_error *error) {
     p->path = path;
     p->data = data;
     p->size = size;
@@ -373,7 +378,7 @@ static pm_result pending_write(pending_file *p, const char *path, const void *da
     p->tmp_cap = strlen(p->target) + 32;
     p->tmp = (char *)pm_alloc(NULL, p->tmp_cap, 1);
     if (!p->tmp) return out_of_memory(error, path);
-    p->fd = open_anonymous(p->target, p->proc, sizeof p->proc);
+    p->fd = anonymous ? open_anonymous(p->target, p->proc, sizeof p->proc) : -1;
     if (p->fd < 0) return pending_write_named(p, error);
     int e = write_bytes(p->fd, (const char *)data, size);
     if (e) {
@@ -445,7 +450,9 @@ static pm_result write_files(const char *fn, int count, const char *const *paths
     for (int i = 0; i < count; i++) p[i].fd = -1;
     pm_result r = PM_OK;
     int started = 0;
-    for (; started < count && r == PM_OK; started++) r = pending_write(&p[started], paths[started], data[started], sizes[started], error);
+    for (; started < count && r == PM_OK; started++)
+        r = pending_write(&p[started], paths[started], data[started], sizes[started], started < PM_ANONYMOUS_FILES,
+                          error);
     if (r == PM_OK) r = check_distinct_targets(fn, p, count, error);
     for (int i = 0; i < count && r == PM_OK; i++) r = pending_name(&p[i], error);
     /* Nothing is renamed until every file is written, so a failure leaves every target as it was. */

@@ -463,6 +463,39 @@ static void test_long_names_and_many_files(void **state) {
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
+/* A set of more files than a process may hold open at once: the files waiting without a name
+ * (each holding a descriptor) are a bounded few, the rest are named from the start. */
+static void test_more_files_than_descriptors(void **state) {
+    (void)state;
+    enum { N = 300 };
+    char d[512];
+    fresh_dir(d, sizeof d, "many_files");
+    static char paths[N][600];
+    const char *ps[N];
+    const void *data[N];
+    size_t sizes[N];
+    for (int i = 0; i < N; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/f%03d", d, i);
+        ps[i] = paths[i];
+        data[i] = paths[i];
+        sizes[i] = strlen(paths[i]);
+    }
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct rlimit limit = {128, 128};
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(3);
+        _exit(pm_file_write_all(N, ps, data, sizes, NULL) == PM_OK ? 0 : 4);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    for (int i = 0; i < N; i++) assert_content(paths[i], paths[i]);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
+}
+
 static void test_read(void **state) {
     (void)state;
     char d[512], f[600], fifo[600];
@@ -562,6 +595,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write),
         cmocka_unit_test(test_long_names_and_many_files),
+        cmocka_unit_test(test_more_files_than_descriptors),
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_write_all),
         cmocka_unit_test(test_write_all_refuses_one_file_twice),
