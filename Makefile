@@ -71,8 +71,10 @@ test-aarch64: all
 test-fresh:
 	bash scripts/test-fresh-debian.sh
 
-bench: all
+# The bench's packages (the FAISS peer's among them) come first, so that the build finds them.
+bench:
 	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
 	bash bench/run.sh $(BUILD)
 
 demo: all

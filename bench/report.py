@@ -4,7 +4,7 @@
     report.py OUT_DIR DATA [DOC]
 
 DATA names the clips ("real" or "generated"). Prints the search section (from OUT_DIR's
-*.build.json, *.bench.json and *.nanoflann_*.json) and, when OUT_DIR/blend.json exists, the
+*.build.json, *.bench.json and the peers' *.nanoflann_*.json and *.faiss_*.json) and, when OUT_DIR/blend.json exists, the
 blending section; writes each to OUT_DIR/search.md and OUT_DIR/blend.md; with DOC, replaces
 the text between each section's markers in DOC (a section whose results are missing is left
 as it is)."""
@@ -15,6 +15,21 @@ import sys
 
 SEARCH_MARKERS = ("<!-- BEGIN search results (bench/run.sh) -->", "<!-- END search results -->")
 BLEND_MARKERS = ("<!-- BEGIN blend results (bench/run.sh) -->", "<!-- END blend results -->")
+
+# The peers `bench/run.sh` times beside posematch (their JSON: OUT_DIR/<schema>.<key>_<set>.json).
+PEERS = [
+    ("nanoflann", lambda n: f"nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']})"),
+    ("faiss", lambda n: f"FAISS HNSW (peer, approximate: M {n['faiss_m']}, efSearch {n['faiss_ef_search']})"),
+]
+PEER_NAMES = {"nanoflann": "nanoflann", "faiss": "FAISS HNSW"}
+
+
+def faster(ratio, a, b):
+    """'A is 2.5x faster than B' for B's median over A's; below 1 the other way round, and with two
+    decimals under 2x, so that a near tie does not read as a win."""
+    if ratio < 1:
+        ratio, a, b = 1 / ratio, b, a
+    return f"{a} is {ratio:.2f}x faster than {b}" if ratio < 2 else f"{a} is {ratio:.1f}x faster than {b}"
 
 
 def load(out, name):
@@ -80,7 +95,8 @@ def search_section(out, data):
         if not b or not bench:
             continue
         found = True
-        nanoflann = {s: load(out, f"{schema}.nanoflann_{s}.json") for s in ("noisy", "far")}
+        peers = [(key, label, {s: load(out, f"{schema}.{key}_{s}.json") for s in ("noisy", "far")})
+                 for key, label in PEERS]
         lines.append(f"### {schema}: {bench['searchable_poses']:,} searchable poses "
                      f"({bench['poses']:,} in all) x {bench['cardinality']}\n")
         lines.append(f"- build (one thread): {b['build_s']:.2f} s for the database after "
@@ -120,18 +136,22 @@ def search_section(out, data):
                          f"{100 * m['exact_fraction']:.1f}% | {100 * m['mean_excess']:.2f}% | "
                          f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
                          f"{m['candidates']:.0f} | {m['nodes']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
-        for s, n in nanoflann.items():
-            if not n:
-                continue
-            lines.append(f"| nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']}) | {s} | "
-                         f"{n['nanoflann']['median_us']:.1f} | {n['nanoflann']['p99_us']:.1f} | "
-                         f"{100 * n['nanoflann']['exact_fraction']:.1f}% | {100 * n['nanoflann']['mean_excess']:.2f}% | | "
-                         f"{n['nanoflann_speedup_vs_bruteforce']:.1f}x | | | {n['nanoflann_build_ms']:.0f} | |")
+        for key, label, runs in peers:
+            for s, n in runs.items():
+                if not n:
+                    continue
+                lines.append(f"| {label(n)} | {s} | "
+                             f"{n[key]['median_us']:.1f} | {n[key]['p99_us']:.1f} | "
+                             f"{100 * n[key]['exact_fraction']:.1f}% | {100 * n[key]['mean_excess']:.2f}% | | "
+                             f"{n[f'{key}_speedup_vs_bruteforce']:.1f}x | | | {n[f'{key}_build_ms']:.0f} | |")
         lines.append("")
-        for s, n in nanoflann.items():
-            if n:
-                lines.append(f"- {s}: posematch exact is {n['exact_speedup_vs_nanoflann']:.1f}x faster than nanoflann "
-                             f"(medians {n['exact']['median_us']:.1f} vs {n['nanoflann']['median_us']:.1f} us, same run)")
+        for key, label, runs in peers:
+            for s, n in runs.items():
+                if n:
+                    lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key])} "
+                                 f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
+                                 f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key]} {n[key]['median_us']:.1f} and "
+                                 f"{n[key]['p99_us']:.1f} us; same run)")
         lines.append("")
     return "\n".join(lines) + "\n" if found else None
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench: builds the benchmark databases from ../shared/mocap (every single-person folder,
 # several skeletons, 60 fps, mirrored), times every search mode on two query sets in one run,
-# times nanoflann's exact KD-tree on the same matrix and queries, runs the blending bench, and
+# times two peers on the same matrix and queries (nanoflann's exact KD-tree; FAISS's approximate
+# HNSW graph, about 16 s to build per run on one thread), runs the blending bench, and
 # rewrites the search and blending result sections of docs/BENCHMARKS.md (bench/report.py).
 # Search throughput with threads sharing a database uses the CPUs up to 8.
 #   bash bench/run.sh [BUILD_DIR]        PM_BENCH_QUERIES=N changes the queries per set (1000)
@@ -43,12 +44,15 @@ for schema in holden27 ue-locomotion; do
   "$pm" bench "$out/$schema.pmdb" --queries "$queries" --far "${far[@]}" --threads "$threads" --json \
     --save-queries "$out/$schema.q" \
     > "$out/$schema.bench.json"
-  if [ -x "$build/bench/bench_nanoflann" ]; then
+  for peer in nanoflann faiss; do
+    rm -f "$out/$schema.${peer}_"*.json # no stale figures when a peer is not built
+    [ -x "$build/bench/bench_$peer" ] || continue
+    echo "bench: the $peer peer on the same queries" >&2
     for set in noisy far; do
-      "$build/bench/bench_nanoflann" "$out/$schema.pmdb" "$out/$schema.q_$set.f32" --name "$set" --json \
-        > "$out/$schema.nanoflann_$set.json"
+      "$build/bench/bench_$peer" "$out/$schema.pmdb" "$out/$schema.q_$set.f32" --name "$set" --json \
+        > "$out/$schema.${peer}_$set.json"
     done
-  fi
+  done
 done
 rm -f "$out/blend.json" # no stale figures when bench_blend is not built
 if [ -x "$build/bench/bench_blend" ]; then

@@ -54,7 +54,9 @@ pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned 
     /* Without PM_FILE_READ_PIPES a FIFO is refused below rather than waited on: O_NONBLOCK does
      * nothing to regular files. */
     const int pipes = (flags & PM_FILE_READ_PIPES) != 0;
-    int fd = open(path, O_RDONLY | (pipes ? 0 : O_NONBLOCK));
+    /* Every descriptor here is O_CLOEXEC: a host program that forks and runs a child process while
+     * a file is open must not hand the child the library's descriptors. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (pipes ? 0 : O_NONBLOCK));
     if (fd < 0) return pm_fail(error, PM_ERR_IO, "%s: cannot open: %s", path, pm_errno_text(why, sizeof why, errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -269,7 +271,7 @@ static void temp_name(char *tmp, size_t cap, const char *path, int attempt) {
 static int open_temp(char *tmp, size_t cap, const char *path) {
     for (int attempt = 0; attempt < PM_TEMP_ATTEMPTS; attempt++) {
         temp_name(tmp, cap, path, attempt);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1;
@@ -286,7 +288,7 @@ static int open_anonymous(const char *target, char *proc, size_t cap) {
 #if defined(__linux__) && defined(O_TMPFILE) && !defined(PM_NO_TMPFILE)
     char *dir = dir_of(target);
     if (!dir) return -1;
-    int fd = open(dir, O_TMPFILE | O_WRONLY, 0666);
+    int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     pm_free(NULL, dir);
     if (fd < 0) return -1;
     snprintf(proc, cap, "/proc/self/fd/%d", fd);
