@@ -1,4 +1,6 @@
 /* Pose search: query preparation, candidate evaluation and the four modes. */
+#include <limits.h>
+
 #include "pca.h"
 #include "search_internal.h"
 
@@ -266,6 +268,7 @@ static void fill_result(pm_search_result *out, const search_state *s) {
     result_not_found(out);
     out->candidates = s->candidates;
     out->nodes = s->nodes;
+    out->proven = s->def->mode != PM_SEARCH_PCAKDTREE && !s->cut;
     if (s->best_pose < 0) return;
     pm_pose_info pose;
     pm_database_pose(&pose, s->db, s->best_pose, NULL);
@@ -319,6 +322,7 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: continuing cost addend is not finite");
     if (def.kdtree_neighbors < 1 || def.kdtree_neighbors > 1000000)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: %d KD-tree neighbours (1..1000000)", def.kdtree_neighbors);
+    if (def.max_nodes < 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: max_nodes %d is negative (0 = no budget)", def.max_nodes);
     scratch_layout l = layout_scratch(db, &def);
     if (!scratch) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is NULL (pm_search_scratch_size: %zu bytes)", l.total);
     if ((uintptr_t)scratch & 15u) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is not 16-byte aligned");
@@ -330,6 +334,7 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
     memset(&s, 0, sizeof s);
     pm_result r = prepare(&s, db, query, &def, &l, mem, error);
     if (r != PM_OK) return r;
+    s.max_nodes = def.max_nodes > 0 ? def.max_nodes : INT_MAX;
 
     if (def.continuing_pose >= 0) {
         uint32_t p = (uint32_t)def.continuing_pose;
@@ -420,7 +425,7 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
     if (count < 1 || count > PM_SEARCH_MAX_DATABASES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: %d databases is outside 1..%d", count,
                        PM_SEARCH_MAX_DATABASES);
-    int candidates = 0, nodes = 0;
+    int candidates = 0, nodes = 0, proven = 1;
     float best = INFINITY;
     for (int i = 0; i < count; i++) {
         pm_search_def def = defs ? defs[i] : pm_default_search_def();
@@ -438,6 +443,7 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
         }
         candidates += r.candidates;
         nodes += r.nodes;
+        proven &= r.proven; /* one unproven search may have missed a cheaper pose */
         if (r.found) {
             *out = r;
             best = r.cost;
@@ -446,5 +452,6 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
     }
     out->candidates = candidates;
     out->nodes = nodes;
+    out->proven = proven;
     return PM_OK;
 }

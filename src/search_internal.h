@@ -42,6 +42,8 @@ typedef struct search_state {
     int64_t continuing_pose; /* scored once, with its addend, never again as a plain candidate */
     int candidates;
     int nodes;
+    int max_nodes; /* exact mode's work budget (INT_MAX for none) */
+    int cut;       /* the budget stopped a walk that could still have improved */
 } search_state;
 
 /* What a bound must exceed to prune: the best cost plus an allowance for the float rounding

@@ -740,6 +740,85 @@ static void *search_thread(void *arg) {
     return NULL;
 }
 
+/* A work budget (max_nodes) bounds the exact walk: a cut walk returns the best it found with
+ * proven 0, never below the optimum; a walk within its budget is the unbudgeted one bit for bit;
+ * nothing found yet keeps the walk going; the continuing pose counts as found; several databases
+ * are proven only when every search was. */
+static void test_work_budget(void **state) {
+    (void)state;
+    pm_test_rng rng = {31};
+    pm_search_def ex = pm_default_search_def(), bf = ex, vp = ex, kd = ex;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    vp.mode = PM_SEARCH_VPTREE;
+    kd.mode = PM_SEARCH_PCAKDTREE;
+    float q[DIMS];
+    static const int budgets[] = {1, 2, 4, 8, 16, 64};
+    int cut = 0, kept = 0;
+    for (int i = 0; i < 300; i++) {
+        make_query(q, &rng, i);
+        pm_search_result r0 = run(q, ex);
+        assert_true(r0.found && r0.proven);
+        assert_true(run(q, bf).proven && run(q, vp).proven);
+        assert_false(run(q, kd).proven); /* approximate: its answer is never proven */
+        for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+            pm_search_def def = ex;
+            def.max_nodes = budgets[b];
+            pm_search_result r = run(q, def), again = run(q, def);
+            assert_memory_equal(&r, &again, sizeof r); /* work, not time: the same answer */
+            assert_kernels_agree(q, def, i);
+            assert_true(r.found);
+            assert_true(r.cost >= r0.cost);
+            if (r.proven) {
+                assert_same(r, r0, "exact within its budget", i);
+                kept++;
+            } else {
+                assert_true(r.nodes >= budgets[b]); /* cut only once the budget is spent */
+                assert_true(r.nodes < r0.nodes);
+                cut++;
+            }
+        }
+        /* A budget the walk does not exceed changes nothing, the work counters included. */
+        pm_search_def enough = ex;
+        enough.max_nodes = r0.nodes;
+        pm_search_result r = run(q, enough);
+        assert_memory_equal(&r, &r0, sizeof r);
+    }
+    assert_true(cut > 0 && kept > 0);
+
+    /* The continuing pose is found before the walk starts: one node, then the cut. */
+    float cq[DIMS];
+    first_query(cq, 9);
+    pm_search_def cont = ex;
+    cont.continuing_pose = 5;
+    cont.continuing_cost_addend = 1000.0f;
+    cont.max_nodes = 1;
+    pm_search_result rc = run(cq, cont);
+    assert_true(rc.found && rc.continuing && !rc.proven);
+    assert_int_equal(rc.pose, 5);
+    assert_int_equal(rc.nodes, 1);
+
+    /* Several databases: proven only when every search was - a cut first search may have
+     * missed a pose cheaper than anything the second one had to beat. */
+    pm_search_def defs[2] = {ex, ex};
+    defs[0].max_nodes = 2;
+    assert_false(run(cq, defs[0]).proven);
+    const pm_database *dbs[2] = {F.db, F.db};
+    const float *qs[2] = {cq, cq};
+    pm_search_result rm;
+    PM_ASSERT_OK(pm_search_databases(&rm, NULL, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_false(rm.proven);
+    defs[0].max_nodes = 0;
+    PM_ASSERT_OK(pm_search_databases(&rm, NULL, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_true(rm.proven);
+
+    pm_search_def bad = ex;
+    bad.max_nodes = -1;
+    pm_search_result r;
+    pm_error err;
+    assert_int_equal(pm_search(&r, F.db, cq, &bad, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "max_nodes -1 is negative"));
+}
+
 static void test_threads_share_a_database(void **state) {
     (void)state;
     pthread_t t[3];
@@ -768,6 +847,7 @@ int main(void) {
         cmocka_unit_test(test_bruteforce_kernels_agree),
         cmocka_unit_test(test_exact_components_of_any_parity),
         cmocka_unit_test(test_threads_share_a_database),
+        cmocka_unit_test(test_work_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

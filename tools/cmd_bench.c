@@ -29,6 +29,9 @@ static const char bench_usage[] =
     "  --up y|z        up axis of the --far clips (default: detected per clip)\n"
     "  --sigma S       noise of the noisy set in normalised units, 0..100; 0.3\n"
     "  --neighbors K   pcakdtree neighbours, 1..1000000; 200 (UE's default)\n"
+    "  --max-nodes N   also time exact with a work budget of N tree nodes on each plain set\n"
+    "                  (rows <set>+max-nodes=N: how often the cut walk still returns the optimum,\n"
+    "                  and what it costs), 0..100000000; 512; 0 = no such rows\n"
     "  --seed S        query selection seed, 0..2147483647; 1\n"
     "  --save-queries P  also write the query sets as P_noisy.f32 and P_far.f32 (raw rows)\n"
     "  --threads N     then time exact and brute force on the noisy set with N threads searching\n"
@@ -71,6 +74,7 @@ typedef struct mode_row {
     char set[48];
     double median_us, p99_us, mean_us;
     double exact_fraction, mean_excess, max_excess_ratio;
+    double proven_fraction; /* results the mode proved optimal (pm_search_result.proven) */
     double speedup;
     double candidates;
     double nodes;
@@ -84,6 +88,7 @@ typedef struct bench {
     void *scratch;
     size_t scratch_size;
     int neighbors;
+    int max_nodes; /* the exact mode's budget in run_mode (0 = none) */
     mode_row rows[64];
     int row_count;
     double *times;
@@ -103,6 +108,7 @@ static int run_mode(bench *b, const query_set *qs, pm_search_mode mode, const fl
     def.mode = mode;
     def.kdtree_neighbors = b->neighbors;
     def.dynamic_weights = dyn;
+    def.max_nodes = mode == PM_SEARCH_EXACT ? b->max_nodes : 0;
     pm_error err;
     /* Warm-up: a few searches so that caches and branch predictors see the data. */
     for (int i = 0; i < qs->count && i < 16; i++)
@@ -124,9 +130,10 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
     memset(m, 0, sizeof *m);
     snprintf(m->mode, sizeof m->mode, "%s", mode);
     snprintf(m->set, sizeof m->set, "%s", set);
-    double sum = 0.0, exact = 0.0, excess = 0.0, worst = 1.0, cand = 0.0, nodes = 0.0;
+    double sum = 0.0, exact = 0.0, excess = 0.0, worst = 1.0, cand = 0.0, nodes = 0.0, proven = 0.0;
     for (int i = 0; i < qs->count; i++) {
         sum += times[i];
+        proven += res[i].proven;
         cand += res[i].candidates;
         nodes += res[i].nodes;
         int same = res[i].found == ref[i].found && res[i].pose == ref[i].pose && res[i].cost == ref[i].cost;
@@ -146,6 +153,7 @@ static void summarise(bench *b, const query_set *qs, const char *mode, const cha
     m->p99_us = pm_bench_p99(times, qs->count);
     m->mean_us = sum / qs->count;
     m->exact_fraction = exact / qs->count;
+    m->proven_fraction = proven / qs->count;
     m->mean_excess = excess / qs->count;
     m->max_excess_ratio = worst;
     m->candidates = cand / qs->count;
@@ -367,7 +375,7 @@ static int load_far(query_set *qs, const pm_database *db, char **paths, int path
 
 typedef struct bench_args {
     const char *path, *save;
-    int json, queries, seed, neighbors, threads;
+    int json, queries, seed, neighbors, threads, max_nodes;
     double sigma;
     char **far; /* malloc'd */
     int far_count;
@@ -380,6 +388,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->queries = 1000;
     a->seed = 1;
     a->neighbors = 200;
+    a->max_nodes = 512;
     a->threads = 1;
     a->sigma = 0.3;
     a->bvh = pm_default_bvh_def();
@@ -387,7 +396,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     if (!a->far) return pm_cli_fail("bench: out of memory");
     /* (--far takes a list and is repeatable.) */
     static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
-                                                       "--save-queries", "--threads", NULL};
+                                                       "--save-queries", "--threads", "--max-nodes", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -406,6 +415,8 @@ static int parse_args(bench_args *a, int argc, char **argv) {
             if (!pm_cli_int(&a->seed, "bench", s, argv[++i], 0, 2147483647.0)) return 2;
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_int(&a->neighbors, "bench", s, argv[++i], 1, 1000000)) return 2;
+        } else if (!strcmp(s, "--max-nodes") && more) {
+            if (!pm_cli_int(&a->max_nodes, "bench", s, argv[++i], 0, 100000000)) return 2;
         } else if (!strcmp(s, "--threads") && more) {
             if (!pm_cli_int(&a->threads, "bench", s, argv[++i], 1, 256)) return 2;
         } else if (!strcmp(s, "--sigma") && more) {
@@ -426,6 +437,18 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     if (pm_cli_bvh_forced(&a->bvh) && !a->far_count)
         return pm_cli_fail("bench: --unit-scale and --up read --far clips; none given") + 1;
     return -1;
+}
+
+/* Exact with a work budget (pm_search_def.max_nodes) on a plain set, right after compare_modes
+ * on it: against the brute-force answers and median it left in b->ref and the row before. */
+static int compare_budget(bench *b, const query_set *qs, double bf_median) {
+    char set[48];
+    snprintf(set, sizeof set, "%s+max-nodes=%d", qs->name, b->max_nodes);
+    int rc = run_mode(b, qs, PM_SEARCH_EXACT, NULL, 0, b->res, b->times);
+    if (rc) return rc;
+    summarise(b, qs, "exact", set, b->res, b->ref, b->times, bf_median, b->build_ms[PM_SEARCH_EXACT],
+              b->bytes[PM_SEARCH_EXACT]);
+    return 0;
 }
 
 /* Brute force on a set (the reference of exactness and the speed baseline), then each of
@@ -591,7 +614,14 @@ int pm_cmd_bench(int argc, char **argv) {
     static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
     for (int s = 0; s < set_count && rc == 0; s++) {
         query_set *qs = &sets[s];
+        const int bf_row = b.row_count;
         if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, 1))) break;
+        if (a.max_nodes) {
+            b.max_nodes = a.max_nodes;
+            rc = compare_budget(&b, qs, b.rows[bf_row].median_us);
+            b.max_nodes = 0;
+            if (rc) break;
+        }
         /* The continuing pose gives the exact search a starting bound. */
         if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, 0))) break;
         /* Dynamic weights: exact must stay exact. */
@@ -667,6 +697,7 @@ int pm_cmd_bench(int argc, char **argv) {
             cJSON_AddNumberToObject(x, "p99_us", m->p99_us);
             cJSON_AddNumberToObject(x, "mean_us", m->mean_us);
             cJSON_AddNumberToObject(x, "exact_fraction", m->exact_fraction);
+            cJSON_AddNumberToObject(x, "proven_fraction", m->proven_fraction);
             cJSON_AddNumberToObject(x, "mean_excess", m->mean_excess);
             cJSON_AddNumberToObject(x, "max_excess_ratio", m->max_excess_ratio);
             cJSON_AddNumberToObject(x, "speedup_vs_bruteforce", m->speedup);
@@ -704,13 +735,13 @@ int pm_cmd_bench(int argc, char **argv) {
         printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
                read_us, bf_floor_us / read_us, bf_floor_us);
         if (busy) printf("a busy run: %s\n", busy);
-        printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s\n", "mode", "query set", "median us", "p99 us",
-               "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes");
+        printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s %8s\n", "mode", "query set", "median us", "p99 us",
+               "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes", "proven");
         for (int i = 0; i < b.row_count; i++) {
             mode_row *m = &b.rows[i];
-            printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %7.0f %9.1f %10zu\n", m->mode, m->set,
-                   m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
-                   m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes);
+            printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %7.0f %9.1f %10zu %7.1f%%\n", m->mode,
+                   m->set, m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
+                   m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes, 100.0 * m->proven_fraction);
         }
         printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
                a.far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", headline, bf_pooled,

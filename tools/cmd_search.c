@@ -28,6 +28,9 @@ static const char search_usage[] =
     "  --weights W.f32       dynamic weights (cardinality float32 values, each 0..1e12) for every\n"
     "                        query; default none (the schema's weights)\n"
     "  --neighbors K         pcakdtree neighbours, 1..1000000; 200\n"
+    "  --max-nodes N         exact mode: stop after N tree nodes once something is found, with\n"
+    "                        the best so far (\"proven\": false when the walk was cut short),\n"
+    "                        1..100000000; default none (always the optimum)\n"
     "  --json                JSON on stdout: {\"results\": [{query, found, pose, asset, time, cost, ...}]};\n"
     "                        without a result found is false, pose -1 and asset, time and cost null\n";
 
@@ -45,7 +48,7 @@ static int parse_args(search_args *a, int argc, char **argv) {
     a->def = pm_default_search_def();
     a->bvh = pm_default_bvh_def();
     static const char *const single_value_options[] = {"--queries", "--query-clip", "--weights", "--frame", "--mode",
-                                                       "--continuing", "--continuing-addend", "--neighbors", NULL};
+                                                       "--continuing", "--continuing-addend", "--neighbors", "--max-nodes", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
@@ -76,6 +79,8 @@ static int parse_args(search_args *a, int argc, char **argv) {
             if (!pm_cli_float(&a->def.continuing_cost_addend, "search", s, argv[++i], -1e6, 1e6)) return 2;
         } else if (!strcmp(s, "--neighbors") && more) {
             if (!pm_cli_int(&a->def.kdtree_neighbors, "search", s, argv[++i], 1, 1e6)) return 2;
+        } else if (!strcmp(s, "--max-nodes") && more) {
+            if (!pm_cli_int(&a->def.max_nodes, "search", s, argv[++i], 1, 1e8)) return 2;
         } else if (s[0] == '-' && s[1])
             return pm_cli_fail("search: unknown or incomplete option '%s' (try posematch search --help)", s) + 1;
         else if (!a->db) a->db = s;
@@ -91,6 +96,8 @@ static int parse_args(search_args *a, int argc, char **argv) {
         return pm_cli_fail("search: --continuing-addend applies to the --continuing pose; none given") + 1;
     if (pm_cli_seen_has(&seen, "--neighbors") && a->def.mode != PM_SEARCH_PCAKDTREE)
         return pm_cli_fail("search: --neighbors applies to --mode pcakdtree, not %s", pm_search_mode_name(a->def.mode)) + 1;
+    if (pm_cli_seen_has(&seen, "--max-nodes") && a->def.mode != PM_SEARCH_EXACT)
+        return pm_cli_fail("search: --max-nodes applies to --mode exact, not %s", pm_search_mode_name(a->def.mode)) + 1;
     if (pm_cli_bvh_forced(&a->bvh) && !a->clip)
         return pm_cli_fail("search: --unit-scale and --up read a --query-clip") + 1;
     return -1;
@@ -271,6 +278,7 @@ int pm_cmd_search(int argc, char **argv) {
             add_measure(o, "dissimilarity", res.found, res.dissimilarity);
             add_measure(o, "cost_addend", res.found, res.cost_addend);
             cJSON_AddBoolToObject(o, "continuing", res.continuing);
+            cJSON_AddBoolToObject(o, "proven", res.proven);
             if (!res.found) cJSON_AddNullToObject(o, "breakdown");
             else {
                 cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
@@ -279,8 +287,9 @@ int pm_cmd_search(int argc, char **argv) {
             }
             cJSON_AddItemToArray(results, o);
         } else if (res.found) {
-            printf("query %ld: pose %d  %s @ %.3f s (frame %d)  cost %.6g%s\n", q, res.pose, asset.name, (double)res.time,
-                   res.frame, (double)res.cost, res.continuing ? "  (continuing)" : "");
+            printf("query %ld: pose %d  %s @ %.3f s (frame %d)  cost %.6g%s%s\n", q, res.pose, asset.name,
+                   (double)res.time, res.frame, (double)res.cost, res.continuing ? "  (continuing)" : "",
+                   res.proven || a.def.mode == PM_SEARCH_PCAKDTREE ? "" : "  (best after --max-nodes, not proven)");
             printf("   ");
             for (int c = 0; c < schema->channel_count; c++) {
                 if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;

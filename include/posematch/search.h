@@ -73,6 +73,16 @@ typedef struct pm_search_def {
     float *out_breakdown;           /* optional: per-channel dissimilarity of the result
                                        (pm_database_info.channels floats; zeros when nothing
                                        was found) */
+    int max_nodes;                  /* exact mode: a work budget in tree nodes (the result's
+                                       `nodes`) for a bounded worst case. Once the walk has
+                                       taken this many, found something (the continuing pose
+                                       counts) and could still find something cheaper, it
+                                       stops and returns the best so far with `proven` 0: the
+                                       walk goes cheapest bound first, so that is most often
+                                       the optimum or close to it (docs/BENCHMARKS.md). Work,
+                                       not time: the same query gets the same answer on every
+                                       machine. 0 = none (always the optimum); other modes
+                                       ignore it */
 } pm_search_def;
 PM_API pm_search_def pm_default_search_def(void);
 
@@ -88,6 +98,10 @@ typedef struct pm_search_result {
     float cost_addend;      /* pose addend (+ continuing addend when continuing) */
     float penalty;
     int continuing;         /* the continuing pose won */
+    int proven;             /* 1 when nothing cheaper exists: bruteforce, vptree, and exact
+                               unless max_nodes cut its walk short; 0 for pcakdtree (its answer
+                               may be the optimum, unproven) and for a cut walk. With found 0
+                               it says whether "nothing costs at most max_cost" is proven */
     int candidates;         /* exact costs evaluated (work measure) */
     int nodes;              /* tree nodes visited (work measure; 0 for brute force) */
 } pm_search_result;
@@ -113,7 +127,8 @@ PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const f
  * Each search starts from the best cost found so far, so later databases prune harder; ties stay
  * with the earlier database. defs may be NULL (defaults for all). A def's out_breakdown holds
  * its own database's result, or zeros when it found nothing cheaper than the earlier ones.
- * out->candidates and out->nodes sum over the databases. Scratch must fit the largest. On an
+ * out->candidates and out->nodes sum over the databases; out->proven is 1 only when every
+ * database's search was. Scratch must fit the largest. On an
  * error (naming the database) *out is "not found" and *out_database -1. */
 PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, const pm_database *const *dbs,
                                      const float *const *queries, const pm_search_def *defs, int count, void *scratch,

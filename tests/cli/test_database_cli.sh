@@ -84,7 +84,28 @@ for i in range(len(q) // D):
         assert abs(r["cost"] - best[0]) <= 1e-3 * (1 + best[0]), (mode, i, r["cost"], best)
         assert r["pose"] == res["bruteforce"][i]["pose"], (mode, i)
     assert res["pcakdtree"][i]["cost"] >= best[0] - 1e-4
+    # proven: the exact modes' answers are, pcakdtree's never (approximate)
+    assert all(res[mode][i]["proven"] for mode in ["exact", "bruteforce", "vptree"]), i
+    assert not res["pcakdtree"][i]["proven"], i
 PY
+
+# A work budget: the best found within it, never below the optimum; unproven where cut, the
+# optimum where proven. Other modes refuse it.
+"$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --max-nodes 2 --json > "$T/s_budget.json" || fail "search --max-nodes"
+python3 - "$T" <<'PY' || fail "search --max-nodes results"
+import json, sys
+t = sys.argv[1]
+full = json.load(open(t + "/s_exact.json"))["results"]
+cut = json.load(open(t + "/s_budget.json"))["results"]
+assert len(cut) == len(full)
+for a, b in zip(cut, full):
+    assert a["found"] and a["cost"] >= b["cost"], (a, b)
+    if a["proven"]:
+        assert a["pose"] == b["pose"] and a["cost"] == b["cost"], (a, b)
+assert any(not a["proven"] for a in cut), "a budget of 2 nodes cut no walk"
+PY
+"$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --max-nodes 2 --mode vptree > /dev/null 2> "$T/err" && fail "search --max-nodes with vptree"
+grep -q "max-nodes applies to --mode exact, not vptree" "$T/err" || fail "search --max-nodes with vptree: $(cat "$T/err")"
 
 # A query built from a clip frame finds that frame.
 "$CLI" search "$T/a.pmdb" --query-clip "$T/clips/synth_002.bvh" --frame 10 --json > "$T/clipq.json" || fail "search --query-clip"
@@ -106,9 +127,19 @@ for mode in ["bruteforce", "exact", "pcakdtree", "vptree"]:
 for m in b["modes"]:
     for k in ["mode", "query_set", "median_us", "p99_us", "exact_fraction", "mean_excess", "speedup_vs_bruteforce"]:
         assert k in m, k
-    if m["mode"] in ("exact", "vptree", "bruteforce"):
-        assert m["exact_fraction"] == 1.0, m
+    if m["mode"] in ("exact", "vptree", "bruteforce") and "max-nodes" not in m["query_set"]:
+        assert m["exact_fraction"] == 1.0 and m["proven_fraction"] == 1.0, m
+    if m["mode"] == "pcakdtree":
+        assert m["proven_fraction"] == 0.0, m
+# exact with the default work budget (512 nodes) on each plain set
+budget = {m["query_set"]: m for m in b["modes"] if "max-nodes" in m["query_set"]}
+assert set(budget) == {"noisy+max-nodes=512", "far+max-nodes=512"}, budget
+for m in budget.values():
+    assert m["mode"] == "exact" and 0.0 <= m["proven_fraction"] <= m["exact_fraction"] <= 1.0, m
 PY
+"$CLI" bench "$T/a.pmdb" --queries 20 --max-nodes 0 --json > "$T/bench0.json" || fail "bench --max-nodes 0"
+python3 -c "import json,sys; b=json.load(open(sys.argv[1])); assert not [m for m in b['modes'] if 'max-nodes' in m['query_set']]" \
+  "$T/bench0.json" || fail "bench --max-nodes 0 added budget rows"
 
 # A far set from clips of fewer frames than --queries holds every frame, and says so: bench
 # reported "1000 queries per set" whatever the far set held.
