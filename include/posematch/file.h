@@ -63,7 +63,10 @@ PM_API pm_result pm_file_write(const char *path, const void *data, size_t size, 
  * each is written to its temporary file first, and none is renamed into place unless all were
  * written, so a failure (a full disk, a target that is a directory) leaves every target as it
  * was and no temporary file behind. Only a failing rename itself, after the earlier ones
- * succeeded, can leave a partial set; rename within a directory fails only in rare cases. */
+ * succeeded, can leave a partial set; rename within a directory fails only in rare cases.
+ * Each file waiting without a name holds a descriptor: at most the first 64 files of a set wait
+ * so, and should the process run out of descriptors, those are named at once; files named early
+ * are ones a writer killed outright leaves behind (as without O_TMPFILE). */
 /* Every path must name a different file: the same path twice, or two spellings of one (a link
  * and the file it names, "a" and "./a"), is PM_ERR_INVALID_ARGUMENT with every target left as
  * it was. */
