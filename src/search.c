@@ -300,8 +300,18 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
     return pm_search_kernel(out, db, query, def, scratch, scratch_size, PM_SEARCH_KERNEL_AUTO, error);
 }
 
+/* pm_search_kernel; found_before: an earlier database of pm_search_databases found an answer
+ * (def->max_cost was lowered to beat it), which counts as found for the work budget. */
+static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                            void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error);
+
 pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
                            void *scratch, size_t scratch_size, int kernel, pm_error *error) {
+    return search_one(out, db, query, def_in, scratch, scratch_size, kernel, 0, error);
+}
+
+static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                            void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
     /* A caller that misses an error code reads "not found", never the previous frame's answer. */
     result_not_found(out);
@@ -335,6 +345,7 @@ pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const f
     pm_result r = prepare(&s, db, query, &def, &l, mem, error);
     if (r != PM_OK) return r;
     s.max_nodes = def.max_nodes > 0 ? def.max_nodes : INT_MAX;
+    s.found_before = found_before;
 
     if (def.continuing_pose >= 0) {
         uint32_t p = (uint32_t)def.continuing_pose;
@@ -433,7 +444,10 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
         float below = nextafterf(best, -INFINITY);
         if (best < INFINITY && def.max_cost >= below) def.max_cost = below; /* (a NaN stays, for pm_search to reject) */
         pm_search_result r;
-        pm_result e = pm_search(&r, dbs[i], queries[i], &def, scratch, scratch_size, error);
+        /* An earlier database's answer counts as found for this one's budget: a search that
+         * cannot beat it would otherwise walk on, unbounded, to prove that. */
+        pm_result e = search_one(&r, dbs[i], queries[i], &def, scratch, scratch_size, PM_SEARCH_KERNEL_AUTO, best < INFINITY,
+                                 error);
         if (e != PM_OK) {
             /* No half answer: an earlier database's result is not the result of the call. */
             result_not_found(out);

@@ -44,6 +44,8 @@ typedef struct search_state {
     int nodes;
     int max_nodes; /* exact mode's work budget (INT_MAX for none) */
     int cut;       /* the budget stopped a walk that could still have improved */
+    int found_before; /* pm_search_databases: an earlier database found an answer (max_cost beats
+                         it), which counts as found for the budget */
 } search_state;
 
 /* What a bound must exceed to prune: the best cost plus an allowance for the float rounding

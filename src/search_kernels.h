@@ -150,9 +150,10 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
     while (n) {
         heap_item it = heap_pop(heap, &n);
         if (it.key > limit(s)) break;
-        /* Out of budget with a node left that could still win - once something was found: a
-         * best-first walk may spend a small budget on inner nodes before its first leaf. */
-        if (s->nodes >= s->max_nodes && s->best_pose >= 0) {
+        /* Out of budget with a node left that could still win - once something was found (here
+         * or in an earlier database): a best-first walk may spend a small budget on inner nodes
+         * before its first leaf. */
+        if (s->nodes >= s->max_nodes && (s->best_pose >= 0 || s->found_before)) {
             s->cut = 1;
             break;
         }

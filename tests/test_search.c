@@ -810,6 +810,24 @@ static void test_work_budget(void **state) {
     defs[0].max_nodes = 0;
     PM_ASSERT_OK(pm_search_databases(&rm, NULL, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
     assert_true(rm.proven);
+    /* An earlier database's answer counts as found for a later search's budget: the second
+     * search, which can find nothing cheaper than the first's optimum (the same query), is cut
+     * after its one node instead of walking on unbounded to prove that. */
+    pm_search_result alone = run(cq, ex);
+    assert_true(alone.nodes > 2);
+    defs[0].max_nodes = 0;
+    defs[1].max_nodes = 1;
+    int which = -2;
+    PM_ASSERT_OK(pm_search_databases(&rm, &which, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(which, 0);
+    assert_int_equal(rm.pose, alone.pose);
+    assert_int_equal(rm.nodes, alone.nodes + 1);
+    assert_false(rm.proven);
+    /* Within its budget the second search is complete, and so is the proof. */
+    defs[1].max_nodes = alone.nodes + 1;
+    PM_ASSERT_OK(pm_search_databases(&rm, &which, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(which, 0);
+    assert_true(rm.proven);
 
     pm_search_def bad = ex;
     bad.max_nodes = -1;

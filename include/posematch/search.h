@@ -76,13 +76,14 @@ typedef struct pm_search_def {
     int max_nodes;                  /* exact mode: a work budget in tree nodes (the result's
                                        `nodes`) for a bounded worst case. Once the walk has
                                        taken this many, found something (the continuing pose
-                                       counts) and could still find something cheaper, it
-                                       stops and returns the best so far with `proven` 0: the
-                                       walk goes cheapest bound first, so that is most often
-                                       the optimum or close to it (docs/BENCHMARKS.md). Work,
-                                       not time: the same query gets the same answer on every
-                                       machine. 0 = none (always the optimum); other modes
-                                       ignore it */
+                                       counts, and in pm_search_databases an earlier
+                                       database's answer) and could still find something
+                                       cheaper, it stops and returns the best so far with
+                                       `proven` 0: the walk goes cheapest bound first, so that
+                                       is most often the optimum or close to it
+                                       (docs/BENCHMARKS.md). Work, not time: the same query gets
+                                       the same answer on every machine. 0 = none (always the
+                                       optimum); other modes ignore it */
 } pm_search_def;
 PM_API pm_search_def pm_default_search_def(void);
 
@@ -128,7 +129,8 @@ PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const f
  * with the earlier database. defs may be NULL (defaults for all). A def's out_breakdown holds
  * its own database's result, or zeros when it found nothing cheaper than the earlier ones.
  * out->candidates and out->nodes sum over the databases; out->proven is 1 only when every
- * database's search was. Scratch must fit the largest. On an
+ * database's search was. A later database's max_nodes cuts its walk even when it found nothing
+ * cheaper than the earlier answer (which is then the result, unproven). Scratch must fit the largest. On an
  * error (naming the database) *out is "not found" and *out_database -1. */
 PM_API pm_result pm_search_databases(pm_search_result *out, int *out_database, const pm_database *const *dbs,
                                      const float *const *queries, const pm_search_def *defs, int count, void *scratch,
