@@ -21,7 +21,18 @@ PEERS = [
     ("nanoflann", lambda n: f"nanoflann KD-tree (peer, leaf {n['nanoflann_leaf']})"),
     ("faiss", lambda n: f"FAISS HNSW (peer, approximate: M {n['faiss_m']}, efSearch {n['faiss_ef_search']})"),
 ]
-PEER_NAMES = {"nanoflann": "nanoflann", "faiss": "FAISS HNSW"}
+PEER_NAMES = {"nanoflann": lambda n: "nanoflann", "faiss": lambda n: f"FAISS HNSW (efSearch {n['faiss_ef_search']})"}
+
+
+
+def each_run(runs):
+    """(set, result) for every timed setting of a peer: one per set, or one per entry of the set's
+    "runs" (bench_faiss times several efSearch values on one graph), merged with the set's keys."""
+    for s, n in runs.items():
+        if not n:
+            continue
+        for run in n.get("runs", [{}]):
+            yield s, {**n, **run}
 
 
 def faster(ratio, a, b):
@@ -139,9 +150,7 @@ def search_section(out, data):
                          f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
                          f"{m['candidates']:.0f} | {m['nodes']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
         for key, label, runs in peers:
-            for s, n in runs.items():
-                if not n:
-                    continue
+            for s, n in each_run(runs):
                 lines.append(f"| {label(n)} | {s} | "
                              f"{n[key]['median_us']:.1f} | {n[key]['p99_us']:.1f} | "
                              f"{100 * n[key]['exact_fraction']:.1f}% | {100 * n[key]['mean_excess']:.2f}% | | "
@@ -159,11 +168,11 @@ def search_section(out, data):
                              f"{full['median_us']:.1f}; the optimum on {100 * m['exact_fraction']:.1f}% of the queries "
                              f"(proven on {100 * m['proven_fraction']:.1f}%), mean excess {100 * m['mean_excess']:.3f}%")
         for key, label, runs in peers:
-            for s, n in runs.items():
+            for s, n in each_run(runs):
                 if n:
-                    lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key])} "
+                    lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key](n))} "
                                  f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
-                                 f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key]} {n[key]['median_us']:.1f} and "
+                                 f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key](n)} {n[key]['median_us']:.1f} and "
                                  f"{n[key]['p99_us']:.1f} us; same run)")
         lines.append("")
     return "\n".join(lines) + "\n" if found else None
