@@ -169,11 +169,10 @@ def search_section(out, data):
                              f"(proven on {100 * m['proven_fraction']:.1f}%), mean excess {100 * m['mean_excess']:.3f}%")
         for key, label, runs in peers:
             for s, n in each_run(runs):
-                if n:
-                    lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key](n))} "
-                                 f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
-                                 f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key](n)} {n[key]['median_us']:.1f} and "
-                                 f"{n[key]['p99_us']:.1f} us; same run)")
+                lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key](n))} "
+                             f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
+                             f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key](n)} {n[key]['median_us']:.1f} and "
+                             f"{n[key]['p99_us']:.1f} us; same run)")
         lines.append("")
     return "\n".join(lines) + "\n" if found else None
 
