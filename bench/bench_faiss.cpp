@@ -78,11 +78,11 @@ int main(int argc, char **argv) {
     if (!peer::load(p, "bench_faiss", argv[1], argv[2])) return 1;
     const int D = p.D;
     omp_set_num_threads(1);
-    double t0 = peer::now_us();
+    double t0 = pm_bench_now_us();
     faiss::IndexHNSWFlat index(D, m);
     index.hnsw.efConstruction = ef_construction;
     index.add(p.rows, p.cloud.data());
-    double build_ms = (peer::now_us() - t0) / 1000.0;
+    double build_ms = (pm_bench_now_us() - t0) / 1000.0;
 
     peer::Own own;
     if (!peer::run_own(own, p)) return 1;

@@ -47,10 +47,10 @@ int main(int argc, char **argv) {
     Cloud cloud;
     cloud.rows = &p.cloud;
     cloud.dim = (size_t)D;
-    double t0 = peer::now_us();
+    double t0 = pm_bench_now_us();
     Tree tree(D, cloud, nanoflann::KDTreeSingleIndexAdaptorParams(leaf));
     tree.buildIndex();
-    double build_ms = (peer::now_us() - t0) / 1000.0;
+    double build_ms = (pm_bench_now_us() - t0) / 1000.0;
 
     std::vector<float> wq((size_t)D);
     std::vector<uint32_t> idx(p.nq);

@@ -1,13 +1,12 @@
 // What the peer benchmarks (bench_nanoflann.cpp, bench_faiss.cpp) share: the database's searchable
 // rows in the space where squared L2 distance is posematch's cost, the query rows, posematch's own
 // exact and brute-force passes over the same queries, timed in the same process, and how a peer's
-// answers compare with the brute-force optimum. Timing and statistics follow `posematch bench`
-// (tools/bench_threads.c), so that the tables compare like with like.
+// answers compare with the brute-force optimum. Timing and statistics are `posematch bench`'s
+// own (tools/bench_threads.c).
 #ifndef PM_BENCH_PEER_HPP
 #define PM_BENCH_PEER_HPP
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,23 +15,23 @@
 
 #include "posematch/posematch.h"
 
-namespace peer {
-
-inline double now_us() {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+extern "C" {
+#include "bench_threads.h" /* posematch bench's clock, median and p99 */
 }
+
+namespace peer {
 
 struct Stats {
     double median = 0, p99 = 0, mean = 0;
 };
 
-// The mean of the two middle samples of an even count, the p99 by nearest rank.
+// Median and p99 as `posematch bench` takes them (pm_bench_median, pm_bench_p99), so that the
+// table compares like with like.
 inline Stats stats(std::vector<double> t) {
     Stats s;
-    std::sort(t.begin(), t.end());
-    const size_t n = t.size();
-    s.median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-    s.p99 = t[(n * 99 + 99) / 100 - 1];
+    std::qsort(t.data(), t.size(), sizeof(double), pm_bench_cmp_double);
+    s.median = pm_bench_median(t.data(), (int)t.size());
+    s.p99 = pm_bench_p99(t.data(), (int)t.size());
     for (double x : t) s.mean += x / (double)t.size();
     return s;
 }
@@ -114,9 +113,9 @@ template <class Query> Stats time_pass(size_t nq, Query query) {
     const size_t warm = std::min<size_t>(nq, 16);
     for (size_t i = 0; i < warm; i++) query(i);
     for (size_t i = 0; i < nq; i++) {
-        double a = now_us();
+        double a = pm_bench_now_us();
         query(i);
-        t[i] = now_us() - a;
+        t[i] = pm_bench_now_us() - a;
     }
     return stats(t);
 }

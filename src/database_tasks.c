@@ -23,6 +23,18 @@ void pm_build_project_task(void *context, int task) {
     }
 }
 
+/* Lists of items by bucket, as compressed rows: item i goes to bucket rank[index[i]], and each
+ * bucket keeps its items in increasing order. start (buckets + 1) and fill (buckets) come zeroed. */
+static void bucket_lists(uint32_t *start, uint32_t *list, uint32_t *fill, const uint32_t *rank, const uint32_t *index,
+                         uint32_t items, uint32_t buckets) {
+    for (uint32_t i = 0; i < items; i++) start[rank[index[i]] + 1]++;
+    for (uint32_t b = 0; b < buckets; b++) start[b + 1] += start[b];
+    for (uint32_t i = 0; i < items; i++) {
+        uint32_t b = rank[index[i]];
+        list[start[b] + fill[b]++] = i;
+    }
+}
+
 void pm_build_trees_task(void *context, int task) {
     pm_trees_job *c = (pm_trees_job *)context;
     if (task == 0) {
@@ -36,24 +48,13 @@ void pm_build_trees_task(void *context, int task) {
             j->rank[j->perm[i]] = i;
             memcpy(j->points + (size_t)i * K, j->unique + (size_t)j->perm[i] * K, (size_t)K * sizeof(float));
         }
-        for (uint32_t i = 0; i < j->vs; i++) j->start[j->rank[j->id[i]] + 1]++;
-        for (uint32_t i = 0; i < j->np; i++) j->start[i + 1] += j->start[i];
-        for (uint32_t i = 0; i < j->vs; i++) {
-            uint32_t pt = j->rank[j->id[i]];
-            j->vecs[j->start[pt] + j->fill[pt]++] = i;
-        }
+        bucket_lists(j->start, j->vecs, j->fill, j->rank, j->id, j->vs, j->np);
     } else {
         meta_job *j = &c->meta;
         pm_bound_tree_value_boxes(j->vboxes, j->bt_nodes, j->bt_count, j->values, j->stride);
-        for (uint32_t p = 0; p < j->poses; p++) {
-            uint32_t v = j->rank[j->pose_vec[p]];
-            j->meta[p] = pm_meta_pack(v, j->pose_asset[p], j->pose_blocked[p], pm_float_to_half(j->pose_addend[p]));
-            j->vec_start[v + 1]++;
-        }
-        for (uint32_t v = 0; v < j->vectors; v++) j->vec_start[v + 1] += j->vec_start[v];
-        for (uint32_t p = 0; p < j->poses; p++) {
-            uint32_t v = PM_META_VECTOR(j->meta[p]);
-            j->vec_poses[j->vec_start[v] + j->fill[v]++] = p;
-        }
+        for (uint32_t p = 0; p < j->poses; p++)
+            j->meta[p] = pm_meta_pack(j->rank[j->pose_vec[p]], j->pose_asset[p], j->pose_blocked[p],
+                                      pm_float_to_half(j->pose_addend[p]));
+        bucket_lists(j->vec_start, j->vec_poses, j->fill, j->rank, j->pose_vec, j->poses, j->vectors);
     }
 }

@@ -273,32 +273,17 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
     pm_transform *world = (pm_transform *)pm_alloc_array(a, (size_t)jc, sizeof(pm_transform), 16);
     float *scratch = need_phase ? (float *)pm_alloc_array(a, (size_t)x->n * 6, sizeof(float), 16) : NULL;
     int *chain = (int *)pm_alloc_array(a, (size_t)jc, sizeof(int), 16);
-    if (!world || (need_phase && !scratch) || !chain) {
-        pm_free(a, world);
-        pm_free(a, scratch);
-        pm_free(a, chain);
-        return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
-    }
+    if (!world || (need_phase && !scratch) || !chain) goto out_of_memory;
     for (int b = 0; b < x->bone_count; b++) {
         bone_track *t = &x->bones[b];
         t->pos = (pm_vec3 *)pm_alloc_array(a, (size_t)x->n, sizeof(pm_vec3), 16);
         t->rot = (pm_quat *)pm_alloc_array(a, (size_t)x->n, sizeof(pm_quat), 16);
         t->vel = (pm_vec3 *)pm_alloc_array(a, (size_t)x->n, sizeof(pm_vec3), 16);
         t->phase = (float *)pm_alloc_array(a, (size_t)x->n, sizeof(float), 16);
-        if (!t->pos || !t->rot || !t->vel || !t->phase) {
-            pm_free(a, world);
-            pm_free(a, scratch);
-            pm_free(a, chain);
-            return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
-        }
+        if (!t->pos || !t->rot || !t->vel || !t->phase) goto out_of_memory;
     }
     /* Checks the clip once; then only the bones' chains are computed, frame by frame. */
-    if ((r = pm_clip_frame_world(world, clip, 0, error)) != PM_OK) {
-        pm_free(a, world);
-        pm_free(a, scratch);
-        pm_free(a, chain);
-        return r;
-    }
+    if ((r = pm_clip_frame_world(world, clip, 0, error)) != PM_OK) goto done;
     int wanted[PM_MAX_CHANNELS];
     for (int b = 0; b < x->bone_count; b++) wanted[b] = x->bones[b].joint;
     int chain_count = pm_joint_ancestry(chain, clip->skeleton.parents, jc, wanted, x->bone_count);
@@ -313,10 +298,14 @@ static pm_result extractor_init(extractor *x, const pm_clip *clip, const pm_sche
         differentiate(x, x->bones[b].pos, x->bones[b].vel);
         if (need_phase) compute_phase(x, &x->bones[b], scratch);
     }
+    goto done;
+out_of_memory:
+    r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", cname);
+done:
     pm_free(a, world);
     pm_free(a, scratch);
     pm_free(a, chain);
-    return PM_OK;
+    return r;
 }
 
 static float *put3(float *o, pm_vec3 v, pm_components comp) {

@@ -334,8 +334,7 @@ typedef struct pending_file {
     char *target, *tmp;
     size_t tmp_cap;
     int fd, named;
-    int others_wait;   /* earlier files of the set hold descriptors (see write_files) */
-    int no_descriptor; /* creating failed for want of a descriptor while others_wait */
+    int no_descriptor; /* creating it failed for want of a descriptor (see write_files) */
     char proc[40];
     const void *data; /* written again under a name should linking the anonymous file fail */
     size_t size;
@@ -355,10 +354,7 @@ static void pending_discard(pending_file *p) {
 static pm_result pending_write_named(pending_file *p, pm_error *error) {
     char why[128];
     int fd = open_temp(p->tmp, p->tmp_cap, p->target);
-    if (fd < 0 && p->others_wait && (errno == EMFILE || errno == ENFILE)) {
-        p->no_descriptor = 1; /* no error yet: write_files frees descriptors and tries again */
-        return PM_ERR_IO;
-    }
+    if (fd < 0) p->no_descriptor = errno == EMFILE || errno == ENFILE;
     if (fd < 0) return pm_fail(error, PM_ERR_IO, "%s: cannot create: %s", p->path, pm_errno_text(why, sizeof why, errno));
     p->named = 1;
     int e = write_bytes(fd, (const char *)p->data, p->size);
@@ -400,7 +396,6 @@ static pm_result pending_write(pending_file *p, const char *path, const void *da
  * its bytes written again under a name). */
 static pm_result pending_name(pending_file *p, pm_error *error) {
     if (p->fd < 0) return PM_OK;
-    p->others_wait = 0; /* a failure to create from here on is an error */
     int e = link_anonymous(p->tmp, p->tmp_cap, p->proc, p->target);
     if (e == 0) p->named = 1;
     /* The descriptor's close is where some file systems (NFS) report a failed write. */
@@ -459,25 +454,23 @@ static pm_result write_files(const char *fn, int count, const char *const *paths
     for (int i = 0; i < count; i++) p[i].fd = -1;
     pm_result r = PM_OK;
     int started = 0;
-    int waiting = 0; /* files written without a name so far, each holding a descriptor */
+    int waiting = 0, anonymous = 1; /* waiting: files without a name so far, each holding a descriptor */
     for (; started < count && r == PM_OK; started++) {
         pending_file *q = &p[started];
-        q->others_wait = waiting > 0;
-        r = pending_write(q, paths[started], data[started], sizes[started], waiting >= 0 && started < PM_ANONYMOUS_FILES,
+        r = pending_write(q, paths[started], data[started], sizes[started], anonymous && started < PM_ANONYMOUS_FILES,
                           error);
-        if (r != PM_OK && q->no_descriptor) {
+        if (r != PM_OK && q->no_descriptor && waiting > 0) {
             /* Out of descriptors (a low RLIMIT_NOFILE, a host holding many): the waiting files
              * get their temporary names now, which closes them, and this file and the rest are
              * named from the start, as without O_TMPFILE. */
             pending_discard(q);
-            q->others_wait = q->no_descriptor = 0;
+            q->no_descriptor = 0;
             r = PM_OK;
             for (int i = 0; i < started && r == PM_OK; i++) r = pending_name(&p[i], error);
-            waiting = -1;
+            waiting = anonymous = 0;
             if (r == PM_OK) r = pending_write(q, paths[started], data[started], sizes[started], 0, error);
-        } else if (q->fd >= 0 && waiting >= 0) {
+        } else if (q->fd >= 0)
             waiting++;
-        }
     }
     if (r == PM_OK) r = check_distinct_targets(fn, p, count, error);
     for (int i = 0; i < count && r == PM_OK; i++) r = pending_name(&p[i], error);

@@ -439,12 +439,14 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     return -1;
 }
 
-/* Exact with a work budget (pm_search_def.max_nodes) on a plain set, right after compare_modes
- * on it: against the brute-force answers and median it left in b->ref and the row before. */
-static int compare_budget(bench *b, const query_set *qs, double bf_median) {
+/* Exact with a work budget of max_nodes (pm_search_def.max_nodes) on a plain set, right after
+ * compare_modes on it: against the brute-force answers it left in b->ref, and its median. */
+static int compare_budget(bench *b, const query_set *qs, double bf_median, int max_nodes) {
     char set[48];
-    snprintf(set, sizeof set, "%s+max-nodes=%d", qs->name, b->max_nodes);
+    snprintf(set, sizeof set, "%s+max-nodes=%d", qs->name, max_nodes);
+    b->max_nodes = max_nodes;
     int rc = run_mode(b, qs, PM_SEARCH_EXACT, NULL, 0, b->res, b->times);
+    b->max_nodes = 0;
     if (rc) return rc;
     summarise(b, qs, "exact", set, b->res, b->ref, b->times, bf_median, b->build_ms[PM_SEARCH_EXACT],
               b->bytes[PM_SEARCH_EXACT]);
@@ -616,12 +618,7 @@ int pm_cmd_bench(int argc, char **argv) {
         query_set *qs = &sets[s];
         const int bf_row = b.row_count;
         if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, 1))) break;
-        if (a.max_nodes) {
-            b.max_nodes = a.max_nodes;
-            rc = compare_budget(&b, qs, b.rows[bf_row].median_us);
-            b.max_nodes = 0;
-            if (rc) break;
-        }
+        if (a.max_nodes && (rc = compare_budget(&b, qs, b.rows[bf_row].median_us, a.max_nodes))) break;
         /* The continuing pose gives the exact search a starting bound. */
         if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, 0))) break;
         /* Dynamic weights: exact must stay exact. */
