@@ -141,9 +141,15 @@ static void search_kdtree(search_state *s, const float *zq, heap_item *stack, he
         stack[sp].key = it.key;
         stack[sp++].node = near;
     }
-    /* Re-score every vector behind the K nearest PCA points exactly (UE semantics). */
-    for (size_t j = 0; j < nk; j++) {
-        uint32_t pt = knn[j].node;
+    /* Re-score every vector behind the K nearest PCA points exactly (UE semantics), each
+     * neighbour's rows requested LEAD neighbours ahead of their costs. */
+    enum { LEAD = 6 };
+    for (size_t j = 0; j < nk + LEAD; j++) {
+        if (j < nk)
+            for (uint32_t i = db->kd_point_start[knn[j].node]; i < db->kd_point_start[knn[j].node + 1]; i++)
+                prefetch_row(db, db->kd_point_vecs[i]);
+        if (j < LEAD) continue;
+        uint32_t pt = knn[j - LEAD].node;
         for (uint32_t i = db->kd_point_start[pt]; i < db->kd_point_start[pt + 1]; i++) {
             uint32_t v = db->kd_point_vecs[i];
             consider_vector(s, v, vector_cost(s, v));
@@ -169,6 +175,7 @@ static void search_vptree(search_state *s, heap_item *stack) {
         s->nodes++;
         const pmdb_vp_node *node = &db->vp_nodes[it.node];
         if (node->inside == 0) {
+            for (uint32_t i = node->vp; i < node->vp + node->outside; i++) prefetch_row(db, db->vp_items[i]);
             for (uint32_t i = node->vp; i < node->vp + node->outside; i++) {
                 uint32_t v = db->vp_items[i];
                 consider_vector(s, v, vector_cost(s, v));
