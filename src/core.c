@@ -141,7 +141,9 @@ pm_allocator pm_allocator_resolve(const pm_allocator *a) {
 
 void *pm_alloc(const pm_allocator *allocator, size_t size, size_t alignment) {
     if (alignment == 0) alignment = 16;
-    if (allocator && allocator->alloc) return allocator->alloc(size, alignment, allocator->user);
+    /* base.h: an allocator missing alloc or free is the default one, so that what one allocates
+     * the other frees (pm_free decides the same way). */
+    if (allocator && allocator->alloc && allocator->free) return allocator->alloc(size, alignment, allocator->user);
     return default_alloc(size, alignment, NULL);
 }
 
@@ -160,7 +162,7 @@ void *pm_alloc_array(const pm_allocator *allocator, size_t count, size_t elem_si
 
 void pm_free(const pm_allocator *allocator, void *ptr) {
     if (!ptr) return;
-    if (allocator && allocator->free) allocator->free(ptr, allocator->user);
+    if (allocator && allocator->alloc && allocator->free) allocator->free(ptr, allocator->user);
     else default_free(ptr, NULL);
 }
 

@@ -569,7 +569,7 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
         return pm_database_open_image(out, (uint8_t *)(uintptr_t)data, size, flags, allocator, error);
     }
     /* The image must be 64-byte aligned for the SIMD kernels: always copy. */
-    uint8_t *image = (uint8_t *)pm_alloc(allocator, size ? size : 1, PMDB_ALIGN);
+    uint8_t *image = (uint8_t *)pm_alloc_image(allocator, size ? size : 1, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %zu bytes", size);
     if (size) memcpy(image, data, size);
     return pm_database_open_image(out, image, size, flags, allocator, error);
@@ -581,7 +581,7 @@ pm_result pm_database_load(pm_database **out, const char *path, const pm_allocat
     if (!path[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_load: path is empty");
     void *image = NULL;
     size_t n = 0;
-    pm_result r = pm_file_read(&image, &n, path, 0, allocator, error);
+    pm_result r = pm_file_read_image(&image, &n, path, 0, allocator, error);
     if (r != PM_OK) return r;
     /* (pm_file_read's buffers are aligned for the image, which is used in place.) */
     r = pm_database_open_image(out, (uint8_t *)image, n, 0, allocator, error);

@@ -37,8 +37,21 @@ const char *pm_file_kind_problem(unsigned long mode) {
 /* The buffers pm_file_read returns: aligned for the database image, which is used in place. */
 #define PM_FILE_READ_ALIGN 64
 
+static pm_result file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
+                           int image, pm_error *error);
+
 pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
                        pm_error *error) {
+    return file_read(out, out_size, path, flags, allocator, 0, error);
+}
+
+pm_result pm_file_read_image(void **out, size_t *out_size, const char *path, unsigned flags,
+                             const pm_allocator *allocator, pm_error *error) {
+    return file_read(out, out_size, path, flags, allocator, 1, error);
+}
+
+static pm_result file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
+                           int image, pm_error *error) {
     if (out) *out = NULL;
     if (out_size) *out_size = 0;
     if (!out || !out_size) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_file_read: out or out_size is NULL");
@@ -76,7 +89,8 @@ pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned 
         return pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
     }
     size_t expect = fifo ? 0 : (size_t)st.st_size, cap = fifo ? (size_t)1 << 16 : expect + 1, size = 0;
-    char *buf = (char *)pm_alloc(allocator, cap, PM_FILE_READ_ALIGN);
+    char *buf = (char *)(image ? pm_alloc_image(allocator, cap, PM_FILE_READ_ALIGN)
+                               : pm_alloc(allocator, cap, PM_FILE_READ_ALIGN));
     pm_result r = PM_OK;
     for (;;) {
         if (!buf) {

@@ -2,6 +2,7 @@
  * half floats poses store their cost addends in (pm_asset_def.cost_addend), every one of them, and
  * which allocator a call uses. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -172,6 +173,56 @@ static void test_allocator_rules(void **state) {
     assert_null(clip.allocator.user);
     pm_clip_destroy(&clip);
     pm_skeleton_destroy(&biped);
+
+    /* The same rule where the library allocates on the caller's behalf: a loaded database's image
+     * and pm_file_read's buffer come from the default allocator too (its free is what frees them). */
+    fixture f;
+    fixture_init(&f, 30);
+    pm_database *db = build(&f, 1);
+    const char *path = pm_test_tmp_path("half_allocator.pmdb");
+    PM_ASSERT_OK(pm_database_save(db, path, NULL));
+    pm_database_destroy(db);
+    fixture_free(&f);
+    PM_ASSERT_OK(pm_database_load(&db, path, &half, NULL));
+    void *bytes = NULL;
+    size_t n = 0;
+    PM_ASSERT_OK(pm_file_read(&bytes, &n, path, 0, &half, NULL));
+    assert_int_equal(counter.allocs, before);
+    pm_free_buffer(bytes, &half);
+    pm_database_destroy(db);
+    half = hooks;
+    half.alloc = NULL; /* a free without an alloc: nothing reaches it either */
+    PM_ASSERT_OK(pm_file_read(&bytes, &n, path, 0, &half, NULL));
+    pm_free_buffer(bytes, &half);
+    assert_int_equal(counter.frees, counter.allocs);
+    remove(path);
+}
+
+/* Large database images from the default allocator start on a 2 MB boundary (advised as huge
+ * pages on Linux); a caller's allocator is asked for the usual alignment, and its blocks are
+ * freed by it. */
+static void test_image_alignment(void **state) {
+    (void)state;
+    const size_t big = (size_t)5 << 20;
+    uint8_t *p = (uint8_t *)pm_alloc_image(NULL, big, 64);
+    assert_non_null(p);
+#if defined(__linux__)
+    assert_int_equal((uintptr_t)p % ((size_t)2 << 20), 0);
+#endif
+    p[0] = 1;
+    p[big - 1] = 2;
+    pm_free(NULL, p);
+    pm_test_allocator counter = {0, 0, -1, 0, 0};
+    pm_allocator hooks = pm_test_allocator_hooks(&counter);
+    p = (uint8_t *)pm_alloc_image(&hooks, big, 64);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 64, 0);
+    assert_int_equal(counter.allocs, 1);
+    pm_free(&hooks, p);
+    assert_int_equal(counter.frees, 1);
+    p = (uint8_t *)pm_alloc_image(NULL, 100, 64); /* small: no boundary asked for */
+    assert_non_null(p);
+    pm_free(NULL, p);
 }
 
 int main(void) {
@@ -181,6 +232,7 @@ int main(void) {
         cmocka_unit_test(test_half_rounding),
         cmocka_unit_test(test_small_cost_addends),
         cmocka_unit_test(test_allocator_rules),
+        cmocka_unit_test(test_image_alignment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
