@@ -82,7 +82,7 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
     int soa = pm_soa_count(jc);
     int looping = clip->looping && clip->frame_count > 1;
     int keys = clip->frame_count + looping;
-    out->allocator = pm_allocator_resolve(allocator ? allocator : &clip->allocator);
+    out->allocator = pm_allocator_resolve(pm_allocator_or(allocator, &clip->allocator));
     out->keys = (pm_soa_transform *)pm_alloc_array(&out->allocator, (size_t)keys * (size_t)soa,
                                                    sizeof(pm_soa_transform), 16);
     if (!out->keys)

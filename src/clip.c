@@ -208,7 +208,7 @@ pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *all
     if (r == PM_OK) r = clip_check_curves(src, "pm_clip_copy", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     pm_clip c;
-    r = clip_create_like(&c, src, src->frame_count, src->frame_time, allocator ? allocator : &src->allocator, error);
+    r = clip_create_like(&c, src, src->frame_count, src->frame_time, pm_allocator_or(allocator, &src->allocator), error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     size_t n = (size_t)src->frame_count * (size_t)src->skeleton.joint_count;
     memcpy(c.rotations, src->rotations, n * sizeof(pm_quat));

@@ -139,6 +139,10 @@ pm_allocator pm_allocator_resolve(const pm_allocator *a) {
     return d;
 }
 
+const pm_allocator *pm_allocator_or(const pm_allocator *a, const pm_allocator *fallback) {
+    return a && a->alloc && a->free ? a : fallback;
+}
+
 void *pm_alloc(const pm_allocator *allocator, size_t size, size_t alignment) {
     if (alignment == 0) alignment = 16;
     /* base.h: an allocator missing alloc or free is the default one, so that what one allocates

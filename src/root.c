@@ -220,7 +220,7 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
                        "root: %s: left and right upper legs are both joint %d ('%s'); the facing needs two", name, lu,
                        clip->skeleton.names[lu]);
     int n = clip->frame_count;
-    out->allocator = pm_allocator_resolve(allocator ? allocator : &clip->allocator);
+    out->allocator = pm_allocator_resolve(pm_allocator_or(allocator, &clip->allocator));
     out->frames = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)n, sizeof(pm_transform), 16);
     pm_vec3 *pos = (pm_vec3 *)pm_alloc_array(&out->allocator, (size_t)n * 3, sizeof(pm_vec3), 16);
     pm_transform *world = (pm_transform *)pm_alloc_array(&out->allocator, (size_t)jc, sizeof(pm_transform), 16);

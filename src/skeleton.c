@@ -70,7 +70,7 @@ void pm_skeleton_destroy(pm_skeleton *s) {
 /* Copies a skeleton that passed pm_skeleton_validate into `out` (not src). */
 pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const pm_allocator *allocator,
                                  pm_error *error) {
-    pm_result r = pm_skeleton_create(out, src->joint_count, allocator ? allocator : &src->allocator, error);
+    pm_result r = pm_skeleton_create(out, src->joint_count, pm_allocator_or(allocator, &src->allocator), error);
     if (r != PM_OK) return r;
     size_t n = (size_t)src->joint_count;
     memcpy(out->parents, src->parents, n * sizeof(int32_t));

@@ -176,6 +176,28 @@ static void test_allocator_rules(void **state) {
     assert_int_equal(counter.allocs, before);
     assert_null(clip.allocator.user);
     pm_clip_destroy(&clip);
+
+    /* Where NULL means the source's allocator, a half allocator does too. */
+    PM_ASSERT_OK(pm_clip_create(&clip, &biped, 12, 1.0f / 30.0f, &hooks, NULL));
+    for (int f = 0; f < 12; f++) clip.translations[(size_t)f * 9] = pm_vec3_make(0.05f * (float)f, 0.95f, 0.0f);
+    for (int k = 0; k < 2; k++) {
+        pm_allocator part = hooks;
+        if (k) part.alloc = NULL;
+        else part.free = NULL;
+        PM_ASSERT_OK(pm_skeleton_copy(&skeleton, &clip.skeleton, &part, NULL));
+        PM_ASSERT_OK(pm_clip_copy(&copy, &clip, &part, NULL));
+        PM_ASSERT_OK(pm_animation_build(&anim, &clip, &part, NULL));
+        PM_ASSERT_OK(pm_root_track_extract(&track, &clip, NULL, &part, NULL));
+        assert_ptr_equal(skeleton.allocator.user, &counter);
+        assert_ptr_equal(copy.allocator.user, &counter);
+        assert_ptr_equal(anim.allocator.user, &counter);
+        assert_ptr_equal(track.allocator.user, &counter);
+        pm_root_track_destroy(&track);
+        pm_animation_destroy(&anim);
+        pm_clip_destroy(&copy);
+        pm_skeleton_destroy(&skeleton);
+    }
+    pm_clip_destroy(&clip);
     pm_skeleton_destroy(&biped);
 
     /* The same rule where the library allocates on the caller's behalf: a loaded database's image
@@ -184,6 +206,9 @@ static void test_allocator_rules(void **state) {
     fixture_init(&f, 30);
     pm_database *db = build(&f, 1);
     const char *path = pm_test_tmp_path("half_allocator.pmdb");
+    half = hooks;
+    half.free = NULL;
+    before = counter.allocs;
     PM_ASSERT_OK(pm_database_save(db, path, NULL));
     pm_database_destroy(db);
     fixture_free(&f);
