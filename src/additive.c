@@ -80,6 +80,10 @@ static pm_result check_apply(const pm_additive_apply_job *job, pm_error *error) 
                        "additive apply job: output overlaps %s without being it (the output may be the target or the "
                        "delta, not part of one)",
                        overlapped);
+    if (job->weight != 0.0f && job->joint_weights &&
+        pm_bytes_overlap(job->output, (size_t)groups * sizeof(pm_soa_transform), job->joint_weights,
+                         (size_t)job->joint_count * sizeof(float)))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "additive apply job: output overlaps the joint weights");
     return PM_OK;
 }
 

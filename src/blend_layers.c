@@ -119,6 +119,11 @@ static pm_result check_layered(const pm_layered_blend_job *job, pm_error *error)
                            "layered blend job: output overlaps layer %d's pose without being it (the output may be a layer's "
                            "pose, not part of one)",
                            i);
+        /* Masks are read a chunk of joints at a time while the output is written. */
+        if (w > 0.0f && job->layers[i].joint_weights &&
+            pm_bytes_overlap(job->output, (size_t)groups * sizeof(pm_soa_transform), job->layers[i].joint_weights,
+                             (size_t)job->joint_count * sizeof(float)))
+            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "layered blend job: output overlaps layer %d's joint weights", i);
     }
     return PM_OK;
 }

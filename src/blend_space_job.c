@@ -35,6 +35,11 @@ pm_result pm_blend_space_job_validate(const pm_blend_space_job *job, pm_error *e
                        job->scratch ? job->scratch_count : 0, needed);
     if (!pm_pose_aligned(job->output) || !pm_pose_aligned(job->scratch))
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: output or scratch%s", PM_ALIGN_HINT);
+    /* The samples' poses are blended from the scratch into the output: sharing memory, the blend
+     * would read poses it had partly overwritten (or refuse, depending on the parameters). */
+    if (pm_bytes_overlap(job->output, (size_t)s->soa_count * sizeof(pm_soa_transform), job->scratch,
+                         (size_t)needed * sizeof(pm_soa_transform)))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space job: output overlaps the scratch (each needs its own memory)");
     return PM_OK;
 }
 

@@ -412,13 +412,13 @@ pm_result pm_features_extract(float *out, size_t stride, uint8_t *out_bt, const 
         for (int f = 0; f < x->n; f++) {
             float *row = out + (size_t)f * stride;
             extract_row(x, schema, f, row);
-            for (size_t k = (size_t)card; k < stride; k++) row[k] = 0.0f;
             if (out_bt) out_bt[f] = !x->loop && (double)f * x->dt + x->future > duration + 1e-4;
         }
-        for (size_t i = 0; i < (size_t)x->n * stride && r == PM_OK; i++)
-            if (!isfinite(out[i]))
+        /* Only the rows' own values: what lies between rows (stride > cardinality) is the caller's. */
+        for (size_t i = 0; i < (size_t)x->n * (size_t)card && r == PM_OK; i++)
+            if (!isfinite(out[i / (size_t)card * stride + i % (size_t)card]))
                 r = pm_fail(error, PM_ERR_NUMERIC, "%s: feature %zu of frame %zu is not finite",
-                            clip->name ? clip->name : "clip", i % stride, i / stride);
+                            clip->name ? clip->name : "clip", i % (size_t)card, i / (size_t)card);
     }
     extractor_free(x);
     pm_free(&clip->allocator, x);

@@ -37,7 +37,8 @@ static pm_result l2m_check_sizes(const pm_local_to_model_job *job, pm_error *err
                            : pm_bytes_overlap(outs[k], out_sizes[k], job->parents, n * sizeof(int32_t)) ? "parents"
                            : k == 0 && outs[1] && pm_bytes_overlap(outs[0], out_sizes[0], outs[1], out_sizes[1])
                                ? "output_matrices"
-                               : NULL;
+                           : job->root && pm_bytes_overlap(outs[k], out_sizes[k], job->root, sizeof *job->root) ? "the root"
+                                                                                                                 : NULL;
         if (what)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "local-to-model job: %s overlaps %s (outputs need buffers of their own)",
                            out_names[k], what);

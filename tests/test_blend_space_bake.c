@@ -227,6 +227,15 @@ static void test_scratch_count(void **state) {
     assert_non_null(strstr(e.message, "scratch holds 5 groups, 6 are needed"));
     job.scratch_count = need;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    /* The output inside the scratch: refused whatever the parameters (a blend of three samples
+     * and a query on one alike). */
+    job.output = scratch + 1;
+    assert_int_equal(pm_blend_space_job_validate(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "output overlaps the scratch"));
+    p[0] = 0.0f;
+    p[1] = 0.0f;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+    job.output = out;
     free(scratch);
     pm_pose_free(out, NULL);
     pm_blend_space_destroy(s);

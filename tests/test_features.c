@@ -251,6 +251,16 @@ static void test_curve_and_errors(void **state) {
     PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, NULL));
     assert_float_equal(rows[3], 1.75f, 1e-5);
     assert_float_equal(rows[9], 4.5f, 1e-5); /* clamped at the end */
+    /* Rows interleaved with the caller's own data (stride 3: a value, then two of the caller's,
+     * a NaN among them): written around, never over, and not taken for features. */
+    float mixed[30];
+    for (int f = 0; f < 10; f++) mixed[3 * f] = -1.0f, mixed[3 * f + 1] = (float)f, mixed[3 * f + 2] = NAN;
+    PM_ASSERT_OK(pm_features_extract(mixed, 3, NULL, &c, &s, NULL, NULL));
+    for (int f = 0; f < 10; f++) {
+        assert_true(mixed[3 * f] == rows[f]);
+        assert_true(mixed[3 * f + 1] == (float)f);
+        assert_true(isnan(mixed[3 * f + 2]));
+    }
     pm_error err;
     strcpy(s.channels[0].curve, "missing");
     assert_int_equal(pm_features_extract(rows, 1, NULL, &c, &s, NULL, &err), PM_ERR_NOT_FOUND);
@@ -383,16 +393,17 @@ static void test_padding_and_group_channels(void **state) {
     static const int from[11] = {0, 1, 2, -1, -1, -1, 3, 4, 5, 6, -1};
     float *a = calloc((size_t)c.frame_count * 7, sizeof(float));
     float *b = malloc((size_t)c.frame_count * STRIDE * sizeof(float));
-    for (int i = 0; i < c.frame_count * STRIDE; i++) b[i] = NAN; /* every value must be written */
+    for (int i = 0; i < c.frame_count * STRIDE; i++) b[i] = NAN; /* every row value must be written */
     pm_root_def root = exact_root();
     PM_ASSERT_OK(pm_features_extract(a, 7, NULL, &c, &plain, &root, NULL));
     PM_ASSERT_OK(pm_features_extract(b, STRIDE, NULL, &c, &padded, &root, NULL));
     for (int f = 0; f < c.frame_count; f++) {
         const float *ra = a + (size_t)f * 7, *rb = b + (size_t)f * STRIDE;
-        for (int d = 0; d < STRIDE; d++) {
-            float expect = d < 11 && from[d] >= 0 ? ra[from[d]] : 0.0f;
+        for (int d = 0; d < 11; d++) {
+            float expect = from[d] >= 0 ? ra[from[d]] : 0.0f;
             if (!(rb[d] == expect)) fail_msg("frame %d value %d is %g, expected %g", f, d, (double)rb[d], (double)expect);
         }
+        for (int d = 11; d < STRIDE; d++) assert_true(isnan(rb[d])); /* past the row: the caller's, untouched */
     }
     assert_float_equal(b[5 * STRIDE + 9], speed[5], 0.0); /* the curve, at offset 0 */
     free(a);

@@ -321,6 +321,14 @@ static void test_outputs_overlapping_inputs(void **state) {
     expect(pm_layered_blend_job_run(&lj, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps layer 0's pose");
     l.pose = b;
     PM_ASSERT_OK(pm_layered_blend_job_run(&lj, &e));
+    /* A mask inside the output: read a chunk at a time while the output is written. */
+    l.joint_weights = (const float *)(const void *)(base + groups - 1);
+    expect(pm_layered_blend_job_validate(&lj, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "layered blend job: output overlaps layer 0's joint weights");
+    l.weight = 0.0f; /* a layer that is not read */
+    PM_ASSERT_OK(pm_layered_blend_job_validate(&lj, &e));
+    l.weight = 0.5f;
+    l.joint_weights = NULL;
 
     pm_additive_extract_job x = extract_job(a, b, shifted);
     expect(pm_additive_extract_job_validate(&x, &e), PM_ERR_INVALID_ARGUMENT, &e,
@@ -337,6 +345,13 @@ static void test_outputs_overlapping_inputs(void **state) {
     expect(pm_additive_apply_job_validate(&y, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps the delta");
     y.output = a;
     PM_ASSERT_OK(pm_additive_apply_job_run(&y, &e));
+    y.delta = b;
+    y.joint_weights = (const float *)(const void *)a;
+    expect(pm_additive_apply_job_validate(&y, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "additive apply job: output overlaps the joint weights");
+    y.weight = 0.0f; /* the mask is not read */
+    PM_ASSERT_OK(pm_additive_apply_job_validate(&y, &e));
+    y.joint_weights = NULL;
 
     int32_t parents[J_COUNT];
     for (int j = 0; j < J_COUNT; j++) parents[j] = pm_test_humanoid_parents[j];
@@ -355,6 +370,11 @@ static void test_outputs_overlapping_inputs(void **state) {
     expect(pm_local_to_model_job_run(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps output_matrices");
     m.output = (pm_transform *)(void *)(arena + 3 * groups);
     PM_ASSERT_OK(pm_local_to_model_job_run(&m, &e));
+    pm_transform *root = m.output + J_COUNT - 1;
+    *root = pm_transform_identity();
+    m.root = root;
+    expect(pm_local_to_model_job_validate(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps the root");
+    m.root = NULL;
     FREE_POSES(arena, b, ref);
 }
 

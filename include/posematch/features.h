@@ -13,7 +13,7 @@ PM_EXTERN_C_BEGIN
 /* Extracts one row of pm_schema_cardinality(schema) floats per frame of `clip` into
  * out_values (row f starts at out_values + f * stride; cardinality <= stride <=
  * PM_MAX_FEATURE_STRIDE, else PM_ERR_INVALID_ARGUMENT or PM_ERR_LIMIT before anything is
- * written).
+ * written). The floats from cardinality to stride of each row are neither written nor read.
  * Samples that fall outside the clip wrap around with the clip's root motion for looping
  * clips and clamp to the first/last frame otherwise; out_block_transition (optional, one byte
  * per frame) is set to 1 for frames whose future window leaves a non-looping clip.
