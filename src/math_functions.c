@@ -46,23 +46,97 @@ static double cos_series(double r) {
     return 1.0 + r2 * p;
 }
 
-/* x = k pi/2 + r, |r| <= pi/4; returns k mod 4. The quadrant comes from an integer for any |x|
- * below 2^52 pi/2 (far beyond an angle's meaning); above, from fmod - still the same bits
- * everywhere. */
-static int reduce_quadrant(double x, double *r) {
-    double kd = x * TWO_OVER_PI, k;
-    int quadrant;
-    if (fabs(kd) < 0x1p52) {
-        int64_t ki = round_to_int(kd);
-        k = (double)ki;
-        quadrant = (int)(ki & 3); /* two's complement: -1 & 3 = 3 */
-    } else {
-        k = floor(kd + 0.5);
-        double q = fmod(k, 4.0); /* exact */
-        quadrant = (int)(q < 0.0 ? q + 4.0 : q);
+/* The binary digits of 2/pi, 32 at a time: 2/pi = sum of two_over_pi_bits[i] 2^(-32 (i + 1)).
+ * 1,280 bits: enough for any double. */
+static const uint32_t two_over_pi_bits[40] = {
+    0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0, 0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+    0xb7246e3a, 0x424dd2e0, 0x06492eea, 0x09d1921c, 0xfe1deb1c, 0xb129a73e, 0xe88235f5, 0x2ebb4484,
+    0xe99c7026, 0xb45f7e41, 0x3991d639, 0x835339f4, 0x9c845f8b, 0xbdf9283b, 0x1ff897ff, 0xde05980f,
+    0xef2f118b, 0x5a0a6d1f, 0x6d367ecf, 0x27cb09b7, 0x4f463f66, 0x9e5fea2d, 0x7527bac7, 0xebe5f17b,
+    0x3d0739f7, 0x8a5292ea, 0x6bfb5fb1, 0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d};
+
+/* reduce_quadrant for |x| >= 2^20 pi/2, where k pi/2 in three parts stops being exact: x 2/pi
+ * mod 4 from the 192 bits of 2/pi that decide it. With |x| = m 2^e (m an integer of 53 bits),
+ * the digits of 2/pi above 2^(2 - e) only add multiples of 4, and those below the 192 taken add
+ * less than 2^-105 of a quarter turn; the product m x those 192 bits is exact in integers (32-bit
+ * limbs, portable), and the quarter turns' fraction is rounded to a double once. */
+static int reduce_huge(double x, double *r) {
+    int E;
+    double f = frexp(fabs(x), &E);
+    uint64_t m = (uint64_t)ldexp(f, 53); /* exact */
+    int e = E - 53, i0 = e >= 2 ? (e - 2) / 32 : 0;
+    uint32_t w[6], p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int j = 0; j < 6; j++) w[j] = two_over_pi_bits[i0 + 5 - j]; /* least significant first */
+    const uint32_t ml[2] = {(uint32_t)m, (uint32_t)(m >> 32)};
+    for (int a = 0; a < 2; a++) {
+        uint64_t carry = 0;
+        for (int b = 0; b < 6; b++) {
+            uint64_t t = (uint64_t)ml[a] * w[b] + p[a + b] + carry;
+            p[a + b] = (uint32_t)t;
+            carry = t >> 32;
+        }
+        for (int k = a + 6; carry && k < 8; k++) {
+            uint64_t t = (uint64_t)p[k] + carry;
+            p[k] = (uint32_t)t;
+            carry = t >> 32;
+        }
     }
-    *r = ((x - k * HALF_PI_1) - k * HALF_PI_2) - k * HALF_PI_3;
+    /* x 2/pi = p 2^-s (mod 4): bits s and s + 1 of p count quarter turns, those below are the
+     * fraction (s is 161..224). */
+    const int s = 32 * (i0 + 6) - e;
+#define PM_BIT(n) ((p[(n) / 32] >> ((n) % 32)) & 1u)
+    int quadrant = (int)(PM_BIT(s) | PM_BIT(s + 1) << 1);
+    const int up = (int)PM_BIT(s - 1); /* the fraction is a half or more: the next quarter turn */
+    /* g = the fraction's distance to the nearer whole turn, in s-bit two's complement. */
+    uint32_t g[8];
+    for (int k = 0; k < 8; k++) g[k] = p[k];
+    if (up) {
+        uint64_t borrow = 1; /* g = 2^s - fraction = ~fraction + 1 within s bits */
+        for (int k = 0; k < 8; k++) {
+            uint64_t t = (uint64_t)(uint32_t)~g[k] + borrow;
+            g[k] = (uint32_t)t;
+            borrow = t >> 32;
+        }
+        quadrant = (quadrant + 1) & 3;
+    }
+    for (int k = 0; k < 8; k++) { /* keep bits 0..s-1 */
+        int lo = 32 * k;
+        if (lo >= s) g[k] = 0;
+        else if (s - lo < 32) g[k] &= (1u << (s - lo)) - 1u;
+    }
+#undef PM_BIT
+    int top = 7;
+    while (top >= 0 && g[top] == 0) top--;
+    double frac = 0.0;
+    if (top >= 0) {
+        /* The 64 bits from the highest set one down (three limbs when they straddle two), to a
+         * double: one rounding. */
+        int h = 31;
+        while (!((g[top] >> h) & 1u)) h--;
+        int hb = 32 * top + h; /* the highest set bit */
+        uint64_t bits = 0;
+        for (int n = hb; n > hb - 64 && n >= 0; n--) bits = bits << 1 | ((g[n / 32] >> (n % 32)) & 1u);
+        int taken = hb + 1 < 64 ? hb + 1 : 64;
+        frac = ldexp((double)bits, hb + 1 - taken - s);
+    }
+    double rr = (up ? -frac : frac) * HALF_PI_D;
+    if (x < 0.0) {
+        rr = -rr;
+        quadrant = (4 - quadrant) & 3;
+    }
+    *r = rr;
     return quadrant;
+}
+
+/* x = k pi/2 + r, |r| <= pi/4; returns k mod 4. k pi/2 taken off in three parts, exact for
+ * |k| < 2^20 (any joint angle); beyond, reduce_huge. The same bits everywhere. */
+static int reduce_quadrant(double x, double *r) {
+    double kd = x * TWO_OVER_PI;
+    if (!(fabs(kd) < 0x1p20)) return reduce_huge(x, r);
+    int64_t ki = round_to_int(kd);
+    double k = (double)ki;
+    *r = ((x - k * HALF_PI_1) - k * HALF_PI_2) - k * HALF_PI_3;
+    return (int)(ki & 3); /* two's complement: -1 & 3 = 3 */
 }
 
 /* sin(x) (quadrant_shift 0) or cos(x) (1: sin(x + pi/2)). */

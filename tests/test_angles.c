@@ -111,6 +111,48 @@ static void test_sin_cos_exp_sweep(void **state) {
     assert_digest(&h, 0x9a2685396abc52f3ull, "sin, cos and exp");
 }
 
+/* Arguments of any size: beyond 2^20 quarter turns the reduction takes 2/pi to 192 bits (pi/2
+ * in three parts was off there by up to millions of ulps, then the wrong sign, then infinite).
+ * Fixed inputs with the correctly rounded results (computed to 2,000 bits), and a sweep over
+ * every float exponent against libm's double functions. */
+static void test_huge_arguments(void **state) {
+    (void)state;
+    static const struct {
+        float x;
+        uint32_t sin_bits, cos_bits;
+    } fixed[] = {
+        {0x1.93e5940000000p+99f, 0xbf4a89b0u, 0xbf1c9222u},
+        {-0x1.93e5940000000p+99f, 0x3f4a89b0u, 0xbf1c9222u},
+        {0x1.75b22c0000000p+23f, 0x3f800000u, 0x38069522u},
+        {0x1.9d013c0000000p+41f, 0x3f800000u, 0x387ab85fu},
+        {0x1.ff933c0000000p+127f, 0xbe79f163u, 0x3f7841cau},
+        {-0x1.ff933c0000000p+127f, 0x3e79f163u, 0x3f7841cau},
+        {0x1.5af1d80000000p+66f, 0x3f281569u, 0x3f411723u},
+        {0x1.0000000000000p+24f, 0xbf47917cu, 0x3f2056b4u},
+        {0x1.0000000000000p+100f, 0xbf5f476du, 0x3efa75a0u},
+        {0x1.921fc00000000p+20f, 0x3f1f23cdu, 0x3f48868cu},
+        {0x1.fff9720000000p+127f, 0x3f4e33e5u, 0x3f17b632u},
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (bits_of(pm_sinf(fixed[i].x)) != fixed[i].sin_bits || bits_of(pm_cosf(fixed[i].x)) != fixed[i].cos_bits)
+            fail_msg("pm_sinf/pm_cosf(%a) = %a, %a; correctly rounded %a, %a", (double)fixed[i].x, (double)pm_sinf(fixed[i].x),
+                     (double)pm_cosf(fixed[i].x), (double)float_of(fixed[i].sin_bits), (double)float_of(fixed[i].cos_bits));
+    pm_test_rng rng = {20261203u};
+    for (int i = 0; i < 100000; i++) {
+        uint32_t exponent = 127u + 20u + (uint32_t)(pm_test_rng_float(&rng) * 107.99f); /* 2^20 .. 2^127 */
+        uint32_t b = exponent << 23 | ((uint32_t)(pm_test_rng_float(&rng) * 8388608.0f) & 0x7fffffu);
+        float x = float_of(b | (i & 1 ? 0x80000000u : 0u));
+        float s = pm_sinf(x), c = pm_cosf(x);
+        float ws = (float)sin((double)x), wc = (float)cos((double)x);
+        if (ulps_apart(s, ws) > 1 || ulps_apart(c, wc) > 1)
+            fail_msg("pm_sinf/pm_cosf(%a) = %a, %a; libm %a, %a", (double)x, (double)s, (double)c, (double)ws, (double)wc);
+        double sd, cd;
+        pm_sincos_d((double)x, &sd, &cd);
+        if (bits_of((float)sd) != bits_of(s) || bits_of((float)cd) != bits_of(c))
+            fail_msg("pm_sincos_d(%a) rounds to other floats than pm_sinf's and pm_cosf's", (double)x);
+    }
+}
+
 /* The double sin and cos (together: sincos) and atan2 BVH Euler angles go through: within a few
  * double ulps of libm's over joint angles (radians of up to a few turns); the float functions
  * are the same values rounded. */
@@ -172,6 +214,7 @@ int main(void) {
         cmocka_unit_test(test_sin_cos_exp_sweep),
         cmocka_unit_test(test_double_functions),
         cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_huge_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

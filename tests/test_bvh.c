@@ -229,6 +229,30 @@ static void test_rotation_orders(void **state) {
     }
 }
 
+/* Angles of any finite size read as the rotation they name: 1e20 degrees was refused as "not unit
+ * length" and 1e30 as "not finite" while sin and cos took large arguments apart in three parts
+ * of pi/2 (math_functions.c). Compared with libm's double sin and cos of the same half angles. */
+static void test_huge_angles(void **state) {
+    (void)state;
+    const double degrees[4] = {1e20, -1e30, 3.4e38, 395824185999450.0 /* 360 x 2^40 + 90 */};
+    for (int i = 0; i < 4; i++) {
+        char buf[512];
+        snprintf(buf, sizeof buf,
+                 "HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\nCHANNELS 1 Zrotation\nEnd Site\n{\nOFFSET 0 1 0\n}\n}\n"
+                 "MOTION\nFrames: 1\nFrame Time: 1\n%.17g\n",
+                 degrees[i]);
+        pm_clip c;
+        load_raw(&c, buf);
+        double half = 0.5 * (degrees[i] * (3.14159265358979323846 / 180.0));
+        pm_quat q = c.rotations[0], want = pm_quat_make(0.0f, 0.0f, (float)sin(half), (float)cos(half));
+        if (q.w * want.w + q.z * want.z < 0.0f) want = pm_quat_make(0.0f, 0.0f, -want.z, -want.w); /* q and -q: one rotation */
+        if (fabsf(q.z - want.z) > 1e-6f || fabsf(q.w - want.w) > 1e-6f || q.x != 0.0f || q.y != 0.0f)
+            fail_msg("%g degrees about Z read as (%g, %g, %g, %g), libm's (0, 0, %g, %g)", degrees[i], (double)q.x,
+                     (double)q.y, (double)q.z, (double)q.w, (double)want.z, (double)want.w);
+        pm_clip_destroy(&c);
+    }
+}
+
 static void test_mixed_orders(void **state) {
     (void)state;
     pm_clip c;
@@ -384,6 +408,7 @@ int main(void) {
         cmocka_unit_test(test_names_and_structure),
         cmocka_unit_test(test_clip_name_from_source),
         cmocka_unit_test(test_rotation_orders),
+        cmocka_unit_test(test_huge_angles),
         cmocka_unit_test(test_mixed_orders),
         cmocka_unit_test(test_unit_detection),
         cmocka_unit_test(test_up_axis_detection),
