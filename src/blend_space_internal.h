@@ -180,6 +180,10 @@ void pm_blend_space_root_split(const pm_blend_space *s, int i, const pm_blend_pl
                                int slice, pm_soa_transform *pose, pm_blend_ground *rel);
 void pm_blend_space_root_join(const pm_blend_space *s, const pm_blend_space_weights *w, double blend_cycle, int slice,
                               const pm_blend_ground *rel, pm_soa_transform *out);
+/* Weights as pm_blend_space_weights_at gives them: distinct samples in range, weights finite,
+ * non-negative and summing to 1 (within 1e-3). What the public functions that take weights
+ * from the caller check before reading them. */
+int pm_blend_space_weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w);
 /* Least common multiple of the contributing looping samples' cycle counts; 0 beyond
  * PM_BLEND_SPACE_PERIOD_LIMIT. */
 long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_space_weights *w);

@@ -115,7 +115,7 @@ pm_result pm_blend_space_job_run(const pm_blend_space_job *job, pm_error *error)
 
 int pm_blend_space_bake_cycles(const pm_blend_space *s, const pm_blend_space_weights *w, int *out_looping) {
     if (out_looping) *out_looping = 0;
-    if (!s || !w) return 0;
+    if (!pm_blend_space_weights_usable(s, w)) return 0;
     int looping = pm_blend_space_loops(s, w), most = 1; /* a blend that does not close bakes as a one-shot */
     for (int i = 0; i < w->count; i++) most = PM_MAX(most, pm_blend_space_sample_cycles(s, w->samples[i]));
     /* The blend's cycles to bake: one when it does not loop (its one-shot samples play once); for

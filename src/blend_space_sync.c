@@ -215,9 +215,7 @@ void pm_blend_space_sample_place(pm_blend_place *out, const pm_blend_space *s, i
     out->at_end = a->looping && x >= n && x < n + 1e-3;
 }
 
-/* Weights as pm_blend_space_weights_at gives them: distinct samples in range, weights finite,
- * non-negative and summing to 1 (to float rounding). */
-static int weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w) {
+int pm_blend_space_weights_usable(const pm_blend_space *s, const pm_blend_space_weights *w) {
     if (!s || !w || w->count < 1 || w->count > PM_BLEND_SPACE_MAX_WEIGHTS) return 0;
     double sum = 0.0;
     for (int i = 0; i < w->count; i++) {
@@ -231,7 +229,7 @@ static int weights_usable(const pm_blend_space *s, const pm_blend_space_weights 
 }
 
 float pm_blend_space_cycle_duration(const pm_blend_space *s, const pm_blend_space_weights *w, int cycle) {
-    if (!weights_usable(s, w)) return 0.0f;
+    if (!pm_blend_space_weights_usable(s, w)) return 0.0f;
     double d = 0.0;
     for (int i = 0; i < w->count; i++) {
         int k = s->cycles[w->samples[i]].count, j = cycle % k;
@@ -281,7 +279,7 @@ long long pm_blend_space_looping_period(const pm_blend_space *s, const pm_blend_
 }
 
 int pm_blend_space_loops(const pm_blend_space *s, const pm_blend_space_weights *w) {
-    if (!weights_usable(s, w)) return 0;
+    if (!pm_blend_space_weights_usable(s, w)) return 0;
     double cycle0 = pm_blend_space_duration(s, w);
     for (int i = 0; i < w->count; i++) {
         const pm_animation *an = &s->animations[w->samples[i]];
@@ -294,7 +292,7 @@ int pm_blend_space_loops(const pm_blend_space *s, const pm_blend_space_weights *
 }
 
 int pm_blend_space_period(const pm_blend_space *s, const pm_blend_space_weights *w) {
-    if (!weights_usable(s, w)) return 0;
+    if (!pm_blend_space_weights_usable(s, w)) return 0;
     if (s->sync == PM_BLEND_SYNC_NONE) return 1;
     for (int i = 0; i < w->count; i++)
         if (!s->animations[w->samples[i]].looping) return 1; /* runs from phase 0 to 1 once */

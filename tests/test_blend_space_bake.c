@@ -89,16 +89,22 @@ static void test_bake(void **state) {
      * (NaN, negative, a sample twice, not summing to 1) is "malformed": 0. */
     assert_true(pm_blend_space_duration(s, &w) > 0.0f && pm_blend_space_period(s, &w) == 1);
     assert_true(w.count >= 2);
-    pm_blend_space_weights bad[4];
-    for (int i = 0; i < 4; i++) bad[i] = w;
+    assert_int_equal(pm_blend_space_bake_cycles(s, &w, NULL), 1);
+    pm_blend_space_weights bad[5];
+    for (int i = 0; i < 5; i++) bad[i] = w;
     bad[0].weights[0] = NAN;
     bad[1].weights[0] = -bad[1].weights[0];
     bad[2].samples[1] = bad[2].samples[0];
     for (int i = 0; i < bad[3].count; i++) bad[3].weights[i] *= 2.0f;
-    for (int i = 0; i < 4; i++) {
+    bad[4].count = 1 << 20; /* a count past the arrays: nothing past them is read */
+    for (int i = 0; i < 5; i++) {
         assert_true(pm_blend_space_duration(s, &bad[i]) == 0.0f);
         assert_true(pm_blend_space_cycle_duration(s, &bad[i], 1) == 0.0f);
         assert_int_equal(pm_blend_space_period(s, &bad[i]), 0);
+        assert_int_equal(pm_blend_space_loops(s, &bad[i]), 0);
+        int looping = -1;
+        assert_int_equal(pm_blend_space_bake_cycles(s, &bad[i], &looping), 0);
+        assert_int_equal(looping, 0);
     }
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);

@@ -279,7 +279,7 @@ PM_API pm_result pm_blend_space_bake(pm_clip *out, const pm_blend_space *space, 
  * pm_blend_space_period: a loop whose period is longer than PM_BLEND_SPACE_MAX_PERIOD (and than
  * each sample's cycle count) is baked as a one-shot of its sample of most cycles, so a tool that
  * reports a blend can say what a database asset of it will be. 0 (and not looping) for NULL
- * arguments. */
+ * arguments or malformed weights (as for pm_blend_space_duration). */
 PM_API int pm_blend_space_bake_cycles(const pm_blend_space *space, const pm_blend_space_weights *weights,
                                       int *out_looping);
 
