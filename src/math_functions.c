@@ -82,7 +82,7 @@ static int reduce_huge(double x, double *r) {
         }
     }
     /* x 2/pi = p 2^-s (mod 4): bits s and s + 1 of p count quarter turns, those below are the
-     * fraction (s is 161..224). */
+     * fraction (s is 159..224). */
     const int s = 32 * (i0 + 6) - e;
 #define PM_BIT(n) ((p[(n) / 32] >> ((n) % 32)) & 1u)
     int quadrant = (int)(PM_BIT(s) | PM_BIT(s + 1) << 1);
