@@ -458,7 +458,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         r = pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                     "database: no searchable pose: all %u poses are block transitions or in excluded ranges (%u block "
                     "transitions: clips too short for the schema's trajectory window of %g s; %u excluded: "
-                    "exclude_start/exclude_end longer than the clips, or excluding ranges)",
+                    "exclude_start/exclude_end (posematch build --exclude-start/--exclude-end) longer than the "
+                    "clips, or excluding ranges (--exclude))",
                     P, blocked, (double)future, excluded_poses);
         goto fail;
     }

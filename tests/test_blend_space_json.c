@@ -136,6 +136,12 @@ static void test_json(void **state) {
          "same coordinates"},
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": 5}]}", "start"},
         {"{\"samples\": [ {\"clip\": ", "malformed"},
+        /* Names tell samples apart in the output: one clip used twice needs names of its own. */
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}, {\"clip\": \"clip0.bvh\", \"params\": [1]}]}",
+         "samples[1].name: 'clip0' is also samples[0]'s name (a sample without one is named after its clip's file)"},
+        {"{\"samples\": [{\"name\": \"w\", \"clip\": \"clip0.bvh\", \"params\": [0]},"
+         " {\"name\": \"w\", \"clip\": \"clip1.bvh\", \"params\": [1]}]}",
+         "samples[1].name: 'w' is also samples[0]'s name; give each sample"},
         {"{\"axes\": [{\"min\": 3, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "below max"},
         /* Conversions checked before they happen (casting 3e10 to int, or 1e39 to float, is undefined). */
         {"{\"grid\": [3e10], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},

@@ -382,6 +382,22 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         clip_count++;
         samples[i].clip = &clips[i];
     }
+    /* A sample's name is what the text output shows for it: two alike (two clips called walk.bvh
+     * in different folders, one clip used twice, or names given alike) could not be told apart. */
+    for (int i = 1; i < n; i++) {
+        const char *ni = samples[i].name ? samples[i].name : clips[i].name;
+        for (int j = 0; j < i; j++) {
+            const char *nj = samples[j].name ? samples[j].name : clips[j].name;
+            if (ni && nj && !strcmp(ni, nj)) {
+                char where[48];
+                snprintf(where, sizeof where, "samples[%d].name", i);
+                r = bad(&l, PM_ERR_INVALID_ARGUMENT, where,
+                        "'%s' is also samples[%d]'s name%s; give each sample a \"name\" of its own", ni, j,
+                        samples[i].name ? "" : " (a sample without one is named after its clip's file)");
+                goto done;
+            }
+        }
+    }
     def.samples = samples;
     def.sample_count = n;
     if ((r = pm_blend_space_create(&out->space, &def, error)) != PM_OK) {

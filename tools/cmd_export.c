@@ -14,8 +14,9 @@ static const char export_usage[] =
     "usage: posematch export-features DB.pmdb -o PREFIX\n"
     "Writes PREFIX.f32 (poses x cardinality raw float32 features, row = pose) and PREFIX.json:\n"
     "cardinality, per-dimension offset, scale and weight_sqrt (cost = sum(((q - x) / scale *\n"
-    "weight_sqrt)^2) + cost_addend), channels (names, as search's breakdown keys) and\n"
-    "channel_info (kind, first_dim, size), dim_channel, pose -> asset and frame,\n"
+    "weight_sqrt)^2) + cost_addend), channels (names, as search's breakdown keys; a group\n"
+    "channel is listed with size 0 and has no breakdown entry) and channel_info (kind,\n"
+    "first_dim, size), dim_channel, pose -> asset and frame,\n"
     "block_transition (1 = a plain search never returns the pose) and cost_addend.\n";
 
 static cJSON *float_array(const float *v, int n) {
