@@ -106,8 +106,9 @@ def search_section(out, data):
         if not b or not bench:
             continue
         found = True
-        peers = [(key, label, {s: load(out, f"{schema}.{key}_{s}.json") for s in ("noisy", "far")})
-                 for key, label in PEERS]
+        # Every timed run of every peer: (key, label, set, result), for the table rows and the lines.
+        peer_runs = [(key, label, s, n) for key, label in PEERS
+                     for s, n in each_run({s: load(out, f"{schema}.{key}_{s}.json") for s in ("noisy", "far")})]
         lines.append(f"### {schema}: {bench['searchable_poses']:,} searchable poses "
                      f"({bench['poses']:,} in all) x {bench['cardinality']}\n")
         lines.append(f"- build (one thread): {b['build_s']:.2f} s for the database after "
@@ -149,12 +150,11 @@ def search_section(out, data):
                          f"{100 * m['exact_fraction']:.1f}% | {100 * m['mean_excess']:.2f}% | "
                          f"{m['max_excess_ratio']:.2f}x | {m['speedup_vs_bruteforce']:.1f}x | "
                          f"{m['candidates']:.0f} | {m['nodes']:.0f} | {m['build_ms']:.0f} | {m['bytes'] / 1e6:.1f} MB |")
-        for key, label, runs in peers:
-            for s, n in each_run(runs):
-                lines.append(f"| {label(n)} | {s} | "
-                             f"{n[key]['median_us']:.1f} | {n[key]['p99_us']:.1f} | "
-                             f"{100 * n[key]['exact_fraction']:.1f}% | {100 * n[key]['mean_excess']:.2f}% | | "
-                             f"{n[f'{key}_speedup_vs_bruteforce']:.1f}x | | | {n[f'{key}_build_ms']:.0f} | |")
+        for key, label, s, n in peer_runs:
+            lines.append(f"| {label(n)} | {s} | "
+                         f"{n[key]['median_us']:.1f} | {n[key]['p99_us']:.1f} | "
+                         f"{100 * n[key]['exact_fraction']:.1f}% | {100 * n[key]['mean_excess']:.2f}% | | "
+                         f"{n[f'{key}_speedup_vs_bruteforce']:.1f}x | | | {n[f'{key}_build_ms']:.0f} | |")
         lines.append("")
         plain = {m["query_set"]: m for m in exact_rows}
         for m in bench["modes"]:
@@ -167,12 +167,11 @@ def search_section(out, data):
                              f"against {full['p99_us']:.1f} us without one, median {m['median_us']:.1f} against "
                              f"{full['median_us']:.1f}; the optimum on {100 * m['exact_fraction']:.1f}% of the queries "
                              f"(proven on {100 * m['proven_fraction']:.1f}%), mean excess {100 * m['mean_excess']:.3f}%")
-        for key, label, runs in peers:
-            for s, n in each_run(runs):
-                lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key](n))} "
-                             f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
-                             f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key](n)} {n[key]['median_us']:.1f} and "
-                             f"{n[key]['p99_us']:.1f} us; same run)")
+        for key, label, s, n in peer_runs:
+            lines.append(f"- {s}: {faster(n[f'exact_speedup_vs_{key}'], 'posematch exact', PEER_NAMES[key](n))} "
+                         f"(median and p99: posematch exact {n['exact']['median_us']:.1f} and "
+                         f"{n['exact']['p99_us']:.1f} us, {PEER_NAMES[key](n)} {n[key]['median_us']:.1f} and "
+                         f"{n[key]['p99_us']:.1f} us; same run)")
         lines.append("")
     return "\n".join(lines) + "\n" if found else None
 

@@ -130,8 +130,14 @@ static void default_free(void *ptr, void *user) {
     free(ptr);
 }
 
+/* base.h: an allocator missing alloc or free counts as NULL, so that what one allocates the other
+ * frees. Every use of a caller's allocator decides through here. */
+const pm_allocator *pm_allocator_or(const pm_allocator *a, const pm_allocator *fallback) {
+    return a && a->alloc && a->free ? a : fallback;
+}
+
 pm_allocator pm_allocator_resolve(const pm_allocator *a) {
-    if (a && a->alloc && a->free) return *a;
+    if ((a = pm_allocator_or(a, NULL)) != NULL) return *a;
     pm_allocator d;
     d.alloc = default_alloc;
     d.free = default_free;
@@ -139,15 +145,9 @@ pm_allocator pm_allocator_resolve(const pm_allocator *a) {
     return d;
 }
 
-const pm_allocator *pm_allocator_or(const pm_allocator *a, const pm_allocator *fallback) {
-    return a && a->alloc && a->free ? a : fallback;
-}
-
 void *pm_alloc(const pm_allocator *allocator, size_t size, size_t alignment) {
     if (alignment == 0) alignment = 16;
-    /* base.h: an allocator missing alloc or free is the default one, so that what one allocates
-     * the other frees (pm_free decides the same way). */
-    if (allocator && allocator->alloc && allocator->free) return allocator->alloc(size, alignment, allocator->user);
+    if ((allocator = pm_allocator_or(allocator, NULL)) != NULL) return allocator->alloc(size, alignment, allocator->user);
     return default_alloc(size, alignment, NULL);
 }
 
@@ -166,7 +166,7 @@ void *pm_alloc_array(const pm_allocator *allocator, size_t count, size_t elem_si
 
 void pm_free(const pm_allocator *allocator, void *ptr) {
     if (!ptr) return;
-    if (allocator && allocator->alloc && allocator->free) allocator->free(ptr, allocator->user);
+    if ((allocator = pm_allocator_or(allocator, NULL)) != NULL) allocator->free(ptr, allocator->user);
     else default_free(ptr, NULL);
 }
 

@@ -63,8 +63,9 @@ void *pm_alloc_image(const pm_allocator *allocator, size_t size, size_t alignmen
 /* pm_file_read with the buffer from pm_alloc_image (flags as pm_file_read's). */
 pm_result pm_file_read_image(void **out, size_t *out_size, const char *path, unsigned flags,
                              const pm_allocator *allocator, pm_error *error);
-/* For the calls where a NULL allocator means the source's (base.h): a, when it has both
- * functions, else the fallback - an allocator missing one counts as NULL there too. */
+/* a, when it has both functions, else the fallback: base.h's rule that an allocator missing one
+ * counts as NULL (fallback NULL: "is it the caller's?"; the source's, for the calls where NULL
+ * means the source's allocator). */
 const pm_allocator *pm_allocator_or(const pm_allocator *a, const pm_allocator *fallback);
 /* The allocator to record in an object: a copy of *a, or the C library's. */
 pm_allocator pm_allocator_resolve(const pm_allocator *a);

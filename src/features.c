@@ -415,10 +415,11 @@ pm_result pm_features_extract(float *out, size_t stride, uint8_t *out_bt, const 
             if (out_bt) out_bt[f] = !x->loop && (double)f * x->dt + x->future > duration + 1e-4;
         }
         /* Only the rows' own values: what lies between rows (stride > cardinality) is the caller's. */
-        for (size_t i = 0; i < (size_t)x->n * (size_t)card && r == PM_OK; i++)
-            if (!isfinite(out[i / (size_t)card * stride + i % (size_t)card]))
-                r = pm_fail(error, PM_ERR_NUMERIC, "%s: feature %zu of frame %zu is not finite",
-                            clip->name ? clip->name : "clip", i % (size_t)card, i / (size_t)card);
+        for (int f = 0; f < x->n && r == PM_OK; f++)
+            for (int d = 0; d < card && r == PM_OK; d++)
+                if (!isfinite(out[(size_t)f * stride + (size_t)d]))
+                    r = pm_fail(error, PM_ERR_NUMERIC, "%s: feature %d of frame %d is not finite",
+                                clip->name ? clip->name : "clip", d, f);
     }
     extractor_free(x);
     pm_free(&clip->allocator, x);

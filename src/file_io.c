@@ -38,19 +38,6 @@ const char *pm_file_kind_problem(unsigned long mode) {
 #define PM_FILE_READ_ALIGN 64
 
 static pm_result file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
-                           int image, pm_error *error);
-
-pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
-                       pm_error *error) {
-    return file_read(out, out_size, path, flags, allocator, 0, error);
-}
-
-pm_result pm_file_read_image(void **out, size_t *out_size, const char *path, unsigned flags,
-                             const pm_allocator *allocator, pm_error *error) {
-    return file_read(out, out_size, path, flags, allocator, 1, error);
-}
-
-static pm_result file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
                            int image, pm_error *error) {
     if (out) *out = NULL;
     if (out_size) *out_size = 0;
@@ -126,6 +113,16 @@ static pm_result file_read(void **out, size_t *out_size, const char *path, unsig
     *out = buf;
     *out_size = size;
     return PM_OK;
+}
+
+pm_result pm_file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
+                       pm_error *error) {
+    return file_read(out, out_size, path, flags, allocator, 0, error);
+}
+
+pm_result pm_file_read_image(void **out, size_t *out_size, const char *path, unsigned flags,
+                             const pm_allocator *allocator, pm_error *error) {
+    return file_read(out, out_size, path, flags, allocator, 1, error);
 }
 
 static pm_result out_of_memory(pm_error *error, const char *path) {

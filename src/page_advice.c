@@ -19,7 +19,7 @@
 void *pm_alloc_image(const pm_allocator *allocator, size_t size, size_t alignment) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     /* From two huge pages up: below that the 2 MB boundary could cost more than it saves. */
-    if ((!allocator || !allocator->alloc || !allocator->free) && size >= 2 * HUGE_PAGE && alignment <= HUGE_PAGE) {
+    if (!pm_allocator_or(allocator, NULL) && size >= 2 * HUGE_PAGE && alignment <= HUGE_PAGE) {
         uint8_t *p = (uint8_t *)pm_alloc(NULL, size, HUGE_PAGE);
         if (p) (void)madvise(p, size / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
         return p;

@@ -310,14 +310,6 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
 /* pm_search_kernel; found_before: an earlier database of pm_search_databases found an answer
  * (def->max_cost was lowered to beat it), which counts as found for the work budget. */
 static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
-                            void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error);
-
-pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
-                           void *scratch, size_t scratch_size, int kernel, pm_error *error) {
-    return search_one(out, db, query, def_in, scratch, scratch_size, kernel, 0, error);
-}
-
-static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
                             void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
     /* A caller that misses an error code reads "not found", never the previous frame's answer. */
@@ -430,6 +422,11 @@ static pm_result search_one(pm_search_result *out, const pm_database *db, const 
     fill_result(out, &s);
     if (def.out_breakdown) breakdown(def.out_breakdown, &s);
     return PM_OK;
+}
+
+pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                           void *scratch, size_t scratch_size, int kernel, pm_error *error) {
+    return search_one(out, db, query, def_in, scratch, scratch_size, kernel, 0, error);
 }
 
 pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_database *const *dbs,

@@ -249,8 +249,9 @@ static void test_image_alignment(void **state) {
     assert_int_equal(counter.allocs, 1);
     pm_free(&hooks, p);
     assert_int_equal(counter.frees, 1);
-    p = (uint8_t *)pm_alloc_image(NULL, 100, 64); /* small: no boundary asked for */
+    p = (uint8_t *)pm_alloc_image(NULL, 100, 64); /* small: an ordinary block, aligned as asked */
     assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 64, 0);
     pm_free(NULL, p);
 }
 

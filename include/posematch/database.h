@@ -140,9 +140,8 @@ PM_API pm_result pm_database_save(const pm_database *db, const char *path, pm_er
  * PM_ERR_OUT_OF_MEMORY; the message names the file. With the C library allocator (allocator
  * NULL) an image of 4 MB or more - this and pm_database_load_memory's copy - starts on a 2 MB
  * boundary and is advised as transparent huge pages on Linux (MADV_HUGEPAGE): searches wander
- * over the whole image and miss the TLB less (a few percent to a tenth off exact and vptree
- * searches on the benchmark's databases). Where the kernel must first compact memory for them a
- * load can take longer; an allocator of your own gets no advice. */
+ * over the whole image and miss the TLB less. Where the kernel must first compact memory for
+ * them a load can take longer; an allocator of your own gets no advice. */
 PM_API pm_result pm_database_load(pm_database **out, const char *path, const pm_allocator *allocator, pm_error *error);
 enum {
     PM_LOAD_SKIP_CHECKSUM = 1, /* for fuzzing the structural checks; never in production */
