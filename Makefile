@@ -1,7 +1,7 @@
 # posematch - top-level targets. CMake does the building underneath.
 #   make         build the library, CLI, tests and benches into build/ (CLI: build/posematch)
 #   make test    install what is missing, build, run every test (+ ASan/UBSan build, fuzzers, TSan build,
-#                plain-C pose jobs build)
+#                plain-C pose jobs build; the tool under valgrind's memcheck in the plain builds)
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
 #   make test-aarch64  (optional) cross-build for AArch64, run the suite under qemu-user

@@ -5,7 +5,7 @@ set -euo pipefail
 what=${1:-build}
 pkgs=(build-essential cmake pkg-config libcjson-dev)
 case "$what" in
-  test) pkgs+=(clang libclang-rt-14-dev python3) ;;
+  test) pkgs+=(clang libclang-rt-14-dev python3 valgrind) ;;
   bench) pkgs+=(libnanoflann-dev libfaiss-dev g++ python3) ;;
 esac
 pkgs+=(libnanoflann-dev libcmocka-dev)   # `make` also builds the bench and test binaries

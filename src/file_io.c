@@ -231,7 +231,7 @@ static pm_result write_target(char **out, const char *path, pm_error *error) {
         char *next = NULL;
         if (!e) {
             next = link_target(cur, st.st_size > 0 ? (size_t)st.st_size : 0);
-            if (!next) e = errno;
+            if (!next) e = errno ? errno : EIO; /* never 0: cur must not become NULL below */
         }
         pm_free(NULL, cur);
         if (e == LINK_REFUSED)
