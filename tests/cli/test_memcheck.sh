@@ -4,9 +4,10 @@
 # BVH whose padding or unused fields held whatever the heap held would still load, and still
 # differ from run to run, breaking the byte-identical builds the cache keys rely on). Each step
 # of a small pipeline - build with threads and mirroring, both presets, info, search in every
-# mode (dynamic weights, a continuing pose), export, blend, a truncated database - must run
-# without a memcheck error or a leak. Skipped in the sanitizer builds (the two do not mix), when
-# valgrind is missing, and when the CLI is not built for this machine (a cross build).
+# mode (dynamic weights, a continuing pose), export, blend, truncated inputs, and the programs of
+# examples/ - must run without a memcheck error or a leak. Skipped in the sanitizer builds (the
+# two do not mix), when valgrind is missing, and when the CLI is not built for this machine (a
+# cross build).
 source "$(dirname "$0")/common.sh" memcheck || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 if [ -n "${PM_SANITIZED:-}" ]; then echo "SKIP: a sanitizer build (memcheck runs on the plain builds)"; exit 77; fi
 if ! command -v valgrind >/dev/null 2>&1; then echo "SKIP: valgrind not found"; exit 77; fi
@@ -16,12 +17,12 @@ if [ "$(machine "$CLI")" != "$(machine "$(command -v bash)")" ]; then
 fi
 
 # vg NAME EXPECTED_STATUS ARGS...: runs the CLI under memcheck; any memcheck error (99) or another
-# exit status than EXPECTED_STATUS fails, with memcheck's report.
+# exit status than EXPECTED_STATUS fails, with memcheck's report. VG_PROGRAM runs another program.
 vg() {
   local name=$1 want=$2
   shift 2
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
-    --track-origins=yes --log-file="$TMP/$name.vg" "$CLI" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
+    --track-origins=yes --log-file="$TMP/$name.vg" "${VG_PROGRAM:-$CLI}" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
   local rc=$?
   if [ "$rc" -ne "$want" ]; then
     cat "$TMP/$name.vg" "$TMP/$name.err" >&2
@@ -64,6 +65,13 @@ EOF
 vg blend_weights 0 blend "$TMP/space.json" --param 2,10 --weights --json
 vg blend_out 0 blend "$TMP/space.json" --param 2.5,-30 -o "$TMP/blend.bvh"
 vg build_space 0 build "$TMP/space.json" "$TMP/clips" -o "$TMP/space.pmdb" --quiet
+
+# The programs of examples/, the way an engine embeds the library (when the build made them).
+EX=${PM_EXAMPLES:-}
+if [ -n "$EX" ] && [ -x "$EX/search_example" ] && [ -x "$EX/blend_example" ]; then
+  VG_PROGRAM=$EX/search_example vg search_example 0 "$TMP/ue.pmdb" "$TMP/clips/synth_001.bvh" 12
+  VG_PROGRAM=$EX/blend_example vg blend_example 0 "$TMP/clips/synth_000.bvh" "$TMP/clips/synth_001.bvh"
+fi
 
 # Errors free what they made: a truncated database and a BVH cut mid-frame.
 size=$(stat -c %s "$TMP/ue.pmdb")
