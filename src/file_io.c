@@ -37,6 +37,12 @@ const char *pm_file_kind_problem(unsigned long mode) {
 /* The buffers pm_file_read returns: aligned for the database image, which is used in place. */
 #define PM_FILE_READ_ALIGN 64
 
+/* A buffer for file_read: a database image's (pm_alloc_image) when `image`, else a plain one. */
+static char *read_buffer(const pm_allocator *allocator, size_t size, int image) {
+    void *p = image ? pm_alloc_image(allocator, size, PM_FILE_READ_ALIGN) : pm_alloc(allocator, size, PM_FILE_READ_ALIGN);
+    return (char *)p;
+}
+
 static pm_result file_read(void **out, size_t *out_size, const char *path, unsigned flags, const pm_allocator *allocator,
                            int image, pm_error *error) {
     if (out) *out = NULL;
@@ -76,8 +82,7 @@ static pm_result file_read(void **out, size_t *out_size, const char *path, unsig
         return pm_fail(error, PM_ERR_LIMIT, "%s: file too large", path);
     }
     size_t expect = fifo ? 0 : (size_t)st.st_size, cap = fifo ? (size_t)1 << 16 : expect + 1, size = 0;
-    char *buf = (char *)(image ? pm_alloc_image(allocator, cap, PM_FILE_READ_ALIGN)
-                               : pm_alloc(allocator, cap, PM_FILE_READ_ALIGN));
+    char *buf = read_buffer(allocator, cap, image);
     pm_result r = PM_OK;
     for (;;) {
         if (!buf) {
@@ -85,7 +90,7 @@ static pm_result file_read(void **out, size_t *out_size, const char *path, unsig
             break;
         }
         if (size + 1 == cap) { /* (only a pipe gets here: a regular file's buffer has room) */
-            char *bigger = cap <= SIZE_MAX / 4 ? (char *)pm_alloc(allocator, cap * 2, PM_FILE_READ_ALIGN) : NULL;
+            char *bigger = cap <= SIZE_MAX / 4 ? read_buffer(allocator, cap * 2, image) : NULL;
             if (bigger) memcpy(bigger, buf, size);
             pm_free(allocator, buf);
             buf = bigger;
@@ -152,41 +157,40 @@ static char *dir_of(const char *path) {
 
 /* ---- symbolic links ---- */
 
-/* The target of the symbolic link at `link` (whose lstat size is `hint`) as a path usable from
- * here: relative targets are relative to the link's directory. NULL with errno set. */
-static char *link_target(const char *link, size_t hint) {
+/* The target of the symbolic link at `link` (whose lstat size is `hint`) into *out (pm_alloc), as
+ * a path usable from here: relative targets are relative to the link's directory. 0 or an errno
+ * value (*out NULL), as the other helpers here. */
+static int link_target(char **out, const char *link, size_t hint) {
+    *out = NULL;
     size_t cap = hint >= 64 ? hint + 1 : 256; /* st_size is 0 on some file systems */
     for (;;) {
         char *buf = (char *)pm_alloc(NULL, cap, 1);
-        if (!buf) {
-            errno = ENOMEM;
-            return NULL;
-        }
+        if (!buf) return ENOMEM;
         ssize_t n = readlink(link, buf, cap);
         if (n < 0) {
             int e = errno;
             pm_free(NULL, buf);
-            errno = e;
-            return NULL;
+            return e;
         }
         if ((size_t)n < cap) {
             buf[n] = '\0';
             const char *slash = strrchr(link, '/');
-            if (buf[0] == '/' || !slash) return buf;
+            if (buf[0] == '/' || !slash) {
+                *out = buf;
+                return 0;
+            }
             size_t dir = (size_t)(slash - link) + 1, len = (size_t)n + 1;
             char *joined = (char *)pm_alloc(NULL, dir + len, 1);
             if (joined) {
                 memcpy(joined, link, dir);
                 memcpy(joined + dir, buf, len);
-            } else errno = ENOMEM;
+            }
             pm_free(NULL, buf);
-            return joined;
+            *out = joined;
+            return joined ? 0 : ENOMEM;
         }
         pm_free(NULL, buf); /* truncated: the link changed since lstat */
-        if (cap > ((size_t)1 << 20)) {
-            errno = ENAMETOOLONG;
-            return NULL;
-        }
+        if (cap > ((size_t)1 << 20)) return ENAMETOOLONG;
         cap *= 2;
     }
 }
@@ -229,10 +233,7 @@ static pm_result write_target(char **out, const char *path, pm_error *error) {
         }
         int e = hops >= PM_MAX_LINK_HOPS ? ELOOP : link_followable(cur, &st);
         char *next = NULL;
-        if (!e) {
-            next = link_target(cur, st.st_size > 0 ? (size_t)st.st_size : 0);
-            if (!next) e = errno ? errno : EIO; /* never 0: cur must not become NULL below */
-        }
+        if (!e) e = link_target(&next, cur, st.st_size > 0 ? (size_t)st.st_size : 0);
         pm_free(NULL, cur);
         if (e == LINK_REFUSED)
             return pm_fail(error, PM_ERR_IO,

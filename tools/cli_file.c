@@ -219,8 +219,9 @@ pm_result pm_cli_expand_inputs(char ***out, int *out_count, char **inputs, int c
             /* Most likely a wrong path: say so rather than build or measure without it. */
             if (l.count == before) {
                 pm_cli_free_list(l.items, l.count);
-                return pm_cli_set_error(error, PM_ERR_NOT_FOUND, "%s: no .bvh files found in the directory (names starting with '.' are skipped)",
-                                          inputs[i]);
+                return pm_cli_set_error(error, PM_ERR_NOT_FOUND,
+                                        "%s: no .bvh files found in the directory (names starting with '.' are skipped)",
+                                        inputs[i]);
             }
         } else if (!list_add(&l, inputs[i])) {
             pm_cli_free_list(l.items, l.count);
