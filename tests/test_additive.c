@@ -337,6 +337,9 @@ static void test_additive_clip(void **state) {
     }
     pm_error e;
     assert_int_equal(pm_clip_extract_additive(&delta, &source, &base, 99, &e), PM_ERR_INVALID_ARGUMENT);
+    /* One past the last frame is outside too. */
+    assert_int_equal(pm_clip_extract_additive(&delta, &source, &base, base.frame_count, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "outside"));
     pm_skeleton other;
     PM_ASSERT_OK(pm_skeleton_copy(&other, &sk, NULL, NULL));
     other.parents[J_LHAND] = J_SPINE;

@@ -34,6 +34,10 @@ static void test_branch_filters(void **state) {
     two[1].bone = "LeftLeg";
     PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, two, 2, NULL));
     assert_true(w[J_LUPLEG] == 0.25f && w[J_LLEG] == 1.0f && w[J_LFOOT] == 1.0f && w[J_RLEG] == 0.0f);
+    /* In either order: a later, lighter filter over the same joints does not lower them. */
+    pm_branch_filter swapped[2] = {two[1], two[0]};
+    PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, swapped, 2, NULL));
+    assert_true(w[J_LUPLEG] == 0.25f && w[J_LLEG] == 1.0f && w[J_LFOOT] == 1.0f && w[J_RLEG] == 0.0f);
     pm_error e;
     f.bone = "Tail";
     assert_int_equal(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_NOT_FOUND);

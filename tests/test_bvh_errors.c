@@ -80,6 +80,8 @@ static void test_errors_motion_header(void **state) {
     pm_clip lo;
 #define TO_16 L01 L02 L03 L04 L05 L06 L07 L08 L09 L10 L11 L12 L13 L14 L15 L16
     expect_error(TO_16 "Frames: 99999999999\n" L18 L19 L20, PM_ERR_LIMIT, "t.bvh:17: Frames", "99999999999");
+    /* One frame over the limit is over it, before the data is looked at. */
+    expect_error(TO_16 "Frames: 10000001\n" L18 L19 L20, PM_ERR_LIMIT, "t.bvh:17: Frames", "10000001 frames (at most 10000000)");
     expect_error(TO_16 "Frames: 1000000\n" L18 L19 L20, PM_ERR_PARSE, "t.bvh:17: Frames", "frame lines of 9 values");
     expect_error(TO_16 "Frames: 0\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "0 frames");
     expect_error(TO_16 "Frames: -2\n" L18, PM_ERR_PARSE, "t.bvh:17: Frames", "'-2'");

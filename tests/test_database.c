@@ -194,6 +194,22 @@ static void test_dedup(void **state) {
     fixture_free(&f);
 }
 
+/* Rows equal in every dimension but the last are different rows, however the table's probes
+ * meet: asset 0 holds its first DIMS - 1 curves still and moves only the last one. */
+static void test_dedup_rows_differing_at_the_end(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 400);
+    for (int d = 0; d < DIMS - 1; d++)
+        for (int k = 0; k < f.clips[0].frame_count; k++) f.clips[0].curves[d].values[k] = 0.25f * (float)d;
+    pm_database *db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.unique_vectors, in.poses);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 /* PCA space: rows that differ only in a dimension of weight 0 are one point there (UE's second
  * de-duplication map), while the full space keeps them apart. */
 static void test_dedup_pca_space(void **state) {
@@ -764,6 +780,7 @@ int main(void) {
         cmocka_unit_test(test_addend_without_ranges_unchanged),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_dedup_pca_space),
+        cmocka_unit_test(test_dedup_rows_differing_at_the_end),
         cmocka_unit_test(test_resampled_pose_counts),
         cmocka_unit_test(test_clip_frame_rows),
         cmocka_unit_test(test_pose_vectors_and_features),

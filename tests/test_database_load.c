@@ -453,6 +453,8 @@ static void test_crafted_sources(void **state) {
     EDIT(src[2].motion_hash ^= 1, "asset 2: its source asset 1 was made from another clip");
     EDIT(src[1].skeleton_hash ^= 1, "asset 2: its source asset 1 was made from another clip");
     EDIT(src[2].frame_count--, "asset 2: its source asset 1 was made from another clip");
+    EDIT(src[2].frame_time *= 2.0f, "asset 2: its source asset 1 was made from another clip");
+    EDIT(assets[0].flags |= 4, "asset 0: fields out of range");
     EDIT(src[0].mirror_axis = 0, "asset 0: mirror fields on an asset that is not mirrored");
     EDIT(src[3].mirror_map = 0, "asset 3: mirror fields on an asset that is not mirrored");
     EDIT(assets[3].source_asset = 1, "asset 3: mirror fields on an asset that is not mirrored");
@@ -504,6 +506,169 @@ static void test_verify_values_and_ranges(void **state) {
     fixture_free(&f);
 }
 
+/* Bounds the search relies on, each broken alone in a resealed file (the checksum skipped): the
+ * load must refuse every one, naming it. A bound-tree box or addend lane that does not hold what
+ * it bounds would prune the answer away; a KD-tree node pointing back up or past its points would
+ * loop or read past the file; a section table that reaches past the end of the data, a padded
+ * file or another version's format would be read as something it is not. */
+static void test_crafted_bounds(void **state) {
+    (void)state;
+    fixture f;
+    db_image im;
+    fixture_init(&f, 60);
+    f.assets[3] = pm_default_asset_def(&f.clips[0]); /* asset 3 repeats asset 0: shared value rows */
+    image_of(&im, build(&f, 1));
+    pm_database *x = NULL;
+    pm_error err;
+    const int ke = (int)im.h.exact_components, rows = ke + 1, P = pm_bt_box_lanes(ke), bs = pm_bt_box_stride(ke);
+    const int S = (int)im.h.stride;
+
+    /* An older format version is reported as such, as a future one is. */
+    image_fresh_copy(&im);
+    pmdb_header e = im.h;
+    e.version = PMDB_VERSION - 1;
+    memcpy(im.copy, &e, sizeof e);
+    assert_int_equal(pm_database_load_memory(&x, im.copy, im.n, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_VERSION);
+    assert_null(x);
+
+    /* Bytes past the size the header states. */
+    uint8_t *padded = calloc(1, im.n + 64);
+    memcpy(padded, im.bytes, im.n);
+    assert_int_equal(pm_database_load_memory(&x, padded, im.n + 64, PM_LOAD_SKIP_CHECKSUM, NULL, &err), PM_ERR_CORRUPT);
+    assert_non_null(strstr(err.message, "truncated or padded"));
+    assert_null(x);
+    free(padded);
+
+    /* Sections: one past the end, one running 64 bytes past it, one listed twice. */
+    image_fresh_copy(&im);
+    pmdb_section *t = section_table(im.copy);
+    uint32_t mean = 0;
+    while (t[mean].id != PMDB_PCA_MEAN) mean++;
+    t[mean].offset = im.n + 64;
+    expect_refused(&im, "offset");
+    image_fresh_copy(&im);
+    t = section_table(im.copy);
+    t[mean].offset = im.n - 64;
+    t[mean].count = 128 / t[mean].elem_size;
+    expect_refused(&im, "runs past the end of the file");
+    image_fresh_copy(&im);
+    t = section_table(im.copy);
+    t[mean] = t[0];
+    expect_refused(&im, "appears twice");
+
+    /* A negative weight square root: the query would be projected unlike the stored points. */
+    image_fresh_copy(&im);
+    float *wsqrt = (float *)section_data(im.copy, PMDB_DIM_WSQRT);
+    assert_true(wsqrt[0] > 0.0f);
+    wsqrt[0] = -wsqrt[0];
+    expect_refused(&im, "scale or weight out of range");
+
+    /* A pose listed twice under its vector (and so another one never). */
+    image_fresh_copy(&im);
+    const uint32_t *starts = (const uint32_t *)section_data(im.copy, PMDB_VEC_POSE_START);
+    uint32_t *list = (uint32_t *)section_data(im.copy, PMDB_VEC_POSES);
+    uint32_t shared = 0;
+    while (shared < im.h.vector_count && starts[shared + 1] - starts[shared] < 2) shared++;
+    assert_true(shared < im.h.vector_count);
+    list[starts[shared] + 1] = list[starts[shared]];
+    expect_refused(&im, "vector->pose map: entry");
+
+    /* Bound-tree boxes: the root's addend lane above its children's, a leaf's above its rows', a
+     * child's PCA box reaching above its parent's, a leaf's PCA and value boxes below a point. */
+    const pmdb_bt_node *bt = (const pmdb_bt_node *)section_data((uint8_t *)im.bytes, PMDB_BT_NODES);
+    assert_true(bt[0].left != 0);
+    uint32_t leaf = 0;
+    while (bt[leaf].left) leaf = bt[leaf].left;
+    image_fresh_copy(&im);
+    float *boxes = (float *)section_data(im.copy, PMDB_BT_BOXES);
+    boxes[2 * P] += 1.0f;
+    expect_refused(&im, "smallest addend above a child's");
+    image_fresh_copy(&im);
+    boxes = (float *)section_data(im.copy, PMDB_BT_BOXES);
+    boxes[(size_t)leaf * bs + 2 * P] += 1.0f;
+    expect_refused(&im, "smallest addend above row");
+    image_fresh_copy(&im);
+    boxes = (float *)section_data(im.copy, PMDB_BT_BOXES);
+    float *child = boxes + (size_t)bt[0].left * bs;
+    child[P] = boxes[P] + 1.0f;
+    expect_refused(&im, "child box outside");
+    for (int c = 0; c < rows; c++) {
+        image_fresh_copy(&im);
+        boxes = (float *)section_data(im.copy, PMDB_BT_BOXES);
+        float *box = boxes + (size_t)leaf * bs;
+        if (!(box[P + c] > box[c])) continue;
+        box[P + c] = box[c];
+        expect_refused(&im, "outside its box");
+    }
+    for (int d = 0; d < (int)im.h.cardinality; d++) {
+        image_fresh_copy(&im);
+        float *vbox = (float *)section_data(im.copy, PMDB_BT_VALUE_BOXES) + (size_t)leaf * 2 * S;
+        if (!(vbox[S + d] > vbox[d])) continue;
+        vbox[S + d] = vbox[d];
+        expect_refused(&im, "outside its value box");
+    }
+    /* A leaf starting inside a block: its blocks would be read from the wrong rows. */
+    image_fresh_copy(&im);
+    pmdb_bt_node *btc = (pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
+    assert_true(btc[leaf].count > 1);
+    btc[leaf].first++;
+    btc[leaf].count--;
+    expect_refused(&im, "range out of bounds");
+
+    /* KD-tree: a node whose child is itself, a leaf reaching past the points. */
+    image_fresh_copy(&im);
+    pmdb_kd_node *kd = (pmdb_kd_node *)section_data(im.copy, PMDB_KD_NODES);
+    assert_true(kd[0].dim >= 0);
+    kd[0].a = 0;
+    expect_refused(&im, "children or split out of range");
+    image_fresh_copy(&im);
+    kd = (pmdb_kd_node *)section_data(im.copy, PMDB_KD_NODES);
+    uint32_t kl = 0;
+    while (kl < im.h.kd_node_count && !(kd[kl].dim < 0 && kd[kl].a > 0)) kl++;
+    assert_true(kl < im.h.kd_node_count);
+    kd[kl].b = im.h.kd_point_count;
+    expect_refused(&im, "leaf range out of bounds");
+
+    /* Vectors named by the trees one past the searchable ones. */
+    image_fresh_copy(&im);
+    uint32_t *kd_vecs = (uint32_t *)section_data(im.copy, PMDB_KD_POINT_VECS);
+    kd_vecs[0] = im.h.searchable_vectors;
+    expect_refused(&im, "KD-tree point vector 0 out of range");
+    image_fresh_copy(&im);
+    uint32_t *vp_items = (uint32_t *)section_data(im.copy, PMDB_VP_ITEMS);
+    vp_items[0] = im.h.searchable_vectors;
+    expect_refused(&im, "VP-tree item 0 out of range");
+    /* Smallest addends below what the poses hold: exact, or the file is not the one built. */
+    image_fresh_copy(&im);
+    float *vec_add = (float *)section_data(im.copy, PMDB_VEC_MIN_ADDEND);
+    vec_add[0] -= 1.0f;
+    expect_refused(&im, "vector 0: smallest addend disagrees with its poses");
+    image_fresh_copy(&im);
+    e = im.h;
+    e.min_cost_addend -= 1.0f;
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "the header's smallest addend disagrees with the poses");
+    /* More PCA components than dimensions: the projection would read past the basis. */
+    image_fresh_copy(&im);
+    e = im.h;
+    e.pca_components = e.cardinality + 1;
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "PCA components");
+    /* Settings a rebuild could not use: exact-mode leaves smaller than a block. */
+    image_fresh_copy(&im);
+    pmdb_settings *st = (pmdb_settings *)section_data(im.copy, PMDB_SETTINGS);
+    st->exact_leaf_size = PM_BT_BLOCK - 1;
+    expect_refused(&im, "settings are not valid");
+    /* Bound-tree rows per block that are not the exact components and the residual. */
+    image_fresh_copy(&im);
+    e = im.h;
+    e.bt_block_rows++;
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "bound-tree block rows");
+    image_free(&im);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corrupt_files),
@@ -513,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_crafted_sources),
         cmocka_unit_test(test_load_in_place),
         cmocka_unit_test(test_verify_values_and_ranges),
+        cmocka_unit_test(test_crafted_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,11 @@ static void test_random_symmetric(void **state) {
         for (int k = 0; k < n; k++) {
             if (k > 0) assert_true(values[k] <= values[k - 1]);
             const double *v = vectors + (size_t)k * n;
+            /* The sign convention (pca.h): the largest-magnitude component is positive. */
+            int arg = 0;
+            for (int i = 1; i < n; i++)
+                if (fabs(v[i]) > fabs(v[arg])) arg = i;
+            assert_true(v[arg] > 0.0);
             for (int i = 0; i < n; i++) {
                 double av = 0.0;
                 for (int j = 0; j < n; j++) av += orig[i * n + j] * v[j];

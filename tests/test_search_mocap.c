@@ -78,7 +78,16 @@ static void check_exact(pm_database *db, const float *queries, int count, int ca
         for (int i = 0; i < count; i++) {
             const float *q = queries + (size_t)i * card;
             pm_search_result rb, re, rv, rk;
+            /* The per-channel breakdown (channels of several dimensions: positions, velocities,
+             * trajectories) adds up to the dissimilarity, under either weights. */
+            float breakdown[PM_MAX_CHANNELS];
+            bf.out_breakdown = breakdown;
             PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+            bf.out_breakdown = NULL;
+            double sum = 0.0;
+            for (int c = 0; c < db->channel_count; c++) sum += breakdown[c];
+            if (!(fabs(sum - rb.dissimilarity) <= 1e-4 * (1.0 + rb.dissimilarity)))
+                fail_msg("%s query %d: breakdown sums to %.9g, dissimilarity %.9g", what, i, sum, (double)rb.dissimilarity);
             PM_ASSERT_OK(pm_search(&re, db, q, &ex, scratch, ss, NULL));
             /* The baseline walk (what CPUs without AVX2 run) does the same work to the bit. */
             pm_search_result r0;

@@ -17,6 +17,11 @@ static void test_search_throttle(void **state) {
     for (int k = 1; k < count; k++) assert_int_equal(searches[k] - searches[k - 1], 12);
     assert_int_equal(count, 34); /* updates 0, 12, ..., 396 */
 
+    /* Steps whose float sum falls a hair short of the interval: 0.1 three times is 0.30000000447
+     * in double, 0.3f is 0.30000001192. Still every third update, not every fourth. */
+    pm_search_throttle short_sum = pm_search_throttle_make(0.3f);
+    for (int i = 0; i < 30; i++) assert_int_equal(pm_search_throttle_update(&short_sum, 0.1f, 0), i % 3 == 0);
+
     /* Forced: searches now, and the next unforced one waits a whole interval from here. */
     pm_search_throttle f = pm_search_throttle_make(0.2f);
     assert_int_equal(pm_search_throttle_update(&f, 0.0f, 0), 1);
