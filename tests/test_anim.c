@@ -102,6 +102,16 @@ static void test_euler_round_trip_random_and_gimbal(void **state) {
             pm_vec3 ef = pm_euler_from_quat(q, order);
             assert_true(pm_test_quat_same(pm_euler_to_quat(ef, order), q, 1e-5f));
         }
+        /* Near the lock (the middle axis 0.03 degrees short of 90) the angles are still defined
+         * and come back, the first and third apart. */
+        double a[3] = {0, 0, 0}, e[3];
+        a[pm_euler_axis(order, 0)] = 0.3;
+        a[pm_euler_axis(order, 1)] = 0.5 * 3.14159265358979 - 5e-4;
+        a[pm_euler_axis(order, 2)] = 0.4;
+        pm_euler_from_quat_d(e, pm_euler_to_quat_d(a, order), order);
+        for (int k = 0; k < 3; k++)
+            if (fabs(e[k] - a[k]) > 1e-2)
+                fail_msg("order %s near the lock: angle %d is %g, was %g", pm_euler_order_name(order), k, e[k], a[k]);
     }
 }
 

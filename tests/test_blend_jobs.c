@@ -578,8 +578,37 @@ static void test_local_to_model(void **state) {
     pm_skeleton_destroy(&sk);
 }
 
+/* Four or more inputs (the general kernel) are brought to the first one's hemisphere too: inputs
+ * given as -q blend as q, to the blend of the same inputs all given as q. */
+static void test_blend_many_inputs_hemispheres(void **state) {
+    (void)state;
+    enum { J = 5, N = 5 };
+    pm_soa_transform *p[N], *out = pm_pose_alloc(J, NULL), *ref = pm_pose_alloc(J, NULL);
+    pm_blend_input in[N];
+    for (int flip = 0; flip < 2; flip++) {
+        for (int i = 0; i < N; i++) {
+            if (!flip) p[i] = pm_pose_alloc(J, NULL);
+            pm_quat q = pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.5f + 0.2f * (float)i);
+            for (int j = 0; j < J; j++) pm_pose_set_joint(p[i], j, flip && i % 2 ? pm_quat_neg(q) : q, pm_vec3_make(0, 0, 0));
+            in[i].pose = p[i];
+            in[i].weight = i == 0 ? 0.3f : 0.175f;
+        }
+        pm_blend_job job = pm_default_blend_job();
+        job.inputs = in;
+        job.input_count = N;
+        job.joint_count = J;
+        job.output = flip ? out : ref;
+        PM_ASSERT_OK(pm_blend_job_run(&job, NULL));
+    }
+    for (int j = 0; j < J; j++) assert_true(pm_test_quat_same(pm_pose_rotation(out, j), pm_pose_rotation(ref, j), 1e-6f));
+    for (int i = 0; i < N; i++) pm_pose_free(p[i], NULL);
+    pm_pose_free(out, NULL);
+    pm_pose_free(ref, NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blend_many_inputs_hemispheres),
         cmocka_unit_test(test_pose_conversions),
         cmocka_unit_test(test_sampling_matches_clip),
         cmocka_unit_test(test_loop_end_key_turns_only_the_root_carrier),

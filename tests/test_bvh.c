@@ -72,7 +72,10 @@ static void test_number_formats(void **state) {
                                           "1.17549435e-38", "3.40282347e38", "123456789012345678901234567890",
                                           "0.000000000000000000000000000001", ".0083333", "-.5", "5.", "+7.25E-3",
                                           /* exponents past a double's: divided down in steps, to zero */
-                                          "1e-400", "-5e-310", "123456789e-330"};
+                                          "1e-400", "-5e-310", "123456789e-330",
+                                          /* just above the midpoint of two floats: the digits past
+                                           * the ninth decide the rounding */
+                                          "1.0000000596047", "0.50000002980233"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         pm_clip one;
         char buf[512];
@@ -293,6 +296,9 @@ static void test_unit_detection(void **state) {
         free(bvh);
     }
     assert_string_equal(pm_bvh_unit_name(0.5f), "custom");
+    /* Within 1e-4 of a known unit it is that unit; 5% off (a 1.05 cm unit) it is not. */
+    assert_string_equal(pm_bvh_unit_name(0.01f * (1.0f + 5e-5f)), "cm");
+    assert_string_equal(pm_bvh_unit_name(0.0105f), "custom");
     /* An explicit scale wins over detection. */
     char *bvh = human_bvh(0.01, 0, 5);
     pm_bvh_def def = pm_default_bvh_def();

@@ -73,6 +73,9 @@ static void test_errors_numbers(void **state) {
                  "t.bvh:20: frame 1", "value 5");
     expect_error(HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 abc 0 5 0 0\n", PM_ERR_PARSE,
                  "t.bvh:20: frame 1", "'abc'");
+    /* Finite as text but beyond the float range: named where it is, as in an OFFSET. */
+    expect_error(HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 1e39 0 5 0 0\n", PM_ERR_NUMERIC,
+                 "t.bvh:20: frame 1", "value 5: '1e39' is not a finite number");
 }
 
 static void test_errors_motion_header(void **state) {

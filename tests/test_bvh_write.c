@@ -148,11 +148,14 @@ static void test_clip_built_in_code(void **state) {
     pm_test_rng rng = {7};
     randomize(&c, &rng);
     for (int f = 0; f < 12; f++) c.translations[(size_t)f * 6 + 3].y = 0.2f + 0.01f * (float)f; /* A2 stretches */
+    /* B2 slides by half a millimetre a frame (1% of its offset over the clip): motion all the same. */
+    for (int f = 0; f < 12; f++) c.translations[(size_t)f * 6 + 5].x = 0.5f + 0.0005f * (float)f;
     char *text = round_trip(&c, NULL, 1.0f, PM_UP_Y);
     assert_non_null(strstr(text, "ROOT Hips\n{\n\tOFFSET 0 0.2 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"));
     assert_non_null(strstr(text, "JOINT A1\n\t{\n\t\tOFFSET 0.1 0.2 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation"));
     assert_non_null(strstr(text, "JOINT A2\n\t\t{\n\t\t\tOFFSET 0.3 0.2 0\n\t\t\tCHANNELS 6 Xposition"));
     assert_non_null(strstr(text, "ROOT Prop"));
+    assert_non_null(strstr(text, "JOINT B2\n\t\t{\n\t\t\tOFFSET 0.5 0.2 0\n\t\t\tCHANNELS 6 Xposition"));
     /* Depth-first: A1, A2, then B1, B2. */
     assert_true(strstr(text, "JOINT A2") < strstr(text, "JOINT B1"));
     free(text);
@@ -191,6 +194,13 @@ static void test_layout_kept_and_extended(void **state) {
     assert_non_null(strstr(text, "CHANNELS 4 Xposition Yposition Zposition Xrotation\n"));
     free(text);
     c.translations[3 + 1].x = 0.0f;
+    /* A twist of 0.01 rad about Y is a twist too: the knee gets its other axes. */
+    pm_quat bent = c.rotations[3 + 1];
+    c.rotations[3 + 1] = pm_quat_mul(bent, pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.01f));
+    text = round_trip(&c, NULL, 0.01f, PM_UP_Y);
+    assert_non_null(strstr(text, "CHANNELS 3 Xrotation Yrotation Zrotation\n"));
+    free(text);
+    c.rotations[3 + 1] = bent;
     /* The knee twists about Y and the foot slides: channels are added where needed. */
     c.rotations[3 + 1] = pm_quat_mul(c.rotations[3 + 1], pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.4f));
     c.translations[6 + 2].z = 0.05f;
@@ -563,8 +573,37 @@ static void test_write_refuses_what_the_reader_refuses(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+/* At full precision every float reads back bit for bit, also those that need 8 or 9 digits. */
+static void test_full_precision_is_exact(void **state) {
+    (void)state;
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, 1, NULL, NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 0, "Hips", NULL));
+    const float x = nextafterf(0.1f, 1.0f), y = nextafterf(1.0f / 3.0f, 0.0f), z = 123456.789f;
+    s.rest_translations[0] = pm_vec3_make(x, y, z);
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 2, 1.0f / 30.0f, NULL, NULL));
+    c.translations[1] = pm_vec3_make(z, x, y);
+    char *text;
+    size_t size;
+    PM_ASSERT_OK(pm_bvh_write_memory(&text, &size, &c, NULL, NULL));
+    pm_bvh_def rdef = pm_default_bvh_def();
+    rdef.unit_scale = 1.0f;
+    rdef.up_axis = PM_UP_Y;
+    pm_clip back;
+    PM_ASSERT_OK(pm_bvh_read_memory(&back, text, size, "rt.bvh", &rdef, NULL));
+    assert_true(back.skeleton.rest_translations[0].x == x && back.skeleton.rest_translations[0].y == y &&
+                back.skeleton.rest_translations[0].z == z);
+    assert_true(back.translations[1].x == z && back.translations[1].y == x && back.translations[1].z == y);
+    pm_clip_destroy(&back);
+    pm_free_buffer(text, &c.allocator);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_precision_is_exact),
         cmocka_unit_test(test_all_orders_random),
         cmocka_unit_test(test_clip_built_in_code),
         cmocka_unit_test(test_layout_kept_and_extended),

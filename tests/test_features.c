@@ -578,6 +578,94 @@ static void test_features_of_a_real_clip(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* A curve read a third of a frame after each frame: two thirds of this frame's value and a third
+ * of the next's (half a frame, as above, cannot tell the blend factor from one half). */
+static void test_curve_between_frames(void **state) {
+    (void)state;
+    pm_clip c;
+    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
+    float values[10];
+    for (int f = 0; f < 10; f++) values[f] = (float)f * 0.5f;
+    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", values, NULL));
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(cv.curve, "speed");
+    cv.offset = 1.0f / 90.0f;
+    pm_schema_add(&s, &cv, NULL);
+    float rows[10];
+    PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, NULL));
+    for (int f = 0; f < 9; f++) assert_float_equal(rows[f], 0.5f * (float)f + 0.5f / 3.0f, 1e-5);
+    pm_clip_destroy(&c);
+}
+
+/* A bone's velocity on the first and last frames of a clip: one-sided differences over one frame
+ * at the ends of a take, through the loop cycle in a loop - also for a schema with no time window
+ * at all (only the current frame's velocity), whose loop still reads one cycle either way. */
+static void test_velocity_at_the_ends(void **state) {
+    (void)state;
+    for (int looping = 0; looping < 2; looping++) {
+        pm_clip c;
+        make_clip(&c, 40, 30.0f, 1.5f, 0.0f, looping);
+        pm_schema s;
+        pm_schema_init(&s);
+        pm_channel_def v = pm_default_channel_def(PM_FEATURE_VELOCITY);
+        strcpy(v.bone, "LeftFoot");
+        assert_true(pm_schema_add(&s, &v, NULL) >= 0);
+        float rows[40 * 3];
+        pm_root_def root = exact_root();
+        PM_ASSERT_OK(pm_features_extract(rows, 3, NULL, &c, &s, &root, NULL));
+        for (int f = 0; f < 40; f++) {
+            if (fabsf(rows[f * 3]) > 1e-3f || fabsf(rows[f * 3 + 1]) > 1e-3f || fabsf(rows[f * 3 + 2] - 1.5f) > 1e-3f)
+                fail_msg("%s: frame %d: foot velocity (%g, %g, %g), want (0, 0, 1.5)", looping ? "loop" : "take", f,
+                         (double)rows[f * 3], (double)rows[f * 3 + 1], (double)rows[f * 3 + 2]);
+        }
+        pm_clip_destroy(&c);
+    }
+}
+
+/* Steps 0.4 s apart (quick steps, a run) are steps: only touchdowns nearer than a quarter of a
+ * second are taken for one. */
+static void test_phase_of_quick_steps(void **state) {
+    (void)state;
+    enum { stride = 12, frames = 120 };
+    float h[frames];
+    for (int f = 0; f < frames; f++) {
+        int k = f % stride;
+        h[f] = k < 6 ? 0.01f : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 5) / 7.0f);
+    }
+    expect_phase_per_stride(h, frames, stride, 1);
+}
+
+/* A shuffle lifting the foot 4 cm still has a gait phase (only a range under 0.1 mm has none),
+ * and the frames after the last touchdown go on at the last stride's rate. */
+static void test_phase_of_low_steps(void **state) {
+    (void)state;
+    enum { stride = 30, frames = 110 };
+    float h[frames];
+    for (int f = 0; f < frames; f++) {
+        int k = f % stride;
+        h[f] = k < 15 ? 0.01f : 0.01f + 0.04f * sinf(PM_PI * (float)(k - 14) / 16.0f);
+    }
+    expect_phase_per_stride(h, frames, stride, 1);
+}
+
+/* One touchdown (a jump landing) makes no stride: no phase. */
+static void test_phase_of_one_touchdown_is_zero(void **state) {
+    (void)state;
+    enum { frames = 60 };
+    pm_clip c;
+    make_clip(&c, frames, 30.0f, 1.0f, 0.0f, 0);
+    for (int f = 0; f < frames; f++)
+        c.translations[(size_t)f * JOINTS + LFOOT] = pm_vec3_make(0.0f, -0.9f + (f < 30 ? 0.3f : 0.01f), 0.0f);
+    float rows[frames * 2];
+    for (int i = 0; i < frames * 2; i++) rows[i] = NAN;
+    extract_left_foot_phase(rows, &c);
+    for (int i = 0; i < frames * 2; i++)
+        if (rows[i] != 0.0f) fail_msg("frame %d: phase value %d is %g, expected 0", i / 2, i % 2, (double)rows[i]);
+    pm_clip_destroy(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_straight_walk),
@@ -594,6 +682,11 @@ int main(void) {
         cmocka_unit_test(test_padding_and_group_channels),
         cmocka_unit_test(test_phase_without_contacts_is_zero),
         cmocka_unit_test(test_role_and_overflow_errors),
+        cmocka_unit_test(test_curve_between_frames),
+        cmocka_unit_test(test_velocity_at_the_ends),
+        cmocka_unit_test(test_phase_of_quick_steps),
+        cmocka_unit_test(test_phase_of_low_steps),
+        cmocka_unit_test(test_phase_of_one_touchdown_is_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
