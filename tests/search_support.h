@@ -47,6 +47,15 @@ static inline pm_database_def database_def(int pca, int leaf) {
 /* Search scratch of `size` bytes, 64-byte aligned (aligned_alloc wants whole multiples). */
 static inline void *alloc_scratch(size_t size) { return aligned_alloc(64, (size + 63) / 64 * 64); }
 
+/* Scratch enough for every mode of db, pcakdtree with its neighbours unbounded; its size into
+ * *size. */
+static inline void *scratch_for_every_mode(const pm_database *db, size_t *size) {
+    pm_search_def all = pm_default_search_def();
+    all.kdtree_neighbors = 100000;
+    *size = pm_search_scratch_size(db, &all);
+    return alloc_scratch(*size);
+}
+
 static inline int setup(void **state) {
     (void)state;
     memset(&F, 0, sizeof F);
@@ -63,10 +72,7 @@ static inline int setup(void **state) {
     F.assets[1].ranges = ranges1, F.assets[1].range_count = 2;
     F.assets[4].ranges = ranges4, F.assets[4].range_count = 2;
     F.db = build_database(database_def(3, 32), F.assets, CLIPS, DIMS);
-    pm_search_def sd = pm_default_search_def();
-    sd.kdtree_neighbors = 100000;
-    F.scratch_size = pm_search_scratch_size(F.db, &sd);
-    F.scratch = alloc_scratch(F.scratch_size);
+    F.scratch = scratch_for_every_mode(F.db, &F.scratch_size);
     F.poses = pm_database_pose_count(F.db);
     return 0;
 }

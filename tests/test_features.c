@@ -624,16 +624,22 @@ static void test_velocity_at_the_ends(void **state) {
     }
 }
 
+/* Foot heights of strides `stride` frames long: `stance` frames on the ground at 1 cm, then a
+ * half sine lifting the foot by `lift` metres. */
+static void step_heights(float *h, int frames, int stride, int stance, float lift) {
+    for (int f = 0; f < frames; f++) {
+        int k = f % stride;
+        h[f] = k < stance ? 0.01f : 0.01f + lift * sinf(PM_PI * (float)(k - stance + 1) / (float)(stride - stance + 1));
+    }
+}
+
 /* Steps 0.4 s apart (quick steps, a run) are steps: only touchdowns nearer than a quarter of a
  * second are taken for one. */
 static void test_phase_of_quick_steps(void **state) {
     (void)state;
     enum { stride = 12, frames = 120 };
     float h[frames];
-    for (int f = 0; f < frames; f++) {
-        int k = f % stride;
-        h[f] = k < 6 ? 0.01f : 0.01f + 0.15f * sinf(PM_PI * (float)(k - 5) / 7.0f);
-    }
+    step_heights(h, frames, stride, 6, 0.15f);
     expect_phase_per_stride(h, frames, stride, 1);
 }
 
@@ -643,10 +649,7 @@ static void test_phase_of_low_steps(void **state) {
     (void)state;
     enum { stride = 30, frames = 110 };
     float h[frames];
-    for (int f = 0; f < frames; f++) {
-        int k = f % stride;
-        h[f] = k < 15 ? 0.01f : 0.01f + 0.04f * sinf(PM_PI * (float)(k - 14) / 16.0f);
-    }
+    step_heights(h, frames, stride, 15, 0.04f);
     expect_phase_per_stride(h, frames, stride, 1);
 }
 

@@ -151,10 +151,8 @@ static void test_excluded_pose_sharing_a_row(void **state) {
     assets[0].cost_addend = assets[1].cost_addend = 0.0f;
     assets[0].ranges = excluded, assets[0].range_count = 1;
     pm_database *db = build_database(database_def(3, 32), assets, 2, DIMS);
-    pm_search_def all = pm_default_search_def();
-    all.kdtree_neighbors = 100000;
-    size_t ss = pm_search_scratch_size(db, &all);
-    void *scratch = alloc_scratch(ss);
+    size_t ss;
+    void *scratch = scratch_for_every_mode(db, &ss);
     const int poses = pm_database_pose_count(db);
     int tried = 0;
     float q[DIMS];
@@ -166,7 +164,7 @@ static void test_excluded_pose_sharing_a_row(void **state) {
         for (int m = 0; m < 4; m++) {
             pm_search_def def = pm_default_search_def();
             def.mode = (pm_search_mode)m;
-            def.kdtree_neighbors = 100000;
+            def.kdtree_neighbors = 100000; /* every point: the row is always reached */
             pm_search_result r;
             PM_ASSERT_OK(pm_search(&r, db, q, &def, scratch, ss, NULL));
             assert_true(r.found);
@@ -192,10 +190,8 @@ static void test_rows_a_step_apart(void **state) {
         dup.curves[DIMS - 1].values[k] = nextafterf(dup.curves[DIMS - 1].values[k], INFINITY);
     pm_asset_def assets[2] = {pm_default_asset_def(&F.clips[0]), pm_default_asset_def(&dup)};
     pm_database *db = build_database(database_def(3, 32), assets, 2, DIMS);
-    pm_search_def all = pm_default_search_def();
-    all.kdtree_neighbors = 100000;
-    size_t ss = pm_search_scratch_size(db, &all);
-    void *scratch = alloc_scratch(ss);
+    size_t ss;
+    void *scratch = scratch_for_every_mode(db, &ss);
     const int poses = pm_database_pose_count(db);
     float q[DIMS], tiny[DIMS];
     const float *w = pm_database_weights_sqrt(db);
@@ -203,7 +199,7 @@ static void test_rows_a_step_apart(void **state) {
     for (int p = 0; p < poses; p += 3) {
         PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
         for (int variant = 0; variant < 2; variant++) {
-            pm_search_def bf = all;
+            pm_search_def bf = pm_default_search_def();
             bf.mode = PM_SEARCH_BRUTEFORCE;
             if (variant) bf.dynamic_weights = tiny;
             pm_search_result rb, r;
