@@ -24,10 +24,12 @@
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define PM_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PM_COLD __attribute__((noinline, cold))
 #else
 #define PM_PRINTF(a, b)
 #define PM_LIKELY(x) (x)
 #define PM_UNLIKELY(x) (x)
+#define PM_COLD
 #endif
 
 #define PM_MIN(a, b) ((a) < (b) ? (a) : (b))

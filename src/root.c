@@ -255,11 +255,14 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
         pm_vec3 h = world[hips].translation;
         pos[f] = pm_vec3_make(h.x, ground, h.z);
         pm_vec3 d;
+        float whole; /* the length of what the facing is taken from, before it is flattened */
         if (mode == PM_FACING_FROM_LEGS) {
             pm_vec3 right = pm_vec3_sub(world[ru].translation, world[lu].translation);
             d = pm_vec3_cross(up, right);
+            whole = pm_vec3_length(right);
         } else {
             d = pm_quat_rotate(world[hips].rotation, def.hips_axis);
+            whole = pm_vec3_length(d);
         }
         d.y = 0.0f;
         /* A NaN would pass the degenerate-facing fallback below and the smoothing would spread it
@@ -269,8 +272,11 @@ pm_result pm_root_track_extract(pm_root_track *out, const pm_clip *clip, const p
                         finite3(h) ? "facing" : "hips position");
             goto fail;
         }
-        /* Degenerate frames (legs stacked vertically, axis pointing up) keep the last facing. */
-        d = pm_vec3_normalize_or(d, last);
+        /* Degenerate frames (legs stacked vertically, axis pointing up) keep the last facing. The
+         * bound is relative: a float rotation that turns an axis upright leaves rounding noise of
+         * about 1e-7 of its length in the horizontal part, which must not read as a direction. */
+        float flat = pm_vec3_length(d);
+        d = flat > 1e-5f * whole && flat > 1e-8f ? pm_vec3_scale(d, 1.0f / flat) : last;
         last = d;
         fwd[f] = d;
     }

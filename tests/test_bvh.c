@@ -1,6 +1,7 @@
 /* BVH reader: every quirk real files have, the rotation-order convention checked against
  * independent matrices, units and up-axis detection, and a basic write/read round trip (more in
  * test_bvh_write.c; malformed input, limits and failing allocations: test_bvh_errors.c). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +86,83 @@ static void test_number_formats(void **state) {
         float expect = strtof(numbers[i], NULL);
         if (one.translations[0].x != expect) fail_msg("%s: got %.9g, want %.9g", numbers[i], (double)one.translations[0].x, (double)expect);
         pm_clip_destroy(&one);
+    }
+}
+
+/* Decimals at and around the exact midpoint of two floats, printed to 20..120 significant digits
+ * (glibc prints a double's exact expansion): read as strtof rounds them, where reading to double
+ * and then to float rounds twice ("1.00000005960464477539063", a hair above 1 + 2^-24, gave 1).
+ * Floats from denormals to 1e38, both signs, in one file of one channel. */
+static void test_numbers_at_float_midpoints(void **state) {
+    (void)state;
+    enum { floats = 600, spellings = 6 };
+    static char numbers[floats * spellings][160];
+    pm_test_rng rng = {7};
+    int count = 0;
+    for (int i = 0; i < floats; i++) {
+        uint32_t bits = pm_test_rng_u32(&rng) % 0x7effffffu; /* below FLT_MAX: the next float is finite */
+        if (i % 10 == 0) bits %= 0x00800000u;                 /* denormals */
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        double mid = 0.5 * ((double)f + (double)nextafterf(f, INFINITY)); /* exact: 26 bits */
+        const char *sign = i % 2 ? "-" : "";
+        char exact[160];
+        snprintf(exact, sizeof exact, "%.118e", mid);
+        char *e = strchr(exact, 'e');
+        int last = (int)(e - exact) - 1;
+        while (exact[last] == '0') last--; /* the expansion ends here */
+        int digits = last; /* significant digits: all but the point */
+        int cut = 20 + (int)(pm_test_rng_u32(&rng) % 10);
+        if (cut > digits - 1) cut = digits - 1;
+        /* the midpoint itself; with zeros after it; cut short (below); cut short and a 1 at its end
+         * (above); a 1 right after its last digit (above by one part in 10^digits); positional */
+        snprintf(numbers[count++], 160, "%s%.*s%s", sign, last + 1, exact, e);
+        snprintf(numbers[count++], 160, "%s%.*s000%s", sign, last + 1, exact, e);
+        snprintf(numbers[count++], 160, "%s%.*s%s", sign, cut + 1, exact, e);
+        snprintf(numbers[count++], 160, "%s%.*s1%s", sign, cut + 1, exact, e);
+        snprintf(numbers[count++], 160, "%s%.*s1%s", sign, last + 1, exact, e);
+        snprintf(numbers[count++], 160, "%s%.40f", sign, mid);
+    }
+    text t = {NULL, 0, 0};
+    text_add(&t, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: %d\nFrame Time: 1\n", count);
+    for (int i = 0; i < count; i++) text_add(&t, "%s\n", numbers[i]);
+    pm_clip c;
+    load_raw(&c, t.s);
+    free(t.s);
+    int wrong = 0;
+    for (int i = 0; i < count; i++) {
+        float want = strtof(numbers[i], NULL), got = c.translations[i].x;
+        if (memcmp(&got, &want, sizeof got) != 0 && wrong++ < 5)
+            print_error("%s: got %.9g, want %.9g\n", numbers[i], (double)got, (double)want);
+    }
+    pm_clip_destroy(&c);
+    assert_int_equal(wrong, 0);
+}
+
+/* The largest float's upper midpoint, FLT_MAX + 2^103, rounds to infinity (to even) and is refused
+ * like anything above it; a hair below it is FLT_MAX. */
+static void test_number_at_the_float_limit(void **state) {
+    (void)state;
+    static const char *const refused[] = {"340282356779733661637539395458142568448", "3.40282356779733661637539395458142568448e38",
+                                          "340282356779733661637539395458142568448.0000000001"};
+    static const char *const accepted[] = {"340282356779733661637539395458142568447.9999999", "3.4028235677973366163753939545814256844e38"};
+    char buf[512];
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(buf, sizeof buf, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\n"
+                                  "Frame Time: 1\n%s\n", refused[i]);
+        pm_clip c;
+        pm_bvh_def def = raw_def();
+        pm_error err = {PM_OK, {0}};
+        assert_int_equal(read_text(&c, buf, &def, &err), PM_ERR_NUMERIC);
+        assert_non_null(strstr(err.message, "not a finite number"));
+    }
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        snprintf(buf, sizeof buf, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\n"
+                                  "Frame Time: 1\n%s\n", accepted[i]);
+        pm_clip c;
+        load_raw(&c, buf);
+        assert_true(c.translations[0].x == FLT_MAX);
+        pm_clip_destroy(&c);
     }
 }
 
@@ -410,6 +488,8 @@ int main(void) {
         cmocka_unit_test(test_reference_file),
         cmocka_unit_test(test_positions_replace_offset),
         cmocka_unit_test(test_number_formats),
+        cmocka_unit_test(test_numbers_at_float_midpoints),
+        cmocka_unit_test(test_number_at_the_float_limit),
         cmocka_unit_test(test_whitespace_quirks),
         cmocka_unit_test(test_names_and_structure),
         cmocka_unit_test(test_clip_name_from_source),

@@ -250,7 +250,9 @@ PM_API pm_root_def pm_default_root_def(void);
  * against the clip's joints. */
 PM_API pm_result pm_root_def_validate(const pm_root_def *def, pm_error *error);
 
-/* Per-frame root transform: position on the ground under the hips, rotation = yaw only. */
+/* Per-frame root transform: position on the ground under the hips, rotation = yaw only. A frame
+ * whose facing has no direction on the ground (the legs' line or the hips axis within 1e-5, as a
+ * fraction of its length, of vertical) keeps the previous frame's facing (+Z for the first). */
 typedef struct pm_root_track {
     int frame_count;
     pm_transform *frames;

@@ -11,7 +11,9 @@
  * count the lines do not match either way (the file ends early, or frame data follows the
  * last declared frame); blank lines between frames are skipped. The values of "Frames:" and
  * "Frame Time:" are on the label's line, glued to the colon or not. The text is ASCII or UTF-8
- * (a byte order mark is skipped); UTF-16 and UTF-32 are refused as such. */
+ * (a byte order mark is skipped); UTF-16 and UTF-32 are refused as such. Numbers are read
+ * whatever the C locale, and a position or offset is the float nearest its decimal text, as
+ * strtof rounds it in the C locale, however many digits it has (so is a frame time). */
 #ifndef POSEMATCH_BVH_H
 #define POSEMATCH_BVH_H
 
