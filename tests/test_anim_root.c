@@ -78,9 +78,10 @@ static void test_root_smoothing_across_a_whole_loop(void **state) {
     pm_clip_destroy(&c);
 }
 
-/* Extracts the facing from `axis` of hips turned by `usual` but at frame 5 by `upright` (which
- * leaves the axis pointing up), unsmoothed, and checks that every frame faces +X. */
-static void assert_upright_frame_keeps_facing(pm_vec3 axis, pm_quat usual, pm_quat upright) {
+/* Extracts the facing (from the legs, or from `axis` of the hips) of hips turned by `usual` but at
+ * frame 5 by `upright` (which leaves the legs' line or the axis pointing up), unsmoothed, and
+ * checks that every frame faces +X. */
+static void assert_upright_frame_keeps_facing(pm_facing_mode mode, pm_vec3 axis, pm_quat usual, pm_quat upright) {
     enum { frames = 10 };
     pm_clip c;
     pm_test_biped_clip(&c, frames, 1.0f / 30.0f);
@@ -89,7 +90,7 @@ static void assert_upright_frame_keeps_facing(pm_vec3 axis, pm_quat usual, pm_qu
         c.rotations[(size_t)f * 9] = f == 5 ? upright : usual;
     }
     pm_root_def def = pm_default_root_def();
-    def.facing_mode = PM_FACING_HIPS_AXIS;
+    def.facing_mode = mode;
     def.hips_axis = axis;
     def.position_smoothing = 0.0f;
     def.facing_smoothing = 0.0f;
@@ -108,7 +109,7 @@ static void assert_upright_frame_keeps_facing(pm_vec3 axis, pm_quat usual, pm_qu
 static void test_root_facing_of_an_upright_hips_axis(void **state) {
     (void)state;
     const pm_quat lay = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), -0.5f * PM_PI); /* +Y onto +X */
-    assert_upright_frame_keeps_facing(pm_vec3_make(0, 1, 0), lay, pm_quat_identity());
+    assert_upright_frame_keeps_facing(PM_FACING_HIPS_AXIS, pm_vec3_make(0, 1, 0), lay, pm_quat_identity());
 }
 
 /* The same with an axis turned upright by a float rotation rather than left there: the rotation
@@ -123,7 +124,10 @@ static void test_root_facing_ignores_rounding_noise_of_an_upright_axis(void **st
     pm_vec3 noise = pm_quat_rotate(upright, pm_vec3_make(0, 0, 1));
     noise.y = 0.0f;
     assert_true(pm_vec3_length(noise) > 1e-8f); /* what the old absolute bound took for a facing */
-    assert_upright_frame_keeps_facing(pm_vec3_make(0, 0, 1), yaw, upright);
+    assert_upright_frame_keeps_facing(PM_FACING_HIPS_AXIS, pm_vec3_make(0, 0, 1), yaw, upright);
+    /* The same for the legs' line, stood on end by a quarter roll of the hips. */
+    const pm_quat roll = pm_quat_from_axis_angle(pm_vec3_make(0, 0, 1), 0.5f * PM_PI);
+    assert_upright_frame_keeps_facing(PM_FACING_FROM_LEGS, pm_vec3_make(0, 0, 1), yaw, pm_quat_mul(yaw, roll));
 }
 
 /* A hips axis must have a length in 1e-6..1e6 (docs: its squared length must not overflow): one
