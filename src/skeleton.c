@@ -289,20 +289,18 @@ static side name_side(const pm_skeleton *s, const char *name, int *counterpart) 
 
 int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *s) {
     if (!out_map || !names_readable(s)) return 0;
-    int pairs = 0;
     for (int j = 0; j < s->joint_count; j++) out_map[j] = j;
     for (int j = 0; j < s->joint_count; j++) {
         if (!s->names[j]) continue;
         int other;
-        side sd = name_side(s, s->names[j], &other);
-        if (other >= 0 && other != j) {
-            out_map[j] = other;
-            if (sd == SIDE_LEFT) pairs++;
-        }
+        (void)name_side(s, s->names[j], &other);
+        if (other >= 0 && other != j) out_map[j] = other;
     }
-    /* A map must be an involution; drop anything one-sided. */
+    /* A map must be an involution; drop anything one-sided, and count what is left. */
+    int pairs = 0;
     for (int j = 0; j < s->joint_count; j++)
         if (out_map[out_map[j]] != j) out_map[j] = j;
+    for (int j = 0; j < s->joint_count; j++) pairs += out_map[j] > j;
     return pairs;
 }
 

@@ -115,6 +115,63 @@ static void test_euler_round_trip_random_and_gimbal(void **state) {
     }
 }
 
+/* The edges of the order helpers' contracts (euler.h): BVH readers and the CLI feed them
+ * whatever a file holds, so out-of-range positions and orders, non-permutations and
+ * malformed names must give the documented fallbacks rather than a neighbouring table row. */
+static void test_euler_contract_edges(void **state) {
+    (void)state;
+    for (int o = 0; o < PM_EULER_ORDER_COUNT; o++) {
+        assert_int_equal(pm_euler_axis((pm_euler_order)o, 3), 0);
+        assert_int_equal(pm_euler_axis((pm_euler_order)o, -1), 0);
+    }
+    const pm_euler_order bad = (pm_euler_order)PM_EULER_ORDER_COUNT;
+    assert_string_equal(pm_euler_order_name(bad), "?");
+    assert_string_equal(pm_euler_order_name((pm_euler_order)-1), "?");
+    assert_int_equal(pm_euler_axis(bad, 0), 0);
+    assert_int_equal(pm_euler_axis(bad, 2), 0);
+    /* An unknown order converts as XYZ. */
+    const double rad[3] = {0.3, -0.7, 1.1};
+    pm_quat a = pm_euler_to_quat_d(rad, bad), b = pm_euler_to_quat_d(rad, PM_EULER_XYZ);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* Not a permutation: XYZ, whichever order shares the first two axes. */
+    static const int not_perm[][3] = {{0, 2, 0}, {1, 0, 1}, {2, 1, 2}, {1, 2, 1}, {2, 0, 2}, {0, 0, 0}, {0, 1, 3}};
+    for (size_t i = 0; i < sizeof not_perm / sizeof not_perm[0]; i++)
+        assert_int_equal(pm_euler_order_from_axes(not_perm[i][0], not_perm[i][1], not_perm[i][2]), PM_EULER_XYZ);
+    /* A repeated axis in either place is refused, and *out is left alone. */
+    pm_euler_order o = PM_EULER_ZYX;
+    assert_false(pm_euler_order_parse(&o, "XYX"));
+    assert_false(pm_euler_order_parse(&o, "YYZ"));
+    assert_false(pm_euler_order_parse(&o, "XZZ"));
+    assert_false(pm_euler_order_parse(&o, "XYZ "));
+    assert_int_equal(o, PM_EULER_ZYX);
+    assert_true(pm_euler_order_parse(&o, "yZx"));
+    assert_int_equal(o, PM_EULER_YZX);
+    /* These angles compose to w exactly 0: the sign rule (w >= 0) must leave the quaternion
+     * as composed, not flip it into a w of -0 (the stored poses avoid negative zeros). */
+    const double pi = 3.14159265358979323846;
+    const double at_zero[3] = {-14 * pi / 8, -6 * pi / 8, -4 * pi / 8};
+    pm_quat z = pm_euler_to_quat_d(at_zero, PM_EULER_XYZ);
+    assert_true(z.w == 0.0f);
+    assert_false(signbit(z.w));
+}
+
+/* euler.h promises the angles of a quaternion that is not unit: a scaled copy (an unnormalised
+ * blend, a BVH writer's input) must give the angles of the rotation it stands for. */
+static void test_euler_from_scaled_quaternion(void **state) {
+    (void)state;
+    pm_test_rng rng = {99};
+    for (int o = 0; o < PM_EULER_ORDER_COUNT; o++)
+        for (int i = 0; i < 50; i++) {
+            pm_quat q = pm_test_random_quat(&rng);
+            const float k = i & 1 ? 3.0f : 0.25f;
+            double e[3], es[3];
+            pm_euler_from_quat_d(e, q, (pm_euler_order)o);
+            pm_euler_from_quat_d(es, pm_quat_make(k * q.x, k * q.y, k * q.z, k * q.w), (pm_euler_order)o);
+            for (int c = 0; c < 3; c++)
+                if (fabs(e[c] - es[c]) > 1e-5) fail_msg("order %d sample %d: angle %d %g against %g", o, i, c, es[c], e[c]);
+        }
+}
+
 static void test_euler_order_of_channels(void **state) {
     (void)state;
     pm_euler_order o;
@@ -698,6 +755,8 @@ int main(void) {
         cmocka_unit_test(test_euler_orders),
         cmocka_unit_test(test_euler_round_trip_random_and_gimbal),
         cmocka_unit_test(test_euler_order_of_channels),
+        cmocka_unit_test(test_euler_contract_edges),
+        cmocka_unit_test(test_euler_from_scaled_quaternion),
         cmocka_unit_test(test_forward_kinematics_chain),
         cmocka_unit_test(test_forward_kinematics_of_chains),
         cmocka_unit_test(test_sample_and_resample),

@@ -123,12 +123,35 @@ static void test_roles_of_glued_sides(void **state) {
     }
 }
 
+/* Several joints may name the same role: the hips are the best-matching word and, among equal
+ * words, the shallowest (first) joint - a rig's "Hips" rather than its "HipsTwist" helper -
+ * and the head and feet are the first of their names, not "HeadTop_End" or "LeftFoot_End"
+ * leaves below them. */
+static void test_roles_prefer_the_first_match(void **state) {
+    (void)state;
+    enum { ROOT, HIPS, TWIST, PELVIS, SPINE, HEAD, HEADTOP, LUP, LKNEE, LFOOT, LEND, RUP, RKNEE, RFOOT, JOINTS };
+    static const char *const names[JOINTS] = {"Root",     "Hips",    "HipsTwist",    "Pelvis",     "Spine",
+                                              "Head",     "HeadTop_End", "LeftUpLeg", "LeftLeg", "LeftFoot",
+                                              "LeftFoot_End", "RightUpLeg", "RightLeg", "RightFoot"};
+    static const int parents[JOINTS] = {-1, ROOT, HIPS, HIPS, HIPS, SPINE, HEAD, HIPS, LUP, LKNEE, LFOOT, HIPS, RUP, RKNEE};
+    pm_skeleton s;
+    pm_test_named_skeleton(&s, JOINTS, names, parents);
+    pm_skeleton_roles r;
+    pm_skeleton_find_roles(&r, &s);
+    assert_int_equal(r.hips, HIPS);
+    assert_int_equal(r.head, HEAD);
+    assert_int_equal(r.left_foot, LFOOT);
+    assert_int_equal(r.right_foot, RFOOT);
+    pm_skeleton_destroy(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_curve_replaces_by_name),
         cmocka_unit_test(test_trim_keeps_curves),
         cmocka_unit_test(test_roles_from_the_feet_up),
         cmocka_unit_test(test_roles_of_glued_sides),
+        cmocka_unit_test(test_roles_prefer_the_first_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,6 +189,21 @@ static void test_skeleton_validate_checks_every_field(void **state) {
     }
     s.rest_rotations[4] = pm_quat_from_axis_angle(AY, 0.5f);
     PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
+    /* The clips' tolerance holds for rest rotations too: 1e-3 in squared length, not more. */
+    s.rest_rotations[4] = pm_quat_make(0, 0, 0, sqrtf(1.0011f));
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_NUMERIC, &err, "rest_rotation");
+    s.rest_rotations[4] = pm_quat_make(0, 0, 0, sqrtf(1.0009f));
+    PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
+    s.rest_rotations[4] = pm_quat_from_axis_angle(AY, 0.5f);
+    /* A joint that is its own parent: every walk up the hierarchy would never end. */
+    s.parents[3] = 3;
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "joint 3 has parent 3");
+    s.parents[3] = 2;
+    /* Names are unique up to the last joint (lookups by name would find the first). */
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 8, "Spine", NULL));
+    expect_error(pm_skeleton_validate(&s, &err), PM_ERR_INVALID_ARGUMENT, &err, "'Spine' is used twice");
+    PM_ASSERT_OK(pm_skeleton_set_name(&s, 8, pm_test_biped_names[8], NULL));
+    PM_ASSERT_OK(pm_skeleton_validate(&s, &err));
 
     s.has_end_site[8] = 1;
     s.end_sites[8] = pm_vec3_make(0, INFINITY, 0);

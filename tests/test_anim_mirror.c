@@ -52,6 +52,14 @@ static void test_mirror_maps(void **state) {
     const char *const lonely[] = {"Hips", "LeftFoot", "Spine"};
     const int self[] = {0, 1, 2};
     check_mirror_pairs(lonely, 3, self);
+    /* A name that is only a letter is no side: "L" and "R" are joints, not each other's mirror. */
+    const char *const letters[] = {"Hips", "L", "R"};
+    check_mirror_pairs(letters, 3, self);
+    /* A one-way match is dropped: "lEftFoot" finds "rightFoot", whose own counterpart would be
+     * "leftFoot" (none), and a map must be its own inverse. The count is of the pairs kept (it
+     * counted the dropped one). */
+    const char *const one_way[] = {"Hips", "lEftFoot", "rightFoot"};
+    check_mirror_pairs(one_way, 3, self);
 }
 
 

@@ -131,6 +131,133 @@ static void test_determinism_and_key(void **state) {
     fixture_free(&f);
 }
 
+/* A key names a cache entry: every input a build reads must change it (or a cache serves the
+ * database of other inputs), and what a build ignores must not (or equal builds miss the cache).
+ * One change at a time from the same inputs, each undone before the next. */
+static void key_of(char out[33], const fixture *f, const pm_asset_def *assets) {
+    pm_error err;
+    if (pm_database_compute_key(out, &f->def, assets, 4, &err) != PM_OK) fail_msg("key: %s", err.message);
+}
+
+static void expect_key_change(const fixture *f, const pm_asset_def *assets, const char *base, int changes,
+                              const char *what) {
+    char k[33];
+    key_of(k, f, assets);
+    if ((strcmp(k, base) != 0) != changes) fail_msg("%s: the key %s", what, changes ? "did not change" : "changed");
+}
+
+static void test_key_follows_every_input(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    pm_asset_def a[4];
+    memcpy(a, f.assets, sizeof a);
+    a[0].param_count = 3;
+    a[0].params[0] = 0.5f;
+    a[0].params[1] = 0.25f;
+    a[0].params[2] = 0.125f;
+    const pm_asset_range range = {0.2f, 0.6f, 0.5f, 0};
+    a[1].ranges = &range;
+    a[1].range_count = 1;
+    pm_skeleton *sk = &f.clips[2].skeleton;
+    sk->has_end_site[2] = 1;
+    sk->end_sites[2] = pm_vec3_make(0.0f, -0.1f, 0.0f);
+    char base[33];
+    key_of(base, &f, a);
+    /* Two independent halves. */
+    assert_memory_not_equal(base, base + 16, 16);
+
+    sk->parents[2] = 1;
+    expect_key_change(&f, a, base, 1, "a joint's parent");
+    sk->parents[2] = 0;
+    pm_quat rest = sk->rest_rotations[1];
+    sk->rest_rotations[1] = pm_quat_from_axis_angle(pm_vec3_make(0, 1, 0), 0.5f);
+    expect_key_change(&f, a, base, 1, "a rest rotation");
+    sk->rest_rotations[1] = rest;
+    sk->has_end_site[1] = 1; /* its offset left at 0 */
+    expect_key_change(&f, a, base, 1, "an End Site at the origin");
+    sk->has_end_site[1] = 0;
+    sk->end_sites[2].y = -0.2f;
+    expect_key_change(&f, a, base, 1, "an End Site's offset");
+    sk->end_sites[2].y = -0.1f;
+    const float ft = f.clips[2].frame_time;
+    f.clips[2].frame_time = 0.0333334f; /* not resampled, but a source time of its own */
+    expect_key_change(&f, a, base, 1, "the frame time");
+    f.clips[2].frame_time = ft;
+    const pm_vec3 t = f.clips[2].translations[4];
+    f.clips[2].translations[4].x += 0.01f;
+    expect_key_change(&f, a, base, 1, "a translation");
+    f.clips[2].translations[4] = t;
+    const float v = f.clips[3].curves[1].values[7];
+    f.clips[3].curves[1].values[7] += 0.01f;
+    expect_key_change(&f, a, base, 1, "a curve value");
+    f.clips[3].curves[1].values[7] = v;
+    f.clips[2].looping = 1;
+    expect_key_change(&f, a, base, 1, "the clip's looping flag");
+    f.clips[2].looping = 0;
+
+    pm_channel_def *ch = &f.schema.channels[1];
+    ch->offset = 0.1f;
+    expect_key_change(&f, a, base, 1, "a channel's offset");
+    ch->offset = 0.0f;
+    char name[PM_NAME_SIZE];
+    memcpy(name, ch->name, sizeof name);
+    memset(ch->name, 'n', PM_NAME_SIZE - 1);
+    ch->name[PM_NAME_SIZE - 1] = '\0';
+    char long_name[33];
+    key_of(long_name, &f, a);
+    ch->name[PM_NAME_SIZE - 2] = 'm'; /* the last byte a name may have */
+    expect_key_change(&f, a, long_name, 1, "a channel name's last byte");
+    memcpy(ch->name, name, sizeof name);
+    f.def.exclude_end = 0.2f;
+    expect_key_change(&f, a, base, 1, "the database's exclude_end");
+    f.def.exclude_end = 0.3f;
+    const float smoothing = f.def.root.facing_smoothing;
+    f.def.root.facing_smoothing = smoothing + 0.05f;
+    expect_key_change(&f, a, base, 1, "the root's facing smoothing");
+    f.def.root.facing_smoothing = smoothing;
+    f.def.root.right_upleg = 2;
+    expect_key_change(&f, a, base, 1, "the right upper leg");
+    f.def.root.right_upleg = -1;
+    f.def.mirror_axis = 0;
+    expect_key_change(&f, a, base, 1, "the mirror axis");
+    f.def.mirror_axis = -1;
+
+    a[0].params[2] = 0.0f;
+    expect_key_change(&f, a, base, 1, "the third parameter");
+    a[0].params[2] = 0.125f;
+    pm_asset_range other = range;
+    other.exclude = 1;
+    a[1].ranges = &other;
+    expect_key_change(&f, a, base, 1, "a range's exclude flag");
+    a[1].ranges = &range;
+    expect_key_change(&f, a, base, 0, "the inputs restored");
+    /* What only a mirrored copy reads: no change to an asset without one... */
+    int32_t ident[256];
+    for (int j = 0; j < f.clips[0].skeleton.joint_count; j++) ident[j] = j;
+    a[0].mirror_map = ident;
+    expect_key_change(&f, a, base, 0, "a mirror map of an asset not mirrored");
+    a[0].mirror_map = NULL;
+    a[0].mirror_negate_params = 1;
+    expect_key_change(&f, a, base, 0, "mirror_negate_params of an asset not mirrored");
+    /* ... and a change with one. */
+    a[0].mirror = 1;
+    char mirrored[33];
+    a[0].mirror_negate_params = 0;
+    key_of(mirrored, &f, a);
+    a[0].mirror_negate_params = 1;
+    expect_key_change(&f, a, mirrored, 1, "mirror_negate_params of a mirrored asset");
+    /* A trajectory sample's weight (keys only: these clips have no feet to build from). */
+    pm_schema ue;
+    PM_ASSERT_OK(pm_schema_preset(&ue, "ue-locomotion", NULL));
+    f.def.schema = &ue;
+    char traj[33];
+    key_of(traj, &f, a);
+    ue.channels[0].samples[1].weight = 1.5f;
+    expect_key_change(&f, a, traj, 1, "a trajectory sample's weight");
+    fixture_free(&f);
+}
+
 /* End Sites are inputs: a foot without a toe joint stands on its End Site, so the floor under
  * every root, and with it the feet's features, follows it. A key that left them out let a cache
  * serve the database of the skeleton before the edit. */
@@ -726,6 +853,252 @@ static void test_asset_ranges(void **state) {
     fixture_free(&f);
 }
 
+/* A clip within 0.1% of the database's rate is taken frame for frame and at exactly the
+ * database's rate: a frame time read from text as 0.0333334 must give the poses 1/30 gives (a
+ * channel read 0.2 s ahead would otherwise fall a hair between frames), or the same motion would
+ * build different values. A clip 0.67% off is resampled. */
+static void test_rate_tolerance(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    f.schema.channels[1].offset = 0.2f;
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 30.0f;
+    pm_database *exact = build(&f, 1);
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 0.0333334f;
+    pm_database *text = build(&f, 1);
+    pm_database_info a, b;
+    pm_database_get_info(&a, exact);
+    pm_database_get_info(&b, text);
+    assert_int_equal(a.poses, b.poses);
+    for (int p = 0; p < a.poses; p++) {
+        float fa[DIMS], fb[DIMS];
+        PM_ASSERT_OK(pm_database_pose_features(fa, exact, p, NULL));
+        PM_ASSERT_OK(pm_database_pose_features(fb, text, p, NULL));
+        if (memcmp(fa, fb, sizeof fa) != 0) fail_msg("pose %d: features differ with a frame time of 0.0333334", p);
+    }
+    pm_database_destroy(exact);
+    pm_database_destroy(text);
+    for (int i = 0; i < 4; i++) f.clips[i].frame_time = 1.0f / 30.2f;
+    pm_database *off = build(&f, 1);
+    for (int i = 0; i < 4; i++) {
+        pm_asset_info as;
+        PM_ASSERT_OK(pm_database_asset(&as, off, i, NULL));
+        /* 119 frames of 1/30.2 s last 3.94 s: 119 poses at 30 fps, not the clip's 120 frames. */
+        if (as.pose_count >= f.clips[i].frame_count)
+            fail_msg("asset %d: %d poses from %d frames at 30.2 fps (not resampled)", i, as.pose_count, f.clips[i].frame_count);
+    }
+    pm_database_destroy(off);
+    fixture_free(&f);
+}
+
+/* Range times are the source clip's, its trimmed rest frame included: pose r is source frame
+ * r + 1, so [1, 2) s (frames 30-59 of a 30 fps clip) holds poses 29-58, not 30-59; and a range
+ * from 0 s starts at the asset's first pose, not on the pose before it (the previous asset's). */
+static void test_ranges_after_a_lead_in(void **state) {
+    (void)state;
+    pm_skeleton sk, sk0;
+    pm_clip c0 = pm_test_random_biped_clip(&sk0, 60, 4);
+    pm_clip c = pm_test_random_biped_clip(&sk, 120, 3);
+    for (int j = 1; j < 9; j++) c.rotations[j] = pm_quat_identity(); /* a T-pose first frame */
+    pm_schema schema;
+    pm_schema_init(&schema);
+    pm_channel_def ch = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(ch.bone, "@left_foot");
+    assert_true(pm_schema_add(&schema, &ch, NULL) >= 0);
+    ch = pm_default_channel_def(PM_FEATURE_VELOCITY);
+    strcpy(ch.bone, "@right_foot");
+    assert_true(pm_schema_add(&schema, &ch, NULL) >= 0);
+    pm_database_def def = pm_default_database_def();
+    def.schema = &schema;
+    pm_asset_def assets[2] = {pm_default_asset_def(&c0), pm_default_asset_def(&c)};
+    const pm_asset_range g[2] = {{0.0f, 0.5f, 2.0f, 0}, {1.0f, 2.0f, 1.0f, 0}};
+    assets[1].ranges = g;
+    assets[1].range_count = 2;
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, assets, 2, &err) != PM_OK) fail_msg("build: %s", err.message);
+    float lead = -1.0f;
+    PM_ASSERT_OK(pm_database_clip_lead_in(&lead, db, &c, NULL));
+    assert_true(lead == c.frame_time);
+    pm_asset_info a;
+    PM_ASSERT_OK(pm_database_asset(&a, db, 1, NULL));
+    assert_int_equal(a.pose_count, c.frame_count - 1);
+    assert_true(a.first_pose > 0);
+    pm_pose_info p;
+    PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose - 1, NULL));
+    if (p.cost_addend != 0.0f) fail_msg("the pose before the asset: addend %g", (double)p.cost_addend);
+    for (int r = 0; r < a.pose_count; r++) {
+        PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose + r, NULL));
+        float want = r < 14 ? 2.0f : r >= 29 && r < 59 ? 1.0f : 0.0f; /* 0.5 s is source frame 15 */
+        if (p.cost_addend != want) fail_msg("pose %d: addend %g, expected %g", r, (double)p.cost_addend, (double)want);
+    }
+    pm_database_destroy(db);
+    pm_clip_destroy(&c);
+    pm_clip_destroy(&c0);
+    pm_skeleton_destroy(&sk);
+    pm_skeleton_destroy(&sk0);
+}
+
+/* exclude_start and exclude_end count whole poses, rounded down: 0.25 s at 30 fps is 7.5 poses,
+ * of which 7 are excluded at each end (the eighth pose starts 0.233 s in, inside the kept part). */
+static void test_exclusion_rounds_down(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.def.exclude_start = 0.25f;
+    f.def.exclude_end = 0.25f;
+    pm_database *db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.excluded_poses, 4 * 14);
+    for (int i = 0; i < 4; i++) {
+        pm_asset_info a;
+        PM_ASSERT_OK(pm_database_asset(&a, db, i, NULL));
+        for (int r = 0; r < a.pose_count; r++) {
+            pm_pose_info p;
+            PM_ASSERT_OK(pm_database_pose(&p, db, a.first_pose + r, NULL));
+            if (p.block_transition != (r < 7 || r >= a.pose_count - 7))
+                fail_msg("asset %d pose %d of %d: block_transition %d", i, r, a.pose_count, p.block_transition);
+        }
+    }
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* Poses that share a vector (the same clip under two assets) keep their own addends; the
+ * vector's bound and the header's smallest addend must be the smallest of them, or the search
+ * would prune the cheaper pose. pm_database_verify recomputes both from the poses. Poses both
+ * excluded and block transitions count once, as block transitions. */
+static void test_shared_vectors_and_overlapping_exclusions(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.assets[1].clip = &f.clips[0];
+    f.assets[2].clip = &f.clips[0];
+    f.assets[1].name = "again";
+    f.assets[2].name = "and again";
+    f.assets[0].cost_addend = -0.5f;
+    f.assets[1].cost_addend = 0.25f;
+    f.assets[2].cost_addend = 0.5f;
+    f.assets[3].cost_addend = 0.75f;
+    pm_database *db = build(&f, 1);
+    pm_error err;
+    if (pm_database_verify(db, &err) != PM_OK) fail_msg("verify: %s", err.message);
+    pm_database_destroy(db);
+    /* A channel 0.2 s ahead blocks the last poses of each asset; exclude_end covers them and more. */
+    f.schema.channels[1].offset = 0.2f;
+    f.def.exclude_end = 0.0f;
+    db = build(&f, 1);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    const int blocked = in.block_transition_poses;
+    assert_int_equal(in.excluded_poses, 0);
+    assert_true(blocked > 0 && blocked < 4 * 9);
+    pm_database_destroy(db);
+    f.def.exclude_end = 0.3f; /* 9 poses */
+    db = build(&f, 1);
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.block_transition_poses, 4 * 9);
+    assert_int_equal(in.excluded_poses, 4 * 9 - blocked);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
+/* Automatic exact components: the fewest holding 99.9% of the variance, rounded up to a
+ * multiple of 4 minus one. Ten strong dimensions and ten weak ones (0.5% of the variance
+ * each): 99% would stop at the strong ten (11 components), 99.9% needs about eight weak ones
+ * too (19). One group, so the normalisation keeps the dimensions' proportions. */
+static void test_automatic_exact_components(void **state) {
+    (void)state;
+    enum { D = 20 };
+    pm_clip c;
+    pm_test_random_clip(&c, 400, D, 9);
+    pm_test_rng rng = {4242};
+    for (int d = 0; d < D; d++)
+        for (int fr = 0; fr < c.frame_count; fr++)
+            c.curves[d].values[fr] = pm_test_rng_normal(&rng) * (d < 10 ? 1.0f : 0.0707f);
+    pm_schema schema;
+    pm_schema_init(&schema);
+    for (int d = 0; d < D; d++) {
+        pm_channel_def ch = pm_default_channel_def(PM_FEATURE_CURVE);
+        snprintf(ch.curve, sizeof ch.curve, "c%d", d);
+        strcpy(ch.group, "all");
+        assert_true(pm_schema_add(&schema, &ch, NULL) >= 0);
+    }
+    pm_database_def def = pm_default_database_def();
+    def.schema = &schema;
+    assert_int_equal(def.exact_components, 0);
+    pm_asset_def asset = pm_default_asset_def(&c);
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, &def, &asset, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    pm_database_info in;
+    pm_database_get_info(&in, db);
+    assert_int_equal(in.exact_components, 19);
+    assert_true(pm_database_explained_variance(db, 11) < 0.999f);
+    pm_database_destroy(db);
+    /* Two strong dimensions hold it all, yet the bound keeps at least 7 components. */
+    for (int d = 0; d < D; d++)
+        for (int fr = 0; fr < c.frame_count; fr++)
+            c.curves[d].values[fr] = pm_test_rng_normal(&rng) * (d < 2 ? 1.0f : 1e-4f);
+    if (pm_database_build(&db, &def, &asset, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    pm_database_get_info(&in, db);
+    assert_true(pm_database_explained_variance(db, 2) >= 0.999f);
+    assert_int_equal(in.exact_components, 7);
+    pm_database_destroy(db);
+    pm_clip_destroy(&c);
+}
+
+/* De-duplication compares rows by their bits, so a feature of -0 must be stored as 0: frames
+ * repeated in pairs, the second reading -0 where the first reads 0, are one vector each. */
+static void test_negative_zero_features(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    for (int i = 0; i < 4; i++) {
+        pm_clip *c = &f.clips[i];
+        for (int d = 0; d < DIMS; d++)
+            for (int fr = 1; fr < c->frame_count; fr += 2) c->curves[d].values[fr] = c->curves[d].values[fr - 1];
+        for (int fr = 0; fr < c->frame_count; fr++) c->curves[0].values[fr] = 0.0f;
+    }
+    pm_database *plain = build(&f, 1);
+    for (int i = 0; i < 4; i++)
+        for (int fr = 1; fr < f.clips[i].frame_count; fr += 2) f.clips[i].curves[0].values[fr] = -0.0f;
+    pm_database *signed_zero = build(&f, 1);
+    pm_database_info a, b;
+    pm_database_get_info(&a, plain);
+    pm_database_get_info(&b, signed_zero);
+    assert_true(a.unique_vectors < a.poses * 2 / 3);
+    assert_int_equal(b.unique_vectors, a.unique_vectors);
+    pm_database_destroy(plain);
+    pm_database_destroy(signed_zero);
+    fixture_free(&f);
+}
+
+/* A mirrored copy negates the parameters its def marks, but a 0 stays +0: a listing of the
+ * copy's parameters should not print "-0". */
+static void test_mirrored_params_keep_positive_zero(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    f.assets[2].mirror = 1;
+    f.assets[2].param_count = 3;
+    f.assets[2].params[0] = 0.0f;
+    f.assets[2].params[1] = 2.0f;
+    f.assets[2].params[2] = 0.0f;
+    f.assets[2].mirror_negate_params = 3; /* parameters 0 and 1 */
+    pm_database *db = build(&f, 1);
+    pm_asset_info a;
+    PM_ASSERT_OK(pm_database_asset(&a, db, 3, NULL));
+    assert_true(a.mirrored);
+    assert_int_equal(a.param_count, 3);
+    assert_true(a.params[0] == 0.0f && !signbit(a.params[0]));
+    assert_true(a.params[1] == -2.0f);
+    assert_true(a.params[2] == 0.0f && !signbit(a.params[2]));
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 /* The pose playing at a time: nearest frame, wrapped in a looping asset, clamped otherwise. */
 static void test_asset_pose_at(void **state) {
     (void)state;
@@ -774,7 +1147,15 @@ int main(void) {
         cmocka_unit_test(test_counts_and_round_trip),
         cmocka_unit_test(test_determinism_and_key),
         cmocka_unit_test(test_key_follows_end_sites),
+        cmocka_unit_test(test_key_follows_every_input),
         cmocka_unit_test(test_asset_ranges),
+        cmocka_unit_test(test_rate_tolerance),
+        cmocka_unit_test(test_ranges_after_a_lead_in),
+        cmocka_unit_test(test_exclusion_rounds_down),
+        cmocka_unit_test(test_shared_vectors_and_overlapping_exclusions),
+        cmocka_unit_test(test_automatic_exact_components),
+        cmocka_unit_test(test_negative_zero_features),
+        cmocka_unit_test(test_mirrored_params_keep_positive_zero),
         cmocka_unit_test(test_asset_pose_at),
         cmocka_unit_test(test_ranges_at_frame_times),
         cmocka_unit_test(test_addend_without_ranges_unchanged),

@@ -600,10 +600,78 @@ static void test_messages_past_a_bound(void **state) {
     fixture_free(&f);
 }
 
+/* Assets are prepared in parallel, but the error reported is the first asset's in input order
+ * (what a serial build would stop at), whichever thread finished last. */
+static void test_first_failing_asset_reported(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    const int joints = f.clips[0].skeleton.joint_count;
+    int32_t not_swap[256], not_joint[256];
+    assert_true(joints >= 2 && joints <= 256);
+    for (int j = 0; j < joints; j++) not_swap[j] = not_joint[j] = j;
+    not_swap[0] = 1;
+    not_joint[0] = 7;
+    pm_asset_def bad[3] = {f.assets[0], f.assets[1], f.assets[2]};
+    bad[1].mirror = bad[2].mirror = 1;
+    bad[1].mirror_map = not_swap;
+    bad[2].mirror_map = not_joint;
+    for (int threads = 1; threads <= 2; threads++) {
+        pm_database_def d = f.def;
+        d.threads = threads;
+        pm_database *db = NULL;
+        pm_error err;
+        assert_int_equal(pm_database_build(&db, &d, bad, 3, &err), PM_ERR_INVALID_ARGUMENT);
+        if (!strstr(err.message, "map entry 0 (1) is not a left/right swap")) fail_msg("threads %d: '%s'", threads, err.message);
+        assert_null(db);
+    }
+    fixture_free(&f);
+}
+
+/* The inclusive ends of the def's and assets' ranges are accepted: 1 fps is a rate (a slow
+ * capture's), and a name of exactly PM_MAX_ASSET_NAME bytes, ".mirror" included for a
+ * mirrored copy, fits the field a database stores. Checked through pm_database_compute_key,
+ * which validates as the build does. */
+static void test_inclusive_bounds_accepted(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 40);
+    char key[33];
+    pm_error err;
+    pm_database_def d = f.def;
+    d.fps = 1.0f;
+    PM_ASSERT_OK(pm_database_compute_key(key, &d, f.assets, 4, &err));
+    d.fps = 1000.0f;
+    PM_ASSERT_OK(pm_database_compute_key(key, &d, f.assets, 4, &err));
+    d.fps = 0.999f;
+    assert_int_equal(pm_database_compute_key(key, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    char name[PM_MAX_ASSET_NAME + 2];
+    memset(name, 'a', sizeof name - 1);
+    name[PM_MAX_ASSET_NAME] = '\0';
+    pm_asset_def a[4] = {f.assets[0], f.assets[1], f.assets[2], f.assets[3]};
+    a[0].name = name;
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, a, 4, &err));
+    a[0].mirror = 1; /* "aaa...a.mirror" is 7 bytes over */
+    assert_int_equal(pm_database_compute_key(key, &f.def, a, 4, &err), PM_ERR_LIMIT);
+    name[PM_MAX_ASSET_NAME - 7] = '\0';
+    PM_ASSERT_OK(pm_database_compute_key(key, &f.def, a, 4, &err));
+    /* ... while the exclusive ends are not: an asset's exclusion of 1e6 s is outside [0, 1e6). */
+    a[1].exclude_start = 1e6f; /* PM_MAX_EXCLUDE_SECONDS */
+    assert_int_equal(pm_database_compute_key(key, &f.def, a, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "exclude_start"));
+    a[1].exclude_start = -1.0f;
+    a[1].exclude_end = 1e6f; /* PM_MAX_EXCLUDE_SECONDS */
+    assert_int_equal(pm_database_compute_key(key, &f.def, a, 4, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "exclude_end"));
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_accessor_errors),
         cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_first_failing_asset_reported),
+        cmocka_unit_test(test_inclusive_bounds_accepted),
         cmocka_unit_test(test_asset_field_errors),
         cmocka_unit_test(test_def_errors),
         cmocka_unit_test(test_no_searchable_pose),

@@ -669,6 +669,64 @@ static void test_crafted_bounds(void **state) {
     fixture_free(&f);
 }
 
+/* The header's flag for cost addends (docs/FORMAT.md) is for readers of the file: set exactly
+ * when some pose carries a non-zero addend, the asset's own or a range's. */
+static void test_header_addend_flag(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 60);
+    {
+        pm_database *db = build(&f, 1);
+        pmdb_header h;
+        memcpy(&h, pm_database_bytes(db, NULL), sizeof h);
+        assert_int_equal(h.flags, 0);
+        pm_database_destroy(db);
+    }
+    for (int with_range = 0; with_range < 2; with_range++) {
+        const pm_asset_range r = {0.5f, 1.0f, 0.5f, 0};
+        f.assets[3].cost_addend = with_range ? 0.0f : 0.25f;
+        f.assets[3].ranges = &r;
+        f.assets[3].range_count = with_range;
+        pm_database *db = build(&f, 1);
+        pmdb_header h;
+        memcpy(&h, pm_database_bytes(db, NULL), sizeof h);
+        assert_int_equal(h.flags, 1);
+        pm_database_destroy(db);
+    }
+    fixture_free(&f);
+}
+
+/* pm_database_structure_stats reports the bytes each mode reads (the bench's memory figures):
+ * brute force the searchable rows, the pose metadata and the vector->pose map; the VP-tree
+ * adds its nodes and items; the KD-tree its nodes, points, point->vector map and the PCA mean,
+ * eigenvalues and basis. Each part counted once, at its stored width. */
+static void test_structure_bytes(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 200);
+    pm_database *db = build(&f, 1);
+    const pmdb_header *h = db->header;
+    const size_t vs = h->searchable_vectors, card = (size_t)db->card;
+    const size_t base = vs * (size_t)db->stride * sizeof(float) + (size_t)h->pose_count * sizeof(uint64_t) +
+                        (size_t)(h->vector_count + 1 + h->pose_count) * sizeof(uint32_t);
+    double ms;
+    size_t bytes = 0;
+    PM_ASSERT_OK(pm_database_structure_stats(&ms, &bytes, db, PM_SEARCH_BRUTEFORCE, NULL));
+    assert_int_equal(bytes, base);
+    PM_ASSERT_OK(pm_database_structure_stats(&ms, &bytes, db, PM_SEARCH_VPTREE, NULL));
+    assert_int_equal(bytes, base + (size_t)h->vp_node_count * sizeof(pmdb_vp_node) + (size_t)h->vp_item_count * sizeof(uint32_t));
+    PM_ASSERT_OK(pm_database_structure_stats(&ms, &bytes, db, PM_SEARCH_PCAKDTREE, NULL));
+    const size_t np = h->kd_point_count;
+    assert_int_equal(bytes, base + (size_t)h->kd_node_count * sizeof(pmdb_kd_node) + np * h->pca_components * sizeof(float) +
+                                (np + 1 + vs) * sizeof(uint32_t) + card * (card + 2) * sizeof(float));
+    /* Either output missing is refused before anything is written. */
+    bytes = 7;
+    assert_int_equal(pm_database_structure_stats(NULL, &bytes, db, PM_SEARCH_EXACT, NULL), PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(bytes, 7);
+    pm_database_destroy(db);
+    fixture_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corrupt_files),
@@ -679,6 +737,8 @@ int main(void) {
         cmocka_unit_test(test_load_in_place),
         cmocka_unit_test(test_verify_values_and_ranges),
         cmocka_unit_test(test_crafted_bounds),
+        cmocka_unit_test(test_header_addend_flag),
+        cmocka_unit_test(test_structure_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

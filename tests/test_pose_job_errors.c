@@ -378,6 +378,43 @@ static void test_outputs_overlapping_inputs(void **state) {
     FREE_POSES(arena, b, ref);
 }
 
+/* Overlaps are found over the whole of each buffer, not its first entry or a quarter of it:
+ * output_matrices holds 16 floats a joint, so an input placed 4 floats a joint past its start
+ * is still inside it; an output laid over the last parent overlaps the parents. */
+static void test_l2m_overlaps_anywhere(void **state) {
+    (void)state;
+    const int groups = pm_soa_count(J_COUNT);
+    const size_t soa = sizeof(pm_soa_transform);
+    const int skip = (int)((J_COUNT * 4 * sizeof(float) + soa - 1) / soa); /* groups past 4 floats a joint */
+    assert_true((size_t)skip * soa < J_COUNT * 16 * sizeof(float));
+    pm_soa_transform *arena = pm_pose_alloc(4 * (skip + groups), NULL);
+    assert_non_null(arena);
+    pm_test_rng rng = {78};
+    random_pose(arena + skip, J_COUNT, &rng, 3.0f);
+    int32_t parents[J_COUNT];
+    for (int j = 0; j < J_COUNT; j++) parents[j] = pm_test_humanoid_parents[j];
+    pm_local_to_model_job m = pm_default_local_to_model_job();
+    m.parents = parents;
+    m.joint_count = J_COUNT;
+    m.input = arena + skip;
+    m.output_matrices = (float *)(void *)arena;
+    pm_error e;
+    expect(pm_local_to_model_job_validate(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output_matrices overlaps the input");
+    m.output_matrices = NULL;
+    m.output = (pm_transform *)(void *)(parents + J_COUNT - 1);
+    expect(pm_local_to_model_job_validate(&m, &e), PM_ERR_INVALID_ARGUMENT, &e, "output overlaps parents");
+    /* The root's rotation is held to the tolerance of every other rotation: 1e-3 in squared
+     * length (anim.h): a looser one lets it scale and shear every joint below it. */
+    pm_transform out[J_COUNT], root = pm_transform_identity();
+    m.output = out;
+    m.root = &root;
+    root.rotation = pm_quat_make(0, 0, 0, sqrtf(1.0011f));
+    expect(pm_local_to_model_job_validate(&m, &e), PM_ERR_NUMERIC, &e, "the root rotation is not a unit quaternion");
+    root.rotation = pm_quat_make(0, 0, 0, sqrtf(1.0009f));
+    PM_ASSERT_OK(pm_local_to_model_job_validate(&m, &e));
+    pm_pose_free(arena, NULL);
+}
+
 /* The group count of any int, near INT_MAX included (where adding 3 first overflowed). */
 static void test_soa_count_range(void **state) {
     (void)state;
@@ -400,6 +437,7 @@ int main(void) {
         cmocka_unit_test(test_pose_conversions_and_rest),
         cmocka_unit_test(test_soa_count_range),
         cmocka_unit_test(test_outputs_overlapping_inputs),
+        cmocka_unit_test(test_l2m_overlaps_anywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,6 +137,32 @@ static void test_layout_groups(void **state) {
     assert_int_equal(l.cardinality, 6);
     assert_float_equal(l.dim_weight[4], 6.0f, 1e-6);
     assert_int_equal(l.dim_group[0], l.dim_group[5]);
+    /* Without a group name each channel normalises alone, even beside another of the same kind
+     * and size: ue-locomotion's left and right foot positions keep deviations of their own. */
+    PM_ASSERT_OK(pm_schema_preset(&s, "ue-locomotion", NULL));
+    PM_ASSERT_OK(pm_schema_layout_compute(&l, &s, NULL));
+    int left = -1, right = -1;
+    for (int d = 0; d < l.cardinality; d++) {
+        if (l.dim_channel[d] == 1 && left < 0) left = d;
+        if (l.dim_channel[d] == 3 && right < 0) right = d;
+    }
+    assert_true(left >= 0 && right >= 0);
+    assert_int_equal(s.channels[1].kind, s.channels[3].kind);
+    assert_int_not_equal(l.dim_group[left], l.dim_group[right]);
+    /* Padding is never weighed, whatever weight its channel was given. */
+    pm_schema_init(&g);
+    pm_channel_def pad = pm_default_channel_def(PM_FEATURE_PADDING);
+    pad.size = 2;
+    pad.weight = 5.0f;
+    assert_int_equal(pm_schema_add(&g, &pad, NULL), 0);
+    strcpy(a.bone, "@hips");
+    a.parent = -1;
+    assert_int_equal(pm_schema_add(&g, &a, NULL), 1);
+    PM_ASSERT_OK(pm_schema_layout_compute(&l, &g, NULL));
+    assert_int_equal(l.cardinality, 5);
+    assert_float_equal(l.dim_weight[0], 0.0f, 0.0f);
+    assert_float_equal(l.dim_weight[1], 0.0f, 0.0f);
+    assert_float_equal(l.dim_weight[2], 2.0f, 0.0f);
 }
 
 static void test_json(void **state) {
@@ -202,6 +228,35 @@ static void test_json(void **state) {
 
 /* The time window checks what it reads: NULL arguments by name, the channel count, trajectory
  * sample counts and offsets that are not finite, naming the channel; the outputs stay untouched. */
+/* The window a database needs around a pose: bone and curve channels reach as far as their
+ * offsets on both sides, while Padding and Group channels read no frame, so their offsets
+ * (which validation allows) must not lengthen the clips every asset needs. */
+static void test_time_window_of_channels(void **state) {
+    (void)state;
+    pm_schema s;
+    pm_schema_init(&s);
+    pm_channel_def c = pm_default_channel_def(PM_FEATURE_POSITION);
+    strcpy(c.bone, "@hips");
+    c.offset = 0.5f;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 0);
+    c = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(c.curve, "phase");
+    c.offset = -0.25f;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 1);
+    c = pm_default_channel_def(PM_FEATURE_PADDING);
+    c.offset = 10.0f;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 2);
+    c.offset = -10.0f;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 3);
+    c = pm_default_channel_def(PM_FEATURE_GROUP);
+    c.offset = 20.0f;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 4);
+    float past = -1.0f, future = -1.0f;
+    PM_ASSERT_OK(pm_schema_time_window(&past, &future, &s, NULL));
+    assert_float_equal(past, 0.25f, 0.0f);
+    assert_float_equal(future, 0.5f, 0.0f);
+}
+
 static void test_time_window_errors(void **state) {
     (void)state;
     pm_schema s;
@@ -359,6 +414,21 @@ static void test_channel_field_errors(void **state) {
     c.weight = -1.0f;
     expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "field 'weight' must be finite and >= 0");
     PM_ASSERT_OK(pm_schema_validate(&s, NULL));
+    /* A role picks one of 16 characters (0..15): 15 must stay usable, 16 and -1 name none. */
+    c = pos;
+    c.role = 16;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "schema channel 1 (Position Hips): role 16 is outside 0..15");
+    c.role = -1;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "role -1 is outside 0..15");
+    /* A trajectory sample that asks for nothing would add no value yet count as a sample. */
+    c = pm_default_channel_def(PM_FEATURE_TRAJECTORY);
+    c.sample_count = 2;
+    c.samples[0].flags = PM_TRAJ_POSITION_XY;
+    c.samples[1].flags = 0;
+    expect_channel_error(&s, &c, PM_ERR_INVALID_ARGUMENT, "schema channel 1 (Trajectory) sample 1: flags 0x0 are not valid");
+    c = pos;
+    c.role = 15;
+    assert_int_equal(pm_schema_add(&s, &c, NULL), 1);
 }
 
 /* The schema-wide limits: PM_MAX_CHANNELS channels and PM_MAX_CARDINALITY values, and NULL
@@ -408,6 +478,34 @@ static void test_schema_limits(void **state) {
     assert_string_equal(err.message, "pm_schema_add: the schema's channel_count is -1 (pm_schema_init it first)");
 }
 
+/* A schema filled to exactly PM_MAX_CHANNELS is still a schema (the bound is inclusive), and a
+ * channel may not be its own parent: a Group that names itself would pass a "parent is a Group"
+ * check and then make every walk up the parents (weights, group names, the layout) endless. */
+static void test_full_schema_and_self_parent(void **state) {
+    (void)state;
+    static pm_schema s;
+    pm_schema_init(&s);
+    pm_error err;
+    pm_channel_def curve = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(curve.curve, "c");
+    assert_int_equal(pm_schema_add(&s, &curve, &err), 0);
+    pm_channel_def group = pm_default_channel_def(PM_FEATURE_GROUP);
+    group.parent = 1; /* channel 1 names itself */
+    assert_int_equal(pm_schema_add(&s, &group, &err), -1);
+    assert_non_null(strstr(err.message, "schema channel 1 (Group): parent 1 must be an earlier channel"));
+    s.channels[s.channel_count++] = group;
+    assert_int_equal(pm_schema_validate(&s, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "parent 1 must be an earlier channel"));
+    s.channel_count = 1;
+    group.parent = -1;
+    while (s.channel_count < PM_MAX_CHANNELS) assert_true(pm_schema_add(&s, &group, &err) >= 0);
+    assert_int_equal(pm_schema_cardinality(&s), 1);
+    PM_ASSERT_OK(pm_schema_validate(&s, &err));
+    pm_schema_layout l;
+    PM_ASSERT_OK(pm_schema_layout_compute(&l, &s, &err));
+    assert_int_equal(l.cardinality, 1);
+}
+
 /* Padding sizes are unchecked until validation: a sum that would overflow an int, or a negative
  * size, is -1 rather than an overflow or a negative cardinality. */
 static void test_cardinality_of_unchecked_sizes(void **state) {
@@ -435,6 +533,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_presets),
         cmocka_unit_test(test_time_window_errors),
+        cmocka_unit_test(test_time_window_of_channels),
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_layout_groups),
         cmocka_unit_test(test_json),
@@ -442,6 +541,7 @@ int main(void) {
         cmocka_unit_test(test_channel_field_errors),
         cmocka_unit_test(test_schema_limits),
         cmocka_unit_test(test_cardinality_of_unchecked_sizes),
+        cmocka_unit_test(test_full_schema_and_self_parent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
