@@ -55,6 +55,22 @@ static void test_positions_replace_offset(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* A file of one Xposition channel with a frame per value, each written as given. */
+static pm_result read_positions(pm_clip *c, const char *const *values, int count, pm_error *err) {
+    text t = {NULL, 0, 0};
+    text_add(&t, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: %d\nFrame Time: 1\n", count);
+    for (int i = 0; i < count; i++) text_add(&t, "%s\n", values[i]);
+    pm_bvh_def def = raw_def();
+    pm_result r = read_text(c, t.s, &def, err);
+    free(t.s);
+    return r;
+}
+
+static void load_positions(pm_clip *c, const char *const *values, int count) {
+    pm_error err = {PM_OK, {0}};
+    if (read_positions(c, values, count, &err) != PM_OK) fail_msg("expected success: %s", err.message);
+}
+
 static void test_number_formats(void **state) {
     (void)state;
     pm_clip c;
@@ -77,16 +93,14 @@ static void test_number_formats(void **state) {
                                           /* just above the midpoint of two floats: the digits past
                                            * the ninth decide the rounding */
                                           "1.0000000596047", "0.50000002980233"};
-    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
-        pm_clip one;
-        char buf[512];
-        snprintf(buf, sizeof buf, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\n"
-                                  "Frame Time: 1\n%s\n", numbers[i]);
-        load_raw(&one, buf);
+    const int count = (int)(sizeof numbers / sizeof numbers[0]);
+    pm_clip all;
+    load_positions(&all, numbers, count);
+    for (int i = 0; i < count; i++) {
         float expect = strtof(numbers[i], NULL);
-        if (one.translations[0].x != expect) fail_msg("%s: got %.9g, want %.9g", numbers[i], (double)one.translations[0].x, (double)expect);
-        pm_clip_destroy(&one);
+        if (all.translations[i].x != expect) fail_msg("%s: got %.9g, want %.9g", numbers[i], (double)all.translations[i].x, (double)expect);
     }
+    pm_clip_destroy(&all);
 }
 
 /* Decimals at and around the exact midpoint of two floats, printed to 20..120 significant digits
@@ -97,6 +111,7 @@ static void test_numbers_at_float_midpoints(void **state) {
     (void)state;
     enum { floats = 600, spellings = 6 };
     static char numbers[floats * spellings][160];
+    static const char *listed[floats * spellings];
     pm_test_rng rng = {7};
     int count = 0;
     for (int i = 0; i < floats; i++) {
@@ -123,12 +138,9 @@ static void test_numbers_at_float_midpoints(void **state) {
         snprintf(numbers[count++], 160, "%s%.*s1%s", sign, last + 1, exact, e);
         snprintf(numbers[count++], 160, "%s%.40f", sign, mid);
     }
-    text t = {NULL, 0, 0};
-    text_add(&t, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: %d\nFrame Time: 1\n", count);
-    for (int i = 0; i < count; i++) text_add(&t, "%s\n", numbers[i]);
+    for (int i = 0; i < count; i++) listed[i] = numbers[i];
     pm_clip c;
-    load_raw(&c, t.s);
-    free(t.s);
+    load_positions(&c, listed, count);
     int wrong = 0;
     for (int i = 0; i < count; i++) {
         float want = strtof(numbers[i], NULL), got = c.translations[i].x;
@@ -146,24 +158,16 @@ static void test_number_at_the_float_limit(void **state) {
     static const char *const refused[] = {"340282356779733661637539395458142568448", "3.40282356779733661637539395458142568448e38",
                                           "340282356779733661637539395458142568448.0000000001"};
     static const char *const accepted[] = {"340282356779733661637539395458142568447.9999999", "3.4028235677973366163753939545814256844e38"};
-    char buf[512];
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        snprintf(buf, sizeof buf, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\n"
-                                  "Frame Time: 1\n%s\n", refused[i]);
         pm_clip c;
-        pm_bvh_def def = raw_def();
         pm_error err = {PM_OK, {0}};
-        assert_int_equal(read_text(&c, buf, &def, &err), PM_ERR_NUMERIC);
+        assert_int_equal(read_positions(&c, &refused[i], 1, &err), PM_ERR_NUMERIC);
         assert_non_null(strstr(err.message, "not a finite number"));
     }
-    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
-        snprintf(buf, sizeof buf, "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 1 Xposition\n}\nMOTION\nFrames: 1\n"
-                                  "Frame Time: 1\n%s\n", accepted[i]);
-        pm_clip c;
-        load_raw(&c, buf);
-        assert_true(c.translations[0].x == FLT_MAX);
-        pm_clip_destroy(&c);
-    }
+    pm_clip c;
+    load_positions(&c, accepted, 2);
+    for (int i = 0; i < 2; i++) assert_true(c.translations[i].x == FLT_MAX);
+    pm_clip_destroy(&c);
 }
 
 static void test_whitespace_quirks(void **state) {

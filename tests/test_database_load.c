@@ -671,27 +671,25 @@ static void test_crafted_bounds(void **state) {
 
 /* The header's flag for cost addends (docs/FORMAT.md) is for readers of the file: set exactly
  * when some pose carries a non-zero addend, the asset's own or a range's. */
+static uint32_t built_header_flags(const fixture *f) {
+    pm_database *db = build(f, 1);
+    pmdb_header h;
+    memcpy(&h, pm_database_bytes(db, NULL), sizeof h);
+    pm_database_destroy(db);
+    return h.flags;
+}
+
 static void test_header_addend_flag(void **state) {
     (void)state;
     fixture f;
     fixture_init(&f, 60);
-    {
-        pm_database *db = build(&f, 1);
-        pmdb_header h;
-        memcpy(&h, pm_database_bytes(db, NULL), sizeof h);
-        assert_int_equal(h.flags, 0);
-        pm_database_destroy(db);
-    }
+    assert_int_equal(built_header_flags(&f), 0);
     for (int with_range = 0; with_range < 2; with_range++) {
         const pm_asset_range r = {0.5f, 1.0f, 0.5f, 0};
         f.assets[3].cost_addend = with_range ? 0.0f : 0.25f;
         f.assets[3].ranges = &r;
         f.assets[3].range_count = with_range;
-        pm_database *db = build(&f, 1);
-        pmdb_header h;
-        memcpy(&h, pm_database_bytes(db, NULL), sizeof h);
-        assert_int_equal(h.flags, 1);
-        pm_database_destroy(db);
+        assert_int_equal(built_header_flags(&f), 1);
     }
     fixture_free(&f);
 }

@@ -64,10 +64,9 @@ static void test_ties_rank_by_index(void **state) {
      * values so that every rank sits in a run of ties. */
     enum { N = 70, STRIDE = 3 };
     float key[N * STRIDE];
-    for (uint32_t n = 1; n <= N; n++) {
-        for (uint32_t i = 0; i < N * STRIDE; i++) key[i] = (float)((i * 7u) % 5u) - 99.0f * (float)(i % STRIDE);
+    for (uint32_t i = 0; i < N * STRIDE; i++) key[i] = (float)((i * 7u) % 5u) - 99.0f * (float)(i % STRIDE);
+    for (uint32_t n = 1; n <= N; n++)
         for (uint32_t k = 0; k < n; k++) check_select(key, STRIDE, n, k, &rng);
-    }
 }
 
 static void test_all_equal_and_distinct(void **state) {
