@@ -467,6 +467,17 @@ double pm_clip_resample_plan(const pm_clip *src, float fps, double *step) {
     return count_d < 1.0 ? 1.0 : count_d;
 }
 
+pm_result pm_clip_resample_count(int *out, double *step, const pm_clip *src, float fps, pm_error *error) {
+    double count_d = pm_clip_resample_plan(src, fps, step);
+    *out = 0;
+    if (!(count_d <= PM_MAX_FRAMES))
+        return pm_fail(error, PM_ERR_LIMIT, "resample: clip '%s' (%d frames of %g s) at %g fps would have %.3g frames (limit %d)",
+                       src->name ? src->name : "(unnamed)", src->frame_count, (double)src->frame_time, (double)fps,
+                       count_d, PM_MAX_FRAMES);
+    *out = (int)count_d;
+    return PM_OK;
+}
+
 /* Where new frame f of a resampling reads the source, in source frames. In doubles to the end: a
  * time rounded to a float is off by up to 8e-6 s two minutes into a clip, so the frames of an
  * exact ratio (30 -> 60 fps) no longer fell on source frames and their midpoints but a few 1e-4
@@ -491,14 +502,8 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
     if (r == PM_OK) r = clip_check_curves(src, "resample", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     double new_dt = 1.0 / fps, step;
-    double count_d = pm_clip_resample_plan(src, fps, &step);
-    if (!(count_d <= PM_MAX_FRAMES))
-        return pm_clip_fail_into(out, aliased,
-                                 pm_fail(error, PM_ERR_LIMIT,
-                                         "resample: clip '%s' (%d frames of %g s) at %g fps would have %.3g frames (limit %d)",
-                                         src->name ? src->name : "(unnamed)", src->frame_count, (double)src->frame_time,
-                                         (double)fps, count_d, PM_MAX_FRAMES));
-    int count = (int)count_d;
+    int count;
+    if ((r = pm_clip_resample_count(&count, &step, src, fps, error)) != PM_OK) return pm_clip_fail_into(out, aliased, r);
     pm_clip c;
     r = clip_create_like(&c, src, count, (float)new_dt, &src->allocator, error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);

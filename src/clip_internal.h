@@ -13,6 +13,8 @@ pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const
 /* The frame count pm_clip_resample gives `src` at `fps` (a valid rate), and in *step the source
  * seconds between its frames (1 / fps, or a nearby step that lands on source frames). */
 double pm_clip_resample_plan(const pm_clip *src, float fps, double *step);
+/* The same as a count of frames, refused past PM_MAX_FRAMES as pm_clip_resample refuses it. */
+pm_result pm_clip_resample_count(int *out, double *step, const pm_clip *src, float fps, pm_error *error);
 
 /* The `wanted` joints and all their ancestors, in hierarchy order (ascending), into out (room for
  * joint_count; parents must be valid, each before its child). Returns how many. With

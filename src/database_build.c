@@ -23,7 +23,7 @@ typedef struct build_asset {
     float exclude_start, exclude_end, addend;
     double lead_in; /* seconds of the source clip before the asset's first pose */
     double step;    /* seconds of the source clip between poses (1 / fps but for the grid's stretch) */
-    pm_clip clip; /* prepared: trimmed, mirrored, resampled */
+    int lead_in_frames; /* frames trimmed from the start of the source (its rest-pose lead-in) */
     int32_t *mirror_map; /* mirrored: the map the mirror used (joint_count entries) */
     int mirror_axis;     /* mirrored: the axis it used */
     uint32_t first_pose, pose_count;
@@ -56,55 +56,94 @@ int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def) {
 }
 
 /* Trims a rest-pose lead-in, mirrors, sets the loop flag and resamples to the database rate:
- * the same preparation for assets and for query clips. */
+ * the same preparation for assets and for query clips. Each step reads the one before in place
+ * (the source itself when nothing came before): only the steps taken allocate, and a clip that
+ * is only resampled is read once, where a copy first took a fifth of a build's preparation. */
+pm_result pm_prepare_clip_from(pm_clip *out, const pm_clip *src, int lead_in, const pm_database_def *def,
+                               const pm_prepare_mirror *mirror, int looping, pm_error *e) {
+    pm_clip tmp; /* what the steps so far made, when they made anything */
+    memset(&tmp, 0, sizeof tmp);
+    memset(out, 0, sizeof *out);
+    const pm_clip *cur = src;
+    pm_result r;
+    if (lead_in) {
+        if ((r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e)) != PM_OK) return r;
+        cur = &tmp;
+    }
+    if (mirror) {
+        pm_clip m;
+        r = pm_clip_mirror_used(&m, mirror->out_map, mirror->out_axis, cur, mirror->map, mirror->axis, e);
+        pm_clip_destroy(&tmp);
+        if (r != PM_OK) return r;
+        tmp = m;
+        cur = &tmp;
+    }
+    /* The loop flag as the asset says, on a view of what there is (its arrays are not copied). */
+    pm_clip view = *cur;
+    view.looping = looping;
+    if (pm_clip_needs_resample(&view, def)) {
+        r = pm_clip_resample(out, &view, def->fps, e);
+        pm_clip_destroy(&tmp);
+        return r;
+    }
+    if (cur == src && (r = pm_clip_copy(&tmp, src, NULL, e)) != PM_OK) return r;
+    *out = tmp;
+    out->looping = looping;
+    out->frame_time = 1.0f / def->fps;
+    return PM_OK;
+}
+
 pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def,
                           const pm_prepare_mirror *mirror, int looping, pm_error *e) {
-    pm_clip tmp;
-    memset(&tmp, 0, sizeof tmp);
     memset(out, 0, sizeof *out);
     int first;
     pm_result r = pm_clip_lead_in_frames(&first, src, def, e);
     if (r != PM_OK) return r;
     if (out_lead_in) *out_lead_in = first;
-    if (first) r = pm_clip_trim(&tmp, src, 1, src->frame_count - 1, e);
-    else r = pm_clip_copy(&tmp, src, NULL, e);
-    if (r != PM_OK) return r;
-    if (mirror) {
-        pm_clip m;
-        r = pm_clip_mirror_used(&m, mirror->out_map, mirror->out_axis, &tmp, mirror->map, mirror->axis, e);
-        pm_clip_destroy(&tmp);
-        if (r != PM_OK) return r;
-        tmp = m;
-    }
-    tmp.looping = looping;
-    if (pm_clip_needs_resample(&tmp, def)) {
-        r = pm_clip_resample(out, &tmp, def->fps, e);
-        pm_clip_destroy(&tmp);
-        return r;
-    }
-    *out = tmp;
-    out->frame_time = 1.0f / def->fps;
-    return PM_OK;
+    return pm_prepare_clip_from(out, src, first, def, mirror, looping, e);
 }
 
-static void prepare_task(void *context, int task) {
+/* Preparation is planned before any clip is made: a clip's rest-pose lead-in (the survey of
+ * its frames: once per source, its mirrored copy reads the same frames) gives every asset's pose
+ * count, so the features stage can prepare each clip, write its rows and free it at once. All
+ * prepared clips alive together held more than the database's own bytes, and mapping that much
+ * memory took a tenth of a build. */
+static void plan_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
-    int lead_in = 0;
-    pm_prepare_mirror mirror = {a->src->mirror_map, b->def->mirror_axis, a->mirror_map, &a->mirror_axis};
-    a->result = pm_prepare_clip(&a->clip, &lead_in, a->src->clip, b->def, a->mirrored ? &mirror : NULL, a->looping, &a->error);
+    if (a->mirrored && task > 0 && a[-1].src == a->src) return; /* its source's (plan_counts) */
+    a->result = pm_clip_lead_in_frames(&a->lead_in_frames, a->src->clip, b->def, &a->error);
     if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
-    else {
-        a->pose_count = (uint32_t)a->clip.frame_count;
+}
+
+/* After plan_task, in asset order: each asset's pose count, lead-in and pose step. */
+static void plan_counts(builder *b) {
+    for (int i = 0; i < b->asset_count; i++) {
+        build_asset *a = &b->assets[i];
+        if (a->mirrored && i > 0 && a[-1].src == a->src) {
+            a->result = a[-1].result;
+            a->error = a[-1].error;
+            a->lead_in_frames = a[-1].lead_in_frames;
+        }
+        if (a->result != PM_OK) continue;
+        const int lead_in = a->lead_in_frames;
         a->lead_in = (double)lead_in * a->src->clip->frame_time;
-        /* Where the poses were taken from, as pm_database_clip_frame_row maps frames: the source's
-         * frames when it was not resampled (a rate within 1e-3 of the database's), else the
-         * resampling grid, which keeps a small ratio of the rates exactly. */
+        /* What the prepared clip will hold (pm_prepare_clip_from: trimming and mirroring keep the
+         * rate, resampling plans from it), and where the poses were taken from, as
+         * pm_database_clip_frame_row maps frames: the source's frames when it was not resampled
+         * (a rate within 1e-3 of the database's), else the resampling grid, which keeps a small
+         * ratio of the rates exactly. */
         pm_clip kept = *a->src->clip;
         kept.frame_count -= lead_in;
         kept.looping = a->looping;
         a->step = kept.frame_time;
-        if (pm_clip_needs_resample(&kept, b->def)) (void)pm_clip_resample_plan(&kept, b->def->fps, &a->step);
+        int count = kept.frame_count;
+        if (pm_clip_needs_resample(&kept, b->def) &&
+            (a->result = pm_clip_resample_count(&count, &a->step, &kept, b->def->fps, &a->error)) != PM_OK) {
+            pm_error_prefix(&a->error, "asset '%s'", a->name);
+            continue;
+        }
+        a->pose_count = (uint32_t)count;
     }
 }
 
@@ -138,12 +177,22 @@ static void apply_ranges(builder *b, const build_asset *a) {
     }
 }
 
+/* Prepares an asset's clip (trimmed, mirrored, resampled), writes its rows and frees it. */
 static void features_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
     float *rows = b->raw + (size_t)a->first_pose * b->stride;
     uint8_t *bt = b->blocked + a->first_pose;
-    a->result = pm_features_extract(rows, (size_t)b->stride, bt, &a->clip, b->def->schema, &b->def->root, &a->error);
+    pm_clip clip;
+    pm_prepare_mirror mirror = {a->src->mirror_map, b->def->mirror_axis, a->mirror_map, &a->mirror_axis};
+    a->result = pm_prepare_clip_from(&clip, a->src->clip, a->lead_in_frames, b->def, a->mirrored ? &mirror : NULL,
+                                     a->looping, &a->error);
+    if (a->result == PM_OK && (uint32_t)clip.frame_count != a->pose_count)
+        a->result = pm_fail(&a->error, PM_ERR_MISMATCH, "the prepared clip has %d frames where %u were planned (internal error)",
+                            clip.frame_count, a->pose_count);
+    if (a->result == PM_OK)
+        a->result = pm_features_extract(rows, (size_t)b->stride, bt, &clip, b->def->schema, &b->def->root, &a->error);
+    pm_clip_destroy(&clip);
     if (a->result != PM_OK) {
         pm_error_prefix(&a->error, "asset '%s'", a->name);
         return;
@@ -157,7 +206,6 @@ static void features_task(void *context, int task) {
             if (f < head || f >= n - tail) b->excluded[a->first_pose + f] = 1;
     }
     apply_ranges(b, a);
-    pm_clip_destroy(&a->clip);
 }
 
 /* ---- de-duplication ---- */
@@ -335,8 +383,9 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     PROGRESS("prepare", 0.0f);
     stage_watch watch = {def, "prepare", 0.0f, 0.1f};
-    if (pm_parallel_for_watched(b.asset_count, threads, prepare_task, &b, def->progress ? watch_assets : NULL, &watch))
+    if (pm_parallel_for_watched(b.asset_count, threads, plan_task, &b, def->progress ? watch_assets : NULL, &watch))
         goto cancelled;
+    plan_counts(&b);
     uint64_t poses64 = 0;
     for (int i = 0; i < b.asset_count; i++) {
         if (b.assets[i].result != PM_OK && r == PM_OK) {
@@ -359,7 +408,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     }
     if (r == PM_OK) {
         PROGRESS("features", 0.1f);
-        watch = (stage_watch){def, "features", 0.1f, 0.3f};
+        watch = (stage_watch){def, "features", 0.1f, 0.3f}; /* preparation and features, asset by asset */
         if (pm_parallel_for_watched(b.asset_count, threads, features_task, &b, def->progress ? watch_assets : NULL,
                                     &watch))
             goto cancelled;
@@ -369,7 +418,6 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
                 if (error) *error = b.assets[i].error;
             }
     }
-    for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
     if (r != PM_OK) goto fail;
 
     /* Normalisation (PS3): per-dimension mean as offset; each group's scale is the mean of its
@@ -513,12 +561,17 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     /* Exact bound tree; its leaf order becomes the order of the value rows. */
     PROGRESS("trees", 0.75f);
-    uint32_t max_nodes = 2 * VS + 1;
-    pmdb_bt_node *bt_nodes = (pmdb_bt_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_bt_node));
-    float *bt_boxes = (float *)bm_alloc(&mem, (size_t)max_nodes * bt_box, sizeof(float));
+    uint32_t max_nodes = 2 * VS + 1, bt_max = pm_bound_tree_max_nodes(VS, def->exact_leaf_size);
+    pmdb_bt_node *bt_nodes = (pmdb_bt_node *)bm_alloc(&mem, bt_max, sizeof(pmdb_bt_node));
+    float *bt_boxes = (float *)bm_alloc(&mem, (size_t)bt_max * bt_box, sizeof(float));
     uint32_t *bt_perm = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
     if (!bt_nodes || !bt_boxes || !bt_perm) goto oom;
-    uint32_t bt_count = pm_bound_tree_build(bt_nodes, bt_boxes, bt_perm, z, rho, sv_addend, VS, KE, def->exact_leaf_size);
+    uint32_t bt_count =
+        pm_bound_tree_build(bt_nodes, bt_boxes, bt_max, bt_perm, z, rho, sv_addend, VS, KE, def->exact_leaf_size);
+    if (bt_count == UINT32_MAX) {
+        r = pm_fail(error, PM_ERR_LIMIT, "database: the bound tree needs more than %u nodes (internal error)", bt_max);
+        goto fail;
+    }
 
     /* Final vector order: searchable in bound-tree leaf order, then the rest as they appeared. */
     uint32_t *order = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));   /* final -> old vector */
@@ -709,7 +762,6 @@ oom:
 cancelled:
     r = pm_fail(error, PM_ERR_CANCELLED, "database: the build was cancelled by its progress callback");
 fail:
-    for (int i = 0; i < b.asset_count; i++) pm_clip_destroy(&b.assets[i].clip);
     bm_free_all(&mem);
     return r;
 }

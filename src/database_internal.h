@@ -291,6 +291,9 @@ typedef struct pm_prepare_mirror {
  * pm_database_asset_clip; mirror NULL = not mirrored. */
 pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, const pm_database_def *def,
                           const pm_prepare_mirror *mirror, int looping, pm_error *error);
+/* pm_prepare_clip with the lead-in already known (pm_clip_lead_in_frames of src). */
+pm_result pm_prepare_clip_from(pm_clip *out, const pm_clip *src, int lead_in, const pm_database_def *def,
+                               const pm_prepare_mirror *mirror, int looping, pm_error *error);
 /* Two hashes of a clip: its skeleton (names, parents, rest pose, End Sites) and its motion
  * (frame count and time, rotations, translations, curves). Not its name or looping flag, which
  * an asset def may override. */

@@ -52,8 +52,9 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         int ke = (int)h->exact_components, rows = ke + 1;
         float *coords = (float *)pm_alloc_array(a, (size_t)vs * ke + 1, sizeof(float), 64);
         float *rho = (float *)pm_alloc_array(a, (size_t)vs + 1, sizeof(float), 64);
-        pmdb_bt_node *nodes = (pmdb_bt_node *)pm_alloc_array(a, n, sizeof(pmdb_bt_node), 64);
-        float *boxes = (float *)pm_alloc_array(a, (size_t)n * pm_bt_box_stride(ke), sizeof(float), 64);
+        uint32_t bt_max = pm_bound_tree_max_nodes(vs, db->settings.exact_leaf_size);
+        pmdb_bt_node *nodes = (pmdb_bt_node *)pm_alloc_array(a, (size_t)bt_max + 1, sizeof(pmdb_bt_node), 64);
+        float *boxes = (float *)pm_alloc_array(a, ((size_t)bt_max + 1) * pm_bt_box_stride(ke), sizeof(float), 64);
         uint32_t *perm = (uint32_t *)pm_alloc_array(a, (size_t)vs + 1, sizeof(uint32_t), 64);
         if (!coords || !rho || !nodes || !boxes || !perm) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
         if (r == PM_OK) r = time_pca(db, error);
@@ -62,7 +63,9 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
                 for (int c = 0; c < ke; c++) coords[(size_t)i * ke + c] = db->bt_points[pm_bt_at(rows, i, c)];
                 rho[i] = db->bt_points[pm_bt_at(rows, i, ke)];
             }
-            pm_bound_tree_build(nodes, boxes, perm, coords, rho, db->vec_min_addend, vs, ke, db->settings.exact_leaf_size);
+            if (pm_bound_tree_build(nodes, boxes, bt_max, perm, coords, rho, db->vec_min_addend, vs, ke,
+                                    db->settings.exact_leaf_size) == UINT32_MAX)
+                r = pm_fail(error, PM_ERR_LIMIT, "stats: the bound tree needs more than %u nodes (internal error)", bt_max);
             /* The value boxes of the stored tree (its rows are in leaf order already). */
             float *vboxes = (float *)pm_alloc_array(a, (size_t)h->bt_node_count * 2 * db->stride + 1, sizeof(float), 64);
             if (!vboxes) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");

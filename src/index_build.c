@@ -12,8 +12,22 @@ typedef struct span {
     uint32_t *link; /* NULL for the root */
 } span;
 
-uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
-                             const float *addend, uint32_t n, int dims, int leaf_size) {
+/* A node splits only past leaf_size points, and each child gets at least a quarter of the
+ * parent's points rounded down to whole blocks (the split below is kept within the middle half;
+ * a split at the midpoint gives the right child half), and at least one point: no leaf holds
+ * fewer than m = that quarter of leaf_size + 1 points. At most n / m leaves, and a full binary
+ * tree has one node fewer than twice its leaves. With the default leaves of 128 points that is
+ * n / 16 nodes where 2n + 1 (leaves of one point) reserved 32 times the boxes' bytes, which the
+ * build zeroed and the system mapped for nothing. */
+uint32_t pm_bound_tree_max_nodes(uint32_t n, int leaf_size) {
+    if (n == 0) return 0;
+    uint32_t m = ((uint32_t)leaf_size + 1u) / 4u / PM_BT_BLOCK * PM_BT_BLOCK;
+    uint32_t leaves = n / (m ? m : 1u);
+    return 2u * (leaves ? leaves : 1u) - 1u;
+}
+
+uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t capacity, uint32_t *perm, const float *coords,
+                             const float *rho, const float *addend, uint32_t n, int dims, int leaf_size) {
     if (n == 0) return 0;
     for (uint32_t i = 0; i < n; i++) perm[i] = i;
     /* The stack holds at most one pending right sibling per level: 64 levels cover 2^64 points. */
@@ -23,6 +37,7 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, 
     const int P = pm_bt_box_lanes(dims), bstride = pm_bt_box_stride(dims);
     while (top) {
         span s = stack[--top];
+        if (count == capacity) return UINT32_MAX;
         uint32_t id = count++;
         nodes[id] = (pmdb_bt_node){s.first, s.count, 0, 0};
         if (s.link) *s.link = id;

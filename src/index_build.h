@@ -5,15 +5,20 @@
 
 #include "database_internal.h"
 
+/* The most nodes pm_bound_tree_build makes of n points with leaves of leaf_size: the capacity
+ * its nodes and boxes need. */
+uint32_t pm_bound_tree_max_nodes(uint32_t n, int leaf_size);
+
 /* Bound tree for the exact mode: n points with `dims` coordinates (row stride dims) and a
  * residual norm each; addend[i] = smallest cost addend of point i. Fills nodes (capacity
- * 2n + 1), boxes (pm_bt_box_stride floats per node: lo[P], hi[P] over the coordinates then the
+ * pm_bound_tree_max_nodes), boxes (pm_bt_box_stride floats per node: lo[P], hi[P] over the coordinates then the
  * residual norm, zero-padded to P = pm_bt_box_lanes lanes, then the smallest addend and 3 zeros)
  * and perm (leaf order -> point). Nodes split across the coordinate with the largest mean
  * absolute deviation, at its mean kept within the middle half, on multiples of PM_BT_BLOCK
- * points. Returns the node count. `dims` <= PM_MAX_PCA_COMPONENTS. */
-uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t *perm, const float *coords, const float *rho,
-                             const float *addend, uint32_t n, int dims, int leaf_size);
+ * points. Returns the node count, or UINT32_MAX (nothing past `capacity` written) should the tree
+ * need more than `capacity` nodes. `dims` <= PM_MAX_PCA_COMPONENTS. */
+uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t capacity, uint32_t *perm, const float *coords,
+                             const float *rho, const float *addend, uint32_t n, int dims, int leaf_size);
 
 /* Each bound-tree node's box in the space of the stored values (normalised, unweighted): lo then
  * hi, `stride` floats each, per node. A node's rows are values rows first .. first + count - 1

@@ -561,6 +561,27 @@ static void test_size_limits(void **state) {
     assert_string_equal(err.message, "database: 139665 poses x 961 values exceed the 134217728-value limit");
     assert_null(db);
     pm_clip_destroy(&long_clip);
+
+    /* A clip the database's rate would resample past PM_MAX_FRAMES is refused when the build
+     * counts its poses, before any clip is prepared; its mirrored copy, counted from the same
+     * survey, does not hide which asset it was. */
+    pm_clip slow, fine;
+    pm_test_random_clip(&slow, 3, 1, 5);
+    pm_test_random_clip(&fine, 40, 1, 6);
+    slow.frame_time = 1e5f;
+    d = pm_default_database_def();
+    d.schema = &schema;
+    d.pca_components = 1;
+    d.fps = 1000.0f;
+    d.mirror = 1;
+    pm_asset_def assets[2] = {pm_default_asset_def(&fine), pm_default_asset_def(&slow)};
+    assets[1].name = "slow";
+    assert_int_equal(pm_database_build(&db, &d, assets, 2, &err), PM_ERR_LIMIT);
+    assert_string_equal(err.message, "asset 'slow': resample: clip 'random5' (3 frames of 100000 s) at 1000 fps would have "
+                                     "2e+08 frames (limit 10000000)");
+    assert_null(db);
+    pm_clip_destroy(&slow);
+    pm_clip_destroy(&fine);
 }
 
 /* A value a rounding step past a bound is printed with the digits that tell it from the bound:

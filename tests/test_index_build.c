@@ -93,9 +93,13 @@ static int check_tree(const tree *t, int leaf_size) {
     return max_depth;
 }
 
+/* Builds with the capacity the database build gives (pm_bound_tree_max_nodes) and checks the
+ * tree; the buffers hold 2n + 1 nodes, so a tree past that capacity would show here. */
 static void build_and_check(tree *t, int leaf_size) {
-    t->count = pm_bound_tree_build(t->nodes, t->boxes, t->perm, t->coords, t->rho, t->addend, t->n, t->dims, leaf_size);
-    assert_true(t->count >= 1 && t->count <= 2 * t->n + 1);
+    uint32_t cap = pm_bound_tree_max_nodes(t->n, leaf_size);
+    assert_true(cap <= 2 * t->n + 1);
+    t->count = pm_bound_tree_build(t->nodes, t->boxes, cap, t->perm, t->coords, t->rho, t->addend, t->n, t->dims, leaf_size);
+    assert_true(t->count >= 1 && t->count <= cap);
     check_tree(t, leaf_size);
 }
 
@@ -177,10 +181,44 @@ static void test_degenerate(void **state) {
     }
 }
 
+/* The capacity pm_bound_tree_max_nodes gives holds every tree the splits can make: points
+ * whose coordinate grows geometrically put the mean at the edge of the middle half at every
+ * node (the most uneven split allowed), for leaf sizes on and around the block multiples; a
+ * capacity one node short is refused, with nothing written past it. */
+static void test_node_capacity(void **state) {
+    (void)state;
+    const int leaf_sizes[] = {PM_BT_BLOCK, 9, 30, 31, 32, 33, 63, 64, 127, 128, 129, 255, 1000, 4095, 4096};
+    const uint32_t sizes[] = {1, 7, 8, 9, 100, 1000, 5003, 20000};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        tree t;
+        tree_alloc(&t, sizes[si], 2);
+        for (uint32_t i = 0; i < t.n; i++) {
+            t.coords[2 * i] = expf(40.0f * (float)i / (float)t.n); /* a tail that drags the mean */
+            t.coords[2 * i + 1] = (float)(i % 3);
+        }
+        for (size_t li = 0; li < sizeof leaf_sizes / sizeof leaf_sizes[0]; li++) {
+            const int leaf = leaf_sizes[li];
+            build_and_check(&t, leaf);
+            /* At most one node fewer than twice the leaves, each of at least a quarter of a
+             * splitting node, in whole blocks: no more than 2n/8 nodes once leaves reach 31. */
+            if (leaf >= 31) assert_true(pm_bound_tree_max_nodes(t.n, leaf) <= (t.n >= 8 ? 2 * (t.n / 8) - 1 : 1));
+            const uint32_t full = t.count;
+            if (full < 2) continue;
+            pmdb_bt_node guard = {0xdeadbeefu, 0xdeadbeefu, 0xdeadbeefu, 0xdeadbeefu};
+            t.nodes[full - 1] = guard;
+            uint32_t r = pm_bound_tree_build(t.nodes, t.boxes, full - 1, t.perm, t.coords, t.rho, t.addend, t.n, 2, leaf);
+            assert_int_equal(r, UINT32_MAX);
+            assert_memory_equal(&t.nodes[full - 1], &guard, sizeof guard);
+        }
+        tree_free(&t);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skewed_and_clustered),
         cmocka_unit_test(test_degenerate),
+        cmocka_unit_test(test_node_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
