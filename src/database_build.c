@@ -292,6 +292,38 @@ static void *bm_alloc(build_mem *m, size_t count, size_t elem) {
     return p;
 }
 
+/* Frees one temporary before the others: a build's large arrays are done with at different
+ * stages, and memory given back early is what later stages' arrays reuse. */
+static void bm_release(build_mem *m, void *p) {
+    for (int i = 0; p && i < m->count; i++)
+        if (m->ptrs[i] == p) {
+            pm_free(m->a, p);
+            m->ptrs[i] = m->ptrs[--m->count];
+            return;
+        }
+}
+
+/* values[i] = values[perm[i]] for the first n rows of `stride` floats, in place: each cycle of
+ * the permutation is followed once, through one row of `tmp` (done: n bits, zeroed). */
+static void permute_rows(float *values, const uint32_t *perm, uint32_t n, int stride, float *tmp, uint8_t *done) {
+    const size_t bytes = (size_t)stride * sizeof(float);
+    for (uint32_t i = 0; i < n; i++) {
+        if (done[i >> 3] >> (i & 7) & 1) continue;
+        memcpy(tmp, values + (size_t)i * stride, bytes);
+        uint32_t k = i;
+        for (;;) {
+            done[k >> 3] |= (uint8_t)(1u << (k & 7));
+            uint32_t next = perm[k];
+            if (next == i) {
+                memcpy(values + (size_t)k * stride, tmp, bytes);
+                break;
+            }
+            memcpy(values + (size_t)k * stride, values + (size_t)next * stride, bytes);
+            k = next;
+        }
+    }
+}
+
 static void bm_free_all(build_mem *m) {
     for (int i = 0; i < m->count; i++) pm_free(m->a, m->ptrs[i]);
     m->count = 0;
@@ -525,10 +557,18 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     double *cov = (double *)bm_alloc(&mem, (size_t)D * D, sizeof(double));
     double *eig = (double *)bm_alloc(&mem, (size_t)D, sizeof(double));
     double *basis = (double *)bm_alloc(&mem, (size_t)D * D, sizeof(double));
-    float *sv_rows = (float *)bm_alloc(&mem, (size_t)(VS ? VS : 1) * S, sizeof(float));
-    if (!pmean || !cov || !eig || !basis || !sv_rows) goto oom;
+    /* The value rows: the searchable ones first in order of appearance (the PCA's input; the
+     * bound tree reorders them below), then the rest. The pose rows are not needed after. */
+    float *values = (float *)bm_alloc(&mem, (size_t)V * S, sizeof(float));
+    if (!pmean || !cov || !eig || !basis || !values) goto oom;
     for (uint32_t i = 0; i < VS; i++)
-        memcpy(sv_rows + (size_t)i * S, b.raw + (size_t)vec_first_pose[svec[i]] * S, (size_t)S * sizeof(float));
+        memcpy(values + (size_t)i * S, b.raw + (size_t)vec_first_pose[svec[i]] * S, (size_t)S * sizeof(float));
+    for (uint32_t v = 0, at = VS; v < V; v++)
+        if (!vec_searchable[v])
+            memcpy(values + (size_t)at++ * S, b.raw + (size_t)vec_first_pose[v] * S, (size_t)S * sizeof(float));
+    bm_release(&mem, b.raw);
+    b.raw = NULL;
+    const float *sv_rows = values;
     if ((r = pm_covariance(pmean, cov, sv_rows, VS, D, (size_t)S, wsqrt, threads, alloc, error)) != PM_OK) goto fail;
     pm_symmetric_eigen(cov, D, eig, basis);
     int K = def->pca_components;
@@ -585,15 +625,12 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         if (!vec_searchable[v]) order[at++] = v;
     for (uint32_t i = 0; i < V; i++) rank[order[i]] = i;
 
-    float *values = (float *)bm_alloc(&mem, (size_t)V * S, sizeof(float));
     float *bt_points = (float *)bm_alloc(&mem, (size_t)(bt_blocks ? bt_blocks : 1) * PM_BT_BLOCK * bt_rows, sizeof(float));
     float *min_add = (float *)bm_alloc(&mem, (size_t)bt_blocks * PM_BT_BLOCK, sizeof(float));
-    uint64_t *meta = (uint64_t *)bm_alloc(&mem, P, sizeof(uint64_t));
-    uint32_t *vp_start = (uint32_t *)bm_alloc(&mem, (size_t)V + 1, sizeof(uint32_t));
-    uint32_t *vp_list = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
-    if (!values || !bt_points || !min_add || !meta || !vp_start || !vp_list) goto oom;
-    for (uint32_t i = 0; i < V; i++)
-        memcpy(values + (size_t)i * S, b.raw + (size_t)vec_first_pose[order[i]] * S, (size_t)S * sizeof(float));
+    float *row_tmp = (float *)bm_alloc(&mem, (size_t)S, sizeof(float));
+    uint8_t *moved = (uint8_t *)bm_alloc(&mem, (size_t)VS / 8 + 1, 1);
+    if (!bt_points || !min_add || !row_tmp || !moved) goto oom;
+    permute_rows(values, bt_perm, VS, S, row_tmp, moved); /* searchable rows in leaf order */
     for (uint32_t i = VS; i < bt_blocks * PM_BT_BLOCK; i++) min_add[i] = FLT_MAX; /* padding lanes never pass */
     for (uint32_t i = 0; i < VS; i++) {
         uint32_t sr = bt_perm[i];
@@ -601,6 +638,12 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         bt_points[pm_bt_at(bt_rows, i, KE)] = rho[sr];
         min_add[i] = sv_addend[sr];
     }
+    bm_release(&mem, z);
+    bm_release(&mem, rho);
+    uint64_t *meta = (uint64_t *)bm_alloc(&mem, P, sizeof(uint64_t));
+    uint32_t *vp_start = (uint32_t *)bm_alloc(&mem, (size_t)V + 1, sizeof(uint32_t));
+    uint32_t *vp_list = (uint32_t *)bm_alloc(&mem, P, sizeof(uint32_t));
+    if (!meta || !vp_start || !vp_list) goto oom;
     float *bt_vboxes = (float *)bm_alloc(&mem, (size_t)(bt_count ? bt_count : 1) * 2 * S, sizeof(float));
     uint32_t *vp_fill = (uint32_t *)bm_alloc(&mem, V, sizeof(uint32_t));
     if (!bt_vboxes || !vp_fill) goto oom;
@@ -613,6 +656,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     if (!zk_final || !kd_id) goto oom;
     for (uint32_t i = 0; i < VS; i++)
         for (int c = 0; c < K; c++) zk_final[(size_t)i * K + c] = zk[(size_t)bt_perm[i] * K + c] + 0.0f;
+    bm_release(&mem, zk);
     uint32_t NP = 0;
     if ((r = dedup_rows(kd_id, &NP, zk_final, VS, K, alloc, error)) != PM_OK) goto fail;
     float *kd_unique = (float *)bm_alloc(&mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
