@@ -601,7 +601,7 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
 
     /* Exact bound tree; its leaf order becomes the order of the value rows. */
     PROGRESS("trees", 0.75f);
-    uint32_t max_nodes = 2 * VS + 1, bt_max = pm_bound_tree_max_nodes(VS, def->exact_leaf_size);
+    uint32_t bt_max = pm_bound_tree_max_nodes(VS, def->exact_leaf_size);
     pmdb_bt_node *bt_nodes = (pmdb_bt_node *)bm_alloc(&mem, bt_max, sizeof(pmdb_bt_node));
     float *bt_boxes = (float *)bm_alloc(&mem, (size_t)bt_max * bt_box, sizeof(float));
     uint32_t *bt_perm = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
@@ -663,7 +663,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     uint32_t *kd_first = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
     uint32_t *kd_perm = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
     uint32_t *kd_rank = (uint32_t *)bm_alloc(&mem, NP, sizeof(uint32_t));
-    pmdb_kd_node *kd_nodes = (pmdb_kd_node *)bm_alloc(&mem, 2 * (size_t)NP + 1, sizeof(pmdb_kd_node));
+    const uint32_t kd_max = pm_kd_tree_max_nodes(NP, def->kdtree_leaf_size);
+    pmdb_kd_node *kd_nodes = (pmdb_kd_node *)bm_alloc(&mem, kd_max, sizeof(pmdb_kd_node));
     float *kd_points = (float *)bm_alloc(&mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
     uint32_t *kd_start = (uint32_t *)bm_alloc(&mem, (size_t)NP + 1, sizeof(uint32_t));
     uint32_t *kd_vecs = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
@@ -678,7 +679,8 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
         }
 
     /* VP-tree over the searchable value rows in the weighted space. */
-    pmdb_vp_node *vp_nodes = (pmdb_vp_node *)bm_alloc(&mem, max_nodes, sizeof(pmdb_vp_node));
+    const uint32_t vp_max = pm_vp_tree_max_nodes(VS, PM_VP_LEAF_SIZE);
+    pmdb_vp_node *vp_nodes = (pmdb_vp_node *)bm_alloc(&mem, vp_max, sizeof(pmdb_vp_node));
     uint32_t *vp_items = (uint32_t *)bm_alloc(&mem, VS, sizeof(uint32_t));
     float *vp_scratch = (float *)bm_alloc(&mem, (size_t)VS, sizeof(float));
     if (!vp_nodes || !vp_items || !vp_scratch) goto oom;
@@ -687,14 +689,19 @@ static pm_result build_resolved(pm_database **out, const pm_database_def *def, c
     /* What is left to build is three independent structures, each written by one task only: side
      * by side on the build's threads, the same bytes as one after another. */
     pm_trees_job tc = {
-        .vp = {vp_nodes, vp_items, vp_scratch, VS, &vc, 0},
-        .kd = {kd_nodes, kd_perm, kd_rank, kd_unique, kd_points, kd_start, kd_vecs, kd_fill, kd_id, NP, VS, K,
+        .vp = {vp_nodes, vp_max, vp_items, vp_scratch, VS, &vc, 0},
+        .kd = {kd_nodes, kd_max, kd_perm, kd_rank, kd_unique, kd_points, kd_start, kd_vecs, kd_fill, kd_id, NP, VS, K,
                def->kdtree_leaf_size, 0},
         .meta = {bt_vboxes, bt_nodes, bt_count, values, S, meta, vp_start, vp_list, vp_fill, rank, pose_vec, pose_asset,
                  pose_blocked, pose_addend, P, V},
     };
     pm_parallel_for(3, threads, pm_build_trees_task, &tc);
     uint32_t kd_count = tc.kd.count_out, vp_count = tc.vp.count_out;
+    if (kd_count == UINT32_MAX || vp_count == UINT32_MAX) {
+        r = pm_fail(error, PM_ERR_LIMIT, "database: the %s needs more than %u nodes (internal error)",
+                    kd_count == UINT32_MAX ? "KD-tree" : "VP-tree", kd_count == UINT32_MAX ? kd_max : vp_max);
+        goto fail;
+    }
     PROGRESS("trees", 0.85f);
 
     /* Strings and assets. */

@@ -40,7 +40,7 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
                        mode, PM_SEARCH_VPTREE);
     const pmdb_header *h = db->header;
     const pm_allocator *a = &db->allocator;
-    uint32_t vs = h->searchable_vectors, n = 2 * vs + 1;
+    uint32_t vs = h->searchable_vectors;
     size_t base = (size_t)vs * db->stride * sizeof(float) + (size_t)h->pose_count * sizeof(uint64_t) +
                   (size_t)(h->vector_count + 1 + h->pose_count) * sizeof(uint32_t);
     *out_ms = 0.0;
@@ -81,17 +81,21 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         pm_free(a, perm);
     } else if (mode == PM_SEARCH_PCAKDTREE) {
         uint32_t np = h->kd_point_count;
-        pmdb_kd_node *nodes = (pmdb_kd_node *)pm_alloc_array(a, 2 * (size_t)np + 1, sizeof(pmdb_kd_node), 64);
+        const uint32_t kd_max = pm_kd_tree_max_nodes(np, db->settings.kdtree_leaf_size);
+        pmdb_kd_node *nodes = (pmdb_kd_node *)pm_alloc_array(a, (size_t)kd_max + 1, sizeof(pmdb_kd_node), 64);
         uint32_t *perm = (uint32_t *)pm_alloc_array(a, (size_t)np + 1, sizeof(uint32_t), 64);
         if (!nodes || !perm) r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "stats: out of memory");
         if (r == PM_OK) r = time_pca(db, error);
-        if (r == PM_OK) pm_kd_tree_build(nodes, perm, db->kd_points, np, (int)h->pca_components, db->settings.kdtree_leaf_size);
+        if (r == PM_OK && pm_kd_tree_build(nodes, kd_max, perm, db->kd_points, np, (int)h->pca_components,
+                                           db->settings.kdtree_leaf_size) == UINT32_MAX)
+            r = pm_fail(error, PM_ERR_LIMIT, "stats: the KD-tree needs more than %u nodes (internal error)", kd_max);
         *out_bytes += (size_t)h->kd_node_count * sizeof(pmdb_kd_node) + (size_t)np * h->pca_components * sizeof(float) +
                       (size_t)(np + 1 + vs) * sizeof(uint32_t) + (size_t)db->card * (db->card + 2) * sizeof(float);
         pm_free(a, nodes);
         pm_free(a, perm);
     } else { /* PM_SEARCH_VPTREE */
-        pmdb_vp_node *nodes = (pmdb_vp_node *)pm_alloc_array(a, n, sizeof(pmdb_vp_node), 64);
+        const uint32_t vp_max = pm_vp_tree_max_nodes(vs, PM_VP_LEAF_SIZE);
+        pmdb_vp_node *nodes = (pmdb_vp_node *)pm_alloc_array(a, (size_t)vp_max + 1, sizeof(pmdb_vp_node), 64);
         uint32_t *items = (uint32_t *)pm_alloc_array(a, (size_t)vs + 1, sizeof(uint32_t), 64);
         float *scratch = (float *)pm_alloc_array(a, (size_t)vs + 1, sizeof(float), 64);
         float *w = (float *)pm_alloc_array(a, (size_t)db->stride, sizeof(float), 64);
@@ -99,7 +103,8 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
         if (r == PM_OK) {
             memcpy(w, db->wsqrt, (size_t)db->card * sizeof(float));
             pm_vp_rows c = {db->values, w, db->stride};
-            pm_vp_tree_build(nodes, items, scratch, vs, PM_VP_LEAF_SIZE, pm_vp_row_distance, &c);
+            if (pm_vp_tree_build(nodes, vp_max, items, scratch, vs, PM_VP_LEAF_SIZE, pm_vp_row_distance, &c) == UINT32_MAX)
+                r = pm_fail(error, PM_ERR_LIMIT, "stats: the VP-tree needs more than %u nodes (internal error)", vp_max);
         }
         *out_bytes += (size_t)h->vp_node_count * sizeof(pmdb_vp_node) + (size_t)h->vp_item_count * sizeof(uint32_t);
         pm_free(a, nodes);

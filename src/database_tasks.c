@@ -39,11 +39,13 @@ void pm_build_trees_task(void *context, int task) {
     pm_trees_job *c = (pm_trees_job *)context;
     if (task == 0) {
         vp_job *j = &c->vp;
-        j->count_out = pm_vp_tree_build(j->nodes, j->items, j->scratch, j->count, PM_VP_LEAF_SIZE, pm_vp_row_distance, j->rows);
+        j->count_out = pm_vp_tree_build(j->nodes, j->capacity, j->items, j->scratch, j->count, PM_VP_LEAF_SIZE,
+                                        pm_vp_row_distance, j->rows);
     } else if (task == 1) {
         kd_job *j = &c->kd;
         const int K = j->k;
-        j->count_out = pm_kd_tree_build(j->nodes, j->perm, j->unique, j->np, K, j->leaf_size);
+        j->count_out = pm_kd_tree_build(j->nodes, j->capacity, j->perm, j->unique, j->np, K, j->leaf_size);
+        if (j->count_out == UINT32_MAX) return;
         for (uint32_t i = 0; i < j->np; i++) {
             j->rank[j->perm[i]] = i;
             memcpy(j->points + (size_t)i * K, j->unique + (size_t)j->perm[i] * K, (size_t)K * sizeof(float));

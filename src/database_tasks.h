@@ -29,14 +29,16 @@ void pm_build_project_task(void *context, int task);
  * order, and the bound tree's value boxes with the pose metadata and each vector's poses. */
 typedef struct vp_job {
     pmdb_vp_node *nodes;
+    uint32_t capacity; /* nodes */
     uint32_t *items;
     float *scratch;
     uint32_t count;
     const pm_vp_rows *rows;
-    uint32_t count_out;
+    uint32_t count_out; /* UINT32_MAX: more than capacity */
 } vp_job;
 typedef struct kd_job {
     pmdb_kd_node *nodes;
+    uint32_t capacity; /* nodes */
     uint32_t *perm, *rank;
     const float *unique;
     float *points;
@@ -44,7 +46,7 @@ typedef struct kd_job {
     const uint32_t *id;
     uint32_t np, vs;
     int k, leaf_size;
-    uint32_t count_out;
+    uint32_t count_out; /* UINT32_MAX: more than capacity */
 } kd_job;
 typedef struct meta_job {
     float *vboxes;

@@ -149,7 +149,17 @@ void pm_bound_tree_value_boxes(float *out, const pmdb_bt_node *nodes, uint32_t c
     }
 }
 
-uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size) {
+/* A node splits only past leaf_size points, at the median: each child holds at least half of
+ * leaf_size + 1 points (rounded down), and so does every leaf but a root that never split. */
+uint32_t pm_kd_tree_max_nodes(uint32_t n, int leaf_size) {
+    if (n == 0) return 0;
+    uint32_t m = ((uint32_t)leaf_size + 1u) / 2u;
+    uint32_t leaves = n / (m ? m : 1u);
+    return 2u * (leaves ? leaves : 1u) - 1u;
+}
+
+uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t capacity, uint32_t *perm, const float *points, uint32_t n, int k,
+                          int leaf_size) {
     if (n == 0) return 0;
     for (uint32_t i = 0; i < n; i++) perm[i] = i;
     span stack[128];
@@ -157,6 +167,7 @@ uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *poin
     stack[top++] = (span){0, n, NULL};
     while (top) {
         span s = stack[--top];
+        if (count == capacity) return UINT32_MAX;
         uint32_t id = count++;
         if (s.link) *s.link = id;
         nodes[id] = (pmdb_kd_node){s.first, s.count, -1, 0.0f};
@@ -193,8 +204,20 @@ float pm_vp_row_distance(const void *context, uint32_t a, uint32_t b) {
     return sqrtf(pm_cost_row(c->values + (size_t)a * c->stride, c->values + (size_t)b * c->stride, c->wsqrt, c->stride));
 }
 
-uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
-                          pm_vp_distance_fn distance, const void *context) {
+/* A node of c > leaf_size points keeps one as its vantage point and gives its outside child
+ * ceil((c - 1) / 2) - 1 of the rest, its inside child one more: every leaf but a root that never
+ * split holds at least ceil(leaf_size / 2) - 1 points. Below leaves of 3 a leaf may be empty; each
+ * inner node still holds a point of its own, so there are at most n of them. */
+uint32_t pm_vp_tree_max_nodes(uint32_t n, int leaf_size) {
+    if (n == 0) return 0;
+    uint32_t half = ((uint32_t)leaf_size + 1u) / 2u;
+    if (half < 2u) return 2u * n + 1u;
+    uint32_t leaves = n / (half - 1u);
+    return 2u * (leaves ? leaves : 1u) - 1u;
+}
+
+uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t capacity, uint32_t *items, float *scratch, uint32_t n,
+                          int leaf_size, pm_vp_distance_fn distance, const void *context) {
     if (n == 0) return 0;
     for (uint32_t i = 0; i < n; i++) items[i] = i;
     float *dist = scratch; /* indexed by point */
@@ -203,6 +226,7 @@ uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, 
     stack[top++] = (span){0, n, NULL};
     while (top) {
         span s = stack[--top];
+        if (count == capacity) return UINT32_MAX;
         uint32_t id = count++;
         if (s.link) *s.link = id;
         if (s.count <= (uint32_t)leaf_size) {

@@ -26,9 +26,14 @@ uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t capacit
  * backward pass fills leaves from their rows and inner nodes from their children. */
 void pm_bound_tree_value_boxes(float *out, const pmdb_bt_node *nodes, uint32_t count, const float *values, int stride);
 
+/* The most nodes pm_kd_tree_build makes of n points with leaves of leaf_size. */
+uint32_t pm_kd_tree_max_nodes(uint32_t n, int leaf_size);
+
 /* UE-style KD-tree over n points of k coordinates: median split on the widest dimension.
- * Fills nodes (capacity 2n + 1) and perm (leaf order -> point). Returns the node count. */
-uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t *perm, const float *points, uint32_t n, int k, int leaf_size);
+ * Fills nodes (capacity pm_kd_tree_max_nodes) and perm (leaf order -> point). Returns the node
+ * count, or UINT32_MAX (nothing past `capacity` written) should it need more. */
+uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t capacity, uint32_t *perm, const float *points, uint32_t n, int k,
+                          int leaf_size);
 
 /* Distance between two points of a VP-tree build. */
 typedef float (*pm_vp_distance_fn)(const void *context, uint32_t a, uint32_t b);
@@ -43,9 +48,13 @@ float pm_vp_row_distance(const void *rows, uint32_t a, uint32_t b);
 /* Points per VP-tree leaf: the builder's and the structure statistics' rebuild. */
 #define PM_VP_LEAF_SIZE 16
 
-/* VP-tree over points 0..n-1: fills nodes (capacity 2n + 1) and items (n: leaf items and the
- * slots vantage points left). `scratch` holds n floats. Returns the node count. */
-uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t *items, float *scratch, uint32_t n, int leaf_size,
-                          pm_vp_distance_fn distance, const void *context);
+/* The most nodes pm_vp_tree_build makes of n points with leaves of leaf_size. */
+uint32_t pm_vp_tree_max_nodes(uint32_t n, int leaf_size);
+
+/* VP-tree over points 0..n-1: fills nodes (capacity pm_vp_tree_max_nodes) and items (n: leaf
+ * items and the slots vantage points left). `scratch` holds n floats. Returns the node count, or
+ * UINT32_MAX (nothing past `capacity` written) should it need more. */
+uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t capacity, uint32_t *items, float *scratch, uint32_t n,
+                          int leaf_size, pm_vp_distance_fn distance, const void *context);
 
 #endif

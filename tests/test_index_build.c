@@ -1,6 +1,7 @@
-/* The exact mode's bound-tree builder on its own: its splits must keep the invariants the
- * search and the loader rely on (blocks, coverage, boxes, balance, depth) whatever the data's
- * shape - skewed, clustered, identical - and for every leaf size the settings allow. */
+/* The tree builders on their own: the exact mode's bound tree must keep the invariants the search
+ * and the loader rely on (blocks, coverage, boxes, balance, depth) whatever the data's shape -
+ * skewed, clustered, identical - and for every leaf size the settings allow; every tree fits the
+ * node capacity its max_nodes function gives. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,11 +215,80 @@ static void test_node_capacity(void **state) {
     }
 }
 
+/* The KD-tree and the VP-tree fit the capacities their max_nodes functions give, for leaf sizes
+ * around the bounds' roundings, on spread, skewed and tied points; one node less is refused with
+ * nothing written past it. */
+static void test_kd_vp_capacity(void **state) {
+    (void)state;
+    const uint32_t sizes[] = {1, 2, 3, 17, 100, 1000, 4099};
+    const int leaves[] = {1, 2, 3, 4, 7, 8, 15, 16, 17, 33, 200, 1024};
+    enum { K = 3, STRIDE = 8 };
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const uint32_t n = sizes[si];
+        float *points = calloc((size_t)n * STRIDE, sizeof(float));
+        float *scratch = calloc(n, sizeof(float));
+        uint32_t *perm = calloc(n, sizeof(uint32_t));
+        pmdb_kd_node *kd = calloc(2 * (size_t)n + 1, sizeof *kd);
+        pmdb_vp_node *vp = calloc(2 * (size_t)n + 1, sizeof *vp);
+        const float wsqrt[STRIDE] = {1, 1, 1, 0, 0, 0, 0, 0};
+        pm_test_rng rng = {n + 3};
+        for (int shape = 0; shape < 3; shape++) {
+            for (uint32_t i = 0; i < n; i++)
+                for (int d = 0; d < K; d++) {
+                    float g = pm_test_rng_normal(&rng);
+                    /* spread; a geometric tail; a few distinct values (ties at every median) */
+                    points[(size_t)i * STRIDE + d] = shape == 0 ? g : shape == 1 ? expf(20.0f * (float)i / (float)n) : (float)(i % 3);
+                }
+            /* The KD-tree reads rows of K coordinates: pack them. */
+            float *packed = calloc((size_t)n * K, sizeof(float));
+            for (uint32_t i = 0; i < n; i++) memcpy(packed + (size_t)i * K, points + (size_t)i * STRIDE, K * sizeof(float));
+            pm_vp_rows rows = {points, wsqrt, STRIDE};
+            for (size_t li = 0; li < sizeof leaves / sizeof leaves[0]; li++) {
+                const int leaf = leaves[li];
+                uint32_t cap = pm_kd_tree_max_nodes(n, leaf);
+                assert_true(cap <= 2 * n + 1);
+                uint32_t count = pm_kd_tree_build(kd, cap, perm, packed, n, K, leaf);
+                assert_true(count >= 1 && count <= cap);
+                if (count > 1) {
+                    pmdb_kd_node guard = {0xdeadbeefu, 0xdeadbeefu, -7, 1.5f};
+                    kd[count - 1] = guard;
+                    assert_int_equal(pm_kd_tree_build(kd, count - 1, perm, packed, n, K, leaf), UINT32_MAX);
+                    assert_memory_equal(&kd[count - 1], &guard, sizeof guard);
+                }
+                if (leaf > 64) continue; /* (the VP-tree's leaves are PM_VP_LEAF_SIZE in databases) */
+                cap = pm_vp_tree_max_nodes(n, leaf);
+                assert_true(cap <= 2 * n + 1);
+                count = pm_vp_tree_build(vp, cap, perm, scratch, n, leaf, pm_vp_row_distance, &rows);
+                assert_true(count >= 1 && count <= cap);
+                if (count > 1) {
+                    pmdb_vp_node guard = {0xdeadbeefu, 2.5f, 0xdeadbeefu, 0xdeadbeefu};
+                    vp[count - 1] = guard;
+                    assert_int_equal(pm_vp_tree_build(vp, count - 1, perm, scratch, n, leaf, pm_vp_row_distance, &rows),
+                                     UINT32_MAX);
+                    assert_memory_equal(&vp[count - 1], &guard, sizeof guard);
+                }
+            }
+            free(packed);
+        }
+        /* Leaves of the database's sizes need far fewer than 2n + 1 nodes. */
+        if (n >= 1000) {
+            assert_true(pm_kd_tree_max_nodes(n, 16) <= n / 4);
+            assert_true(pm_vp_tree_max_nodes(n, PM_VP_LEAF_SIZE) <= 2 * n / 7);
+        }
+        free(points);
+        free(scratch);
+        free(perm);
+        free(kd);
+        free(vp);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skewed_and_clustered),
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_node_capacity),
+        cmocka_unit_test(test_kd_vp_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
