@@ -25,8 +25,7 @@ static pm_result clip_check_name(const pm_clip *c, const char *op, pm_error *err
     return c->name ? pm_check_name(c->name, what, error) : PM_OK;
 }
 
-/* What the frame operations need of a source clip (pm_clip_validate checks the values too). */
-static pm_result clip_check_ready(const pm_clip *c, const char *op, pm_error *error) {
+pm_result pm_clip_check_ready(const pm_clip *c, const char *op, pm_error *error) {
     if (!c->rotations || !c->translations || !c->skeleton.parents || c->frame_count < 1 || c->frame_count > PM_MAX_FRAMES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: the clip is not initialised (create it with pm_clip_create)", op);
     /* Frames are indexed frame * joint_count: a count out of range would point anywhere. */
@@ -204,7 +203,7 @@ static pm_result clip_create_like(pm_clip *c, const pm_clip *src, int frames, fl
 pm_result pm_clip_copy(pm_clip *out, const pm_clip *src, const pm_allocator *allocator, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_copy: NULL argument");
     const int aliased = out == src;
-    pm_result r = clip_check_ready(src, "pm_clip_copy", error);
+    pm_result r = pm_clip_check_ready(src, "pm_clip_copy", error);
     if (r == PM_OK) r = clip_check_curves(src, "pm_clip_copy", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     pm_clip c;
@@ -395,7 +394,7 @@ pm_result pm_clip_sample(pm_quat *out_rot, pm_vec3 *out_trans, const pm_clip *c,
     if (!out_rot) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_rotations is NULL");
     if (!out_trans) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: out_translations is NULL");
     if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_sample: clip is NULL");
-    pm_result r = clip_check_ready(c, "pm_clip_sample", error);
+    pm_result r = pm_clip_check_ready(c, "pm_clip_sample", error);
     if (r != PM_OK) return r;
     if (!isfinite(time))
         return pm_fail(error, PM_ERR_NUMERIC, "pm_clip_sample: time %g is not finite (clip '%s')", (double)time,
@@ -498,7 +497,7 @@ pm_result pm_clip_resample(pm_clip *out, const pm_clip *src, float fps, pm_error
         return pm_clip_fail_into(out, aliased,
                                  pm_fail(error, PM_ERR_INVALID_ARGUMENT, "resample: %s fps is outside (0, 10000]",
                                          pm_float_text(fps).text));
-    pm_result r = clip_check_ready(src, "resample", error);
+    pm_result r = pm_clip_check_ready(src, "resample", error);
     if (r == PM_OK) r = clip_check_curves(src, "resample", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     double new_dt = 1.0 / fps, step;
@@ -537,7 +536,7 @@ fail:
 pm_result pm_clip_trim(pm_clip *out, const pm_clip *src, int first, int count, pm_error *error) {
     if (!out || !src) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_trim: NULL argument");
     const int aliased = out == src;
-    pm_result r = clip_check_ready(src, "trim", error);
+    pm_result r = pm_clip_check_ready(src, "trim", error);
     if (r == PM_OK) r = clip_check_curves(src, "trim", error);
     if (r != PM_OK) return pm_clip_fail_into(out, aliased, r);
     /* In 64 bits: first + count overflows an int for first > 0 and count near INT_MAX. */
@@ -585,7 +584,7 @@ pm_result pm_clip_scale(pm_clip *c, float factor, pm_error *error) {
 
 pm_result pm_clip_z_up_to_y_up(pm_clip *c, pm_error *error) {
     if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_z_up_to_y_up: clip is NULL");
-    pm_result ready = clip_check_ready(c, "pm_clip_z_up_to_y_up", error);
+    pm_result ready = pm_clip_check_ready(c, "pm_clip_z_up_to_y_up", error);
     if (ready != PM_OK) return ready;
     if (!c->skeleton.rest_translations || !c->skeleton.rest_rotations)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
@@ -663,7 +662,7 @@ void pm_clip_frame_world_listed(pm_transform *world, const pm_clip *c, int frame
 pm_result pm_clip_frame_world(pm_transform *out, const pm_clip *c, int frame, pm_error *error) {
     if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: out_world is NULL");
     if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: clip is NULL");
-    pm_result r = clip_check_ready(c, "pm_clip_frame_world", error);
+    pm_result r = pm_clip_check_ready(c, "pm_clip_frame_world", error);
     if (r != PM_OK) return r;
     if (frame < 0 || frame >= c->frame_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_frame_world: frame %d is outside 0..%d (clip '%s')", frame,
@@ -672,106 +671,5 @@ pm_result pm_clip_frame_world(pm_transform *out, const pm_clip *c, int frame, pm
     r = pm_local_to_model(out, c->skeleton.parents, (int)jc, c->rotations + frame * jc, c->translations + frame * jc,
                           error);
     if (r != PM_OK) pm_error_prefix(error, "pm_clip_frame_world: clip '%s'", c->name ? c->name : "(unnamed)");
-    return r;
-}
-
-/* ---- survey ---- */
-
-/* Angle in degrees between a unit quaternion and the identity. */
-static float angle_from_identity(pm_quat q) {
-    float w = fabsf(q.w);
-    return w >= 1.0f ? 0.0f : 2.0f * pm_acosf(w) * (180.0f / PM_PI);
-}
-
-/* Mean rotation angle away from the zero pose over `joints` at one frame. */
-static float mean_pose_angle(const pm_clip *c, int frame, const int *joints, int count) {
-    const pm_quat *rot = c->rotations + (size_t)frame * c->skeleton.joint_count;
-    float sum = 0.0f;
-    for (int i = 0; i < count; i++) sum += angle_from_identity(rot[joints[i]]);
-    return count ? sum / (float)count : 0.0f;
-}
-
-/* A rest-pose lead-in (converters add a T-pose frame 0, or ramp in from it): over the joints
- * that animate, frame 0 is close to the zero-rotation pose, much closer than the clip usually
- * is, and frame 1 is farther from it. Exact identity is not required: CMU's T-pose has the
- * legs at 17 degrees and the Daz conversion starts a few degrees off. The caller passes
- * samples >= 3, so the clip has at least 3 frames. */
-static int detect_rest_lead_in(const pm_clip *c, int *joints, float *scratch, int samples) {
-    int jc = c->skeleton.joint_count, n = 0;
-    for (int j = 0; j < jc; j++) {
-        if (c->skeleton.parents[j] < 0) continue;
-        pm_quat q0 = c->rotations[j];
-        for (int s = 1; s < samples; s++) {
-            pm_quat q = c->rotations[(size_t)pm_sample_frame(s, samples, c->frame_count) * jc + j];
-            if (angle_from_identity(pm_quat_mul(pm_quat_conjugate(q0), q)) > 2.0f) {
-                joints[n++] = j;
-                break;
-            }
-        }
-    }
-    if (n == 0) return 0;
-    int m = 0;
-    for (int s = 1; s < samples; s++)
-        scratch[m++] = mean_pose_angle(c, pm_sample_frame(s, samples, c->frame_count), joints, n);
-    qsort(scratch, (size_t)m, sizeof(float), pm_cmp_float);
-    float typical = scratch[m / 2];
-    float m0 = mean_pose_angle(c, 0, joints, n), m1 = mean_pose_angle(c, 1, joints, n);
-    return m0 < 5.0f && m0 < 0.35f * typical && m1 > m0;
-}
-
-pm_result pm_clip_survey_compute(pm_clip_survey *out, const pm_clip *c, pm_error *error) {
-    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_survey_compute: out is NULL");
-    memset(out, 0, sizeof *out);
-    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_clip_survey_compute: clip is NULL");
-    pm_result r = clip_check_ready(c, "pm_clip_survey_compute", error);
-    if (r != PM_OK) return r;
-    pm_skeleton_find_roles(&out->roles, &c->skeleton);
-    int jc = c->skeleton.joint_count;
-    pm_transform *w = (pm_transform *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(pm_transform), 16);
-    int samples = PM_MIN(c->frame_count, 256);
-    float *lows = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
-    float *hips = (float *)pm_alloc_array(&c->allocator, (size_t)samples, sizeof(float), 16);
-    int *joints = samples > 2 ? (int *)pm_alloc_array(&c->allocator, (size_t)jc, sizeof(int), 16) : NULL;
-    if (!w || !lows || !hips || (samples > 2 && !joints)) {
-        r = pm_fail(error, PM_ERR_OUT_OF_MEMORY, "pm_clip_survey_compute: out of memory for %d joints", jc);
-        goto done;
-    }
-    int feet[4] = {out->roles.left_foot, out->roles.right_foot, out->roles.left_toe, out->roles.right_toe};
-    for (int s = 0; s < samples; s++) {
-        if ((r = pm_clip_frame_world(w, c, pm_sample_frame(s, samples, c->frame_count), error)) != PM_OK) {
-            pm_error_prefix(error, "pm_clip_survey_compute");
-            goto done;
-        }
-        /* A foot's lowest point: its toe joint, or for a rig without toe joints the foot's End
-         * Site (its toe tip; without it such a rig would stand on its ankles). Toe End Sites are
-         * left out: rigs give them or not from file to file (0 or 5 cm along the toe in one
-         * dataset), which would move the floor between clips of one actor. */
-        float low = INFINITY;
-        for (int i = 0; i < 4; i++) {
-            int j = feet[i];
-            if (j < 0) continue;
-            low = PM_MIN(low, w[j].translation.y);
-            int toe = i == 0 ? out->roles.left_toe : i == 1 ? out->roles.right_toe : 0;
-            if (i < 2 && toe < 0 && c->skeleton.has_end_site && c->skeleton.end_sites && c->skeleton.has_end_site[j])
-                low = PM_MIN(low, pm_transform_point(w[j], c->skeleton.end_sites[j]).y);
-        }
-        if (!isfinite(low)) {
-            for (int j = 0; j < jc; j++)
-                if (w[j].translation.y < low) low = w[j].translation.y;
-        }
-        lows[s] = low;
-        hips[s] = out->roles.hips >= 0 ? w[out->roles.hips].translation.y - low : 0.0f;
-    }
-    qsort(lows, (size_t)samples, sizeof(float), pm_cmp_float);
-    qsort(hips, (size_t)samples, sizeof(float), pm_cmp_float);
-    out->floor_height = lows[samples / 20]; /* 5th percentile: ignores a few glitches below the floor */
-    out->hip_height = hips[samples / 2];
-    if (samples > 2) out->first_frame_is_rest = detect_rest_lead_in(c, joints, lows, samples);
-done:
-    pm_free(&c->allocator, w);
-    pm_free(&c->allocator, lows);
-    pm_free(&c->allocator, hips);
-    pm_free(&c->allocator, joints);
-    if (r != PM_OK) memset(out, 0, sizeof *out);
     return r;
 }

@@ -13,6 +13,14 @@ pm_result pm_skeleton_copy_valid(pm_skeleton *out, const pm_skeleton *src, const
 /* The frame count pm_clip_resample gives `src` at `fps` (a valid rate), and in *step the source
  * seconds between its frames (1 / fps, or a nearby step that lands on source frames). */
 double pm_clip_resample_plan(const pm_clip *src, float fps, double *step);
+/* What the frame operations need of a source clip (pm_clip_validate checks the values too):
+ * arrays, counts, name and frame time, each a PM_ERR_INVALID_ARGUMENT naming `op`. */
+pm_result pm_clip_check_ready(const pm_clip *c, const char *op, pm_error *error);
+
+/* pm_clip_survey's first_frame_is_rest alone (the same test on the same frames), without the
+ * survey's forward kinematics: what a database build needs of a clip before preparing it. */
+pm_result pm_clip_rest_lead_in(int *out, const pm_clip *clip, pm_error *error);
+
 /* The same as a count of frames, refused past PM_MAX_FRAMES as pm_clip_resample refuses it. */
 pm_result pm_clip_resample_count(int *out, double *step, const pm_clip *src, float fps, pm_error *error);
 

@@ -45,10 +45,7 @@ typedef struct builder {
 pm_result pm_clip_lead_in_frames(int *out, const pm_clip *src, const pm_database_def *def, pm_error *e) {
     *out = 0;
     if (!def->trim_rest_first_frame || src->frame_count <= 2) return PM_OK;
-    pm_clip_survey sv;
-    pm_result r = pm_clip_survey_compute(&sv, src, e);
-    if (r == PM_OK) *out = sv.first_frame_is_rest;
-    return r;
+    return pm_clip_rest_lead_in(out, src, e);
 }
 
 int pm_clip_needs_resample(const pm_clip *clip, const pm_database_def *def) {

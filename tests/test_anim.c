@@ -745,6 +745,14 @@ static void test_survey(void **state) {
     for (int j = 1; j < 9; j++) c.rotations[j] = pm_quat_identity(); /* a T-pose lead-in */
     PM_ASSERT_OK(pm_clip_survey_compute(&sv, &c, NULL));
     assert_true(sv.first_frame_is_rest);
+    /* The builder's test of the same, without the survey's kinematics. */
+    int lead_in = 0;
+    PM_ASSERT_OK(pm_clip_rest_lead_in(&lead_in, &c, NULL));
+    assert_int_equal(lead_in, 1);
+    c.rotations[4] = pm_quat_from_axis_angle(pm_vec3_make(1, 0, 0), 1.0f);
+    PM_ASSERT_OK(pm_clip_rest_lead_in(&lead_in, &c, NULL));
+    PM_ASSERT_OK(pm_clip_survey_compute(&sv, &c, NULL));
+    assert_int_equal(lead_in, sv.first_frame_is_rest);
     pm_clip_destroy(&c);
     pm_skeleton_destroy(&s);
 }

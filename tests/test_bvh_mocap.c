@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clip_internal.h"
 #include "support.h"
 
 /* ---- file list ---- */
@@ -233,6 +234,10 @@ static void test_all_files(void **state) {
                           strstr(rel, "19_01.bvh");
         if (s.first_frame_is_rest != expect_rest)
             fail_msg("%s: first_frame_is_rest = %d, expected %d", rel, s.first_frame_is_rest, expect_rest);
+        /* What a database build asks without the survey's kinematics: the same answer. */
+        int lead_in = -1;
+        PM_ASSERT_OK(pm_clip_rest_lead_in(&lead_in, &c, NULL));
+        if (lead_in != s.first_frame_is_rest) fail_msg("%s: pm_clip_rest_lead_in %d, the survey %d", rel, lead_in, s.first_frame_is_rest);
         pm_clip_destroy(&c);
         checked++;
     }
