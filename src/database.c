@@ -248,13 +248,12 @@ pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db, const 
         *out_row = frame - lead;
         return PM_OK;
     }
-    double step, count = pm_clip_resample_plan(&kept, db->settings.fps, &step);
-    /* As pm_clip_resample refuses it (a Frame Time of 1e30 s): the row would not fit an int. */
-    if (!(count <= PM_MAX_FRAMES))
-        return pm_fail(error, PM_ERR_LIMIT, "resample: clip '%s' (%d frames of %g s) at %g fps would have %.3g frames (limit %d)",
-                       name, kept.frame_count, (double)kept.frame_time, (double)db->settings.fps, count, PM_MAX_FRAMES);
+    /* Refused as pm_clip_resample refuses it (a Frame Time of 1e30 s): the row would not fit an int. */
+    double step;
+    int count;
+    if ((r = pm_clip_resample_count(&count, &step, &kept, db->settings.fps, error)) != PM_OK) return r;
     double row = floor((double)(frame - lead) * kept.frame_time / step + 0.5);
-    *out_row = (int)PM_MIN(row, count - 1.0);
+    *out_row = (int)PM_MIN(row, (double)count - 1.0);
     return PM_OK;
 }
 

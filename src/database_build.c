@@ -100,15 +100,19 @@ pm_result pm_prepare_clip(pm_clip *out, int *out_lead_in, const pm_clip *src, co
     return pm_prepare_clip_from(out, src, first, def, mirror, looping, e);
 }
 
-/* Preparation is planned before any clip is made: a clip's rest-pose lead-in (the survey of
- * its frames: once per source, its mirrored copy reads the same frames) gives every asset's pose
- * count, so the features stage can prepare each clip, write its rows and free it at once. All
- * prepared clips alive together held more than the database's own bytes, and mapping that much
- * memory took a tenth of a build. */
+/* A mirrored copy right after its source: it shares the source's clip and so its lead-in. */
+static int copies_previous(const builder *b, int i) {
+    return b->assets[i].mirrored && i > 0 && b->assets[i - 1].src == b->assets[i].src;
+}
+
+/* Preparation is planned before any clip is made: a clip's rest-pose lead-in (tested once per
+ * source: its mirrored copy reads the same frames) gives every asset's pose count, so the
+ * features stage can prepare each clip, write its rows and free it at once. All prepared clips
+ * alive together held more than the database's own bytes. */
 static void plan_task(void *context, int task) {
     builder *b = (builder *)context;
     build_asset *a = &b->assets[task];
-    if (a->mirrored && task > 0 && a[-1].src == a->src) return; /* its source's (plan_counts) */
+    if (copies_previous(b, task)) return; /* its source's (plan_counts) */
     a->result = pm_clip_lead_in_frames(&a->lead_in_frames, a->src->clip, b->def, &a->error);
     if (a->result != PM_OK) pm_error_prefix(&a->error, "asset '%s'", a->name);
 }
@@ -117,7 +121,7 @@ static void plan_task(void *context, int task) {
 static void plan_counts(builder *b) {
     for (int i = 0; i < b->asset_count; i++) {
         build_asset *a = &b->assets[i];
-        if (a->mirrored && i > 0 && a[-1].src == a->src) {
+        if (copies_previous(b, i)) {
             a->result = a[-1].result;
             a->error = a[-1].error;
             a->lead_in_frames = a[-1].lead_in_frames;

@@ -12,6 +12,14 @@ typedef struct span {
     uint32_t *link; /* NULL for the root */
 } span;
 
+/* The nodes of a full binary tree whose leaves hold at least `least` of n points each (a root
+ * that never split may hold fewer): one fewer than twice the leaves. */
+static uint32_t nodes_for_leaves_of(uint32_t n, uint32_t least) {
+    if (n == 0) return 0;
+    uint32_t leaves = n / (least ? least : 1u);
+    return 2u * (leaves ? leaves : 1u) - 1u;
+}
+
 /* A node splits only past leaf_size points, and each child gets at least a quarter of the
  * parent's points rounded down to whole blocks (the split below is kept within the middle half;
  * a split at the midpoint gives the right child half), and at least one point: no leaf holds
@@ -20,10 +28,7 @@ typedef struct span {
  * n / 16 nodes where 2n + 1 (leaves of one point) reserved 32 times the boxes' bytes, which the
  * build zeroed and the system mapped for nothing. */
 uint32_t pm_bound_tree_max_nodes(uint32_t n, int leaf_size) {
-    if (n == 0) return 0;
-    uint32_t m = ((uint32_t)leaf_size + 1u) / 4u / PM_BT_BLOCK * PM_BT_BLOCK;
-    uint32_t leaves = n / (m ? m : 1u);
-    return 2u * (leaves ? leaves : 1u) - 1u;
+    return nodes_for_leaves_of(n, ((uint32_t)leaf_size + 1u) / 4u / PM_BT_BLOCK * PM_BT_BLOCK);
 }
 
 uint32_t pm_bound_tree_build(pmdb_bt_node *nodes, float *boxes, uint32_t capacity, uint32_t *perm, const float *coords,
@@ -152,10 +157,7 @@ void pm_bound_tree_value_boxes(float *out, const pmdb_bt_node *nodes, uint32_t c
 /* A node splits only past leaf_size points, at the median: each child holds at least half of
  * leaf_size + 1 points (rounded down), and so does every leaf but a root that never split. */
 uint32_t pm_kd_tree_max_nodes(uint32_t n, int leaf_size) {
-    if (n == 0) return 0;
-    uint32_t m = ((uint32_t)leaf_size + 1u) / 2u;
-    uint32_t leaves = n / (m ? m : 1u);
-    return 2u * (leaves ? leaves : 1u) - 1u;
+    return nodes_for_leaves_of(n, ((uint32_t)leaf_size + 1u) / 2u);
 }
 
 uint32_t pm_kd_tree_build(pmdb_kd_node *nodes, uint32_t capacity, uint32_t *perm, const float *points, uint32_t n, int k,
@@ -209,11 +211,9 @@ float pm_vp_row_distance(const void *context, uint32_t a, uint32_t b) {
  * split holds at least ceil(leaf_size / 2) - 1 points. Below leaves of 3 a leaf may be empty; each
  * inner node still holds a point of its own, so there are at most n of them. */
 uint32_t pm_vp_tree_max_nodes(uint32_t n, int leaf_size) {
-    if (n == 0) return 0;
     uint32_t half = ((uint32_t)leaf_size + 1u) / 2u;
-    if (half < 2u) return 2u * n + 1u;
-    uint32_t leaves = n / (half - 1u);
-    return 2u * (leaves ? leaves : 1u) - 1u;
+    if (half < 2u) return n ? 2u * n + 1u : 0u;
+    return nodes_for_leaves_of(n, half - 1u);
 }
 
 uint32_t pm_vp_tree_build(pmdb_vp_node *nodes, uint32_t capacity, uint32_t *items, float *scratch, uint32_t n,

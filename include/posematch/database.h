@@ -122,7 +122,7 @@ PM_API pm_database_def pm_default_database_def(void);
  * returns the first); the CLI refuses repeats.
  * Memory, besides the clips and the database itself: a prepared copy of one clip per thread at a
  * time, and feature rows, value rows and trees of about one and a third times the database's
- * bytes at the peak (the benchmark's 63 MB database from 36 MB of clips: a 181 MB heap peak). */
+ * bytes at the peak (measured on the benchmark's database: docs/ROADMAP.md, "build of ~196k"). */
 PM_API pm_result pm_database_build(pm_database **out, const pm_database_def *def, const pm_asset_def *assets,
                                    int asset_count, pm_error *error);
 
