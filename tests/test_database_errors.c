@@ -563,8 +563,8 @@ static void test_size_limits(void **state) {
     pm_clip_destroy(&long_clip);
 
     /* A clip the database's rate would resample past PM_MAX_FRAMES is refused when the build
-     * counts its poses, before any clip is prepared; its mirrored copy, counted from the same
-     * survey, does not hide which asset it was. */
+     * counts its poses, before any clip is prepared; its mirrored copy, which takes its source's
+     * lead-in test, does not hide which asset it was. */
     pm_clip slow, fine;
     pm_test_random_clip(&slow, 3, 1, 5);
     pm_test_random_clip(&fine, 40, 1, 6);

@@ -74,7 +74,7 @@ PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
 
 /* Build progress: called from the thread that called pm_database_build, one call at a time, with
  * the stage ("prepare", "features", "normalise", "dedup", "pca", "trees", "write", "done") and the
- * fraction done, never decreasing - while surveying the clips ("prepare": rest-pose lead-ins and
+ * fraction done, never decreasing - while planning the clips ("prepare": rest-pose lead-ins and
  * pose counts) and then preparing each one and extracting its features ("features"), after each
  * asset the calling thread finishes. Return 0 to go on; anything else cancels the build: it
  * stops at its next check (within ~one asset's work while preparing and extracting, between the
