@@ -67,55 +67,25 @@ PM_ALWAYS_INLINE static inline void pm_rows8_reduce(pm_v8f *sum, const pm_v8f a[
     *sum = PM_SHUF2(g0, g1, 0, 1, 2, 3, 8, 9, 10, 11) + PM_SHUF2(g0, g1, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
-/* Lanes [i, end) of the eight rows added into their accumulators. */
-PM_ALWAYS_INLINE static inline void pm_rows8_steps(pm_v8f a[8], const float *q, const float *x, const float *w, int stride,
-                                                   int i, int end) {
-    for (; i < end; i += 8) {
+PM_ALWAYS_INLINE static inline void pm_cost_rows8(float out[8], const float *q, const float *x, const float *w, int stride) {
+    pm_v8f a[8], sum;
+    for (int r = 0; r < 8; r++) a[r] = (pm_v8f){0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < stride; i += 8) {
         pm_v8f qq = pm_v8_load(q + i), ww = pm_v8_load(w + i);
         for (int r = 0; r < 8; r++) {
             pm_v8f d = (qq - pm_v8_load(x + (size_t)r * stride + i)) * ww;
             a[r] += d * d;
         }
     }
-}
-
-PM_ALWAYS_INLINE static inline void pm_cost_rows8(float out[8], const float *q, const float *x, const float *w, int stride) {
-    pm_v8f a[8], sum;
-    for (int r = 0; r < 8; r++) a[r] = (pm_v8f){0, 0, 0, 0, 0, 0, 0, 0};
-    pm_rows8_steps(a, q, x, w, stride, 0, stride);
     pm_rows8_reduce(&sum, a);
     memcpy(out, &sum, sizeof sum);
 }
 
-/* Bit r set where lane r of sum + addend is <= lim. */
-PM_ALWAYS_INLINE static inline unsigned pm_rows8_mask(const pm_v8f *sum, const float *addend, float lim) {
-    float k[8];
-    pm_v8f kv = *sum + pm_v8_load(addend);
-    memcpy(k, &kv, sizeof k);
+/* Bit r set where c[r] + addend[r] <= lim: eight rows' costs tested against a bound at once. */
+PM_ALWAYS_INLINE static inline unsigned pm_rows8_mask(const float c[8], const float *addend, float lim) {
     const pm_v4f l = {lim, lim, lim, lim};
-    return pm_v4_mask(pm_v4_load(k) <= l) | pm_v4_mask(pm_v4_load(k + 4) <= l) << 4;
-}
-
-/* pm_cost_rows8 for a scan that keeps only rows with cost + addend <= lim: the bit mask of those
- * rows, their costs in out (0, out unwritten, when none). The first half of the lanes' sums is
- * checked on the way: sums of squares only grow, and float addition is monotonic, so a row
- * already past lim there is past it at the end, and the rows that go on add the same lanes in
- * the same order - the costs and the mask are pm_cost_rows8's. A row far from the query, most
- * rows of a scan once a good match is known, then costs half its arithmetic. */
-PM_ALWAYS_INLINE static inline unsigned pm_cost_rows8_upto(float out[8], const float *q, const float *x, const float *w,
-                                                           int stride, const float *addend, float lim) {
-    pm_v8f a[8], sum;
-    for (int r = 0; r < 8; r++) a[r] = (pm_v8f){0, 0, 0, 0, 0, 0, 0, 0};
-    const int half = stride / 16 * 8;
-    if (half > 0) {
-        pm_rows8_steps(a, q, x, w, stride, 0, half);
-        pm_rows8_reduce(&sum, a);
-        if (!pm_rows8_mask(&sum, addend, lim)) return 0;
-    }
-    pm_rows8_steps(a, q, x, w, stride, half, stride);
-    pm_rows8_reduce(&sum, a);
-    memcpy(out, &sum, sizeof sum);
-    return pm_rows8_mask(&sum, addend, lim);
+    return pm_v4_mask(pm_v4_load(c) + pm_v4_load(addend) <= l) |
+           pm_v4_mask(pm_v4_load(c + 4) + pm_v4_load(addend + 4) <= l) << 4;
 }
 #else
 PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x, const float *w, int stride) {
@@ -130,11 +100,9 @@ PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x,
 static inline void pm_cost_rows8(float out[8], const float *q, const float *x, const float *w, int stride) {
     for (int r = 0; r < 8; r++) out[r] = pm_cost_row(q, x + (size_t)r * stride, w, stride);
 }
-static inline unsigned pm_cost_rows8_upto(float out[8], const float *q, const float *x, const float *w, int stride,
-                                          const float *addend, float lim) {
+static inline unsigned pm_rows8_mask(const float c[8], const float *addend, float lim) {
     unsigned pass = 0;
-    pm_cost_rows8(out, q, x, w, stride);
-    for (int r = 0; r < 8; r++) pass |= (unsigned)(out[r] + addend[r] <= lim) << r;
+    for (int r = 0; r < 8; r++) pass |= (unsigned)(c[r] + addend[r] <= lim) << r;
     return pass;
 }
 #endif

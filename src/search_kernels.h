@@ -118,21 +118,16 @@ static void bruteforce_scan(search_state *s) {
     int stride = db->stride;
     uint32_t v = 0;
     float c[8];
-    /* Rows 16 KB ahead are requested before they are read: the hardware prefetcher alone leaves
-     * the loop waiting on memory (twice as slow), and nearer requests still wait (measured from
-     * 2 to 64 KB, docs/ROADMAP.md). */
-    const size_t bytes8 = (size_t)8 * (size_t)stride * sizeof(float);
-    const uint32_t ahead_rows = (uint32_t)PM_MAX(16384 / bytes8, 1) * 8;
+    /* Every lane of every row, so every line of the matrix, and no software prefetch: the
+     * hardware prefetcher follows that stream best. Requesting rows ahead, or leaving a block
+     * after half its lanes (which reads every other line of rows of 32 floats), made the scan
+     * 1.3-1.6x slower on an AMD EPYC guest (docs/ROADMAP.md). */
     for (; v + 8 <= n; v += 8) {
-        if (v + ahead_rows + 8 <= n) {
-            const char *ahead = (const char *)pm_db_row(db, v + ahead_rows);
-            for (size_t o = 0; o < bytes8; o += 64) __builtin_prefetch(ahead + o);
-        }
+        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
         /* The rows that may beat the best, as one bit mask (eight scalar tests, each reloading a
-         * best that a call might have changed, took a sixth of the scan's time); most rows of a
-         * scan are out after half their lanes. consider_vector tests again against the best as
-         * it is then. */
-        unsigned pass = pm_cost_rows8_upto(c, s->qn, pm_db_row(db, v), s->w, stride, db->vec_min_addend + v, s->best);
+         * best that a call might have changed, took a sixth of the scan's time). consider_vector
+         * tests again against the best as it is then. */
+        unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
         for (; pass; pass &= pass - 1) {
             int k = __builtin_ctz(pass);
             consider_vector(s, v + (uint32_t)k, c[k]);
