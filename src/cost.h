@@ -59,16 +59,8 @@ PM_ALWAYS_INLINE static inline float pm_cost_row(const float *q, const float *x,
 #endif
 #define PM_PAIRSUM(a, b) (PM_SHUF2(a, b, 0, 2, 8, 10, 4, 6, 12, 14) + PM_SHUF2(a, b, 1, 3, 9, 11, 5, 7, 13, 15))
 
-/* The eight rows' lanes reduced, each row's sum in the lane of its row. */
-PM_ALWAYS_INLINE static inline void pm_rows8_reduce(pm_v8f *sum, const pm_v8f a[8]) {
-    pm_v8f h01 = PM_PAIRSUM(a[0], a[1]), h23 = PM_PAIRSUM(a[2], a[3]);
-    pm_v8f h45 = PM_PAIRSUM(a[4], a[5]), h67 = PM_PAIRSUM(a[6], a[7]);
-    pm_v8f g0 = PM_PAIRSUM(h01, h23), g1 = PM_PAIRSUM(h45, h67);
-    *sum = PM_SHUF2(g0, g1, 0, 1, 2, 3, 8, 9, 10, 11) + PM_SHUF2(g0, g1, 4, 5, 6, 7, 12, 13, 14, 15);
-}
-
 PM_ALWAYS_INLINE static inline void pm_cost_rows8(float out[8], const float *q, const float *x, const float *w, int stride) {
-    pm_v8f a[8], sum;
+    pm_v8f a[8];
     for (int r = 0; r < 8; r++) a[r] = (pm_v8f){0, 0, 0, 0, 0, 0, 0, 0};
     for (int i = 0; i < stride; i += 8) {
         pm_v8f qq = pm_v8_load(q + i), ww = pm_v8_load(w + i);
@@ -77,7 +69,10 @@ PM_ALWAYS_INLINE static inline void pm_cost_rows8(float out[8], const float *q, 
             a[r] += d * d;
         }
     }
-    pm_rows8_reduce(&sum, a);
+    pm_v8f h01 = PM_PAIRSUM(a[0], a[1]), h23 = PM_PAIRSUM(a[2], a[3]);
+    pm_v8f h45 = PM_PAIRSUM(a[4], a[5]), h67 = PM_PAIRSUM(a[6], a[7]);
+    pm_v8f g0 = PM_PAIRSUM(h01, h23), g1 = PM_PAIRSUM(h45, h67);
+    pm_v8f sum = PM_SHUF2(g0, g1, 0, 1, 2, 3, 8, 9, 10, 11) + PM_SHUF2(g0, g1, 4, 5, 6, 7, 12, 13, 14, 15);
     memcpy(out, &sum, sizeof sum);
 }
 

@@ -1,7 +1,8 @@
 /* The search contract at its edges, cases a mutation audit found no test holding: pcakdtree
  * keeps exactly the K nearest PCA points, what penalty hooks return, an excluded pose sharing its
  * row with a searchable one, rows a float step apart, and heavy weights whose PCA coordinates
- * round beyond the fixed slack; brute force's early-out kernel against the plain one. */
+ * round beyond the fixed slack; brute force's eight-row kernel and its mask against the one-row
+ * kernel. */
 #include <math.h>
 #include <stdlib.h>
 
