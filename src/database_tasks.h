@@ -1,4 +1,4 @@
-/* Private: the builder's parallel tasks after the assets are in (src/database_build.c runs them
+/* Private: the builder's parallel tasks after the assets are in (src/database_index.c runs them
  * with pm_parallel_for): the projection of the rows into the exact mode's coordinates, in slices,
  * and the last three structures side by side. Each task writes only its own outputs and
  * allocates nothing, so the bytes never depend on the thread count. */
