@@ -44,6 +44,7 @@ typedef struct bvh_parser {
     int depth;
     int total_channels;
     int frame_count;
+    int frames_line; /* where Frames: is, which a missing frame line's error names */
     float frame_time;
     char tok_buf[2][96];
     int tok_slot;
@@ -165,6 +166,11 @@ static const char *tok_text(bvh_parser *p, bvh_token t) {
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* Why a number that parsed (r 0) or did not (r 2: NaN, Inf) is refused. */
+static const char *not_a_float(int r) {
+    return r == 2 ? "is not a finite number" : "is beyond the float range (magnitudes below 3.4e38)";
+}
+
 /* A number that must fit a float, or an error naming `field`. */
 static pm_result read_number(bvh_parser *p, double *out, const char *field) {
     bvh_token t = next_token(p);
@@ -172,7 +178,7 @@ static pm_result read_number(bvh_parser *p, double *out, const char *field) {
     int r = pm_bvh_parse_double(out, t.s, t.n);
     if (r == 1) return bvh_fail(p, PM_ERR_PARSE, t.line, field, "expected a number, found %s", tok_text(p, t));
     if (r == 2 || !(fabs(*out) < PM_BVH_FLOAT_LIMIT))
-        return bvh_fail(p, PM_ERR_NUMERIC, t.line, field, "%s is not a finite number", tok_text(p, t));
+        return bvh_fail(p, PM_ERR_NUMERIC, t.line, field, "%s %s", tok_text(p, t), not_a_float(r));
     return PM_OK;
 }
 
@@ -515,7 +521,7 @@ static pm_result parse_motion_header(bvh_parser *p) {
         return bvh_fail(p, PM_ERR_LIMIT, t.line, "Frames", "%lld frames (at most %d)", frames, PM_MAX_FRAMES);
     if (frames == 0) return bvh_fail(p, PM_ERR_PARSE, t.line, "Frames", "0 frames (a clip needs at least one)");
     p->frame_count = (int)frames;
-    int frames_line = t.line;
+    int frames_line = p->frames_line = t.line;
     if ((r = expect_label(p, time_words, 2, "Frame Time", &t)) != PM_OK) return r;
     double ft;
     int nr = t.n ? pm_bvh_parse_double(&ft, t.s, t.n) : 1;
@@ -529,6 +535,9 @@ static pm_result parse_motion_header(bvh_parser *p) {
     if (ft < PM_BVH_MIN_FRAME_TIME)
         return bvh_fail(p, PM_ERR_NUMERIC, t.line, "Frame Time", "%s is below %g s (a rate above %g kHz)",
                         tok_text(p, t), PM_BVH_MIN_FRAME_TIME, 1e-3 / PM_BVH_MIN_FRAME_TIME);
+    if (ft > PM_BVH_MAX_FRAME_TIME)
+        return bvh_fail(p, PM_ERR_NUMERIC, t.line, "Frame Time", "%s is above %g s (a frame an hour)", tok_text(p, t),
+                        PM_BVH_MAX_FRAME_TIME);
     p->frame_time = (float)ft;
     skip_blanks(p);
     if (!at_eol(p)) {
@@ -628,8 +637,8 @@ static pm_result read_frame_line(bvh_parser *p, int frame, double *values) {
                 return bvh_fail(p, PM_ERR_PARSE, line, frame_field(field, sizeof field, frame),
                                 "value %d: expected a number, found %s", count + 1, tok_text(p, t));
             if (r == 2 || !(fabs(v) < PM_BVH_FLOAT_LIMIT))
-                return bvh_fail(p, PM_ERR_NUMERIC, line, frame_field(field, sizeof field, frame),
-                                "value %d: %s is not a finite number", count + 1, tok_text(p, t));
+                return bvh_fail(p, PM_ERR_NUMERIC, line, frame_field(field, sizeof field, frame), "value %d: %s %s",
+                                count + 1, tok_text(p, t), not_a_float(r));
             values[count] = v;
         }
         count++;
@@ -658,8 +667,9 @@ static pm_result parse_frames(bvh_parser *p, pm_clip *c) {
     for (int f = 0; f < p->frame_count; f++) {
         skip_space(p);
         if (p->cur == p->end) {
-            r = bvh_fail(p, PM_ERR_PARSE, p->line, "MOTION", "Frames: declares %d frames but the file ends after %d frame lines",
-                         p->frame_count, f);
+            r = bvh_fail(p, PM_ERR_PARSE, p->frames_line, "Frames",
+                         "declares %d frames but the file ends after %d frame line%s", p->frame_count, f,
+                         f == 1 ? "" : "s");
             goto done;
         }
         if ((r = read_frame_line(p, f, values)) != PM_OK) goto done;

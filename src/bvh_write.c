@@ -390,6 +390,9 @@ static pm_result check_frame_time(const pm_clip *c, pm_error *error) {
         back < PM_BVH_MIN_FRAME_TIME)
         return pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': Frame Time %s s is below %g s (the reader refuses it)",
                        c->name ? c->name : "clip", text, PM_BVH_MIN_FRAME_TIME);
+    if (back > PM_BVH_MAX_FRAME_TIME)
+        return pm_fail(error, PM_ERR_NUMERIC, "bvh write: '%s': Frame Time %s s is above %g s (the reader refuses it)",
+                       c->name ? c->name : "clip", text, PM_BVH_MAX_FRAME_TIME);
     return PM_OK;
 }
 

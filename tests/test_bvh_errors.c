@@ -75,7 +75,9 @@ static void test_errors_numbers(void **state) {
                  "t.bvh:20: frame 1", "'abc'");
     /* Finite as text but beyond the float range: named where it is, as in an OFFSET. */
     expect_error(HEAD8 L09 L10 L11 L12 L13 L14 L15 L16 L17 L18 L19 "1 90 0 0 1e39 0 5 0 0\n", PM_ERR_NUMERIC,
-                 "t.bvh:20: frame 1", "value 5: '1e39' is not a finite number");
+                 "t.bvh:20: frame 1", "value 5: '1e39' is beyond the float range");
+    expect_error(L01 L02 L03 L04 L05 L06 L07 "\t\tOFFSET 0 -3.5e38 0\n", PM_ERR_NUMERIC, "t.bvh:8: OFFSET",
+                 "'-3.5e38' is beyond the float range");
 }
 
 static void test_errors_motion_header(void **state) {
@@ -108,6 +110,11 @@ static void test_errors_motion_header(void **state) {
     expect_error(TO_16 L17 "Frame Time: 0.0000099\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "'0.0000099'");
     load_raw(&lo, TO_16 L17 "Frame Time: 0.00001\n" L19 L20);
     pm_clip_destroy(&lo);
+    /* ...nor at a frame an hour or slower: the clip's duration would overflow a float. */
+    expect_error(TO_16 L17 "Frame Time: 3e38\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "'3e38' is above 3600 s");
+    expect_error(TO_16 L17 "Frame Time: 3600.001\n" L19 L20, PM_ERR_NUMERIC, "t.bvh:18: Frame Time", "above 3600 s");
+    load_raw(&lo, TO_16 L17 "Frame Time: 3600\n" L19 L20);
+    pm_clip_destroy(&lo);
     expect_error(TO_16 L17 "Frame Time: fast\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'fast'");
     expect_error(TO_16 L17 "Frame Time: 0.03 extra\n" L19 L20, PM_ERR_PARSE, "t.bvh:18: Frame Time", "'extra'");
     /* Frame-data problems Frames: and the bytes left cannot catch. */
@@ -115,7 +122,13 @@ static void test_errors_motion_header(void **state) {
     expect_error(TO_16 L17 L18 L19 "1 90 0 0 10 0 5 0 0 0\n", PM_ERR_PARSE, "t.bvh:20: frame 1", "10 values");
     expect_error(TO_16 "Frames: 3\n" L18 "0.0000 90.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000 0.0000\n"
                        "1.0000 90.0000 0.0000 0.0000 10.0000 0.0000 5.0000 0.0000 0.0000\n",
-                 PM_ERR_PARSE, "MOTION", "ends after 2 frame lines");
+                 PM_ERR_PARSE, "t.bvh:17: Frames", "declares 3 frames but the file ends after 2 frame lines");
+    /* ...named at Frames: whatever blank lines follow the last frame (enough of them for the
+     * frame lines Frames: declares, so that the count is not refused up front). */
+#define TWENTY_BLANK_LINES "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n"
+    expect_error(TO_16 "Frames: 3\n" L18 "0 90 0 0 0 0 0 0 0\n" TWENTY_BLANK_LINES TWENTY_BLANK_LINES,
+                 PM_ERR_PARSE, "t.bvh:17: Frames", "ends after 1 frame line");
+#undef TWENTY_BLANK_LINES
     expect_error(GOOD "2 90 0 0 0 0 0 0 0\n", PM_ERR_PARSE, "t.bvh:21: MOTION", "more frame data");
     /* A hierarchy without channels has no motion to read. */
     expect_error("HIERARCHY\nROOT A\n{\nOFFSET 0 0 0\n}\nMOTION\nFrames: 1\nFrame Time: 1\n\n", PM_ERR_PARSE, "CHANNELS", NULL);

@@ -525,6 +525,8 @@ static void test_write_refuses_what_the_reader_refuses(void **state) {
     /* Frame times: the reader refuses below 1e-5 s, judged on the text written. */
     c.frame_time = 1e-6f;
     expect_write_error(&c, NULL, PM_ERR_NUMERIC, "Frame Time 1e-06 s is below 1e-05 s", NULL);
+    c.frame_time = 4000.0f;
+    expect_write_error(&c, NULL, PM_ERR_NUMERIC, "Frame Time 4000 s is above 3600 s", NULL);
     c.frame_time = 1e-5f; /* 9.99999975e-06 as a float, written "1e-05" */
     write_read(&back, &c, NULL);
     assert_true(back.frame_time == 1e-5f);

@@ -31,6 +31,9 @@ PM_API pm_bvh_def pm_default_bvh_def(void);
 /* Shortest Frame Time the reader accepts, in seconds (100 kHz); shorter is refused as
  * "FILE:LINE: Frame Time: ... is below 1e-05 s". */
 #define PM_BVH_MIN_FRAME_TIME 1e-5
+/* Longest, in seconds (a frame an hour): longer is a corrupt header, whose clip would last
+ * longer than a float can say ("FILE:LINE: Frame Time: ... is above 3600 s"). */
+#define PM_BVH_MAX_FRAME_TIME 3600.0
 
 /* Before allocating the clip, the reader refuses a Frames: count the rest of the file has too
  * few bytes for, and motion of more than 64 MiB with fewer than one channel per 4 joints (a clip
@@ -61,7 +64,8 @@ PM_API pm_bvh_write_def pm_default_bvh_write_def(void);
  * is written as pm_file_write writes (file.h): a failure leaves no partial file. What the reader
  * would refuse is refused before anything is written, with an error naming the joint or field:
  * a joint name over 1024 bytes, with a control character, a brace or outer blanks
- * (PM_ERR_LIMIT, PM_ERR_INVALID_ARGUMENT), a frame time written below PM_BVH_MIN_FRAME_TIME or a
+ * (PM_ERR_LIMIT, PM_ERR_INVALID_ARGUMENT), a frame time written below PM_BVH_MIN_FRAME_TIME or above
+ * PM_BVH_MAX_FRAME_TIME, or a
  * value beyond the float range in the written units (PM_ERR_NUMERIC), a hierarchy deeper than
  * PM_MAX_JOINT_DEPTH and motion the reader's 64 MiB rule above refuses (PM_ERR_LIMIT). */
 PM_API pm_result pm_bvh_write_file(const pm_clip *clip, const char *path, const pm_bvh_write_def *def,

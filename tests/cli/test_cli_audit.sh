@@ -74,9 +74,14 @@ expect_error "bench: a far clip without feet" "nofeet2.bvh: schema channel 1 (Po
 
 # 6. --query-clip with an absurd Frame Time (1e30 s): the frame's row was converted to int out of
 #    range before the resample refused the clip (undefined behaviour: a sanitized build printed a
-#    runtime error beside the message). One line, the resample's refusal, naming the file.
+#    runtime error beside the message). The reader now refuses frames longer than an hour at the
+#    Frame Time line; the longest it takes still gives one line, the resample's refusal, naming
+#    the file.
 sed 's/^Frame Time:.*/Frame Time: 1e30/' "$MOCAP/cmu/02_01_daz.bvh" > "$T/slow.bvh"
-expect_error "search: a clip of 1e30 s frames" "slow.bvh: resample: clip 'slow' (343 frames of 1e+30 s) at 30 fps would have" \
+expect_error "search: a clip of 1e30 s frames" "slow.bvh:275: Frame Time: '1e30' is above 3600 s" \
+  "$CLI" search "$T/c.pmdb" --query-clip "$T/slow.bvh" --frame 5
+sed 's/^Frame Time:.*/Frame Time: 3600/' "$MOCAP/cmu/02_01_daz.bvh" > "$T/slow.bvh"
+expect_error "search: a clip of hour-long frames" "slow.bvh: resample: clip 'slow' (343 frames of 3600 s) at 30 fps would have" \
   "$CLI" search "$T/c.pmdb" --query-clip "$T/slow.bvh" --frame 5
 
 # 7. An output name longer than the file system takes is refused before the work, as a missing
