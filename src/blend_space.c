@@ -118,9 +118,12 @@ static pm_result align_clip(pm_clip *clip, pm_blend_align align, const char *sam
     /* Heights stay as recorded: only the ground-plane placement and heading are normalised. */
     r0.translation.y = 0.0f;
     pm_transform move = pm_transform_inverse(r0);
-    /* flags: 1 static, 2 has children, 4 every ancestor static, 8 carrier (takes the move). */
+    /* flags: 1 static, 2 has children, 4 every ancestor static, 8 carrier (takes the move). The
+     * hips count as moving whatever their frames: the move stops there at the latest. A held
+     * pose (one frame, or one frame repeated) has every joint static, and the move went to the
+     * leaves - head, hands and toes thrown metres off the body. */
     for (int j = 0; j < jc; j++) {
-        int st = 1;
+        int st = j != hips;
         for (int f = 1; f < clip->frame_count && st; f++) st = same_transform(clip, f, j);
         flags[j] |= (uint8_t)st;
         if (parents[j] >= 0) flags[parents[j]] |= 2;
@@ -210,7 +213,7 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
                            "blend space '%s': sample %d ('%s', %d joints) has a different skeleton from sample 0 ('%s', %d "
                            "joints); first difference at joint %d ('%s' vs '%s')",
                            name, i, sd->clip->name ? sd->clip->name : "", b->joint_count, first->name ? first->name : "",
-                           a->joint_count, j, j < a->joint_count ? a->names[j] : "-", j < b->joint_count ? b->names[j] : "-");
+                           a->joint_count, j, j < b->joint_count ? b->names[j] : "-", j < a->joint_count ? a->names[j] : "-");
         }
     }
     for (int d = 0; d < def->dimensions; d++) {

@@ -429,6 +429,63 @@ static void test_mirrored_sample(void **state) {
     pm_clip_destroy(&run);
 }
 
+/* A held pose as a sample (one frame, or one frame repeated: every joint static) is aligned as a
+ * moving clip is - its hips above the origin - and played on it, every other joint keeps the
+ * clip's own transforms. The alignment once moved the leaves instead (the head, hands and toes
+ * metres off the body). */
+static void test_held_pose_sample(void **state) {
+    (void)state;
+    pm_clip walk;
+    read_clip(&walk, WALK);
+    const int jc = walk.skeleton.joint_count, src = 100;
+    pm_skeleton_roles roles;
+    pm_skeleton_find_roles(&roles, &walk.skeleton);
+    assert_true(roles.hips >= 0);
+    pm_transform *w = malloc(sizeof(pm_transform) * (size_t)jc);
+    PM_ASSERT_OK(pm_clip_frame_world(w, &walk, src, NULL));
+    const pm_vec3 hips_at = w[roles.hips].translation;
+    assert_true(hypotf(hips_at.x, hips_at.z) > 0.5f); /* captured away from the origin */
+    const int frame_counts[2] = {30, 1};
+    const pm_blend_align aligns[2] = {PM_BLEND_ALIGN_POSITION, PM_BLEND_ALIGN_POSITION_FACING};
+    for (int c = 0; c < 2; c++)
+        for (int a = 0; a < 2; a++) {
+            pm_clip held;
+            PM_ASSERT_OK(pm_clip_create(&held, &walk.skeleton, frame_counts[c], walk.frame_time, NULL, NULL));
+            for (int f = 0; f < held.frame_count; f++) {
+                memcpy(held.rotations + (size_t)f * jc, walk.rotations + (size_t)src * jc, sizeof(pm_quat) * (size_t)jc);
+                memcpy(held.translations + (size_t)f * jc, walk.translations + (size_t)src * jc, sizeof(pm_vec3) * (size_t)jc);
+            }
+            pm_blend_sample_def s[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+            s[0].clip = &held, s[0].name = "held";
+            s[1].clip = &walk, s[1].name = "walk", s[1].params[0] = 1.0f;
+            pm_blend_space_def def = pm_default_blend_space_def();
+            def.dimensions = 1, def.samples = s, def.sample_count = 2, def.align = aligns[a];
+            pm_blend_space *space;
+            pm_error e;
+            if (pm_blend_space_create(&space, &def, &e) != PM_OK) fail_msg("create: %s", e.message);
+            const float at = 0.0f;
+            pm_clip baked;
+            PM_ASSERT_OK(pm_blend_space_bake(&baked, space, &at, 30.0f, NULL));
+            PM_ASSERT_OK(pm_clip_frame_world(w, &baked, 0, NULL));
+            const pm_vec3 h = w[roles.hips].translation;
+            if (hypotf(h.x, h.z) > 1e-3f || fabsf(h.y - hips_at.y) > 1e-4f)
+                fail_msg("%d frames, align %d: hips at (%g %g %g), want (0 %g 0)", frame_counts[c], (int)aligns[a], (double)h.x,
+                         (double)h.y, (double)h.z, (double)hips_at.y);
+            for (int j = 0; j < jc; j++) {
+                if (j == roles.hips) continue;
+                const size_t i = (size_t)src * jc + j;
+                if (!pm_test_quat_same(baked.rotations[j], walk.rotations[i], 1e-5f) ||
+                    pm_vec3_length(pm_vec3_sub(baked.translations[j], walk.translations[i])) > 1e-4f)
+                    fail_msg("%d frames, align %d: joint %s moved", frame_counts[c], (int)aligns[a], walk.skeleton.names[j]);
+            }
+            pm_clip_destroy(&baked);
+            pm_blend_space_destroy(space);
+            pm_clip_destroy(&held);
+        }
+    free(w);
+    pm_clip_destroy(&walk);
+}
+
 static void test_json_with_real_clips(void **state) {
     (void)state;
     /* Absolute paths: relative clip paths are resolved against the JSON file's directory. */
@@ -578,6 +635,7 @@ int main(void) {
         cmocka_unit_test(test_turning_and_straight_walks),
         cmocka_unit_test(test_one_shot_turns_keep_their_speed),
         cmocka_unit_test(test_mirrored_sample),
+        cmocka_unit_test(test_held_pose_sample),
         cmocka_unit_test(test_json_with_real_clips),
         cmocka_unit_test(test_layered_on_real_rigs),
     };

@@ -166,6 +166,8 @@ static void test_json(void **state) {
         {"{\"fps\": 20000, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 20000 is outside"},
         /* One document: anything after it is a mistake, not ignored. */
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}\n xx", "text after the top-level value, line 2"},
+        /* cJSON would end the name at the escape: "s\u0000x" and "s\u0000y" read as one name. */
+        {"{\"samples\": [{\"name\": \"s\\u0000x\", \"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\\u0000 escape in a string, line 1"},
         /* Strict types and keys. */
         {"{\"name\": 5, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "top level: \"name\" must be a string"},
         {"{\"samples\": [{\"name\": [\"w\"], \"clip\": \"clip0.bvh\", \"params\": [0]}]}",

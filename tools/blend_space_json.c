@@ -200,6 +200,9 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     out->grid = pm_default_blend_grid_def();
     int line, trailing;
     cJSON *root = pm_cli_json_parse(text, &line, &trailing);
+    if (!root && trailing == 2)
+        return bad(&l, PM_ERR_PARSE, "JSON", "a \\u0000 escape in a string, line %d (names and paths cannot hold NUL)",
+                   line);
     if (!root && !trailing) {
         /* The column and a few characters there: a generated file is often one line long. */
         const char *at = cJSON_GetErrorPtr(), *start = text;
@@ -420,8 +423,14 @@ done:
 pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error) {
     if (out) memset(out, 0, sizeof *out);
     if (!out || !path) return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_load_json: NULL argument");
-    char *text = pm_cli_read_text(path, NULL, error);
+    size_t size;
+    char *text = pm_cli_read_text(path, &size, error);
     if (!text) return error ? error->code : PM_ERR_IO;
+    int nul = pm_cli_nul_line(text, size);
+    if (nul) {
+        free(text);
+        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: JSON: a NUL byte (not text)", path, nul);
+    }
     char *dir = malloc(strlen(path) + 1);
     if (!dir) {
         free(text);

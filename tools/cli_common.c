@@ -145,9 +145,34 @@ pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, 
     return code;
 }
 
+/* The first \u0000 escape inside a string (cJSON would end the string there, silently: a
+ * name "x\u0000y" read as "x"), or NULL. */
+static const char *nul_escape(const char *text) {
+    int in_string = 0;
+    for (const char *c = text; *c; c++) {
+        if (*c == '"') in_string = !in_string;
+        else if (in_string && *c == '\\') {
+            if (c[1] == 'u' && c[2] == '0' && c[3] == '0' && c[4] == '0' && c[5] == '0') return c;
+            if (c[1]) c++; /* the escaped character: \" does not end the string */
+        }
+    }
+    return NULL;
+}
+
+int pm_cli_nul_line(const char *text, size_t size) {
+    const char *nul = memchr(text, 0, size);
+    return nul ? pm_cli_text_line(text, nul) : 0;
+}
+
 cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing) {
     const char *end = NULL;
     *trailing = 0;
+    const char *escape = nul_escape(text);
+    if (escape) {
+        *trailing = 2;
+        *bad_line = pm_cli_text_line(text, escape);
+        return NULL;
+    }
     cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
     if (!root) {
         *bad_line = pm_cli_text_line(text, cJSON_GetErrorPtr());

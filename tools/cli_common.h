@@ -107,10 +107,14 @@ void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char
  * both list; info adds more). */
 struct cJSON;
 struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
-/* Parses one JSON document. NULL when it is malformed or has more than blanks after its value (a
- * file's tail is an error, not something to ignore): *trailing tells which (1: text after the
- * value) and *bad_line where. */
+/* Parses one JSON document. NULL when it is malformed, has more than blanks after its value (a
+ * file's tail is an error, not something to ignore) or a string holds a \u0000 escape (where
+ * cJSON would cut it short): *trailing tells which (0 malformed, 1 text after the value, 2 the
+ * escape) and *bad_line where. */
 struct cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing);
+/* The line of the first NUL byte in text[0..size), 0 when there is none: a JSON file's text
+ * ends at one, and what follows would go unread. */
+int pm_cli_nul_line(const char *text, size_t size);
 
 /* A JSON document as text (formatted or on one line), malloc'd (free()), NULL when out of
  * memory. Names copied from files may hold bytes that are not UTF-8, which cJSON copies as they

@@ -126,6 +126,10 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         pm_cli_fail("blend: --param X[,Y[,Z]] is required");
         return 2;
     }
+    if (a->json && !a->weights) {
+        pm_cli_fail("blend: --json goes with --weights");
+        return 2;
+    }
     if (!a->output && !a->weights) {
         pm_cli_fail("blend: nothing to do: give -o OUT.bvh and/or --weights");
         return 2;
@@ -133,10 +137,6 @@ static int parse_args(blend_args *a, int argc, char **argv) {
     /* Caught here, as build does: the file check would name the library function, not -o. */
     if (a->output && !a->output[0]) {
         pm_cli_fail("blend: -o: the output path is empty");
-        return 2;
-    }
-    if (a->json && !a->weights) {
-        pm_cli_fail("blend: --json goes with --weights");
         return 2;
     }
     if (a->fps_given && !a->output) {
@@ -280,7 +280,8 @@ int pm_cmd_blend(int argc, char **argv) {
     int dims = pm_blend_space_dimensions(s);
     if (a.param_count != dims) {
         pm_blend_space_file_free(&file);
-        return pm_cli_fail("blend: --param has %d value(s) but '%s' has %d axis/axes", a.param_count, a.space, dims);
+        pm_cli_fail("blend: --param has %d value(s) but '%s' has %d axis/axes", a.param_count, a.space, dims);
+        return 2; /* a usage error, as every other --param error, found once the space is read */
     }
     pm_blend_space_weights w;
     if (pm_blend_space_weights_at(&w, s, a.params, &e) != PM_OK) {

@@ -272,8 +272,10 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
     cJSON *root = pm_cli_json_parse(text, &line, &trailing);
     if (!root)
         return pm_cli_set_error(error, PM_ERR_PARSE,
-                                trailing ? "%s:%d: text after the top-level JSON value" : "%s:%d: not valid JSON", p.source,
-                                line);
+                                trailing == 2   ? "%s:%d: a \\u0000 escape in a JSON string (names cannot hold NUL)"
+                                : trailing == 1 ? "%s:%d: text after the top-level JSON value"
+                                                : "%s:%d: not valid JSON",
+                                p.source, line);
     pm_result r = PM_OK;
     if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
     if (r == PM_OK) r = check_keys(&p, root, "(top)", top_keys);
@@ -303,6 +305,11 @@ pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_schema_origin
     size_t size;
     char *text = pm_cli_read_text(path, &size, error);
     if (!text) return error ? error->code : PM_ERR_IO;
+    int nul = pm_cli_nul_line(text, size);
+    if (nul) {
+        free(text);
+        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: a NUL byte (not a JSON text)", path, nul);
+    }
     pm_result r = pm_schema_from_json(out, text, path, origin, error);
     if (r == PM_OK && !out->name[0]) {
         /* Named after its file; control characters, legal in file names, would break the lines

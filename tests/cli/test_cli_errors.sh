@@ -390,6 +390,13 @@ expect_error "export-features with two databases" "the output prefix goes after 
 expect_error "blend with two spaces" "blend: one blend space at a time" "$CLI" blend "$T/space.json" "$T/space.json" --param 2 --weights
 expect_error "blend without a space" "blend: no SPACE.json given" "$CLI" blend --param 2 --weights
 expect_error "blend --json with only -o" "blend: --json goes with --weights" "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.bvh" --json
+expect_error "blend --json alone" "blend: --json goes with --weights" "$CLI" blend "$T/space.json" --param 2 --json
+{ cat "$T/space.json"; printf '\0garbage'; } > "$T/nul.json"
+expect_error "blend: a NUL byte after the document" "nul.json:$(($(wc -l < "$T/space.json") + 1)): JSON: a NUL byte" \
+  "$CLI" blend "$T/nul.json" --param 2 --weights
+# --param of the wrong size for the space is a usage error like every other --param error (status 2).
+"$CLI" blend "$T/space.json" --param 1,2 --weights > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 2 ] || fail "blend --param of two values for a 1D space exited $rc, not 2"
 expect_error "blend --fps without -o" "blend: --fps is the rate of -o OUT.bvh" "$CLI" blend "$T/space.json" --param 2 --weights --fps 30
 expect_error "build --facing feet" "build: --facing 'feet' must be legs or hips" "$CLI" build "$T/clips" -o "$T/x1" --facing feet
 expect_error "build --ground up" "build: --ground 'up' must be detect or zero" "$CLI" build "$T/clips" -o "$T/x1" --ground up

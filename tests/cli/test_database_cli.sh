@@ -331,6 +331,11 @@ printf '{"bogus": 1, "channels": [{"kind": "position", "bone": "LeftFoot"}]}' > 
 expect_error "unknown top-level field" "k3.json: (top).bogus: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k3.json"
 printf '{"channels": [{"kind": "velocity", "bone": "hips"}]}\n}' > "$T/k5.json"
 expect_error "text after the schema" "k5.json:2: text after the top-level JSON value" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k5.json"
+# cJSON ends a string at a \u0000 escape and the text at a NUL byte: both refused, not cut short.
+printf '{"name": "a\\u0000b", "channels": [{"kind": "velocity", "bone": "hips"}]}' > "$T/k6.json"
+expect_error "a NUL escape in the schema" "k6.json:1: a .u0000 escape" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k6.json"
+printf '{"channels": [{"kind": "velocity", "bone": "hips"}]}\n\0}' > "$T/k7.json"
+expect_error "a NUL byte in the schema" "k7.json:2: a NUL byte" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k7.json"
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
 expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
