@@ -217,6 +217,15 @@ static pm_result decode_settings(pm_database *db, const pmdb_channel *ch, const 
         !isfinite(d->root.position_smoothing) || !isfinite(d->root.facing_smoothing) ||
         !all_finite(st->root_hips_axis, 3) || !isfinite(d->exclude_start) || !isfinite(d->exclude_end))
         return CORRUPT("settings are not valid");
+    /* The header repeats what the build chose: results' times come from its rate and query clips
+     * are prepared at the settings', so the two must agree. */
+    const pmdb_header *h = db->header;
+    if (d->fps != h->fps) return CORRUPT("settings fps %g, header %g", (double)d->fps, (double)h->fps);
+    if (st->pca_components != h->pca_components)
+        return CORRUPT("settings PCA components %u, header %u", (unsigned)st->pca_components, (unsigned)h->pca_components);
+    if (st->exact_components && st->exact_components != h->exact_components)
+        return CORRUPT("settings exact components %u, header %u", (unsigned)st->exact_components,
+                       (unsigned)h->exact_components);
     return PM_OK;
 }
 

@@ -133,7 +133,7 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
         w *= s->channels[p].weight; /* (parents only ever point up: a loop in bad data ends) */
     if (c->kind != PM_FEATURE_GROUP && c->kind != PM_FEATURE_TRAJECTORY && w > PM_MAX_WEIGHT)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                       "schema channel %d (%s): weight %g (times its groups' weights) exceeds %g", i, name, w,
+                       "schema channel %d (%s): weight %.9g (times its groups' weights) exceeds %g", i, name, w,
                        (double)PM_MAX_WEIGHT);
     if (c->role < 0 || c->role > 15)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s): role %d is outside 0..15", i, name, c->role);
@@ -152,7 +152,7 @@ static pm_result validate_channel(const pm_schema *s, int i, pm_error *error) {
                                i, name, k);
             if (w * t->weight > PM_MAX_WEIGHT)
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                               "schema channel %d (%s) sample %d: weight %g (times the channel's and its groups') exceeds %g",
+                               "schema channel %d (%s) sample %d: weight %.9g (times the channel's and its groups') exceeds %g",
                                i, name, k, w * t->weight, (double)PM_MAX_WEIGHT);
             if (t->flags == 0 || (t->flags & ~(uint32_t)PM_TRAJ_ALL))
                 return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "schema channel %d (%s) sample %d: flags 0x%x are not valid",

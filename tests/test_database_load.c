@@ -319,7 +319,8 @@ static pmdb_section *section_table(uint8_t *image) {
 
 /* Structure the checksum would not catch in a resealed file: a section left out of the table,
  * trees missing for searchable vectors, the vector->pose map not starting at pose 0, header pose
- * counts that disagree with the poses' flags, a KD-tree node whose two children are one. */
+ * counts that disagree with the poses' flags, header settings that disagree with the settings
+ * section, a KD-tree node whose two children are one. */
 static void test_crafted_structure(void **state) {
     (void)state;
     fixture f;
@@ -361,6 +362,19 @@ static void test_crafted_structure(void **state) {
     e.block_transition_poses++;
     memcpy(im.copy, &e, sizeof e);
     expect_refused(&im, "pose flags disagree with the header counts");
+
+    /* The header's rate (what results' times are computed with) apart from the settings' (what
+     * query clips are prepared at): an audit's flipped bit turned 30 fps into 7.5 unnoticed. The
+     * same for the components the header repeats. */
+    image_fresh_copy(&im);
+    e = im.h;
+    e.fps *= 0.25f;
+    memcpy(im.copy, &e, sizeof e);
+    expect_refused(&im, "settings fps 30, header 7.5");
+    image_fresh_copy(&im);
+    pmdb_settings *settings = (pmdb_settings *)section_data(im.copy, PMDB_SETTINGS);
+    settings->pca_components++;
+    expect_refused(&im, "settings PCA components");
 
     /* A KD-tree node whose children are the same node. */
     image_fresh_copy(&im);

@@ -370,6 +370,40 @@ static int32_t *clip_mirror_map(const pm_skeleton *sk, const build_args *a, int 
     return map;
 }
 
+/* A mirrored copy of a clip whose joints pair up nowhere (names without sides, no --mirror-pair)
+ * is reflected with no joint swapped: its left leg stays "left" on the right side of the body, so
+ * a channel naming a joint reads the other side in the copy. Legal, and said once per build.
+ * Returns 0 when out of memory (after saying so). */
+static int warn_unpaired_mirrors(const pm_asset_def *assets, const pm_clip *clips, const char *const *from, int n,
+                                 int mirror) {
+    int unpaired = 0, mirrored = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        if (!(assets[i].mirror < 0 ? mirror : assets[i].mirror)) continue;
+        mirrored++;
+        const int jc = clips[i].skeleton.joint_count;
+        int32_t *found = NULL;
+        const int32_t *map = assets[i].mirror_map;
+        if (!map) {
+            found = malloc((size_t)(jc ? jc : 1) * sizeof(int32_t));
+            if (!found) {
+                pm_cli_fail("build: out of memory");
+                return 0;
+            }
+            pm_skeleton_find_mirror_map(found, &clips[i].skeleton);
+            map = found;
+        }
+        int pairs = 0;
+        for (int j = 0; j < jc; j++) pairs += map[j] > j;
+        free(found);
+        if (!pairs && !unpaired++) first = i;
+    }
+    if (unpaired)
+        pm_cli_warn("build: warning: %d of %d mirrored clips have no left/right joint pairs (%s): their copies swap no "
+                    "joints, so a channel naming one side reads the other; pair joints with --mirror-pair A=B",
+                    unpaired, mirrored, from[first]);
+    return 1;
+}
+
 /* Grows the clip and asset arrays to hold `need` entries. */
 static int reserve(pm_clip **clips, pm_asset_def **assets, int *cap, int need) {
     if (need <= *cap) return 1;
@@ -629,6 +663,7 @@ int pm_cmd_build(int argc, char **argv) {
     int rules_failed = pm_cli_asset_rules_apply(&a.rules, assets, clips, bvh_named, loaded, a.def.mirror);
     free(bvh_named);
     if (rules_failed) goto done;
+    if (!warn_unpaired_mirrors(assets, clips, from, loaded, a.def.mirror)) goto done;
     double t_read = now_s() - t0;
     if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
     progress_state ps = {t0, 0.0, NULL, a.quiet};

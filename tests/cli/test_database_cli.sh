@@ -336,6 +336,18 @@ printf '{"name": "a\\u0000b", "channels": [{"kind": "velocity", "bone": "hips"}]
 expect_error "a NUL escape in the schema" "k6.json:1: a .u0000 escape" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k6.json"
 printf '{"channels": [{"kind": "velocity", "bone": "hips"}]}\n\0}' > "$T/k7.json"
 expect_error "a NUL byte in the schema" "k7.json:2: a NUL byte" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k7.json"
+# --mirror on a clip whose joint names give no left/right pairs: built (a reflection is legal), with
+# one warning naming it; with the pairs given, none.
+mkdir "$T/nolr"
+sed 's/Left/Aaaa/g; s/Right/Bbbbb/g' "$T/clips/synth_000.bvh" > "$T/nolr/nolr.bvh"
+printf '{"channels": [{"kind": "position", "bone": "AaaaFoot"}, {"kind": "velocity", "bone": "Hips"}]}' > "$T/nolr/s.json"
+"$CLI" build "$T/nolr/nolr.bvh" -o "$T/nolr/a.pmdb" --schema "$T/nolr/s.json" --facing hips --mirror --quiet 2> "$T/nolr/err" \
+  || fail "mirror without pairs: $(cat "$T/nolr/err")"
+grep -q "warning: 1 of 1 mirrored clips have no left/right joint pairs (.*nolr.bvh)" "$T/nolr/err" \
+  || fail "mirror without pairs: no warning: $(cat "$T/nolr/err")"
+"$CLI" build "$T/nolr/nolr.bvh" -o "$T/nolr/b.pmdb" --schema "$T/nolr/s.json" --facing hips --mirror --quiet \
+  --mirror-pair AaaaFoot=BbbbbFoot 2> "$T/nolr/err" || fail "mirror with a pair: $(cat "$T/nolr/err")"
+[ -s "$T/nolr/err" ] && fail "mirror with a pair given: $(cat "$T/nolr/err")"
 printf '{"channels": [{"kind": "position", "bone": "@left_fot"}]}' > "$T/role.json"
 expect_error "unknown role" "role.json: channels\[0\]: .*unknown role '@left_fot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/role.json"
