@@ -573,7 +573,7 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
         /* The kernels load 64-byte aligned sections with aligned instructions. */
         if ((uintptr_t)data % PMDB_ALIGN)
             return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
-                           "pm_database_load_memory: in place, data must be 64-byte aligned (it is %u bytes past)",
+                           "pm_database_load_memory: in place, data must be 64-byte aligned (it is %u byte(s) past)",
                            (unsigned)((uintptr_t)data % PMDB_ALIGN));
         return pm_database_open_image(out, (uint8_t *)(uintptr_t)data, size, flags, allocator, error);
     }

@@ -109,7 +109,12 @@ static pm_result file_read(void **out, size_t *out_size, const char *path, unsig
     }
     close(fd);
     if (r == PM_OK && !fifo && size != expect)
-        r = pm_fail(error, PM_ERR_IO, "%s: read %zu of %zu bytes (the file shrank while being read)", path, size, expect);
+        r = size < expect ? pm_fail(error, PM_ERR_IO, "%s: read %zu of %zu bytes (the file shrank while being read)", path,
+                                    size, expect)
+                          : pm_fail(error, PM_ERR_IO,
+                                    "%s: read %zu bytes where the file's size said %zu (it grew while being read, or "
+                                    "reports no size, as /proc files do)",
+                                    path, size, expect);
     if (r != PM_OK) {
         pm_free(allocator, buf);
         return r;

@@ -223,7 +223,8 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
             return pm_fail(error, PM_ERR_NUMERIC,
                            "search: query value %d (%g) lies %.3g scales from the database's mean (at most %g): check the "
                            "query's units and layout",
-                           d, (double)query[d], (double)fabsf(qn[d]), (double)PM_SEARCH_MAX_DEVIATION);
+                           d, (double)query[d], fabs(((double)query[d] - db->offset[d]) / db->scale[d]),
+                           (double)PM_SEARCH_MAX_DEVIATION); /* (in double: the float may have overflowed) */
     }
     for (int d = D; d < S; d++) qn[d] = 0.0f;
     s->db = db;
@@ -307,16 +308,14 @@ pm_result pm_search(pm_search_result *out, const pm_database *db, const float *q
     return pm_search_kernel(out, db, query, def, scratch, scratch_size, PM_SEARCH_KERNEL_AUTO, error);
 }
 
-/* pm_search_kernel; found_before: an earlier database of pm_search_databases found an answer
- * (def->max_cost was lowered to beat it), which counts as found for the work budget. */
-static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
-                            void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error) {
-    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
-    /* A caller that misses an error code reads "not found", never the previous frame's answer. */
-    result_not_found(out);
+/* Every check of a search's arguments, the query's values and weights included (prepare: the
+ * normalised query and the weights into the scratch, *s and *l set up for the search; s keeps
+ * a pointer to def, the caller's). */
+static pm_result check_search(search_state *s, scratch_layout *l, const pm_search_def *def_ptr, const pm_database *db,
+                              const float *query, void *scratch, size_t scratch_size, pm_error *error) {
     if (!db) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: database is NULL");
     if (!query) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: query is NULL");
-    pm_search_def def = def_in ? *def_in : pm_default_search_def();
+    const pm_search_def def = *def_ptr;
     if (def.query_size != 0 && def.query_size != db->card)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "search: the query has %d values but the database's schema has %d (cardinality)", def.query_size,
@@ -332,17 +331,29 @@ static pm_result search_one(pm_search_result *out, const pm_database *db, const 
     if (def.kdtree_neighbors < 1 || def.kdtree_neighbors > 1000000)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: %d KD-tree neighbours (1..1000000)", def.kdtree_neighbors);
     if (def.max_nodes < 0) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: max_nodes %d is negative (0 = no budget)", def.max_nodes);
-    scratch_layout l = layout_scratch(db, &def);
-    if (!scratch) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is NULL (pm_search_scratch_size: %zu bytes)", l.total);
+    *l = layout_scratch(db, &def);
+    if (!scratch) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is NULL (pm_search_scratch_size: %zu bytes)", l->total);
     if ((uintptr_t)scratch & 15u) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: scratch is not 16-byte aligned");
-    if (scratch_size < l.total) /* a buffer short of what the size function asks: as the blend jobs say it */
+    if (scratch_size < l->total) /* a buffer short of what the size function asks: as the blend jobs say it */
         return pm_fail(error, PM_ERR_MISMATCH, "search: scratch of %zu bytes is too small (pm_search_scratch_size: %zu)",
-                       scratch_size, l.total);
-    uint8_t *mem = (uint8_t *)scratch;
+                       scratch_size, l->total);
+    memset(s, 0, sizeof *s);
+    return prepare(s, db, query, def_ptr, l, (uint8_t *)scratch, error);
+}
+
+/* pm_search_kernel; found_before: an earlier database of pm_search_databases found an answer
+ * (def->max_cost was lowered to beat it), which counts as found for the work budget. */
+static pm_result search_one(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def_in,
+                            void *scratch, size_t scratch_size, int kernel, int found_before, pm_error *error) {
+    if (!out) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search: out is NULL");
+    /* A caller that misses an error code reads "not found", never the previous frame's answer. */
+    result_not_found(out);
+    const pm_search_def def = def_in ? *def_in : pm_default_search_def();
     search_state s;
-    memset(&s, 0, sizeof s);
-    pm_result r = prepare(&s, db, query, &def, &l, mem, error);
+    scratch_layout l;
+    pm_result r = check_search(&s, &l, &def, db, query, scratch, scratch_size, error);
     if (r != PM_OK) return r;
+    uint8_t *mem = (uint8_t *)scratch;
     s.max_nodes = def.max_nodes > 0 ? def.max_nodes : INT_MAX;
     s.found_before = found_before;
 
@@ -440,6 +451,18 @@ pm_result pm_search_databases(pm_search_result *out, int *out_db, const pm_datab
     if (count < 1 || count > PM_SEARCH_MAX_DATABASES)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_search_databases: %d databases is outside 1..%d", count,
                        PM_SEARCH_MAX_DATABASES);
+    /* Every search checked before any runs: a def that fails after an earlier database has
+     * written its breakdown would leave that half an answer. */
+    for (int i = 0; i < count; i++) {
+        const pm_search_def def = defs ? defs[i] : pm_default_search_def();
+        search_state s;
+        scratch_layout l;
+        pm_result e = check_search(&s, &l, &def, dbs[i], queries[i], scratch, scratch_size, error);
+        if (e != PM_OK) {
+            pm_error_prefix(error, "database %d", i);
+            return e;
+        }
+    }
     int candidates = 0, nodes = 0, proven = 1;
     float best = INFINITY;
     for (int i = 0; i < count; i++) {

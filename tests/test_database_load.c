@@ -426,7 +426,7 @@ static void test_load_in_place(void **state) {
     memmove(buffer + 16, buffer, im.n);
     assert_int_equal(pm_database_load_memory(&db, buffer + 16, im.n, PM_LOAD_IN_PLACE, NULL, &err),
                      PM_ERR_INVALID_ARGUMENT);
-    assert_string_equal(err.message, "pm_database_load_memory: in place, data must be 64-byte aligned (it is 16 bytes past)");
+    assert_string_equal(err.message, "pm_database_load_memory: in place, data must be 64-byte aligned (it is 16 byte(s) past)");
     assert_null(db);
     /* Copied, misaligned bytes load. */
     PM_ASSERT_OK(pm_database_load_memory(&db, buffer + 16, im.n, 0, NULL, NULL));

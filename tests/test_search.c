@@ -417,10 +417,22 @@ static void test_databases_of_different_schemas(void **state) {
     assert_int_equal(pm_search_databases(&r, &which, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(err.message, "database 1"));
     assert_non_null(strstr(err.message, "cardinality"));
-    /* Database 0 found a pose before database 1 failed: the failed call returns none of it. */
+    /* Database 1's def is refused before database 0 is searched: the failed call returns none of
+     * an answer, nor writes database 0's breakdown (it did, the checks coming in turn). */
     assert_int_equal(r.found, 0);
     assert_int_equal(r.pose, -1);
     assert_int_equal(which, -1);
+    float ba[PM_MAX_CHANNELS];
+    for (int c = 0; c < big_info.channels; c++) ba[c] = -7.0f;
+    defs[0].out_breakdown = ba;
+    defs[1].query_size = SMALL;
+    defs[1].max_cost = NAN;
+    assert_int_equal(pm_search_databases(&r, &which, dbs, qs, defs, 2, scratch, ss, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "database 1: search: max_cost is not a number"));
+    for (int c = 0; c < big_info.channels; c++) assert_true(ba[c] == -7.0f);
+    defs[0].out_breakdown = NULL;
+    defs[1].max_cost = pm_default_search_def().max_cost;
+    defs[1].query_size = DIMS;
     /* The argument checks too leave "not found" behind, not the last call's result. */
     PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs, NULL, 2, scratch, ss, NULL));
     assert_int_equal(r.found, 1);
