@@ -16,6 +16,32 @@ pm_branch_filter pm_default_branch_filter(void) {
     return f;
 }
 
+/* Filter f checked, and the joint its branch starts at. */
+static pm_result filter_start(int *out_start, const pm_skeleton *skeleton, const pm_branch_filter *bf, int f,
+                              pm_error *error) {
+    if (!bf->bone || !bf->bone[0]) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: no bone name", f);
+    if (!isfinite(bf->weight) || bf->weight < 0.0f || bf->weight > 1.0f)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): weight %s is outside [0, 1]", f, bf->bone,
+                       pm_float_text(bf->weight).text);
+    if (bf->max_depth < -1)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): max_depth %d (use -1 for the whole branch)",
+                       f, bf->bone, bf->max_depth);
+    /* Roles ("@hips", "@left_upleg", as a schema names bones) keep one mask across rigs. */
+    int start = pm_features_resolve_bone(skeleton, bf->bone);
+    if (start < 0 && bf->bone[0] == '@' && pm_bone_role(bf->bone) < 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: unknown role '%s' (roles:%s)", f, bf->bone,
+                       PM_BONE_ROLES);
+    if (start < 0 && bf->bone[0] == '@')
+        return pm_fail(error, PM_ERR_NOT_FOUND,
+                       "branch filter %d: no joint of the skeleton takes the role '%s' (roles are found from joint "
+                       "names: name the joint instead)",
+                       f, bf->bone);
+    if (start < 0)
+        return pm_fail(error, PM_ERR_NOT_FOUND, "branch filter %d: the skeleton has no joint named '%s'", f, bf->bone);
+    *out_start = start;
+    return PM_OK;
+}
+
 pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skeleton, const pm_branch_filter *filters,
                                    int filter_count, pm_error *error) {
     if (!out_weights || !skeleton || (!filters && filter_count > 0))
@@ -24,30 +50,15 @@ pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skelet
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filters: filter_count %d is negative", filter_count);
     pm_result r = pm_skeleton_validate(skeleton, error);
     if (r != PM_OK) return r;
+    /* Every filter checked before a weight is written: an error leaves out_weights as it was. */
+    int start;
+    for (int f = 0; f < filter_count; f++)
+        if ((r = filter_start(&start, skeleton, &filters[f], f, error)) != PM_OK) return r;
     int n = skeleton->joint_count;
     for (int j = 0; j < n; j++) out_weights[j] = 0.0f;
     for (int f = 0; f < filter_count; f++) {
         const pm_branch_filter *bf = &filters[f];
-        if (!bf->bone || !bf->bone[0])
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: no bone name", f);
-        if (!isfinite(bf->weight) || bf->weight < 0.0f || bf->weight > 1.0f)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): weight %s is outside [0, 1]", f,
-                           bf->bone, pm_float_text(bf->weight).text);
-        if (bf->max_depth < -1)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d ('%s'): max_depth %d (use -1 for the whole branch)",
-                           f, bf->bone, bf->max_depth);
-        /* Roles ("@hips", "@left_upleg", as a schema names bones) keep one mask across rigs. */
-        int start = pm_features_resolve_bone(skeleton, bf->bone);
-        if (start < 0 && bf->bone[0] == '@' && pm_bone_role(bf->bone) < 0)
-            return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "branch filter %d: unknown role '%s' (roles:%s)", f, bf->bone,
-                           PM_BONE_ROLES);
-        if (start < 0 && bf->bone[0] == '@')
-            return pm_fail(error, PM_ERR_NOT_FOUND,
-                           "branch filter %d: no joint of the skeleton takes the role '%s' (roles are found from joint "
-                           "names: name the joint instead)",
-                           f, bf->bone);
-        if (start < 0)
-            return pm_fail(error, PM_ERR_NOT_FOUND, "branch filter %d: the skeleton has no joint named '%s'", f, bf->bone);
+        (void)filter_start(&start, skeleton, bf, f, NULL);
         float ramp = bf->blend_depth > 0 ? 1.0f / (float)bf->blend_depth : 1.0f;
         for (int j = start; j < n; j++) {
             int depth = -1;

@@ -166,9 +166,15 @@ static pm_result check_def(const pm_blend_space_def *def, pm_error *error) {
     if (def->dimensions < 1 || def->dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': %d dimensions (1, 2 or 3 are supported)", name,
                        def->dimensions);
-    if (def->sample_count < 1 || !def->samples)
+    if (def->sample_count < 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': sample_count %d is negative", name,
+                       def->sample_count);
+    if (def->sample_count == 0)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s' has no samples (an empty space cannot be blended)",
                        name);
+    if (!def->samples)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space '%s': samples is NULL (sample_count %d)", name,
+                       def->sample_count);
     /* Before any sample is read: a count over the limit is refused without walking an array that
      * may be shorter than it. */
     if (def->sample_count > PM_BLEND_SPACE_MAX_SAMPLES)

@@ -59,10 +59,12 @@ static pm_result blend_prepare(const pm_blend_job *job, const pm_soa_transform *
         poses[heaviest] = tp;
         weights[heaviest] = tw;
     }
-    if (!(sum >= 1e-30f) || !isfinite(sum)) {
-        /* Weights so small that 1 / sum overflows (or so large that the sum does): only their
-         * ratios matter, so they are taken relative to the largest, which makes the sum 1..64.
-         * Ordinary weights skip this and keep their bits. */
+    if (!(sum >= 1e-30f && sum <= 1e30f)) {
+        /* Weights so small that 1 / sum overflows, or so large that the sum does or that 1 / sum
+         * (and 1 / the heaviest, for rotations) is subnormal, which flush-to-zero makes 0 (a blend
+         * of 2e38 and 1e38 came out as the identity): only their ratios matter, so they are taken
+         * relative to the largest, which makes the sum 1..64. Ordinary weights skip this and keep
+         * their bits. */
         sum = 0.0f;
         for (int i = 0; i < n; i++) {
             weights[i] /= largest;

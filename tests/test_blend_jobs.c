@@ -1,6 +1,9 @@
 /* Pose jobs: sampling, N-pose blend, local to model (BL3, BL5; layered blends per bone are in
  * test_blend_layered.c, additive layers in test_additive.c). */
 #include <math.h>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +454,20 @@ static void test_blend_extreme_weights(void **state) {
             assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(ref, j), 1e-3f);
             assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(ref, j), 1e-3f);
         }
+#if defined(__SSE__) || defined(__x86_64__)
+        /* Huge unequal weights whose sum is finite, with flush-to-zero and denormals-are-zero on
+         * (as game runtimes run): 1 / sum and 1 / the heaviest are subnormal, which flushed to 0
+         * and blended to the identity. Taken relative to the largest, they blend as (i + 1) do. */
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr(csr | 0x8040u); /* FTZ | DAZ */
+        for (int i = 0; i < n; i++) in[i].weight = (float)(i + 1) * 5e37f;
+        run_blend(out, in, n);
+        _mm_setcsr(csr);
+        for (int j = 0; j < J_COUNT; j++) {
+            assert_quat_near(pm_pose_rotation(out, j), pm_pose_rotation(ref, j), 1e-5f);
+            assert_vec_near(pm_pose_translation(out, j), pm_pose_translation(ref, j), 1e-5f);
+        }
+#endif
     }
     free_pose_array(p, 4);
     FREE_POSES(out, ref);

@@ -42,6 +42,12 @@ static void test_branch_filters(void **state) {
     f.bone = "Tail";
     assert_int_equal(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_NOT_FOUND);
     assert_non_null(strstr(e.message, "Tail"));
+    /* A bad filter after a good one: nothing written (the good one's branch was). */
+    pm_branch_filter good_bad[2] = {spine_filter(), f};
+    for (int j = 0; j < J_COUNT; j++) w[j] = -3.0f;
+    assert_int_equal(pm_branch_filters_expand(w, &sk, good_bad, 2, &e), PM_ERR_NOT_FOUND);
+    assert_non_null(strstr(e.message, "branch filter 1: the skeleton has no joint named 'Tail'"));
+    for (int j = 0; j < J_COUNT; j++) assert_true(w[j] == -3.0f);
     /* Roles name bones as in a schema: "@left_upleg" is LeftUpLeg's branch here. */
     float by_name[J_COUNT];
     pm_branch_filter leg = pm_default_branch_filter();

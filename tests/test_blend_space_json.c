@@ -27,7 +27,15 @@ static void test_bad_spaces(void **state) {
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "no samples"));
     assert_null(s);
+    /* A negative count and a NULL array are named as such, not as an empty space. */
+    def.sample_count = -2;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "sample_count -2 is negative"));
     def.sample_count = 3;
+    def.samples = NULL;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "samples is NULL (sample_count 3)"));
+    def.samples = samples;
     def.dimensions = PM_BLEND_SPACE_MAX_DIMENSIONS + 1;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "dimensions"));

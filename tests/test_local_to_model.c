@@ -154,7 +154,8 @@ static void test_kernels_agree(void **state) {
     assert_true(compared > 0);
 }
 
-/* A bad parent is reported the same way by every kernel, wherever it sits in a block. */
+/* A bad parent is reported the same way by every kernel, wherever it sits in a block, and
+ * before any joint is written (the kernels wrote the joints before it). */
 static void test_kernels_reject_alike(void **state) {
     (void)state;
     const int n = 37;
@@ -176,6 +177,9 @@ static void test_kernels_reject_alike(void **state) {
                 for (int kernel = PM_KERNEL_BASELINE; kernel <= PM_KERNEL_AVX2; kernel++) {
                     pm_error e;
                     assert_int_equal(run_kernel(&o, &job, mode != 1, mode != 0, kernel, &e), PM_ERR_INVALID_ARGUMENT);
+                    const uint8_t *bytes = (const uint8_t *)o.transforms, *mbytes = (const uint8_t *)o.matrices;
+                    for (size_t b = 0; b < sizeof(pm_transform) * (size_t)n; b++) assert_int_equal(bytes[b], 0x5a);
+                    for (size_t b = 0; b < sizeof(float) * 16 * (size_t)n; b++) assert_int_equal(mbytes[b], 0x5a);
                     char want[64];
                     snprintf(want, sizeof want, "joint %d has parent %d", bad, (int)parents[bad]);
                     if (!strstr(e.message, want)) fail_msg("kernel %d: '%s' lacks '%s'", kernel, e.message, want);

@@ -14,7 +14,10 @@
  * is zero is never read (its pointer may be NULL). An output may be the very pose of an input where
  * a job says so; any other overlap of an output with what the job reads (an output a group off an
  * input, local-to-model outputs over the input) is rejected by validate, as the pose would be read
- * after parts of it were overwritten. */
+ * after parts of it were overwritten. Every job's run checks what its validate checks before it
+ * writes anything: an error leaves the outputs as they were. Pose contents are not checked per
+ * run: rotations are unit quaternions (as clips, sampling and the jobs give them); a zero or NaN
+ * one gives NaN where it is read. */
 #ifndef POSEMATCH_BLEND_H
 #define POSEMATCH_BLEND_H
 
@@ -178,7 +181,8 @@ typedef struct pm_branch_filter {
 PM_API pm_branch_filter pm_default_branch_filter(void);
 
 /* Expands filters once into per-joint weights (out_weights: joint_count floats). A joint covered
- * by several filters takes the largest weight; joints covered by none get 0. */
+ * by several filters takes the largest weight; joints covered by none get 0.
+ * Every filter is checked first: an error leaves out_weights as it was. */
 PM_API pm_result pm_branch_filters_expand(float *out_weights, const pm_skeleton *skeleton,
                                           const pm_branch_filter *filters, int filter_count, pm_error *error);
 
