@@ -261,12 +261,13 @@ static void locate_brute(const pm_blend_space *s, pm_dt3_point q, pm_blend_raw_w
 static pm_result weights_at(pm_blend_space_weights *out, const pm_blend_space *s, const float *params, int brute,
                             pm_error *error) {
     if (!out || !s || !params) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "blend space weights: NULL argument");
-    memset(out, 0, sizeof *out);
     for (int d = 0; d < s->dimensions; d++)
         if (!isfinite(params[d]))
             return pm_fail(error, PM_ERR_NUMERIC, "blend space '%s': parameter %s is not finite", s->name, s->axis_names[d]);
+    /* Snapped before *out is cleared: params may be the previous result's out->params. */
     int clamped = 0;
     pm_dt3_point q = pm_blend_space_snap(s, params, &clamped);
+    memset(out, 0, sizeof *out);
     pm_blend_raw_weights rw;
     pm_blend_located at;
     memset(&rw, 0, sizeof rw);

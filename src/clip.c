@@ -222,7 +222,9 @@ fail:
 }
 
 pm_result pm_clip_validate(const pm_clip *c, pm_error *error) {
-    if (!c || !c->rotations || !c->translations) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: not initialised");
+    if (!c) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: NULL");
+    if (!c->rotations || !c->translations)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip: not initialised (create it with pm_clip_create)");
     pm_result r = clip_check_name(c, "clip", error);
     if (r != PM_OK) return r;
     const char *name = c->name ? c->name : "(unnamed)";

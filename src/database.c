@@ -74,7 +74,10 @@ static pm_result check_clip(const pm_database *db, const char *fn, int asset, co
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "%s: asset %d is outside 0..%lld", fn, asset,
                        (long long)db->header->asset_count - 1);
     pm_result r = pm_clip_validate(clip, error);
-    if (r != PM_OK) return r;
+    if (r != PM_OK) {
+        pm_error_prefix(error, "%s", fn);
+        return r;
+    }
     const char *name = db->strings + db->assets[asset].name, *clip_name = clip->name ? clip->name : "(unnamed)";
     const pmdb_asset_source *s = &db->sources[asset];
     if ((uint32_t)clip->skeleton.joint_count != s->joint_count)
@@ -217,6 +220,7 @@ pm_result pm_database_clip_lead_in(float *out_seconds, const pm_database *db, co
     if (!out_seconds || !db || !clip) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_clip_lead_in: NULL argument");
     *out_seconds = 0.0f;
     pm_result r = pm_clip_validate(clip, error);
+    if (r != PM_OK) pm_error_prefix(error, "pm_database_clip_lead_in");
     int frames = 0;
     if (r == PM_OK) r = pm_clip_lead_in_frames(&frames, clip, &db->settings, error);
     if (r == PM_OK) *out_seconds = (float)frames * clip->frame_time;
@@ -229,7 +233,10 @@ pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db, const 
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_clip_frame_row: NULL argument");
     *out_row = -1;
     pm_result r = pm_clip_validate(clip, error);
-    if (r != PM_OK) return r;
+    if (r != PM_OK) {
+        pm_error_prefix(error, "pm_database_clip_frame_row");
+        return r;
+    }
     const char *name = clip->name ? clip->name : "(unnamed)";
     if (frame < 0 || frame >= clip->frame_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "clip '%s': frame %d is outside 0..%d", name, frame,
@@ -264,7 +271,10 @@ pm_result pm_database_clip_queries(float **out_rows, int *out_count, const pm_da
     *out_rows = NULL;
     *out_count = 0;
     pm_result r = pm_clip_validate(clip, error);
-    if (r != PM_OK) return r;
+    if (r != PM_OK) {
+        pm_error_prefix(error, "pm_database_clip_queries");
+        return r;
+    }
     pm_clip prepared;
     if ((r = pm_prepare_clip(&prepared, NULL, clip, &db->settings, NULL, clip->looping, error)) != PM_OK) return r;
     float *rows = (float *)pm_alloc_array(&db->allocator, (size_t)prepared.frame_count, (size_t)db->card * sizeof(float), 64);

@@ -259,14 +259,14 @@ pm_result pm_schema_time_window(float *past, float *future, const pm_schema *s, 
                     return pm_fail(error, PM_ERR_NUMERIC,
                                    "pm_schema_time_window: schema channel %d sample %d: offset %g is not finite", i, k,
                                    (double)c->samples[k].offset);
-                p = PM_MAX(p, -c->samples[k].offset);
+                p = PM_MAX(p, 0.0f - c->samples[k].offset); /* (0 - 0 is +0; -0 printed as "-0") */
                 f = PM_MAX(f, c->samples[k].offset);
             }
         } else if (c->kind != PM_FEATURE_PADDING && c->kind != PM_FEATURE_GROUP) {
             if (!isfinite(c->offset))
                 return pm_fail(error, PM_ERR_NUMERIC, "pm_schema_time_window: schema channel %d: offset %g is not finite",
                                i, (double)c->offset);
-            p = PM_MAX(p, -c->offset);
+            p = PM_MAX(p, 0.0f - c->offset);
             f = PM_MAX(f, c->offset);
         }
     }

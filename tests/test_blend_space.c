@@ -48,6 +48,17 @@ static void test_weights_properties(void **state) {
         for (int i = 0; i < 40; i++)
             assert_true(du <= hypotf(pts[i][0] - clampf(p[0], -1.0f, 2.0f), pts[i][1] - clampf(p[1], -1.0f, 2.0f)) + 1e-5f);
     }
+    /* A refused parameter leaves the output as it was; the previous result's own point may be
+     * the next query. */
+    pm_blend_space_weights w, before;
+    const float p[2] = {0.3f, 0.4f};
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, p, NULL));
+    before = w;
+    const float bad[2] = {NAN, 0.4f};
+    assert_int_equal(pm_blend_space_weights_at(&w, s, bad, NULL), PM_ERR_NUMERIC);
+    assert_memory_equal(&w, &before, sizeof w);
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, w.params, NULL));
+    assert_true(fabsf(w.params[0] - p[0]) < 1e-5f && fabsf(w.params[1] - p[1]) < 1e-5f);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }

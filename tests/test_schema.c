@@ -30,6 +30,7 @@ static void test_presets(void **state) {
     float past, future;
     PM_ASSERT_OK(pm_schema_time_window(&past, &future, &s, NULL));
     assert_float_equal(past, 0.0f, 1e-6);
+    assert_false(signbit(past)); /* no past sample: +0, not the -0 of a negated 0 offset */
     assert_float_equal(future, 1.0f, 1e-6);
     pm_error err;
     assert_int_equal(pm_schema_preset(&s, "nope", &err), PM_ERR_NOT_FOUND);
