@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench_queries.h"
 #include "bench_threads.h"
 #include "cli_common.h"
 #include "cli_file.h"
@@ -40,35 +41,6 @@ static const char bench_usage[] =
     "                  passes) and require the same answers, query by query; 1..256; 1 (none)\n"
     "  --json          JSON on stdout\n";
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-static uint32_t rng_u32(rng *r) {
-    r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
-    uint64_t x = r->s;
-    return (uint32_t)((x ^ (x >> 22)) >> (22 + (x >> 61)));
-}
-static double rng_unit(rng *r) { return ((double)rng_u32(r) + 0.5) / 4294967296.0; }
-/* A standard normal by Kinderman and Monahan's ratio of uniforms: (u, v) uniform in
- * (0, 1] x [-sqrt(2/e), sqrt(2/e)] is kept when u <= exp(-(v/u)^2 / 4), and v/u is normal. It needs
- * only exp, and pm_expf gives the same bits on every machine (libm's log and cos may not), so a
- * seed gives the same query sets everywhere. */
-static double rng_normal(rng *r) {
-    for (;;) {
-        double u = rng_unit(r);
-        double x = (2.0 * rng_unit(r) - 1.0) * 0.8577638849607068 / u;
-        if ((double)pm_expf((float)(-0.25 * x * x)) >= u) return x;
-    }
-}
-/* base^t for t in [-1, 1], through pm_expf for the same reason. */
-static float rng_power(double ln_base, double t) { return pm_expf((float)(ln_base * t)); }
-
-typedef struct query_set {
-    const char *name;
-    int count;
-    float *rows;      /* count x cardinality, raw */
-    int *source_pose; /* noisy set: the pose the query came from (continuing pose), else -1 */
-} query_set;
 
 typedef struct mode_row {
     char mode[32];
@@ -103,7 +75,7 @@ typedef struct bench {
 } bench;
 
 /* Runs one mode over a set; fills times and results. */
-static int run_mode(bench *b, const query_set *qs, pm_search_mode mode, const float *dyn, int continuing,
+static int run_mode(bench *b, const pm_bench_query_set *qs, pm_search_mode mode, const float *dyn, int continuing,
                     pm_search_result *out, double *times) {
     pm_search_def def = pm_default_search_def();
     def.mode = mode;
@@ -125,7 +97,7 @@ static int run_mode(bench *b, const query_set *qs, pm_search_mode mode, const fl
     return 0;
 }
 
-static void summarise(bench *b, const query_set *qs, const char *mode, const char *set, const pm_search_result *res,
+static void summarise(bench *b, const pm_bench_query_set *qs, const char *mode, const char *set, const pm_search_result *res,
                       const pm_search_result *ref, double *times, double bf_median, double build_ms, size_t bytes) {
     mode_row *m = &b->rows[b->row_count++];
     memset(m, 0, sizeof *m);
@@ -254,7 +226,7 @@ static int read_steal(double *steal, double *total) {
     return 1;
 }
 
-static int measure_floor(floor_stats *f, bench *b, const query_set *qs, double *sink) {
+static int measure_floor(floor_stats *f, bench *b, const pm_bench_query_set *qs, double *sink) {
     double tr[FLOOR_ROUNDS], tb[FLOOR_ROUNDS];
     pm_search_def def = pm_default_search_def();
     def.mode = PM_SEARCH_BRUTEFORCE;
@@ -277,100 +249,6 @@ static int measure_floor(floor_stats *f, bench *b, const query_set *qs, double *
     f->bf_us = tb[FLOOR_ROUNDS / 2];
     f->read_spread = spread(tr, FLOOR_ROUNDS);
     f->bf_spread = spread(tb, FLOOR_ROUNDS);
-    return 0;
-}
-
-/* Whether the far clip at `path` (named `clip_name` by the reader) is the clip database asset
- * `asset` was built from: the same name, or, for clips that build named apart by their folders
- * ("a/walk" beside "b/walk"), the same name in a folder whose path ends with the asset's. */
-static int far_clip_is_asset(const char *asset, const char *path, const char *clip_name) {
-    if (!strcmp(asset, clip_name)) return 1;
-    const char *slash = strrchr(asset, '/'), *path_slash = strrchr(path, '/');
-    if (!slash || !path_slash || strcmp(slash + 1, clip_name)) return 0;
-    size_t folders = (size_t)(slash - asset), path_folders = (size_t)(path_slash - path);
-    if (path_folders < folders || strncmp(path_slash - folders, asset, folders)) return 0;
-    return path_folders == folders || path_slash[-(long)folders - 1] == '/';
-}
-
-static int load_far(query_set *qs, const pm_database *db, char **paths, int path_count, const pm_bvh_def *bvh,
-                    int max_queries) {
-    char **files = NULL;
-    int nfiles = 0;
-    pm_error err;
-    if (pm_cli_expand_inputs(&files, &nfiles, paths, path_count, &err) != PM_OK) return pm_cli_fail_error(&err);
-    pm_database_info info;
-    pm_database_get_info(&info, db);
-    const int card = info.cardinality;
-    float *all = NULL;
-    size_t total = 0;
-    int rc = 0;
-    for (int i = 0; i < nfiles && rc == 0; i++) {
-        pm_clip clip;
-        if (pm_bvh_read_file(&clip, files[i], bvh, &err) != PM_OK) {
-            rc = pm_cli_fail_error(&err);
-            break;
-        }
-        pm_cli_warn_clip_scale(&clip, "bench", files[i]);
-        /* Far queries measure clips the database has not seen: one it holds makes them easy. Its
-         * folders are read as build reads them (NULL: the path as given, a warning less at worst). */
-        char *where = pm_cli_absolute_path(files[i]);
-        for (int a = 0; a < info.assets && clip.name; a++) {
-            pm_asset_info ai;
-            if (pm_database_asset(&ai, db, a, &err) != PM_OK) {
-                rc = pm_cli_fail_error(&err);
-                break;
-            }
-            if (ai.name && far_clip_is_asset(ai.name, where ? where : files[i], clip.name)) {
-                pm_cli_warn("bench: warning: far clip %s is in the database (asset %d '%s'): far queries should "
-                            "come from clips left out of it",
-                            files[i], a, ai.name);
-                break;
-            }
-        }
-        free(where);
-        if (rc) {
-            pm_clip_destroy(&clip);
-            break;
-        }
-        float *rows = NULL;
-        int n = 0;
-        /* (The library names the clip by its name; the message names the file, as search's.) */
-        if (pm_database_clip_queries(&rows, &n, db, &clip, &err) != PM_OK) rc = pm_cli_fail("%s: %s", files[i], err.message);
-        else {
-            float *grown = realloc(all, (total + (size_t)n) * card * sizeof(float));
-            if (!grown) rc = pm_cli_fail("bench: out of memory");
-            else {
-                all = grown;
-                memcpy(all + total * card, rows, (size_t)n * card * sizeof(float));
-                total += (size_t)n;
-            }
-        }
-        pm_free_buffer(rows, NULL);
-        pm_clip_destroy(&clip);
-    }
-    pm_cli_free_list(files, nfiles);
-    if (rc) {
-        free(all);
-        return rc;
-    }
-    if (total == 0) {
-        free(all);
-        return pm_cli_fail("bench: --far gave no frames");
-    }
-    /* Evenly spaced frames: every part of every held-out clip is represented. */
-    int count = (int)PM_CLI_MIN((size_t)max_queries, total);
-    qs->rows = malloc((size_t)count * card * sizeof(float));
-    if (!qs->rows) {
-        free(all);
-        return pm_cli_fail("bench: out of memory");
-    }
-    for (int i = 0; i < count; i++) {
-        size_t f = (size_t)((double)i * (double)total / count);
-        memcpy(qs->rows + (size_t)i * card, all + f * card, (size_t)card * sizeof(float));
-    }
-    qs->count = count;
-    qs->name = "far";
-    free(all);
     return 0;
 }
 
@@ -442,7 +320,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
 
 /* Exact with a work budget of max_nodes (pm_search_def.max_nodes) on a plain set, right after
  * compare_modes on it: against the brute-force answers it left in b->ref, and its median. */
-static int compare_budget(bench *b, const query_set *qs, double bf_median, int max_nodes) {
+static int compare_budget(bench *b, const pm_bench_query_set *qs, double bf_median, int max_nodes) {
     char set[48];
     snprintf(set, sizeof set, "%s+max-nodes=%d", qs->name, max_nodes);
     b->max_nodes = max_nodes;
@@ -457,7 +335,7 @@ static int compare_budget(bench *b, const query_set *qs, double bf_median, int m
 /* Brute force on a set (the reference of exactness and the speed baseline), then each of
  * `modes` against it, with the same dynamic weights and continuing pose: one row each. A plain
  * set (`pool`) also adds its brute-force and exact times to the headline's pooled ones. */
-static int compare_modes(bench *b, const query_set *qs, const char *set, const float *dyn, int continuing,
+static int compare_modes(bench *b, const pm_bench_query_set *qs, const char *set, const float *dyn, int continuing,
                          const pm_search_mode *modes, int mode_count, int pool) {
     int rc;
     if ((rc = run_mode(b, qs, PM_SEARCH_BRUTEFORCE, dyn, continuing, b->ref, b->times))) return rc;
@@ -477,6 +355,124 @@ static int compare_modes(bench *b, const query_set *qs, const char *set, const f
             b->pooled_exact_count += qs->count;
         }
     }
+    return 0;
+}
+
+/* Everything a run reports, measured. */
+typedef struct bench_summary {
+    const bench_args *a;
+    const pm_database_info *info;
+    const bench *b;
+    int far_count;         /* queries of the far set (0: none) */
+    const floor_stats *fl; /* [2]: at the start and at the end */
+    double steal;          /* fraction of CPU time stolen, -1 = unknown */
+    const char *busy;      /* why the run was busy, or NULL */
+    double headline, bf_pooled, ex_pooled;
+    const pm_bench_threads_row *thread_rows;
+    int thread_row_count, thread_rounds;
+} bench_summary;
+
+static int report_json(const bench_summary *s) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "database", s->a->path);
+    cJSON_AddNumberToObject(o, "poses", s->info->poses);
+    cJSON_AddNumberToObject(o, "searchable_poses", s->info->searchable_poses);
+    cJSON_AddNumberToObject(o, "cardinality", s->info->cardinality);
+    cJSON_AddNumberToObject(o, "queries", s->a->queries);
+    if (s->a->far_count) cJSON_AddNumberToObject(o, "far_queries", s->far_count);
+    cJSON_AddNumberToObject(o, "sigma", s->a->sigma);
+    cJSON_AddNumberToObject(o, "warm_read_us", s->fl[0].read_us);
+    cJSON_AddNumberToObject(o, "bruteforce_alternating_us", s->fl[0].bf_us);
+    cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", s->fl[0].bf_us / s->fl[0].read_us);
+    cJSON *floors = cJSON_AddArrayToObject(o, "floor_passes");
+    for (int k = 0; k < 2; k++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "when", k ? "end" : "start");
+        cJSON_AddNumberToObject(x, "warm_read_us", s->fl[k].read_us);
+        cJSON_AddNumberToObject(x, "bruteforce_us", s->fl[k].bf_us);
+        cJSON_AddNumberToObject(x, "warm_read_spread", s->fl[k].read_spread);
+        cJSON_AddNumberToObject(x, "bruteforce_spread", s->fl[k].bf_spread);
+        cJSON_AddItemToArray(floors, x);
+    }
+    if (s->steal >= 0) cJSON_AddNumberToObject(o, "steal_fraction", s->steal);
+    else cJSON_AddNullToObject(o, "steal_fraction");
+    if (s->busy) cJSON_AddStringToObject(o, "busy", s->busy);
+    else cJSON_AddNullToObject(o, "busy");
+    cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", s->headline);
+    cJSON_AddNumberToObject(o, "bruteforce_median_us_all_sets", s->bf_pooled);
+    cJSON_AddNumberToObject(o, "exact_median_us_all_sets", s->ex_pooled);
+    cJSON_AddNumberToObject(o, "bytes", (double)s->info->bytes);
+    cJSON_AddNumberToObject(o, "bytes_per_pose", (double)s->info->bytes / s->info->poses);
+    cJSON *modes = cJSON_AddArrayToObject(o, "modes");
+    for (int i = 0; i < s->b->row_count; i++) {
+        const mode_row *m = &s->b->rows[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "mode", m->mode);
+        cJSON_AddStringToObject(x, "query_set", m->set);
+        cJSON_AddNumberToObject(x, "median_us", m->median_us);
+        cJSON_AddNumberToObject(x, "p99_us", m->p99_us);
+        cJSON_AddNumberToObject(x, "mean_us", m->mean_us);
+        cJSON_AddNumberToObject(x, "exact_fraction", m->exact_fraction);
+        cJSON_AddNumberToObject(x, "proven_fraction", m->proven_fraction);
+        cJSON_AddNumberToObject(x, "mean_excess", m->mean_excess);
+        cJSON_AddNumberToObject(x, "max_excess_ratio", m->max_excess_ratio);
+        cJSON_AddNumberToObject(x, "speedup_vs_bruteforce", m->speedup);
+        cJSON_AddNumberToObject(x, "candidates", m->candidates);
+        cJSON_AddNumberToObject(x, "nodes", m->nodes);
+        cJSON_AddNumberToObject(x, "build_ms", m->build_ms);
+        cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
+        cJSON_AddItemToArray(modes, x);
+    }
+    if (s->thread_row_count) {
+        cJSON *t = cJSON_AddObjectToObject(o, "threads");
+        cJSON_AddNumberToObject(t, "count", s->a->threads);
+        cJSON_AddNumberToObject(t, "rounds", s->thread_rounds);
+        cJSON *tm = cJSON_AddArrayToObject(t, "modes");
+        for (int k = 0; k < s->thread_row_count; k++) {
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "mode", pm_search_mode_name(s->thread_rows[k].mode));
+            cJSON_AddStringToObject(x, "query_set", "noisy");
+            cJSON_AddNumberToObject(x, "queries", s->thread_rows[k].queries);
+            cJSON_AddNumberToObject(x, "qps_1", s->thread_rows[k].qps_1);
+            cJSON_AddNumberToObject(x, "qps_n", s->thread_rows[k].qps_n);
+            cJSON_AddNumberToObject(x, "scaling", s->thread_rows[k].scaling);
+            cJSON_AddItemToArray(tm, x);
+        }
+    }
+    int rc = pm_cli_json_puts(o);
+    cJSON_Delete(o);
+    return rc;
+}
+
+static int report_text(const bench_summary *s) {
+    /* The far set holds every frame of its clips when they have fewer than --queries. */
+    char far_note[64] = "";
+    if (s->a->far_count && s->far_count < s->a->queries)
+        snprintf(far_note, sizeof far_note, " (far: %d, all its clips' frames)", s->far_count);
+    printf("%s: %d poses (%d searchable) x %d, %d queries per set%s, %.1f bytes/pose\n", s->a->path, s->info->poses,
+           s->info->searchable_poses, s->info->cardinality, s->a->queries, far_note, (double)s->info->bytes / s->info->poses);
+    printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
+           s->fl[0].read_us, s->fl[0].bf_us / s->fl[0].read_us, s->fl[0].bf_us);
+    if (s->busy) printf("a busy run: %s\n", s->busy);
+    printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s %8s\n", "mode", "query set", "median us", "p99 us",
+           "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes", "proven");
+    for (int i = 0; i < s->b->row_count; i++) {
+        const mode_row *m = &s->b->rows[i];
+        printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %7.0f %9.1f %10zu %7.1f%%\n", m->mode,
+               m->set, m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
+               m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes, 100.0 * m->proven_fraction);
+    }
+    printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
+           s->a->far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", s->headline, s->bf_pooled,
+           s->ex_pooled);
+    if (s->thread_row_count)
+        printf("throughput on the noisy set, %d threads sharing the database vs 1 (medians of %d alternating "
+               "passes; same answers):\n",
+               s->a->threads, s->thread_rounds);
+    for (int k = 0; k < s->thread_row_count; k++)
+        printf("%-11s %5d queries: %9.0f q/s on 1 thread, %9.0f q/s on %d: %.2fx\n",
+               pm_search_mode_name(s->thread_rows[k].mode), s->thread_rows[k].queries, s->thread_rows[k].qps_1,
+               s->thread_rows[k].qps_n, s->a->threads, s->thread_rows[k].scaling);
     return 0;
 }
 
@@ -522,17 +518,15 @@ int pm_cmd_bench(int argc, char **argv) {
     sdef.kdtree_neighbors = a.neighbors;
     b.scratch_size = pm_search_scratch_size(db, &sdef);
     b.scratch = aligned_alloc(64, (b.scratch_size + 63) / 64 * 64);
-    query_set sets[2];
+    pm_bench_query_set sets[2];
     memset(sets, 0, sizeof sets);
     int set_count = 0;
-    /* Noisy set: random searchable poses, raw features + sigma * scale * N(0, 1). */
-    rng r = {(uint64_t)a.seed * 0x9E3779B97F4A7C15ull + 1};
-    query_set *noisy = &sets[set_count++];
+    pm_bench_rng r = pm_bench_rng_seed(a.seed);
+    pm_bench_query_set *noisy = &sets[set_count++];
     noisy->name = "noisy";
     noisy->count = nq;
     noisy->rows = malloc((size_t)nq * card * sizeof(float));
     noisy->source_pose = malloc((size_t)nq * sizeof(int));
-    const float *scale = pm_database_scales(db);
     if (info.searchable_poses < 1) {
         rc = pm_cli_fail("%s: no searchable pose to draw queries from (all %d poses are block-transition or excluded)",
                          a.path, info.poses);
@@ -542,23 +536,9 @@ int pm_cmd_bench(int argc, char **argv) {
         rc = pm_cli_fail("bench: out of memory");
         goto done;
     }
-    for (int i = 0; i < nq; i++) {
-        pm_pose_info pi;
-        int p;
-        do {
-            p = (int)(rng_u32(&r) % (uint32_t)info.poses);
-            if (pm_database_pose(&pi, db, p, &err) != PM_OK) {
-                rc = pm_cli_fail_error(&err);
-                goto done;
-            }
-        } while (pi.block_transition);
-        noisy->source_pose[i] = p;
-        float *q = noisy->rows + (size_t)i * card;
-        pm_database_pose_features(q, db, p, NULL);
-        for (int d = 0; d < card; d++) q[d] += (float)(a.sigma * rng_normal(&r)) * scale[d];
-    }
+    if ((rc = pm_bench_noisy_set(noisy, db, &info, a.sigma, &r)) != 0) goto done;
     if (a.far_count) {
-        if ((rc = load_far(&sets[set_count], db, a.far, a.far_count, &a.bvh, nq)) != 0) goto done;
+        if ((rc = pm_bench_far_set(&sets[set_count], db, a.far, a.far_count, &a.bvh, nq)) != 0) goto done;
         set_count++;
     }
     if (a.save) {
@@ -582,22 +562,13 @@ int pm_cmd_bench(int argc, char **argv) {
     b.res = malloc((size_t)nq * sizeof(pm_search_result));
     b.pooled_bf = malloc((size_t)nq * 2 * sizeof(double));
     b.pooled_exact = malloc((size_t)nq * 2 * sizeof(double));
-    /* Dynamic weights, two ways: each channel's weight scaled by a factor in [1/2, 2] (how
-     * gameplay re-weights: "feet matter more now"), and - harsher - each dimension's weight by
-     * its own factor in [1/4, 4]. Factors are log-uniform. */
     float *dyn = malloc((size_t)card * 2 * sizeof(float));
     if (!b.times || !b.ref || !b.res || !b.pooled_bf || !b.pooled_exact || !dyn) {
         free(dyn);
         rc = pm_cli_fail("bench: out of memory");
         goto done;
     }
-    const float *wsqrt = pm_database_weights_sqrt(db);
-    float channel_factor[PM_MAX_CHANNELS];
-    for (int c = 0; c < PM_MAX_CHANNELS; c++) channel_factor[c] = rng_power(0.6931471805599453, 2.0 * rng_unit(&r) - 1.0);
-    for (int d = 0; d < card; d++) {
-        dyn[d] = wsqrt[d] * wsqrt[d] * channel_factor[pm_database_dim_channel(db, d)];
-        dyn[card + d] = wsqrt[d] * wsqrt[d] * rng_power(1.3862943611198906, 2.0 * rng_unit(&r) - 1.0);
-    }
+    pm_bench_dynamic_weights(dyn, db, card, &r);
 
     for (int m = 0; m < 4; m++)
         if (pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
@@ -616,7 +587,7 @@ int pm_cmd_bench(int argc, char **argv) {
     static const pm_search_mode all_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
     static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
     for (int s = 0; s < set_count && rc == 0; s++) {
-        query_set *qs = &sets[s];
+        pm_bench_query_set *qs = &sets[s];
         const int bf_row = b.row_count;
         if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, 1))) break;
         if (a.max_nodes && (rc = compare_budget(&b, qs, b.rows[bf_row].median_us, a.max_nodes))) break;
@@ -631,7 +602,6 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     free(dyn);
     if (rc || (rc = measure_floor(&fl[1], &b, &sets[0], &sink)) != 0) goto done;
-    const double read_us = fl[0].read_us, bf_floor_us = fl[0].bf_us;
     /* Steal over the single-threaded part: the throughput passes below load every CPU. */
     const double steal = has_steal && read_steal(&steal1, &total1) && total1 > total0
                              ? (steal1 - steal0) / (total1 - total0)
@@ -654,105 +624,9 @@ int pm_cmd_bench(int argc, char **argv) {
         rc = pm_bench_threads(&thread_rows[k], db, noisy->rows, k ? PM_CLI_MIN(nq, THREAD_BF_QUERIES) : nq,
                               k ? PM_SEARCH_BRUTEFORCE : PM_SEARCH_EXACT, a.neighbors, a.threads, THREAD_ROUNDS);
     if (rc) goto done;
-    if (a.json) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "database", a.path);
-        cJSON_AddNumberToObject(o, "poses", info.poses);
-        cJSON_AddNumberToObject(o, "searchable_poses", info.searchable_poses);
-        cJSON_AddNumberToObject(o, "cardinality", card);
-        cJSON_AddNumberToObject(o, "queries", nq);
-        if (a.far_count) cJSON_AddNumberToObject(o, "far_queries", sets[1].count);
-        cJSON_AddNumberToObject(o, "sigma", a.sigma);
-        cJSON_AddNumberToObject(o, "warm_read_us", read_us);
-        cJSON_AddNumberToObject(o, "bruteforce_alternating_us", bf_floor_us);
-        cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", bf_floor_us / read_us);
-        cJSON *floors = cJSON_AddArrayToObject(o, "floor_passes");
-        for (int k = 0; k < 2; k++) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "when", k ? "end" : "start");
-            cJSON_AddNumberToObject(x, "warm_read_us", fl[k].read_us);
-            cJSON_AddNumberToObject(x, "bruteforce_us", fl[k].bf_us);
-            cJSON_AddNumberToObject(x, "warm_read_spread", fl[k].read_spread);
-            cJSON_AddNumberToObject(x, "bruteforce_spread", fl[k].bf_spread);
-            cJSON_AddItemToArray(floors, x);
-        }
-        if (steal >= 0) cJSON_AddNumberToObject(o, "steal_fraction", steal);
-        else cJSON_AddNullToObject(o, "steal_fraction");
-        if (busy) cJSON_AddStringToObject(o, "busy", busy);
-        else cJSON_AddNullToObject(o, "busy");
-        cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", headline);
-        cJSON_AddNumberToObject(o, "bruteforce_median_us_all_sets", bf_pooled);
-        cJSON_AddNumberToObject(o, "exact_median_us_all_sets", ex_pooled);
-        cJSON_AddNumberToObject(o, "bytes", (double)info.bytes);
-        cJSON_AddNumberToObject(o, "bytes_per_pose", (double)info.bytes / info.poses);
-        cJSON *modes = cJSON_AddArrayToObject(o, "modes");
-        for (int i = 0; i < b.row_count; i++) {
-            mode_row *m = &b.rows[i];
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "mode", m->mode);
-            cJSON_AddStringToObject(x, "query_set", m->set);
-            cJSON_AddNumberToObject(x, "median_us", m->median_us);
-            cJSON_AddNumberToObject(x, "p99_us", m->p99_us);
-            cJSON_AddNumberToObject(x, "mean_us", m->mean_us);
-            cJSON_AddNumberToObject(x, "exact_fraction", m->exact_fraction);
-            cJSON_AddNumberToObject(x, "proven_fraction", m->proven_fraction);
-            cJSON_AddNumberToObject(x, "mean_excess", m->mean_excess);
-            cJSON_AddNumberToObject(x, "max_excess_ratio", m->max_excess_ratio);
-            cJSON_AddNumberToObject(x, "speedup_vs_bruteforce", m->speedup);
-            cJSON_AddNumberToObject(x, "candidates", m->candidates);
-            cJSON_AddNumberToObject(x, "nodes", m->nodes);
-            cJSON_AddNumberToObject(x, "build_ms", m->build_ms);
-            cJSON_AddNumberToObject(x, "bytes", (double)m->bytes);
-            cJSON_AddItemToArray(modes, x);
-        }
-        if (thread_row_count) {
-            cJSON *t = cJSON_AddObjectToObject(o, "threads");
-            cJSON_AddNumberToObject(t, "count", a.threads);
-            cJSON_AddNumberToObject(t, "rounds", THREAD_ROUNDS);
-            cJSON *tm = cJSON_AddArrayToObject(t, "modes");
-            for (int k = 0; k < thread_row_count; k++) {
-                cJSON *x = cJSON_CreateObject();
-                cJSON_AddStringToObject(x, "mode", pm_search_mode_name(thread_rows[k].mode));
-                cJSON_AddStringToObject(x, "query_set", "noisy");
-                cJSON_AddNumberToObject(x, "queries", thread_rows[k].queries);
-                cJSON_AddNumberToObject(x, "qps_1", thread_rows[k].qps_1);
-                cJSON_AddNumberToObject(x, "qps_n", thread_rows[k].qps_n);
-                cJSON_AddNumberToObject(x, "scaling", thread_rows[k].scaling);
-                cJSON_AddItemToArray(tm, x);
-            }
-        }
-        rc = pm_cli_json_puts(o);
-        cJSON_Delete(o);
-    } else {
-        /* The far set holds every frame of its clips when they have fewer than --queries. */
-        char far_note[64] = "";
-        if (a.far_count && sets[1].count < nq)
-            snprintf(far_note, sizeof far_note, " (far: %d, all its clips' frames)", sets[1].count);
-        printf("%s: %d poses (%d searchable) x %d, %d queries per set%s, %.1f bytes/pose\n", a.path, info.poses,
-               info.searchable_poses, card, nq, far_note, (double)info.bytes / info.poses);
-        printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
-               read_us, bf_floor_us / read_us, bf_floor_us);
-        if (busy) printf("a busy run: %s\n", busy);
-        printf("%-11s %-20s %10s %10s %8s %8s %9s %9s %10s %7s %9s %10s %8s\n", "mode", "query set", "median us", "p99 us",
-               "exact", "excess", "worst", "speedup", "candidates", "nodes", "build ms", "bytes", "proven");
-        for (int i = 0; i < b.row_count; i++) {
-            mode_row *m = &b.rows[i];
-            printf("%-11s %-20s %10.1f %10.1f %7.1f%% %7.2f%% %8.2fx %8.1fx %10.0f %7.0f %9.1f %10zu %7.1f%%\n", m->mode,
-                   m->set, m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
-                   m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes, 100.0 * m->proven_fraction);
-        }
-        printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
-               a.far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", headline, bf_pooled,
-               ex_pooled);
-        if (thread_row_count)
-            printf("throughput on the noisy set, %d threads sharing the database vs 1 (medians of %d alternating "
-                   "passes; same answers):\n",
-                   a.threads, THREAD_ROUNDS);
-        for (int k = 0; k < thread_row_count; k++)
-            printf("%-11s %5d queries: %9.0f q/s on 1 thread, %9.0f q/s on %d: %.2fx\n",
-                   pm_search_mode_name(thread_rows[k].mode), thread_rows[k].queries, thread_rows[k].qps_1,
-                   thread_rows[k].qps_n, a.threads, thread_rows[k].scaling);
-    }
+    const bench_summary sum = {&a, &info, &b, set_count > 1 ? sets[1].count : 0, fl, steal, busy,
+                               headline, bf_pooled, ex_pooled, thread_rows, thread_row_count, THREAD_ROUNDS};
+    rc = a.json ? report_json(&sum) : report_text(&sum);
     if (sink == 12345.678) puts("");
 done:
     for (int s = 0; s < set_count; s++) {
