@@ -496,6 +496,186 @@ static int emit_json(const pm_database_info *info, double read_s, double build_s
     return 0;
 }
 
+/* One run's inputs as they are read: each clip (from a BVH file or baked from a blend space),
+ * its asset, the input file it came from, and the read-ahead BVH files. */
+typedef struct build_run {
+    char **files;
+    int file_count;
+    pm_clip *clips;
+    pm_asset_def *assets;
+    const char **from; /* each clip's input file (a BVH or a blend space's JSON) */
+    int loaded, cap;
+    int32_t **maps; /* --mirror-pair maps per clip, or NULL */
+    pm_cli_read_slot *slots; /* the BVH files, read ahead */
+    pm_schema_origin *origin;
+} build_run;
+
+static void build_run_free(build_run *r) {
+    pm_cli_read_slots_free(r->slots, r->file_count);
+    free(r->slots);
+    free(r->origin);
+    for (int i = 0; r->maps && i < r->loaded; i++) free(r->maps[i]);
+    free(r->maps);
+    for (int i = 0; i < r->loaded; i++) pm_clip_destroy(&r->clips[i]);
+    free(r->clips);
+    free(r->assets);
+    free(r->from);
+    pm_cli_free_list(r->files, r->file_count);
+}
+
+/* The schema, the PCA sizes against it, the output and cache paths, and the input files (listed,
+ * distinct, none of them the output). 1, or 0 after printing an error. */
+static int check_command(build_run *r, build_args *a) {
+    pm_error err;
+    r->origin = malloc(sizeof *r->origin);
+    if (!r->origin) return pm_cli_fail("build: out of memory"), 0;
+    if (pm_schema_resolve(&a->schema_value, a->schema, r->origin, &err) != PM_OK) return pm_cli_fail_error(&err), 0;
+    a->def.schema = &a->schema_value;
+    /* The default PCA size fits small schemas; an explicit one must. */
+    int card = pm_schema_cardinality(a->def.schema);
+    if (a->def.pca_components > card) {
+        if (a->pca_given)
+            return pm_cli_fail("build: --pca %d is more than the %d values per pose of %s", a->def.pca_components, card,
+                               r->origin->source),
+                   0;
+        a->def.pca_components = card;
+    }
+    if (a->def.exact_components > card)
+        return pm_cli_fail("build: --exact-components %d is more than the %d values per pose of %s",
+                           a->def.exact_components, card, r->origin->source),
+               0;
+    /* A cache that cannot be a directory is a mistaken command line: said before the work, not after
+     * it as an entry that could not be stored. */
+    if (pm_file_check_output(a->output, &err) != PM_OK ||
+        (a->cache && pm_cli_check_directory_target(a->cache, "--cache", &err) != PM_OK))
+        return pm_cli_fail_error(&err), 0;
+    if (pm_cli_expand_inputs(&r->files, &r->file_count, a->inputs, a->input_count, &err) != PM_OK)
+        return pm_cli_fail_error(&err), 0;
+    if (r->file_count == 0) return pm_cli_fail("build: no .bvh or blend-space .json files found in the inputs"), 0;
+    if (!pm_cli_check_distinct_inputs(r->files, r->file_count)) return 0;
+    /* The database would replace a clip (or the schema) it is built from: -o given an input's name
+     * by mistake. A blend space's clips are checked as it is read (and, being .bvh, are refused by
+     * the extension check first: no database is named like a clip). */
+    if (pm_cli_check_not_input(a->output, (const char *const *)r->files, r->file_count, &err) != PM_OK ||
+        (r->origin->from_file && pm_cli_check_not_input(a->output, &a->schema, 1, &err) != PM_OK) ||
+        pm_cli_check_output_extension(a->output, ".pmdb", "a database", &err) != PM_OK)
+        return pm_cli_fail_error(&err), 0;
+    return 1;
+}
+
+/* Every input into clips and assets, in input order. The BVH files are read on the builder's
+ * threads first (blend spaces, which read their own samples, in the loop below); the loop then
+ * takes each clip in turn. -1, or the exit code after printing an error (or after a signal). */
+static int read_inputs(build_run *r, const build_args *a) {
+    pm_error err;
+    r->slots = calloc((size_t)r->file_count, sizeof *r->slots);
+    int *wanted = calloc((size_t)r->file_count, sizeof *wanted);
+    if (!r->slots || !wanted) {
+        free(wanted);
+        return pm_cli_fail("build: out of memory");
+    }
+    for (int i = 0; i < r->file_count; i++) wanted[i] = !pm_cli_has_suffix(r->files[i], ".json");
+    pm_cli_read_clips(r->slots, r->files, wanted, r->file_count, &a->bvh, a->def.threads, &interrupted);
+    free(wanted);
+    for (int i = 0; i < r->file_count; i++) {
+        if (atomic_load(&interrupted)) return interrupted_exit();
+        const char *file = r->files[i];
+        int before = r->loaded, space = pm_cli_has_suffix(file, ".json");
+        if (space && !add_blend_space(file, a, r->origin, &r->clips, &r->assets, &r->cap, &r->loaded)) return 1;
+        const char **grown = realloc(r->from, (size_t)(r->loaded + 1) * sizeof *r->from);
+        if (!grown) return pm_cli_fail("build: out of memory");
+        r->from = grown;
+        for (int k = before; k < r->loaded; k++) r->from[k] = file;
+        if (space) continue;
+        r->from[r->loaded] = file;
+        if (!reserve(&r->clips, &r->assets, &r->cap, r->loaded + 1)) return pm_cli_fail("build: out of memory");
+        pm_cli_read_slot *slot = &r->slots[i];
+        if (!slot->taken) { /* (not reached: files before a failure are all read) */
+            slot->result = pm_bvh_read_file(&slot->clip, file, &a->bvh, &slot->error);
+            slot->taken = 1;
+        }
+        if (slot->result != PM_OK) return pm_cli_fail_error(&slot->error);
+        pm_clip *clip = &r->clips[r->loaded];
+        *clip = slot->clip; /* moved */
+        slot->taken = 0;
+        if (pm_schema_check_clip(a->def.schema, r->origin, clip, file, &err) != PM_OK) {
+            pm_clip_destroy(clip);
+            return pm_cli_fail_error(&err);
+        }
+        if (a->loop) clip->looping = 1;
+        r->assets[r->loaded] = pm_default_asset_def(clip);
+        r->loaded++;
+    }
+    return -1;
+}
+
+/* The assets as the database takes them: names told apart and checked, clips whose forced units
+ * look wrong counted in a warning, --mirror-pair maps, --addend/--exclude rules, mirrored clips
+ * that pair no joints warned of. 1, or 0 after printing an error. */
+static int prepare_assets(build_run *r, build_args *a) {
+    pm_clip *clips = r->clips;
+    pm_asset_def *assets = r->assets;
+    const int loaded = r->loaded;
+    if (!pm_cli_name_apart(clips, r->from, loaded) || !pm_cli_check_unique_names(clips, r->from, loaded, a->def.mirror) ||
+        !pm_cli_check_name_lengths(clips, r->from, loaded, a->def.mirror))
+        return 0;
+    /* Units or an up axis forced on every clip can be wrong for some: say so once per build. They
+     * outrank a blend space's own, so its baked clips are counted too (they stand as its samples do). */
+    if (pm_cli_bvh_forced(&a->bvh)) {
+        int odd = 0, first = -1;
+        float first_height = 0.0f, height;
+        for (int i = 0; i < loaded; i++)
+            if (pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
+        if (odd)
+            pm_cli_warn("build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above the "
+                        "feet; %s: %.3g m) as --unit-scale/--up read them",
+                        odd, loaded, r->from[first], (double)first_height);
+    }
+    /* Assets point at clips: fix the pointers now that the arrays no longer move. */
+    for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
+    if (a->pair_count) {
+        r->maps = calloc((size_t)(loaded ? loaded : 1), sizeof(int32_t *));
+        int *used = calloc((size_t)a->pair_count, sizeof(int));
+        if (!r->maps || !used) {
+            free(used);
+            return pm_cli_fail("build: out of memory"), 0;
+        }
+        for (int i = 0; i < loaded; i++) assets[i].mirror_map = r->maps[i] = clip_mirror_map(&clips[i].skeleton, a, used);
+        int unused = -1;
+        for (int k = 0; k < a->pair_count && unused < 0; k++)
+            if (!used[k]) unused = k;
+        free(used);
+        if (unused >= 0) return pm_cli_fail("build: --mirror-pair '%s': no clip has both joints", a->pair_spec[unused]), 0;
+    }
+    int *bvh_named = calloc((size_t)(loaded ? loaded : 1), sizeof(int));
+    if (!bvh_named) return pm_cli_fail("build: out of memory"), 0;
+    for (int i = 0; i < loaded; i++) bvh_named[i] = pm_cli_bvh_file(r->from, i) != NULL;
+    int rules_failed = pm_cli_asset_rules_apply(&a->rules, assets, clips, bvh_named, loaded, a->def.mirror);
+    free(bvh_named);
+    if (rules_failed) return 0;
+    return warn_unpaired_mirrors(assets, clips, r->from, loaded, a->def.mirror);
+}
+
+/* With --cache: the entry's path for these inputs and settings (cache_path), and 1 when it holds
+ * the database, copied to the output and reported; 0 to build; -1 after printing an error. */
+static int from_cache(char *cache_path, const build_run *r, const build_args *a, double t0, double t_read) {
+    pm_error err;
+    char key[33];
+    if (pm_database_compute_key(key, &a->def, r->assets, r->loaded, &err) != PM_OK) return pm_cli_fail_error(&err), -1;
+    if (mkdir(a->cache, 0755) != 0 && errno != EEXIST)
+        return pm_cli_fail("%s: --cache: cannot create the directory: %s", a->cache, strerror(errno)), -1;
+    snprintf(cache_path, CACHE_PATH_SIZE, "%s/%s.pmdb", a->cache, key);
+    pm_database *cached = NULL;
+    if (access(cache_path, R_OK) != 0 || pm_database_load(&cached, cache_path, NULL, &err) != PM_OK) return 0;
+    pm_database_info info;
+    pm_database_get_info(&info, cached);
+    pm_database_destroy(cached);
+    if (strcmp(info.key, key) || !copy_file(cache_path, a->output, &err)) return 0;
+    if (a->json && !emit_json(&info, t_read, 0.0, now_s() - t0, 1, a->def.threads)) return -1;
+    if (!a->quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
+    return 1;
+}
+
 int pm_cmd_build(int argc, char **argv) {
     build_args a;
     int rc = parse_args(&a, argc, argv);
@@ -504,200 +684,34 @@ int pm_cmd_build(int argc, char **argv) {
         return rc;
     }
     pm_error err;
-    char **files = NULL;
-    int file_count = 0;
-    pm_clip *clips = NULL;
-    pm_asset_def *assets = NULL;
+    build_run r;
+    memset(&r, 0, sizeof r);
     pm_database *db = NULL;
-    pm_schema_origin *origin = NULL;
-    int32_t **maps = NULL;
-    int loaded = 0, cap = 0;
-    const char **from = NULL; /* each clip's input file (a BVH or a blend space's JSON) */
-    pm_cli_read_slot *slots = NULL; /* the BVH files, read ahead */
     rc = 1;
     double t0 = now_s();
     signal_guard guard;
     guard_signals(&guard);
-    origin = malloc(sizeof *origin);
-    if (!origin) {
-        pm_cli_fail("build: out of memory");
-        goto done;
-    }
-    if (pm_schema_resolve(&a.schema_value, a.schema, origin, &err) != PM_OK) {
-        pm_cli_fail_error(&err);
-        goto done;
-    }
-    a.def.schema = &a.schema_value;
-    /* The default PCA size fits small schemas; an explicit one must. */
-    int card = pm_schema_cardinality(a.def.schema);
-    if (a.def.pca_components > card) {
-        if (a.pca_given) {
-            pm_cli_fail("build: --pca %d is more than the %d values per pose of %s", a.def.pca_components, card,
-                        origin->source);
-            goto done;
-        }
-        a.def.pca_components = card;
-    }
-    if (a.def.exact_components > card) {
-        pm_cli_fail("build: --exact-components %d is more than the %d values per pose of %s", a.def.exact_components,
-                    card, origin->source);
-        goto done;
-    }
-    /* A cache that cannot be a directory is a mistaken command line: said before the work, not after
-     * it as an entry that could not be stored. */
-    if (pm_file_check_output(a.output, &err) != PM_OK ||
-        (a.cache && pm_cli_check_directory_target(a.cache, "--cache", &err) != PM_OK)) {
-        pm_cli_fail_error(&err);
-        goto done;
-    }
-    if (pm_cli_expand_inputs(&files, &file_count, a.inputs, a.input_count, &err) != PM_OK) {
-        pm_cli_fail_error(&err);
-        goto done;
-    }
-    if (file_count == 0) {
-        pm_cli_fail("build: no .bvh or blend-space .json files found in the inputs");
-        goto done;
-    }
-    if (!pm_cli_check_distinct_inputs(files, file_count)) goto done;
-    /* The database would replace a clip (or the schema) it is built from: -o given an input's name
-     * by mistake. A blend space's clips are checked as it is read (and, being .bvh, are refused by
-     * the extension check first: no database is named like a clip). */
-    if (pm_cli_check_not_input(a.output, (const char *const *)files, file_count, &err) != PM_OK ||
-        (origin->from_file && pm_cli_check_not_input(a.output, &a.schema, 1, &err) != PM_OK) ||
-        pm_cli_check_output_extension(a.output, ".pmdb", "a database", &err) != PM_OK) {
-        pm_cli_fail_error(&err);
-        goto done;
-    }
-    /* The BVH files are read on the builder's threads first (blend spaces, which read their own
-     * samples, in the loop below); the loop then takes each clip in input order. */
-    slots = calloc((size_t)file_count, sizeof *slots);
-    int *wanted = calloc((size_t)file_count, sizeof *wanted);
-    if (!slots || !wanted) {
-        free(wanted);
-        pm_cli_fail("build: out of memory");
-        goto done;
-    }
-    for (int i = 0; i < file_count; i++) wanted[i] = !pm_cli_has_suffix(files[i], ".json");
-    pm_cli_read_clips(slots, files, wanted, file_count, &a.bvh, a.def.threads, &interrupted);
-    free(wanted);
-    for (int i = 0; i < file_count; i++) {
-        if (atomic_load(&interrupted)) {
-            rc = interrupted_exit();
-            goto done;
-        }
-        int before = loaded, space = pm_cli_has_suffix(files[i], ".json");
-        if (space && !add_blend_space(files[i], &a, origin, &clips, &assets, &cap, &loaded)) goto done;
-        const char **grown = realloc(from, (size_t)(loaded + 1) * sizeof *from);
-        if (!grown) {
-            pm_cli_fail("build: out of memory");
-            goto done;
-        }
-        from = grown;
-        for (int k = before; k < loaded; k++) from[k] = files[i];
-        if (space) continue;
-        from[loaded] = files[i];
-        if (!reserve(&clips, &assets, &cap, loaded + 1)) {
-            pm_cli_fail("build: out of memory");
-            goto done;
-        }
-        if (!slots[i].taken) { /* (not reached: files before a failure are all read) */
-            slots[i].result = pm_bvh_read_file(&slots[i].clip, files[i], &a.bvh, &slots[i].error);
-            slots[i].taken = 1;
-        }
-        if (slots[i].result != PM_OK) {
-            pm_cli_fail_error(&slots[i].error);
-            goto done;
-        }
-        clips[loaded] = slots[i].clip; /* moved */
-        slots[i].taken = 0;
-        if (pm_schema_check_clip(a.def.schema, origin, &clips[loaded], files[i], &err) != PM_OK) {
-            pm_clip_destroy(&clips[loaded]);
-            pm_cli_fail_error(&err);
-            goto done;
-        }
-        if (a.loop) clips[loaded].looping = 1;
-        assets[loaded] = pm_default_asset_def(&clips[loaded]);
-        loaded++;
-    }
-    if (!pm_cli_name_apart(clips, from, loaded) || !pm_cli_check_unique_names(clips, from, loaded, a.def.mirror) ||
-        !pm_cli_check_name_lengths(clips, from, loaded, a.def.mirror))
-        goto done;
-    /* Units or an up axis forced on every clip can be wrong for some: say so once per build. They
-     * outrank a blend space's own, so its baked clips are counted too (they stand as its samples do). */
-    if (pm_cli_bvh_forced(&a.bvh)) {
-        int odd = 0, first = -1;
-        float first_height = 0.0f, height;
-        for (int i = 0; i < loaded; i++)
-            if (pm_cli_clip_scale_odd(&clips[i], &height) && !odd++) first = i, first_height = height;
-        if (odd)
-            pm_cli_warn("build: warning: %d of %d clips stand where no person does (hips outside 0.3..3 m above the "
-                        "feet; %s: %.3g m) as --unit-scale/--up read them",
-                        odd, loaded, from[first], (double)first_height);
-    }
-    /* Assets point at clips: fix the pointers now that the arrays no longer move. */
-    for (int i = 0; i < loaded; i++) assets[i].clip = &clips[i];
-    if (a.pair_count) {
-        maps = calloc((size_t)(loaded ? loaded : 1), sizeof(int32_t *));
-        int *used = calloc((size_t)a.pair_count, sizeof(int));
-        if (!maps || !used) {
-            free(used);
-            pm_cli_fail("build: out of memory");
-            goto done;
-        }
-        for (int i = 0; i < loaded; i++) assets[i].mirror_map = maps[i] = clip_mirror_map(&clips[i].skeleton, &a, used);
-        int unused = -1;
-        for (int k = 0; k < a.pair_count && unused < 0; k++)
-            if (!used[k]) unused = k;
-        free(used);
-        if (unused >= 0) {
-            pm_cli_fail("build: --mirror-pair '%s': no clip has both joints", a.pair_spec[unused]);
-            goto done;
-        }
-    }
-    int *bvh_named = calloc((size_t)(loaded ? loaded : 1), sizeof(int));
-    if (!bvh_named) {
-        pm_cli_fail("build: out of memory");
-        goto done;
-    }
-    for (int i = 0; i < loaded; i++) bvh_named[i] = pm_cli_bvh_file(from, i) != NULL;
-    int rules_failed = pm_cli_asset_rules_apply(&a.rules, assets, clips, bvh_named, loaded, a.def.mirror);
-    free(bvh_named);
-    if (rules_failed) goto done;
-    if (!warn_unpaired_mirrors(assets, clips, from, loaded, a.def.mirror)) goto done;
+    if (!check_command(&r, &a)) goto done;
+    if ((rc = read_inputs(&r, &a)) >= 0) goto done;
+    rc = 1;
+    if (!prepare_assets(&r, &a)) goto done;
     double t_read = now_s() - t0;
-    if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", loaded, t_read);
+    if (!a.quiet && t_read >= PROGRESS_AFTER_S) fprintf(stderr, "posematch: build: read %d clips in %.2f s\n", r.loaded, t_read);
     progress_state ps = {t0, 0.0, NULL, a.quiet};
     a.def.progress = progress;
     a.def.progress_user = &ps;
 
-    char key[33];
     char cache_path[CACHE_PATH_SIZE] = "";
     if (a.cache) {
-        if (pm_database_compute_key(key, &a.def, assets, loaded, &err) != PM_OK) {
-            pm_cli_fail_error(&err);
+        int hit = from_cache(cache_path, &r, &a, t0, t_read);
+        if (hit) {
+            rc = hit > 0 ? 0 : 1;
             goto done;
-        }
-        if (mkdir(a.cache, 0755) != 0 && errno != EEXIST) {
-            pm_cli_fail("%s: --cache: cannot create the directory: %s", a.cache, strerror(errno));
-            goto done;
-        }
-        snprintf(cache_path, sizeof cache_path, "%s/%s.pmdb", a.cache, key);
-        pm_database *cached = NULL;
-        if (access(cache_path, R_OK) == 0 && pm_database_load(&cached, cache_path, NULL, &err) == PM_OK) {
-            pm_database_info info;
-            pm_database_get_info(&info, cached);
-            pm_database_destroy(cached);
-            if (!strcmp(info.key, key) && copy_file(cache_path, a.output, &err)) {
-                if (a.json && !emit_json(&info, t_read, 0.0, now_s() - t0, 1, a.def.threads)) goto done;
-                if (!a.quiet) fprintf(stderr, "posematch: build: cache hit %s\n", cache_path);
-                rc = 0;
-                goto done;
-            }
         }
     }
     double t_build = now_s();
     /* (A signal that came before this cancels the build at its first progress call.) */
-    pm_result built = pm_database_build(&db, &a.def, assets, loaded, &err);
+    pm_result built = pm_database_build(&db, &a.def, r.assets, r.loaded, &err);
     if (built == PM_ERR_CANCELLED || (built == PM_OK && atomic_load(&interrupted))) {
         rc = interrupted_exit();
         goto done;
@@ -718,22 +732,12 @@ int pm_cmd_build(int argc, char **argv) {
     if (a.json && !emit_json(&info, t_read, t_build, now_s() - t0, 0, a.def.threads)) goto done;
     if (!a.quiet)
         fprintf(stderr, "posematch: build: %d poses, %d asset%s, %zu bytes -> %s (%.2f s)\n", info.poses, info.assets,
-                info.assets == 1 ? "" : "s",
-                info.bytes, a.output, now_s() - t0);
+                info.assets == 1 ? "" : "s", info.bytes, a.output, now_s() - t0);
     rc = 0;
 done:
     release_signals(&guard);
-    pm_cli_read_slots_free(slots, file_count);
-    free(slots);
-    free(origin);
-    for (int i = 0; maps && i < loaded; i++) free(maps[i]);
-    free(maps);
     pm_database_destroy(db);
-    for (int i = 0; i < loaded; i++) pm_clip_destroy(&clips[i]);
-    free(clips);
-    free(assets);
-    free(from);
-    pm_cli_free_list(files, file_count);
+    build_run_free(&r);
     free_args(&a);
     return rc;
 }
