@@ -192,6 +192,178 @@ static const char *const collinear_names[] = {"line", "error", NULL};
 static const char *const coplanar_names[] = {"plane", "error", NULL};
 static const char *const up_names[] = {"y", "z", NULL};
 
+/* Why the text is no JSON document: the line and column where cJSON stopped, and a few
+ * characters there (a generated file is often one line long). */
+static pm_result malformed(const loader *l, const char *text, int line, int trailing) {
+    if (trailing == 2)
+        return bad(l, PM_ERR_PARSE, "JSON", "a \\u0000 escape in a string, line %d (names and paths cannot hold NUL)",
+                   line);
+    if (trailing) return bad(l, PM_ERR_PARSE, "JSON", "text after the top-level value, line %d", line);
+    const char *at = cJSON_GetErrorPtr(), *start = text;
+    if (!at || at < text || at > text + strlen(text)) return bad(l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
+    for (const char *c = text; c < at; c++)
+        if (*c == '\n') start = c + 1;
+    int column = 1, n = 0;
+    for (const char *c = start; c < at; c++) column += ((unsigned char)*c & 0xC0) != 0x80; /* characters, not bytes */
+    while (n < 16 && (unsigned char)at[n] >= 0x20 && at[n] != 0x7f) n++; /* (no control characters) */
+    while (n > 0 && at[n] && ((unsigned char)at[n] & 0xC0) == 0x80) n--; /* (whole UTF-8 characters) */
+    if (n == 0 && (!*at || *at == '\n' || *at == '\r'))
+        return bad(l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at the end of the %s)", line, column,
+                   *at ? "line" : "file");
+    if (n == 0)
+        return bad(l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at a control character, byte 0x%02x)",
+                   line, column, (unsigned)(unsigned char)*at);
+    return bad(l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at '%.*s')", line, column, n, at);
+}
+
+/* The top level's settings: name, sync, align, degenerate layouts, units (the command line's
+ * bvh outranks the file: the file's apply only where the caller left detection on), fps and
+ * grid_include_outside. */
+static pm_result read_settings(const loader *l, const cJSON *root, pm_blend_space_def *def, pm_bvh_def *bvh,
+                               pm_blend_space_file *out) {
+    pm_result r;
+    if ((r = check_object(l, root, "top level", "", top_keys)) != PM_OK) return r;
+    if ((r = get_string(l, root, "name", "top level", &def->name)) != PM_OK) return r;
+    int sync = PM_BLEND_SYNC_FEET, align = 0, collinear = 0, coplanar = 0, up = -1;
+    if ((r = get_enum(l, root, "sync", "top level", sync_names, &sync)) != PM_OK) return r;
+    if ((r = get_enum(l, root, "align", "top level", align_names, &align)) != PM_OK) return r;
+    if ((r = get_enum(l, root, "collinear", "top level", collinear_names, &collinear)) != PM_OK) return r;
+    if ((r = get_enum(l, root, "coplanar", "top level", coplanar_names, &coplanar)) != PM_OK) return r;
+    if ((r = get_enum(l, root, "up", "top level", up_names, &up)) != PM_OK) return r;
+    def->sync = (pm_blend_sync)sync;
+    def->align = (pm_blend_align)align;
+    def->collinear = (pm_blend_collinear)collinear;
+    def->coplanar = (pm_blend_coplanar)coplanar;
+    if (up >= 0 && bvh->up_axis < 0) bvh->up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
+    double v = 0.0;
+    int present = 0;
+    if ((r = get_number(l, root, "unit_scale", "top level", &v, &present)) != PM_OK) return r;
+    if (present) {
+        /* Checked as the float it becomes: 1e-300 would turn into 0, "detect". */
+        if (!(v > 0.0) || v > FLT_MAX || !((float)v > 0.0f))
+            return bad(l, PM_ERR_PARSE, "unit_scale", "%g must be a positive single-precision number (metres per file unit)",
+                       v);
+        /* The range of --unit-scale: far beyond it a clip's motion is read as nothing (or as
+         * astronomical), and its gait cycles and root motion are lost without a word. */
+        if (v < 1e-6 || v > 1e6)
+            return bad(l, PM_ERR_PARSE, "unit_scale", "%g is outside 1e-06..1e+06 (metres per file unit, as --unit-scale)", v);
+        if (bvh->unit_scale == 0.0f) bvh->unit_scale = (float)v;
+    }
+    if ((r = get_number(l, root, "fps", "top level", &v, &present)) != PM_OK) return r;
+    if (present) {
+        if (!(v >= PM_BLEND_FPS_MIN && v <= PM_BLEND_FPS_MAX))
+            return bad(l, PM_ERR_PARSE, "fps", "%g is outside %g..%g", v, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX);
+        out->fps = (float)v;
+    }
+    return get_bool(l, root, "grid_include_outside", "top level", &out->grid.include_outside);
+}
+
+/* The axes (names, ranges, mirroring), or without them the dimensions of the first sample's
+ * params; then the grid's points per axis. */
+static pm_result read_axes(const loader *l, const cJSON *root, const cJSON *jsamples, pm_blend_space_def *def,
+                           pm_blend_space_file *out) {
+    pm_result r;
+    const cJSON *axes = cJSON_GetObjectItemCaseSensitive(root, "axes");
+    if (axes) {
+        if (!cJSON_IsArray(axes) || cJSON_GetArraySize(axes) < 1 || cJSON_GetArraySize(axes) > PM_BLEND_SPACE_MAX_DIMENSIONS)
+            return bad(l, PM_ERR_PARSE, "axes", "expected an array of 1 to %d axes", PM_BLEND_SPACE_MAX_DIMENSIONS);
+        def->dimensions = cJSON_GetArraySize(axes);
+        for (int d = 0; d < def->dimensions; d++) {
+            const cJSON *a = cJSON_GetArrayItem(axes, d);
+            char where[32];
+            snprintf(where, sizeof where, "axes[%d]", d);
+            if ((r = check_object(l, a, where, " {\"name\", \"min\", \"max\"}", axis_keys)) != PM_OK) return r;
+            const char *nm;
+            if ((r = get_string(l, a, "name", where, &nm)) != PM_OK) return r;
+            /* (The space copies it; the JSON lives until then.) */
+            if (nm) def->axis_names[d] = nm;
+            int negate = 0;
+            if ((r = get_enum(l, a, "mirror", where, axis_mirror_names, &negate)) != PM_OK) return r;
+            out->mirror_negate |= negate << d;
+            const cJSON *jlo = cJSON_GetObjectItemCaseSensitive(a, "min"), *jhi = cJSON_GetObjectItemCaseSensitive(a, "max");
+            if (!jlo != !jhi) return bad(l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");
+            if (jlo) {
+                char wlo[48], whi[48];
+                snprintf(wlo, sizeof wlo, "%s.min", where);
+                snprintf(whi, sizeof whi, "%s.max", where);
+                float lo = 0.0f, hi = 0.0f;
+                if ((r = to_float(l, jlo, wlo, &lo)) != PM_OK || (r = to_float(l, jhi, whi, &hi)) != PM_OK) return r;
+                /* Compared as floats: min == max would mean "the samples' extent". */
+                if (!(lo < hi))
+                    return bad(l, PM_ERR_PARSE, where, "min %.9g must be below max %.9g (in single precision)", (double)lo,
+                               (double)hi);
+                def->axis_min[d] = lo;
+                def->axis_max[d] = hi;
+            }
+        }
+    } else {
+        const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(jsamples, 0), "params");
+        def->dimensions = cJSON_IsArray(p0) ? cJSON_GetArraySize(p0) : 1;
+        if (def->dimensions < 1 || def->dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS)
+            return bad(l, PM_ERR_PARSE, "samples[0].params", "expected 1 to %d numbers (one per axis)",
+                       PM_BLEND_SPACE_MAX_DIMENSIONS);
+    }
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
+    if (grid) {
+        int ok = cJSON_IsNumber(grid) || (cJSON_IsArray(grid) && cJSON_GetArraySize(grid) == def->dimensions);
+        for (int d = 0; d < def->dimensions && ok; d++) {
+            const cJSON *g = cJSON_IsNumber(grid) ? grid : cJSON_GetArrayItem(grid, d);
+            /* The range before the conversion: casting 3e10 (or NaN) to int is undefined. */
+            double c = cJSON_IsNumber(g) ? g->valuedouble : 0.0;
+            ok = c >= 1.0 && c <= 100000.0 && c == floor(c);
+            if (ok) out->grid.counts[d] = (int)c;
+        }
+        if (!ok)
+            return bad(l, PM_ERR_PARSE, "grid", "expected %d whole number(s) of points per axis, each 1..100000",
+                       def->dimensions);
+    }
+    return PM_OK;
+}
+
+/* Sample i's name and params. */
+static pm_result read_sample(const loader *l, pm_blend_sample_def *sample, const cJSON *s, const char *where, int dims) {
+    pm_result r;
+    if ((r = check_object(l, s, where, " {\"clip\", \"params\", ...}", sample_keys)) != PM_OK) return r;
+    *sample = pm_default_blend_sample_def();
+    if ((r = get_string(l, s, "name", where, &sample->name)) != PM_OK) return r;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "params");
+    char pwhere[64];
+    snprintf(pwhere, sizeof pwhere, "%s.params", where);
+    if (cJSON_IsNumber(p) && dims == 1) return to_float(l, p, pwhere, &sample->params[0]);
+    if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == dims) {
+        for (int d = 0; d < dims; d++) {
+            char xwhere[80];
+            snprintf(xwhere, sizeof xwhere, "%s[%d]", pwhere, d);
+            if ((r = to_float(l, cJSON_GetArrayItem(p, d), xwhere, &sample->params[d])) != PM_OK) return r;
+        }
+        return PM_OK;
+    }
+    if (cJSON_IsArray(p))
+        return bad(l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis; got %d", dims,
+                   cJSON_GetArraySize(p));
+    return bad(l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis%s%s", dims,
+               dims == 1 ? " (or one number)" : "", p ? "" : "; it is missing");
+}
+
+/* A sample's name is what the text output shows for it: two alike (two clips called walk.bvh
+ * in different folders, one clip used twice, or names given alike) could not be told apart. */
+static pm_result check_sample_names(const loader *l, const pm_blend_sample_def *samples, const pm_clip *clips, int n) {
+    for (int i = 1; i < n; i++) {
+        const char *ni = samples[i].name ? samples[i].name : clips[i].name;
+        for (int j = 0; j < i; j++) {
+            const char *nj = samples[j].name ? samples[j].name : clips[j].name;
+            if (ni && nj && !strcmp(ni, nj)) {
+                char where[48];
+                snprintf(where, sizeof where, "samples[%d].name", i);
+                return bad(l, PM_ERR_INVALID_ARGUMENT, where,
+                           "'%s' is also samples[%d]'s name%s; give each sample a \"name\" of its own", ni, j,
+                           samples[i].name ? "" : " (a sample without one is named after its clip's file)");
+            }
+        }
+    }
+    return PM_OK;
+}
+
 pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, const char *source_name,
                                    const char *base_dir, const pm_bvh_def *bvh_in, pm_error *error) {
     loader l = {source_name ? source_name : "blend space", error};
@@ -200,146 +372,20 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     out->grid = pm_default_blend_grid_def();
     int line, trailing;
     cJSON *root = pm_cli_json_parse(text, &line, &trailing);
-    if (!root && trailing == 2)
-        return bad(&l, PM_ERR_PARSE, "JSON", "a \\u0000 escape in a string, line %d (names and paths cannot hold NUL)",
-                   line);
-    if (!root && !trailing) {
-        /* The column and a few characters there: a generated file is often one line long. */
-        const char *at = cJSON_GetErrorPtr(), *start = text;
-        if (!at || at < text || at > text + strlen(text)) return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
-        for (const char *c = text; c < at; c++)
-            if (*c == '\n') start = c + 1;
-        int column = 1, n = 0;
-        for (const char *c = start; c < at; c++) column += ((unsigned char)*c & 0xC0) != 0x80; /* characters, not bytes */
-        while (n < 16 && (unsigned char)at[n] >= 0x20 && at[n] != 0x7f) n++; /* (no control characters) */
-        while (n > 0 && at[n] && ((unsigned char)at[n] & 0xC0) == 0x80) n--; /* (whole UTF-8 characters) */
-        if (n == 0 && (!*at || *at == '\n' || *at == '\r'))
-            return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at the end of the %s)", line, column,
-                       *at ? "line" : "file");
-        if (n == 0)
-            return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at a control character, byte 0x%02x)",
-                       line, column, (unsigned)(unsigned char)*at);
-        return bad(&l, PM_ERR_PARSE, "JSON", "malformed near line %d, column %d (at '%.*s')", line, column, n, at);
-    }
-    if (!root) return bad(&l, PM_ERR_PARSE, "JSON", "text after the top-level value, line %d", line);
+    if (!root) return malformed(&l, text, line, trailing);
     pm_result r = PM_OK;
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;
     int clip_count = 0;
     pm_blend_space_def def = pm_default_blend_space_def();
     pm_bvh_def bvh = bvh_in ? *bvh_in : pm_default_bvh_def();
-
-    if ((r = check_object(&l, root, "top level", "", top_keys)) != PM_OK) goto done;
-    if ((r = get_string(&l, root, "name", "top level", &def.name)) != PM_OK) goto done;
-    int sync = PM_BLEND_SYNC_FEET, align = 0, collinear = 0, coplanar = 0, up = -1;
-    if ((r = get_enum(&l, root, "sync", "top level", sync_names, &sync)) != PM_OK) goto done;
-    if ((r = get_enum(&l, root, "align", "top level", align_names, &align)) != PM_OK) goto done;
-    if ((r = get_enum(&l, root, "collinear", "top level", collinear_names, &collinear)) != PM_OK) goto done;
-    if ((r = get_enum(&l, root, "coplanar", "top level", coplanar_names, &coplanar)) != PM_OK) goto done;
-    if ((r = get_enum(&l, root, "up", "top level", up_names, &up)) != PM_OK) goto done;
-    def.sync = (pm_blend_sync)sync;
-    def.align = (pm_blend_align)align;
-    def.collinear = (pm_blend_collinear)collinear;
-    def.coplanar = (pm_blend_coplanar)coplanar;
-    /* The command line (bvh_in) outranks the file: the file's units apply only where the caller
-     * left detection on. */
-    if (up >= 0 && bvh.up_axis < 0) bvh.up_axis = up == 0 ? PM_UP_Y : PM_UP_Z;
-    double v = 0.0;
-    int present = 0;
-    if ((r = get_number(&l, root, "unit_scale", "top level", &v, &present)) != PM_OK) goto done;
-    if (present) {
-        /* Checked as the float it becomes: 1e-300 would turn into 0, "detect". */
-        if (!(v > 0.0) || v > FLT_MAX || !((float)v > 0.0f)) {
-            r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g must be a positive single-precision number (metres per file unit)", v);
-            goto done;
-        }
-        /* The range of --unit-scale: far beyond it a clip's motion is read as nothing (or as
-         * astronomical), and its gait cycles and root motion are lost without a word. */
-        if (v < 1e-6 || v > 1e6) {
-            r = bad(&l, PM_ERR_PARSE, "unit_scale", "%g is outside 1e-06..1e+06 (metres per file unit, as --unit-scale)", v);
-            goto done;
-        }
-        if (bvh.unit_scale == 0.0f) bvh.unit_scale = (float)v;
-    }
-    if ((r = get_number(&l, root, "fps", "top level", &v, &present)) != PM_OK) goto done;
-    if (present) {
-        if (!(v >= PM_BLEND_FPS_MIN && v <= PM_BLEND_FPS_MAX)) {
-            r = bad(&l, PM_ERR_PARSE, "fps", "%g is outside %g..%g", v, PM_BLEND_FPS_MIN, PM_BLEND_FPS_MAX);
-            goto done;
-        }
-        out->fps = (float)v;
-    }
-    if ((r = get_bool(&l, root, "grid_include_outside", "top level", &out->grid.include_outside)) != PM_OK) goto done;
-
-    const cJSON *axes = cJSON_GetObjectItemCaseSensitive(root, "axes");
+    if ((r = read_settings(&l, root, &def, &bvh, out)) != PM_OK) goto done;
     const cJSON *jsamples = cJSON_GetObjectItemCaseSensitive(root, "samples");
     if (!cJSON_IsArray(jsamples) || cJSON_GetArraySize(jsamples) == 0) {
         r = bad(&l, PM_ERR_INVALID_ARGUMENT, "samples", "a blend space needs a non-empty \"samples\" array");
         goto done;
     }
-    if (axes) {
-        if (!cJSON_IsArray(axes) || cJSON_GetArraySize(axes) < 1 || cJSON_GetArraySize(axes) > PM_BLEND_SPACE_MAX_DIMENSIONS) {
-            r = bad(&l, PM_ERR_PARSE, "axes", "expected an array of 1 to %d axes", PM_BLEND_SPACE_MAX_DIMENSIONS);
-            goto done;
-        }
-        def.dimensions = cJSON_GetArraySize(axes);
-        for (int d = 0; d < def.dimensions; d++) {
-            const cJSON *a = cJSON_GetArrayItem(axes, d);
-            char where[32];
-            snprintf(where, sizeof where, "axes[%d]", d);
-            if ((r = check_object(&l, a, where, " {\"name\", \"min\", \"max\"}", axis_keys)) != PM_OK) goto done;
-            const char *nm;
-            if ((r = get_string(&l, a, "name", where, &nm)) != PM_OK) goto done;
-            /* (The space copies it; the JSON lives until then.) */
-            if (nm) def.axis_names[d] = nm;
-            int negate = 0;
-            if ((r = get_enum(&l, a, "mirror", where, axis_mirror_names, &negate)) != PM_OK) goto done;
-            out->mirror_negate |= negate << d;
-            const cJSON *jlo = cJSON_GetObjectItemCaseSensitive(a, "min"), *jhi = cJSON_GetObjectItemCaseSensitive(a, "max");
-            if (!jlo != !jhi) {
-                r = bad(&l, PM_ERR_PARSE, where, "give both \"min\" and \"max\" or neither (the samples' extent)");
-                goto done;
-            }
-            if (jlo) {
-                char wlo[48], whi[48];
-                snprintf(wlo, sizeof wlo, "%s.min", where);
-                snprintf(whi, sizeof whi, "%s.max", where);
-                float lo, hi;
-                if ((r = to_float(&l, jlo, wlo, &lo)) != PM_OK || (r = to_float(&l, jhi, whi, &hi)) != PM_OK) goto done;
-                /* Compared as floats: min == max would mean "the samples' extent". */
-                if (!(lo < hi)) {
-                    r = bad(&l, PM_ERR_PARSE, where, "min %.9g must be below max %.9g (in single precision)", (double)lo,
-                            (double)hi);
-                    goto done;
-                }
-                def.axis_min[d] = lo;
-                def.axis_max[d] = hi;
-            }
-        }
-    } else {
-        const cJSON *p0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(jsamples, 0), "params");
-        def.dimensions = cJSON_IsArray(p0) ? cJSON_GetArraySize(p0) : 1;
-        if (def.dimensions < 1 || def.dimensions > PM_BLEND_SPACE_MAX_DIMENSIONS) {
-            r = bad(&l, PM_ERR_PARSE, "samples[0].params", "expected 1 to %d numbers (one per axis)", PM_BLEND_SPACE_MAX_DIMENSIONS);
-            goto done;
-        }
-    }
-    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(root, "grid");
-    if (grid) {
-        int ok = cJSON_IsNumber(grid) || (cJSON_IsArray(grid) && cJSON_GetArraySize(grid) == def.dimensions);
-        for (int d = 0; d < def.dimensions && ok; d++) {
-            const cJSON *g = cJSON_IsNumber(grid) ? grid : cJSON_GetArrayItem(grid, d);
-            /* The range before the conversion: casting 3e10 (or NaN) to int is undefined. */
-            double c = cJSON_IsNumber(g) ? g->valuedouble : 0.0;
-            ok = c >= 1.0 && c <= 100000.0 && c == floor(c);
-            if (ok) out->grid.counts[d] = (int)c;
-        }
-        if (!ok) {
-            r = bad(&l, PM_ERR_PARSE, "grid", "expected %d whole number(s) of points per axis, each 1..100000", def.dimensions);
-            goto done;
-        }
-    }
-
+    if ((r = read_axes(&l, root, jsamples, &def, out)) != PM_OK) goto done;
     int n = cJSON_GetArraySize(jsamples);
     if (n > PM_BLEND_SPACE_MAX_SAMPLES) {
         r = bad(&l, PM_ERR_LIMIT, "samples", "%d samples exceeds the limit of %d", n, PM_BLEND_SPACE_MAX_SAMPLES);
@@ -356,51 +402,14 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
         const cJSON *s = cJSON_GetArrayItem(jsamples, i);
         char where[48];
         snprintf(where, sizeof where, "samples[%d]", i);
-        if ((r = check_object(&l, s, where, " {\"clip\", \"params\", ...}", sample_keys)) != PM_OK) goto done;
-        samples[i] = pm_default_blend_sample_def();
-        if ((r = get_string(&l, s, "name", where, &samples[i].name)) != PM_OK) goto done;
-        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "params");
-        char pwhere[64];
-        snprintf(pwhere, sizeof pwhere, "%s.params", where);
-        if (cJSON_IsNumber(p) && def.dimensions == 1) {
-            if ((r = to_float(&l, p, pwhere, &samples[i].params[0])) != PM_OK) goto done;
-        } else if (cJSON_IsArray(p) && cJSON_GetArraySize(p) == def.dimensions) {
-            for (int d = 0; d < def.dimensions; d++) {
-                char xwhere[80];
-                snprintf(xwhere, sizeof xwhere, "%s[%d]", pwhere, d);
-                if ((r = to_float(&l, cJSON_GetArrayItem(p, d), xwhere, &samples[i].params[d])) != PM_OK) goto done;
-            }
-        } else if (cJSON_IsArray(p)) {
-            r = bad(&l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis; got %d", def.dimensions,
-                    cJSON_GetArraySize(p));
-            goto done;
-        } else {
-            r = bad(&l, PM_ERR_PARSE, pwhere, "expected an array of %d number(s), one per axis%s%s", def.dimensions,
-                    def.dimensions == 1 ? " (or one number)" : "", p ? "" : "; it is missing");
-            goto done;
-        }
+        if ((r = read_sample(&l, &samples[i], s, where, def.dimensions)) != PM_OK) goto done;
         r = load_sample_clip(&l, &clips[i], &out->clip_paths[i], s, where, base_dir, &bvh);
         if (out->clip_paths[i]) out->clip_path_count = i + 1;
         if (r != PM_OK) goto done;
         clip_count++;
         samples[i].clip = &clips[i];
     }
-    /* A sample's name is what the text output shows for it: two alike (two clips called walk.bvh
-     * in different folders, one clip used twice, or names given alike) could not be told apart. */
-    for (int i = 1; i < n; i++) {
-        const char *ni = samples[i].name ? samples[i].name : clips[i].name;
-        for (int j = 0; j < i; j++) {
-            const char *nj = samples[j].name ? samples[j].name : clips[j].name;
-            if (ni && nj && !strcmp(ni, nj)) {
-                char where[48];
-                snprintf(where, sizeof where, "samples[%d].name", i);
-                r = bad(&l, PM_ERR_INVALID_ARGUMENT, where,
-                        "'%s' is also samples[%d]'s name%s; give each sample a \"name\" of its own", ni, j,
-                        samples[i].name ? "" : " (a sample without one is named after its clip's file)");
-                goto done;
-            }
-        }
-    }
+    if ((r = check_sample_names(&l, samples, clips, n)) != PM_OK) goto done;
     def.samples = samples;
     def.sample_count = n;
     if ((r = pm_blend_space_create(&out->space, &def, error)) != PM_OK) {
