@@ -127,6 +127,138 @@ static void add_measure(cJSON *o, const char *key, int found, float v) {
     else cJSON_AddNullToObject(o, key);
 }
 
+/* The --query-clip frame's feature row, prepared as the database prepared its clips (rows: one
+ * malloc'd row). 1, or 0 after printing an error. */
+static int clip_query(float **rows, const pm_database *db, const search_args *a, int card) {
+    pm_error err;
+    pm_clip clip;
+    if (pm_bvh_read_file(&clip, a->clip, &a->bvh, &err) != PM_OK) return pm_cli_fail_error(&err), 0;
+    if (a->loop) clip.looping = 1;
+    pm_cli_warn_clip_scale(&clip, "search", a->clip);
+    float *all = NULL;
+    int n = 0, row = -1;
+    float lead_in = 0.0f;
+    /* --frame counts the file's frames: the library maps it past a rest-pose lead-in the
+     * database drops and onto its own rate; the CLI words the two refusals in its terms. */
+    pm_result r = pm_database_clip_lead_in(&lead_in, db, &clip, &err);
+    if (r == PM_OK && a->frame >= clip.frame_count)
+        pm_cli_fail("%s: --frame %ld is past the clip's last frame %d", a->clip, a->frame, clip.frame_count - 1);
+    else if (r == PM_OK && a->frame == 0 && lead_in > 0.0f)
+        pm_cli_fail("%s: --frame 0 is a rest-pose lead-in frame the database drops (build --keep-rest-frame keeps "
+                    "it); the motion starts at frame 1",
+                    a->clip);
+    else {
+        if (r == PM_OK) r = pm_database_clip_frame_row(&row, db, &clip, (int)a->frame, &err);
+        if (r == PM_OK) r = pm_database_clip_queries(&all, &n, db, &clip, &err);
+        /* (The library names the clip by its name: the message names the file.) */
+        if (r != PM_OK) pm_cli_fail("%s: %s", a->clip, err.message);
+    }
+    pm_clip_destroy(&clip);
+    if (!all) return 0;
+    *rows = malloc((size_t)card * sizeof(float));
+    if (*rows) memcpy(*rows, all + (size_t)row * card, (size_t)card * sizeof(float));
+    pm_free_buffer(all, NULL);
+    if (!*rows) return pm_cli_fail("search: out of memory"), 0;
+    return 1;
+}
+
+/* --weights: one row of dynamic weights, each checked here so that the message names this file,
+ * not the query the search fails on. 1, or 0 after printing an error. */
+static int read_weights(float **weights, const pm_database *db, const char *path, int card) {
+    pm_error err;
+    long wn = read_rows(weights, path, "weights", card);
+    if (wn < 0) return 0;
+    if (wn != 1)
+        return pm_cli_fail("%s (--weights): dynamic weights must be one row of %d float32 values", path, card), 0;
+    for (int d = 0; d < card; d++)
+        if (!((*weights)[d] >= 0.0f && (*weights)[d] <= PM_SEARCH_MAX_DYNAMIC_WEIGHT)) {
+            char name[128];
+            if (pm_database_channel_name(name, sizeof name, db, pm_database_dim_channel(db, d), &err) != PM_OK)
+                return pm_cli_fail_error(&err), 0;
+            return pm_cli_fail("%s (--weights): dimension %d (channel %s): weight %g is outside 0..%g", path, d, name,
+                               (double)(*weights)[d], (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT),
+                   0;
+        }
+    return 1;
+}
+
+/* Every query checked as pm_search checks it before any result is printed: a bad row in the
+ * middle of a file fails the command without half of its output. 1, or 0 after printing. */
+static int check_queries(const float *rows, long count, const pm_database *db, const search_args *a, int card) {
+    const float *offset = pm_database_offsets(db), *scale = pm_database_scales(db);
+    for (long q = 0; q < count; q++)
+        for (int d = 0; d < card; d++) {
+            float v = rows[(size_t)q * card + d], n = (v - offset[d]) / scale[d];
+            if (isfinite(v) && fabsf(n) <= PM_SEARCH_MAX_DEVIATION) continue;
+            if (a->queries)
+                pm_cli_fail("%s: query %ld value %d (%g) is %s", a->queries, q, d, (double)v,
+                            isfinite(v) ? "far beyond the database's values (check units and layout)" : "not finite");
+            else
+                pm_cli_fail("%s: frame %ld: feature %d (%g) is %s", a->clip, a->frame, d, (double)v,
+                            isfinite(v) ? "far beyond the database's values (check the clip's units)" : "not finite");
+            return 0;
+        }
+    return 1;
+}
+
+/* One query's JSON object. Without a result the pose fields are -1 and the measures null: a cost
+ * of 0 would read as a perfect match. */
+static cJSON *json_result(long q, const pm_search_result *res, const pm_asset_info *asset, double fps,
+                          const pm_schema *schema, const float *breakdown, pm_cli_channel_key *keys) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "query", (double)q);
+    cJSON_AddBoolToObject(o, "found", res->found);
+    cJSON_AddNumberToObject(o, "pose", res->found ? res->pose : -1);
+    if (res->found) cJSON_AddStringToObject(o, "asset", asset->name);
+    else cJSON_AddNullToObject(o, "asset");
+    cJSON_AddNumberToObject(o, "asset_index", res->found ? res->asset : -1);
+    cJSON_AddNumberToObject(o, "frame", res->found ? res->frame : -1);
+    /* frame / fps in double, with the rate as info prints it: the float the library keeps
+     * (37.200000762939453 for frame 1116 at 30 fps) is off the asset's time by a few 1e-6 s
+     * in long assets, where a reader computes frame / fps exactly. */
+    if (res->found) cJSON_AddNumberToObject(o, "time", (double)res->frame / fps);
+    else cJSON_AddNullToObject(o, "time");
+    add_measure(o, "cost", res->found, res->cost);
+    add_measure(o, "dissimilarity", res->found, res->dissimilarity);
+    add_measure(o, "cost_addend", res->found, res->cost_addend);
+    cJSON_AddBoolToObject(o, "continuing", res->continuing);
+    cJSON_AddBoolToObject(o, "proven", res->proven);
+    if (!res->found) cJSON_AddNullToObject(o, "breakdown");
+    else {
+        cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
+        for (int c = 0; c < schema->channel_count; c++)
+            if (schema->channels[c].kind != PM_FEATURE_GROUP) cJSON_AddNumberToObject(bd, keys[c], breakdown[c]);
+    }
+    return o;
+}
+
+/* One query's lines of text. 1, or 0 after printing an error. */
+static int print_result(long q, const pm_search_result *res, const pm_asset_info *asset, const pm_database *db,
+                        const float *breakdown, pm_search_mode mode) {
+    if (!res->found) {
+        printf("query %ld: no pose found (no cost: every pose is excluded from search or costs infinity)\n", q);
+        return 1;
+    }
+    const pm_schema *schema = pm_database_schema(db);
+    printf("query %ld: pose %d  %s @ %.3f s (frame %d)  cost %.6g%s%s\n", q, res->pose, asset->name, (double)res->time,
+           res->frame, (double)res->cost, res->continuing ? "  (continuing)" : "",
+           res->proven || mode == PM_SEARCH_PCAKDTREE ? "" : "  (best after --max-nodes, not proven)");
+    printf("   ");
+    for (int c = 0; c < schema->channel_count; c++) {
+        if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
+        char name[128];
+        pm_error err;
+        if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
+            printf("\n");
+            return pm_cli_fail_error(&err), 0;
+        }
+        printf(" %s=%.4g", name, (double)breakdown[c]);
+    }
+    if (res->cost_addend != 0.0f) printf(" addend=%.4g", (double)res->cost_addend);
+    printf("\n");
+    return 1;
+}
+
 int pm_cmd_search(int argc, char **argv) {
     search_args a;
     int rc = parse_args(&a, argc, argv);
@@ -136,6 +268,7 @@ int pm_cmd_search(int argc, char **argv) {
     float *rows = NULL, *weights = NULL, *breakdown = NULL;
     pm_cli_channel_key *keys = NULL;
     void *scratch = NULL;
+    cJSON *root = NULL;
     long count = 0;
     rc = 1;
     if (pm_database_load(&db, a.db, NULL, &err) != PM_OK) {
@@ -154,61 +287,11 @@ int pm_cmd_search(int argc, char **argv) {
     if (a.queries) {
         if ((count = read_rows(&rows, a.queries, "query", card)) < 0) goto done;
     } else {
-        pm_clip clip;
-        if (pm_bvh_read_file(&clip, a.clip, &a.bvh, &err) != PM_OK) {
-            pm_cli_fail_error(&err);
-            goto done;
-        }
-        if (a.loop) clip.looping = 1;
-        pm_cli_warn_clip_scale(&clip, "search", a.clip);
-        float *all = NULL;
-        int n = 0, row = -1;
-        float lead_in = 0.0f;
-        /* --frame counts the file's frames: the library maps it past a rest-pose lead-in the
-         * database drops and onto its own rate; the CLI words the two refusals in its terms. */
-        pm_result r = pm_database_clip_lead_in(&lead_in, db, &clip, &err);
-        if (r == PM_OK && a.frame >= clip.frame_count)
-            pm_cli_fail("%s: --frame %ld is past the clip's last frame %d", a.clip, a.frame, clip.frame_count - 1);
-        else if (r == PM_OK && a.frame == 0 && lead_in > 0.0f)
-            pm_cli_fail("%s: --frame 0 is a rest-pose lead-in frame the database drops (build --keep-rest-frame keeps "
-                        "it); the motion starts at frame 1",
-                        a.clip);
-        else {
-            if (r == PM_OK) r = pm_database_clip_frame_row(&row, db, &clip, (int)a.frame, &err);
-            if (r == PM_OK) r = pm_database_clip_queries(&all, &n, db, &clip, &err);
-            /* (The library names the clip by its name: the message names the file.) */
-            if (r != PM_OK) pm_cli_fail("%s: %s", a.clip, err.message);
-        }
-        pm_clip_destroy(&clip);
-        if (!all) goto done;
-        rows = malloc((size_t)card * sizeof(float));
-        if (rows) memcpy(rows, all + (size_t)row * card, (size_t)card * sizeof(float));
-        pm_free_buffer(all, NULL);
-        if (!rows) {
-            pm_cli_fail("search: out of memory");
-            goto done;
-        }
+        if (!clip_query(&rows, db, &a, card)) goto done;
         count = 1;
     }
     if (a.weights) {
-        long wn = read_rows(&weights, a.weights, "weights", card);
-        if (wn < 0) goto done;
-        if (wn != 1) {
-            pm_cli_fail("%s (--weights): dynamic weights must be one row of %d float32 values", a.weights, card);
-            goto done;
-        }
-        /* Checked here so that the message names this file, not the query the search fails on. */
-        for (int d = 0; d < card; d++)
-            if (!(weights[d] >= 0.0f && weights[d] <= PM_SEARCH_MAX_DYNAMIC_WEIGHT)) {
-                char name[128];
-                if (pm_database_channel_name(name, sizeof name, db, pm_database_dim_channel(db, d), &err) != PM_OK) {
-                    pm_cli_fail_error(&err);
-                    goto done;
-                }
-                pm_cli_fail("%s (--weights): dimension %d (channel %s): weight %g is outside 0..%g", a.weights, d, name,
-                            (double)weights[d], (double)PM_SEARCH_MAX_DYNAMIC_WEIGHT);
-                goto done;
-            }
+        if (!read_weights(&weights, db, a.weights, card)) goto done;
         a.def.dynamic_weights = weights;
     }
     const pm_schema *schema = pm_database_schema(db);
@@ -225,22 +308,8 @@ int pm_cmd_search(int argc, char **argv) {
         pm_cli_fail_error(&err);
         goto done;
     }
-    /* Every query checked as pm_search checks it before any result is printed: a bad row in the
-     * middle of a file fails the command without half of its output. */
-    const float *offset = pm_database_offsets(db), *scale = pm_database_scales(db);
-    for (long q = 0; q < count; q++)
-        for (int d = 0; d < card; d++) {
-            float v = rows[(size_t)q * card + d], n = (v - offset[d]) / scale[d];
-            if (!isfinite(v) || !(fabsf(n) <= PM_SEARCH_MAX_DEVIATION)) {
-                if (a.queries) pm_cli_fail("%s: query %ld value %d (%g) is %s", a.queries, q, d, (double)v,
-                                           isfinite(v) ? "far beyond the database's values (check units and layout)"
-                                                       : "not finite");
-                else pm_cli_fail("%s: frame %ld: feature %d (%g) is %s", a.clip, a.frame, d, (double)v,
-                                 isfinite(v) ? "far beyond the database's values (check the clip's units)" : "not finite");
-                goto done;
-            }
-        }
-    cJSON *root = a.json ? cJSON_CreateObject() : NULL;
+    if (!check_queries(rows, count, db, &a, card)) goto done;
+    root = a.json ? cJSON_CreateObject() : NULL;
     cJSON *results = root ? cJSON_AddArrayToObject(root, "results") : NULL;
     if (root) cJSON_AddStringToObject(root, "mode", pm_search_mode_name(a.def.mode));
     for (long q = 0; q < count; q++) {
@@ -248,70 +317,21 @@ int pm_cmd_search(int argc, char **argv) {
         if (pm_search(&res, db, rows + (size_t)q * card, &a.def, scratch, ss, &err) != PM_OK) {
             if (a.queries) pm_cli_fail("%s: query %ld: %s", a.queries, q, err.message);
             else pm_cli_fail_error(&err);
-            cJSON_Delete(root);
             goto done;
         }
         pm_asset_info asset;
         memset(&asset, 0, sizeof asset);
         if (res.found && pm_database_asset(&asset, db, res.asset, &err) != PM_OK) {
             pm_cli_fail_error(&err);
-            cJSON_Delete(root);
             goto done;
         }
-        if (root) {
-            /* Without a result the pose fields are -1 and the measures null: a cost of 0 would
-             * read as a perfect match. */
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "query", (double)q);
-            cJSON_AddBoolToObject(o, "found", res.found);
-            cJSON_AddNumberToObject(o, "pose", res.found ? res.pose : -1);
-            if (res.found) cJSON_AddStringToObject(o, "asset", asset.name);
-            else cJSON_AddNullToObject(o, "asset");
-            cJSON_AddNumberToObject(o, "asset_index", res.found ? res.asset : -1);
-            cJSON_AddNumberToObject(o, "frame", res.found ? res.frame : -1);
-            /* frame / fps in double, with the rate as info prints it: the float the library keeps
-             * (37.200000762939453 for frame 1116 at 30 fps) is off the asset's time by a few 1e-6 s
-             * in long assets, where a reader computes frame / fps exactly. */
-            if (res.found) cJSON_AddNumberToObject(o, "time", (double)res.frame / fps);
-            else cJSON_AddNullToObject(o, "time");
-            add_measure(o, "cost", res.found, res.cost);
-            add_measure(o, "dissimilarity", res.found, res.dissimilarity);
-            add_measure(o, "cost_addend", res.found, res.cost_addend);
-            cJSON_AddBoolToObject(o, "continuing", res.continuing);
-            cJSON_AddBoolToObject(o, "proven", res.proven);
-            if (!res.found) cJSON_AddNullToObject(o, "breakdown");
-            else {
-                cJSON *bd = cJSON_AddObjectToObject(o, "breakdown");
-                for (int c = 0; c < schema->channel_count; c++)
-                    if (schema->channels[c].kind != PM_FEATURE_GROUP) cJSON_AddNumberToObject(bd, keys[c], breakdown[c]);
-            }
-            cJSON_AddItemToArray(results, o);
-        } else if (res.found) {
-            printf("query %ld: pose %d  %s @ %.3f s (frame %d)  cost %.6g%s%s\n", q, res.pose, asset.name,
-                   (double)res.time, res.frame, (double)res.cost, res.continuing ? "  (continuing)" : "",
-                   res.proven || a.def.mode == PM_SEARCH_PCAKDTREE ? "" : "  (best after --max-nodes, not proven)");
-            printf("   ");
-            for (int c = 0; c < schema->channel_count; c++) {
-                if (schema->channels[c].kind == PM_FEATURE_GROUP) continue;
-                char name[128];
-                if (pm_database_channel_name(name, sizeof name, db, c, &err) != PM_OK) {
-                    printf("\n");
-                    pm_cli_fail_error(&err);
-                    goto done;
-                }
-                printf(" %s=%.4g", name, (double)breakdown[c]);
-            }
-            if (res.cost_addend != 0.0f) printf(" addend=%.4g", (double)res.cost_addend);
-            printf("\n");
-        } else printf("query %ld: no pose found (no cost: every pose is excluded from search or costs infinity)\n", q);
+        if (root) cJSON_AddItemToArray(results, json_result(q, &res, &asset, fps, schema, breakdown, keys));
+        else if (!print_result(q, &res, &asset, db, breakdown, a.def.mode)) goto done;
     }
-    if (root) {
-        int failed = pm_cli_json_puts(root);
-        cJSON_Delete(root);
-        if (failed) goto done;
-    }
+    if (root && pm_cli_json_puts(root)) goto done;
     rc = 0;
 done:
+    cJSON_Delete(root);
     free(rows);
     free(weights);
     free(breakdown);
