@@ -521,7 +521,7 @@ static pm_result parse_motion_header(bvh_parser *p) {
         return bvh_fail(p, PM_ERR_LIMIT, t.line, "Frames", "%lld frames (at most %d)", frames, PM_MAX_FRAMES);
     if (frames == 0) return bvh_fail(p, PM_ERR_PARSE, t.line, "Frames", "0 frames (a clip needs at least one)");
     p->frame_count = (int)frames;
-    int frames_line = p->frames_line = t.line;
+    p->frames_line = t.line;
     if ((r = expect_label(p, time_words, 2, "Frame Time", &t)) != PM_OK) return r;
     double ft;
     int nr = t.n ? pm_bvh_parse_double(&ft, t.s, t.n) : 1;
@@ -556,12 +556,12 @@ static pm_result parse_motion_header(bvh_parser *p) {
     long long left = (long long)(p->end - p->cur);
     long long most = (left + 1) / (2LL * channels);
     if (frames > most)
-        return bvh_fail(p, PM_ERR_PARSE, frames_line, "Frames",
+        return bvh_fail(p, PM_ERR_PARSE, p->frames_line, "Frames",
                         "%lld frames, but the %lld bytes after the header hold at most %lld frame lines of %d values "
                         "(truncated file?)",
                         frames, left, most, channels);
     if (!pm_bvh_motion_fits(frames, p->joint_count, channels))
-        return bvh_fail(p, PM_ERR_LIMIT, frames_line, "Frames",
+        return bvh_fail(p, PM_ERR_LIMIT, p->frames_line, "Frames",
                         "%lld frames of %d joints take %.0f MiB, but the file has only %d channel%s for them (above "
                         "%.0f MiB at least one channel per %d joints)",
                         frames, p->joint_count, pm_bvh_motion_bytes(frames, p->joint_count, channels) / 1048576.0,

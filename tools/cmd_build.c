@@ -381,20 +381,15 @@ static int warn_unpaired_mirrors(const pm_asset_def *assets, const pm_clip *clip
         if (!(assets[i].mirror < 0 ? mirror : assets[i].mirror)) continue;
         mirrored++;
         const int jc = clips[i].skeleton.joint_count;
-        int32_t *found = NULL;
-        const int32_t *map = assets[i].mirror_map;
-        if (!map) {
-            found = malloc((size_t)(jc ? jc : 1) * sizeof(int32_t));
-            if (!found) {
-                pm_cli_fail("build: out of memory");
-                return 0;
-            }
-            pm_skeleton_find_mirror_map(found, &clips[i].skeleton);
-            map = found;
-        }
         int pairs = 0;
-        for (int j = 0; j < jc; j++) pairs += map[j] > j;
-        free(found);
+        if (assets[i].mirror_map) /* --mirror-pair's */
+            for (int j = 0; j < jc; j++) pairs += assets[i].mirror_map[j] > j;
+        else {
+            int32_t *found = malloc((size_t)(jc ? jc : 1) * sizeof(int32_t));
+            if (!found) return pm_cli_fail("build: out of memory"), 0;
+            pairs = pm_skeleton_find_mirror_map(found, &clips[i].skeleton);
+            free(found);
+        }
         if (!pairs && !unpaired++) first = i;
     }
     if (unpaired)
