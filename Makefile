@@ -5,6 +5,7 @@
 #   make bench   run the benchmarks on ../shared/mocap
 #   make demo    build a database, print info, run searches and the benchmark summary
 #   make test-aarch64  (optional) cross-build for AArch64, run the suite under qemu-user
+#   make test-armhf    (optional) the same for 32-bit ARM (ARMv7, hard float)
 #   make test-fresh    (optional, root) make demo and make test in a minimal Debian 12 chroot
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -12,9 +13,10 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 SCALAR_BUILD ?= build-scalar
 AARCH64_BUILD ?= build-aarch64
+ARMHF_BUILD ?= build-armhf
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-fresh bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-armhf test-fresh bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -62,9 +64,12 @@ test-scalar: all
 # AArch64 (NEON instead of SSE2/AVX2, another libm): cross-built, the suite run under qemu-user,
 # and its CLI must write this machine's release bytes (tests/cli/test_cross_build.sh). Optional,
 # not part of `make test`: it installs a cross compiler, qemu and arm64 packages and registers
-# qemu with binfmt_misc (scripts/test-aarch64.sh).
+# qemu with binfmt_misc (scripts/test-cross.sh).
 test-aarch64: all
-	bash scripts/test-aarch64.sh $(BUILD) $(AARCH64_BUILD)
+	bash scripts/test-cross.sh aarch64 $(BUILD) $(AARCH64_BUILD)
+
+test-armhf: all
+	bash scripts/test-cross.sh armhf $(BUILD) $(ARMHF_BUILD)
 
 # The quick start on a machine that has nothing but make: a debootstrap'ed Debian 12 (minbase)
 # runs make demo and make test on a clone of HEAD (scripts/test-fresh-debian.sh).
@@ -81,4 +86,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD) $(ARMHF_BUILD)

@@ -1,5 +1,5 @@
 # Cross-compiling for 64-bit ARM Linux with Debian's gcc-aarch64-linux-gnu; tests run through
-# qemu-aarch64 (scripts/test-aarch64.sh, `make test-aarch64`). The arm64 -dev packages
+# qemu-aarch64 (scripts/test-cross.sh, `make test-aarch64`). The arm64 -dev packages
 # (libcmocka-dev:arm64, libcjson-dev:arm64) come from Debian's multiarch.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)

@@ -4,6 +4,11 @@
 #if defined(__linux__) && !defined(_GNU_SOURCE)
 #define _GNU_SOURCE /* O_TMPFILE: a file with no name until it is complete */
 #endif
+/* For builds without the project's CMake (its PM_POSIX_DEFINITIONS): on 32-bit systems, stat of a
+ * file on a file system with 64-bit inode numbers, or past 2 GB, fails with EOVERFLOW without it. */
+#ifndef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
+#endif
 #include "core.h"
 #include "posematch/file.h"
 

@@ -176,8 +176,10 @@ int pm_test_count_temp_files(const char *dir) {
     assert_non_null(d);
     int n = 0;
     struct dirent *e;
+    errno = 0;
     while ((e = readdir(d)) != NULL)
         if (!strncmp(e->d_name, ".pm-", 4)) n++;
+    if (errno) fail_msg("%s: cannot list the directory: %s", dir, strerror(errno));
     closedir(d);
     return n;
 }

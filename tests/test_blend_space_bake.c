@@ -218,7 +218,7 @@ static void test_scratch_count(void **state) {
     assert_int_equal(pm_blend_space_scratch_count(NULL), 0);
     assert_true(pm_soa_count(5 * pm_blend_space_max_weights(s)) < pm_blend_space_scratch_count(s));
     int need = pm_blend_space_scratch_count(s);
-    pm_soa_transform *scratch = malloc(sizeof(pm_soa_transform) * (size_t)need), *out = pm_pose_alloc(5, NULL);
+    pm_soa_transform *scratch = aligned_alloc(16, sizeof(pm_soa_transform) * (size_t)need), *out = pm_pose_alloc(5, NULL);
     assert_non_null(scratch);
     float p[2] = {0.25f, 0.25f};
     pm_blend_space_job job = pm_default_blend_space_job();

@@ -11,6 +11,7 @@
  * - CMU 01_01 and 18/19_01 start with a T-pose frame added by the converter, 02_01_daz with a
  *   near-zero rest pose that ramps into the walk. */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,15 +48,20 @@ static void find_bvh_files(file_list *out) {
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", root, dirs.paths[d]);
         DIR *dir = opendir(path);
-        if (!dir) continue;
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
+        if (!dir) fail_msg("%s: cannot list the directory: %s", path, strerror(errno));
+        /* A failed readdir (EOVERFLOW on a 32-bit build without large-file support) ends the
+         * listing as its end does: only errno tells them apart. */
+        for (;;) {
+            errno = 0;
+            struct dirent *e = readdir(dir);
+            if (!e && errno) fail_msg("%s: cannot list the directory: %s", path, strerror(errno));
+            if (!e) break;
             if (e->d_name[0] == '.') continue;
             char rel[1024], full[3072];
             snprintf(rel, sizeof rel, "%s%s%s", dirs.paths[d], dirs.paths[d][0] ? "/" : "", e->d_name);
             snprintf(full, sizeof full, "%s/%s", root, rel);
             struct stat st;
-            if (stat(full, &st) != 0) continue;
+            if (stat(full, &st) != 0) fail_msg("%s: cannot examine: %s", full, strerror(errno));
             size_t n = strlen(rel);
             if (S_ISDIR(st.st_mode)) list_add(&dirs, rel);
             else if (n > 4 && strcmp(rel + n - 4, ".bvh") == 0) list_add(out, rel);

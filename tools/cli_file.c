@@ -159,12 +159,22 @@ static pm_result walk(str_list *l, dir_set *seen, const char *dir, pm_error *err
     str_list local = {0};
     pm_result r = PM_OK;
     size_t dir_len = strlen(dir);
-    while (r == PM_OK && (e = readdir(d)) != NULL) {
+    /* readdir tells the end of the listing from a failure (EOVERFLOW, EIO) only through errno:
+     * a listing cut short would leave clips out without a word. */
+    for (;;) {
+        errno = 0;
+        if (!(e = readdir(d))) {
+            if (errno) r = pm_cli_set_error(error, PM_ERR_IO, "%s: cannot list the directory: %s", dir, strerror(errno));
+            break;
+        }
         if (e->d_name[0] == '.') continue;
         size_t n = dir_len + 1 + strlen(e->d_name) + 1;
         char *path = malloc(n);
         if (path) snprintf(path, n, "%s/%s", dir, e->d_name);
-        if (!list_push(&local, path)) r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", dir);
+        if (!list_push(&local, path)) {
+            r = pm_cli_set_error(error, PM_ERR_OUT_OF_MEMORY, "%s: out of memory", dir);
+            break;
+        }
     }
     closedir(d);
     /* qsort with a NULL array is undefined even for no elements. */

@@ -7,7 +7,9 @@
  * and may be called from any number of threads on shared animations.
  *
  * Poses are arrays of pm_soa_count(joint_count) groups, 16-byte aligned (the type's alignment:
- * pm_pose_alloc, malloc and automatic arrays all give it; jobs reject misaligned pointers).
+ * pm_pose_alloc, aligned_alloc(16, ...) and automatic arrays give it, malloc only where the C
+ * library aligns to 16 - 64-bit glibc does, 32-bit ARM's aligns to 8; jobs reject misaligned
+ * pointers).
  * Joint j lives in lane j % 4 of group j / 4; the padding lanes of the last group hold identity
  * transforms. Rotations blend with nlerp: hemisphere-corrected against the heaviest input (or the
  * sum so far, for layers) and renormalised; slerp where a job offers it. Weights are normalised and an input whose weight

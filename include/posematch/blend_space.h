@@ -134,7 +134,8 @@ PM_API int pm_blend_space_is_coplanar(const pm_blend_space *space);
 PM_API int pm_blend_space_max_weights(const pm_blend_space *space);
 /* Size of a pm_blend_space_job's scratch, in pm_soa_transform groups: max_weights poses of
  * pm_soa_count(joints) groups each (0 for NULL). Allocate that many groups, e.g. an array of
- * pm_soa_transform (malloc and aligned_alloc give the 16-byte alignment), and pass the same number
+ * pm_soa_transform from aligned_alloc(16, ...) (malloc gives the 16-byte alignment only where the C
+ * library aligns to 16, not on 32-bit ARM) or pm_pose_alloc(4 * count), and pass the same number
  * as scratch_count. pm_pose_alloc(joint_count * max_weights) is NOT enough when joint_count is not
  * a multiple of 4 (it rounds the product up, not each pose); and since the job can only trust
  * scratch_count, a count larger than the buffer lets it write past the end. */
