@@ -6,6 +6,7 @@
 #   make demo    build a database, print info, run searches and the benchmark summary
 #   make test-aarch64  (optional) cross-build for AArch64, run the suite under qemu-user
 #   make test-armhf    (optional) the same for 32-bit ARM (ARMv7, hard float)
+#   make test-i386     (optional) the same for 32-bit x86 (SSE2), run directly
 #   make test-fresh    (optional, root) make demo and make test in a minimal Debian 12 chroot
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
@@ -14,9 +15,10 @@ TSAN_BUILD ?= build-tsan
 SCALAR_BUILD ?= build-scalar
 AARCH64_BUILD ?= build-aarch64
 ARMHF_BUILD ?= build-armhf
+I386_BUILD ?= build-i386
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-armhf test-fresh bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-armhf test-i386 test-fresh bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -71,6 +73,9 @@ test-aarch64: all
 test-armhf: all
 	bash scripts/test-cross.sh armhf $(BUILD) $(ARMHF_BUILD)
 
+test-i386: all
+	bash scripts/test-cross.sh i386 $(BUILD) $(I386_BUILD)
+
 # The quick start on a machine that has nothing but make: a debootstrap'ed Debian 12 (minbase)
 # runs make demo and make test on a clone of HEAD (scripts/test-fresh-debian.sh).
 test-fresh:
@@ -86,4 +91,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD) $(ARMHF_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD) $(ARMHF_BUILD) $(I386_BUILD)

@@ -5,22 +5,27 @@
 #   aarch64  64-bit ARM (Debian arm64)
 #   armhf    32-bit ARM, ARMv7 with VFPv3-D16 and hard float (Debian armhf): 32-bit pointers,
 #            sizes and time_t, and a floating-point unit without x86's SIMD
+#   i386     32-bit x86 with SSE2 arithmetic (CMakeLists.txt adds -msse2 -mfpmath=sse); an x86-64
+#            kernel runs it directly, without qemu
 # Optional (not part of `make test`): it installs Debian's cross compiler, qemu-user and the
-# target's -dev packages (multiarch), and the shell tests run the cross CLI directly, which needs
-# binfmt_misc (registered here if missing; that stays registered on the host,
-# `echo -1 > /proc/sys/fs/binfmt_misc/qemu-<cpu>` undoes it).
-# Usage: scripts/test-cross.sh aarch64|armhf NATIVE_BUILD_DIR CROSS_BUILD_DIR
+# target's -dev packages (multiarch), and the shell tests run the cross CLI directly, which for
+# the ARM targets needs binfmt_misc (registered here if missing; that stays registered on the
+# host, `echo -1 > /proc/sys/fs/binfmt_misc/qemu-<cpu>` undoes it).
+# Usage: scripts/test-cross.sh aarch64|armhf|i386 NATIVE_BUILD_DIR CROSS_BUILD_DIR
 set -euo pipefail
+usage="usage: $0 aarch64|armhf|i386 NATIVE_BUILD_DIR CROSS_BUILD_DIR"
 case "${1:-}" in
   aarch64) triplet=aarch64-linux-gnu debarch=arm64 qemu=qemu-aarch64 ;;
   armhf) triplet=arm-linux-gnueabihf debarch=armhf qemu=qemu-arm ;;
-  *) echo "usage: $0 aarch64|armhf NATIVE_BUILD_DIR CROSS_BUILD_DIR" >&2; exit 2 ;;
+  i386) triplet=i686-linux-gnu debarch=i386 qemu= ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
-[ $# -eq 3 ] || { echo "usage: $0 aarch64|armhf NATIVE_BUILD_DIR CROSS_BUILD_DIR" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "$usage" >&2; exit 2; }
 native=$(cd "$2" && pwd)
 cross=$3
 [ -x "$native/posematch" ] || { echo "error: $native/posematch is missing: build the native release first (make)" >&2; exit 1; }
-pkgs=("gcc-$triplet" "g++-$triplet" qemu-user qemu-user-binfmt "libcmocka-dev:$debarch" "libcjson-dev:$debarch")
+pkgs=("gcc-$triplet" "g++-$triplet" "libcmocka-dev:$debarch" "libcjson-dev:$debarch")
+[ -z "$qemu" ] || pkgs+=(qemu-user qemu-user-binfmt)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -34,7 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 binfmt=/proc/sys/fs/binfmt_misc
-if [ ! -e "$binfmt/$qemu" ]; then
+if [ -n "$qemu" ] && [ ! -e "$binfmt/$qemu" ]; then
   [ -e "$binfmt/register" ] || mount -t binfmt_misc binfmt_misc "$binfmt" ||
     { echo "error: binfmt_misc is not mounted and cannot be (a container without the privilege?)" >&2; exit 1; }
   [ -e "$binfmt/$qemu" ] || cat "/usr/lib/binfmt.d/$qemu.conf" > "$binfmt/register" ||

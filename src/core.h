@@ -19,6 +19,12 @@
     defined(__ASSOCIATIVE_MATH__) || defined(__RECIPROCAL_MATH__)
 #error "posematch must be compiled without fast math (-ffast-math, -Ofast, -ffinite-math-only, -fassociative-math, -freciprocal-math): add -fno-fast-math"
 #endif
+/* Same bytes on every machine: float expressions evaluated in float. x87 arithmetic (32-bit x86
+ * without SSE2) keeps them in 80-bit registers, rounded to float only when stored, so a database
+ * would depend on the compiler's register choices. */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ != 0 && __FLT_EVAL_METHOD__ != -1
+#error "posematch needs float arithmetic evaluated in float (FLT_EVAL_METHOD 0): on 32-bit x86 compile with -msse2 -mfpmath=sse"
+#endif
 
 #if defined(__GNUC__)
 #define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
