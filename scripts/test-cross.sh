@@ -26,6 +26,8 @@ cross=$3
 [ -x "$native/posematch" ] || { echo "error: $native/posematch is missing: build the native release first (make)" >&2; exit 1; }
 pkgs=("gcc-$triplet" "g++-$triplet" "libcmocka-dev:$debarch" "libcjson-dev:$debarch")
 [ -z "$qemu" ] || pkgs+=(qemu-user qemu-user-binfmt)
+# valgrind runs 32-bit x86 programs with the target's C library symbols (tests/cli/test_memcheck.sh)
+[ "$debarch" != i386 ] || ! command -v valgrind > /dev/null || pkgs+=(libc6-dbg:i386)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
