@@ -8,7 +8,14 @@
 #include "posematch/anim.h"
 
 static pm_result clip_alloc_frames(pm_clip *c, int frame_count, pm_error *error) {
-    size_t n = (size_t)frame_count * (size_t)c->skeleton.joint_count;
+    size_t jc = (size_t)c->skeleton.joint_count;
+    /* PM_MAX_FRAMES x PM_MAX_JOINTS passes a 32-bit size_t: wrapped, the count would allocate a
+     * sliver that the frames are then written past. Memory no process of such a system can have. */
+    if (jc && (size_t)frame_count > SIZE_MAX / jc)
+        return pm_fail(error, PM_ERR_OUT_OF_MEMORY,
+                       "clip: out of memory for %d frames x %d joints (more than the address space)", frame_count,
+                       c->skeleton.joint_count);
+    size_t n = (size_t)frame_count * jc;
     c->rotations = (pm_quat *)pm_alloc_array(&c->allocator, n, sizeof(pm_quat), 16);
     c->translations = (pm_vec3 *)pm_alloc_array(&c->allocator, n, sizeof(pm_vec3), 16);
     if (!c->rotations || !c->translations)

@@ -3,6 +3,7 @@
  * input). The behaviour on valid data is in test_anim.c. */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,37 @@ static void test_resample_refuses_counts_beyond_the_frame_limit(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* PM_MAX_FRAMES x PM_MAX_JOINTS (4.1e10) passes a 32-bit size_t: a clip of 2^20 frames of 4096
+ * joints wrapped its count to nothing, was allocated a sliver and then filled past it. On such a
+ * system it is now out of memory, made directly or by resampling; a 64-bit size_t holds every
+ * count the limits allow, and the test has nothing to check. */
+static void test_clip_past_the_address_space(void **state) {
+    (void)state;
+    if (SIZE_MAX / PM_MAX_JOINTS >= (size_t)PM_MAX_FRAMES) {
+        print_message("(a 64-bit size_t holds every frame count: nothing to check)\n");
+        return;
+    }
+    pm_skeleton s;
+    PM_ASSERT_OK(pm_skeleton_create(&s, PM_MAX_JOINTS, NULL, NULL));
+    for (int j = 0; j < PM_MAX_JOINTS; j++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", j);
+        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
+        s.parents[j] = j ? 0 : -1;
+    }
+    pm_clip c, r;
+    pm_error err;
+    const int wraps = (int)(SIZE_MAX / PM_MAX_JOINTS) + 1; /* frames x joints = SIZE_MAX + 1 */
+    for (int frames = wraps; frames <= wraps + 2; frames++)
+        expect_error(pm_clip_create(&c, &s, frames, 0.1f, NULL, &err), PM_ERR_OUT_OF_MEMORY, &err,
+                     "more than the address space");
+    PM_ASSERT_OK(pm_clip_create(&c, &s, 2, 1000.0f, NULL, &err));
+    expect_error(pm_clip_resample(&r, &c, (float)(wraps - 1) / 1000.0f, &err), PM_ERR_OUT_OF_MEMORY, &err,
+                 "out of memory for");
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 /* Looping is 0 or 1; curve_count is >= 0 and matches the curves array (the library's arrays
  * end in a zeroed entry, so a count beyond it is caught); unit_scale and source_up are sane. */
 static void test_clip_validate_checks_flags_and_counts(void **state) {
@@ -510,6 +542,7 @@ int main(void) {
         cmocka_unit_test(test_uninitialised_skeletons_are_refused),
         cmocka_unit_test(test_sample_checks_the_joint_count),
         cmocka_unit_test(test_resample_refuses_counts_beyond_the_frame_limit),
+        cmocka_unit_test(test_clip_past_the_address_space),
         cmocka_unit_test(test_clip_validate_checks_flags_and_counts),
         cmocka_unit_test(test_out_may_be_an_input),
         cmocka_unit_test(test_counts_and_missing_arrays),

@@ -518,4 +518,23 @@ kill -s INT "$pid" 2> /dev/null && kill -s TERM "$pid" 2> /dev/null
 wait "$pid" || fail "a build whose caller ignores SIGINT and SIGTERM: status $?"
 [ -s "$T/out/kept.pmdb" ] || fail "a build whose caller ignores SIGINT and SIGTERM wrote nothing"
 set +m
+
+# A 32-bit CLI: a 2-frame clip of 4096 joints resampled to 1000 fps has 2^21 + 1 frames, and frames
+# x joints (2^33 + 4096) wrapped a 32-bit size_t to 4096: the clip was allocated a sliver and
+# filled past it (SIGSEGV). It is out of memory now. A 64-bit size_t holds the count, and its
+# allocation (134 GB) is not one to attempt in a test.
+if LC_ALL=C readelf -h "$CLI" 2> /dev/null | grep -q 'Class: *ELF32'; then
+  awk 'BEGIN {
+    print "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation"
+    for (j = 1; j < 4096; j++) {
+      name = j == 1 ? "LeftFoot" : j == 2 ? "RightFoot" : "j" j
+      print "  JOINT " name "\n  {\n    OFFSET 0 1 0\n    CHANNELS 3 Zrotation Xrotation Yrotation"
+      print "    End Site\n    {\n      OFFSET 0 1 0\n    }\n  }"
+    }
+    print "}\nMOTION\nFrames: 2\nFrame Time: 2097.152"
+    for (f = 0; f < 2; f++) { line = "0"; for (v = 1; v < 6 + 3 * 4095; v++) line = line " 0"; print line }
+  }' > "$T/star.bvh"
+  expect_error "32-bit: frames x joints past the address space" "more than the address space" \
+    "$CLI" build "$T/star.bvh" -o "$T/star.pmdb" --fps 1000 --quiet
+fi
 echo "ok"
