@@ -108,7 +108,9 @@ PM_API int pm_skeleton_find_mirror_map(int32_t *out_map, const pm_skeleton *skel
 
 /* Allocates a clip of `frame_count` frames over a copy of `skeleton`, every frame at rest. The
  * skeleton must pass pm_skeleton_validate (else its error, prefixed "pm_clip_create"); it may be
- * out's own (&out->skeleton), out then being replaced only on success.
+ * out's own (&out->skeleton), out then being replaced only on success. frame_count outside
+ * 1..PM_MAX_FRAMES is PM_ERR_LIMIT; frames x joints past the address space (possible within the
+ * limits on a 32-bit system) is PM_ERR_OUT_OF_MEMORY, as a failed allocation is.
  *
  * The functions below that build a clip into `out` from input clips (create, copy, resample,
  * trim, mirror, pm_clip_extract_additive) accept out being the same clip as an input: the
