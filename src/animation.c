@@ -83,12 +83,10 @@ pm_result pm_animation_build(pm_animation *out, const pm_clip *clip, const pm_al
     int looping = clip->looping && clip->frame_count > 1;
     int keys = clip->frame_count + looping;
     out->allocator = pm_allocator_resolve(pm_allocator_or(allocator, &clip->allocator));
-    /* keys x groups fits a size_t whenever the clip's own frames did (four joints a group), but
-     * not by much on a 32-bit system: checked rather than wrapped. */
-    out->keys = (size_t)keys > SIZE_MAX / (size_t)soa
-                    ? NULL
-                    : (pm_soa_transform *)pm_alloc_array(&out->allocator, (size_t)keys * (size_t)soa,
-                                                         sizeof(pm_soa_transform), 16);
+    /* keys x groups cannot wrap a size_t: it is about a quarter of the clip's frames x joints,
+     * which pm_clip_create checked (pm_alloc_array checks the bytes). */
+    out->keys = (pm_soa_transform *)pm_alloc_array(&out->allocator, (size_t)keys * (size_t)soa,
+                                                   sizeof(pm_soa_transform), 16);
     if (!out->keys)
         return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "animation '%s': out of memory for %d keys x %d joints",
                        clip->name ? clip->name : "", keys, jc);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blend_support.h"
 #include "support.h"
 
 static const pm_vec3 AY = {0, 1, 0};
@@ -316,13 +317,8 @@ static void test_clip_past_the_address_space(void **state) {
         return;
     }
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, PM_MAX_JOINTS, NULL, NULL));
-    for (int j = 0; j < PM_MAX_JOINTS; j++) {
-        char name[16];
-        snprintf(name, sizeof name, "j%d", j);
-        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, name, NULL));
-        s.parents[j] = j ? 0 : -1;
-    }
+    pm_test_blend_skeleton(&s, PM_MAX_JOINTS);
+    for (int j = 0; j < PM_MAX_JOINTS; j++) s.parents[j] = j ? 0 : -1; /* a chain would be too deep */
     pm_clip c, r;
     pm_error err;
     const int wraps = (int)(SIZE_MAX / PM_MAX_JOINTS) + 1; /* frames x joints = SIZE_MAX + 1 */
