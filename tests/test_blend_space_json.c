@@ -173,9 +173,15 @@ static void test_json(void **state) {
         {"{\"fps\": 1e-300, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 1e-300 is outside 0.001..10000"},
         {"{\"fps\": 20000, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 20000 is outside"},
         /* One document: anything after it is a mistake, not ignored. */
-        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}\n xx", "text after the top-level value, line 2"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}\n xx",
+         "text after the top-level JSON value, line 2"},
         /* cJSON would end the name at the escape: "s\u0000x" and "s\u0000y" read as one name. */
-        {"{\"samples\": [{\"name\": \"s\\u0000x\", \"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\\u0000 escape in a string, line 1"},
+        {"{\"samples\": [{\"name\": \"s\\u0000x\", \"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "\\u0000 escape in a JSON string (names and paths cannot hold NUL), line 1"},
+        /* cJSON reads these as 1 and 1.5: a typo the file's author should see, not a guess. */
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\",\n \"params\": [01]}]}",
+         "'01' is not a JSON number (no leading zeros; digits after a '.'), line 2"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [1.e0]}]}", "'1.e0' is not a JSON number"},
         /* Strict types and keys. */
         {"{\"name\": 5, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "top level: \"name\" must be a string"},
         {"{\"samples\": [{\"name\": [\"w\"], \"clip\": \"clip0.bvh\", \"params\": [0]}]}",
@@ -197,6 +203,19 @@ static void test_json(void **state) {
         {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\"}]}", "it is missing"},
     };
     pm_test_blend_expect_bad_json(bad, sizeof bad / sizeof bad[0]);
+    /* Every form of number JSON allows still loads; nesting past cJSON's limit is named. */
+    pm_blend_space_file ok;
+    pm_test_blend_load_json_ok(&ok, "{\"align\": \"none\", \"axes\": [{\"min\": -0.0e+00, \"max\": 1E1}],"
+                                    " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [5e-1]}]}");
+    pm_blend_space_file_free(&ok);
+    char deep[2600];
+    int n = snprintf(deep, sizeof deep, "{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"x\": ");
+    for (int i = 0; i < 1100; i++) deep[n++] = '[';
+    for (int i = 0; i < 1100; i++) deep[n++] = ']';
+    deep[n++] = '}';
+    deep[n] = '\0';
+    const pm_test_bad_json too_deep = {deep, "JSON nested deeper than 1000 levels, line 1"};
+    pm_test_blend_expect_bad_json(&too_deep, 1);
     /* Grid assets: one per distinct blend. A single sample is one asset, not 25 copies of it; the
      * points projected onto the hull are baked once per hull point. */
     const char *one = "{\"name\": \"one\", \"align\": \"none\", \"axes\": [{}, {}],"

@@ -194,11 +194,12 @@ static const char *const up_names[] = {"y", "z", NULL};
 
 /* Why the text is no JSON document: the line and column where cJSON stopped, and a few
  * characters there (a generated file is often one line long). */
-static pm_result malformed(const loader *l, const char *text, int line, int trailing) {
-    if (trailing == 2)
-        return bad(l, PM_ERR_PARSE, "JSON", "a \\u0000 escape in a string, line %d (names and paths cannot hold NUL)",
-                   line);
-    if (trailing) return bad(l, PM_ERR_PARSE, "JSON", "text after the top-level value, line %d", line);
+static pm_result malformed(const loader *l, const char *text, const pm_cli_json_problem *problem) {
+    int line = problem->line;
+    if (problem->why != PM_CLI_JSON_MALFORMED) {
+        char what[96];
+        return bad(l, PM_ERR_PARSE, "JSON", "%s, line %d", pm_cli_json_problem_text(what, sizeof what, problem), line);
+    }
     const char *at = cJSON_GetErrorPtr(), *start = text;
     if (!at || at < text || at > text + strlen(text)) return bad(l, PM_ERR_PARSE, "JSON", "malformed near line %d", line);
     for (const char *c = text; c < at; c++)
@@ -370,9 +371,9 @@ pm_result pm_blend_space_from_json(pm_blend_space_file *out, const char *text, c
     if (!out || !text) return bad(&l, PM_ERR_INVALID_ARGUMENT, "input", "NULL argument");
     memset(out, 0, sizeof *out);
     out->grid = pm_default_blend_grid_def();
-    int line, trailing;
-    cJSON *root = pm_cli_json_parse(text, &line, &trailing);
-    if (!root) return malformed(&l, text, line, trailing);
+    pm_cli_json_problem problem;
+    cJSON *root = pm_cli_json_parse(text, &problem);
+    if (!root) return malformed(&l, text, &problem);
     pm_result r = PM_OK;
     pm_clip *clips = NULL;
     pm_blend_sample_def *samples = NULL;

@@ -145,49 +145,118 @@ pm_result pm_cli_set_error(pm_error *error, pm_result code, const char *format, 
     return code;
 }
 
-/* The first \u0000 escape inside a string (cJSON would end the string there, silently: a
- * name "x\u0000y" read as "x"), or NULL. */
-static const char *nul_escape(const char *text) {
+/* What cJSON reads differently from JSON, found by one pass over the text: the first \u0000
+ * escape inside a string (cJSON ends the string there, silently: a name "x\u0000y" read as "x"),
+ * the first bracket past cJSON's nesting limit (cJSON only says it stopped there) and the first
+ * number JSON does not allow but cJSON reads (a leading zero, "01"; a '.' with no digit after it,
+ * "1." - most likely a typo, not the number meant). */
+typedef struct json_scan {
+    const char *nul_escape, *too_deep, *bad_number, *bad_number_end;
+} json_scan;
+
+static const char *digits_end(const char *p, const char *end) {
+    while (p < end && isdigit((unsigned char)*p)) p++;
+    return p;
+}
+
+/* Whether text[p, end) is a number in JSON's form: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int json_number_form(const char *p, const char *end) {
+    if (p < end && *p == '-') p++;
+    if (p == end || !isdigit((unsigned char)*p)) return 0;
+    p = *p == '0' ? p + 1 : digits_end(p, end);
+    if (p < end && *p == '.') {
+        if (++p == end || !isdigit((unsigned char)*p)) return 0;
+        p = digits_end(p, end);
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        if (++p < end && (*p == '+' || *p == '-')) p++;
+        if (p == end || !isdigit((unsigned char)*p)) return 0;
+        p = digits_end(p, end);
+    }
+    return p == end;
+}
+
+static void json_scan_text(json_scan *out, const char *text) {
+    memset(out, 0, sizeof *out);
     int in_string = 0;
+    long long depth = 0; /* (a text of 2^31 brackets must not overflow it) */
     for (const char *c = text; *c; c++) {
-        if (*c == '"') in_string = !in_string;
-        else if (in_string && *c == '\\') {
-            if (c[1] == 'u' && c[2] == '0' && c[3] == '0' && c[4] == '0' && c[5] == '0') return c;
-            if (c[1]) c++; /* the escaped character: \" does not end the string */
+        if (in_string) {
+            if (*c == '"') in_string = 0;
+            else if (*c == '\\') {
+                if (!out->nul_escape && c[1] == 'u' && c[2] == '0' && c[3] == '0' && c[4] == '0' && c[5] == '0')
+                    out->nul_escape = c;
+                if (c[1]) c++; /* the escaped character: \" does not end the string */
+            }
+        } else if (*c == '"') in_string = 1;
+        else if (*c == '[' || *c == '{') {
+            if (++depth > CJSON_NESTING_LIMIT && !out->too_deep) out->too_deep = c;
+        } else if (*c == ']' || *c == '}') depth--;
+        else if (isdigit((unsigned char)*c) || *c == '-') {
+            /* cJSON's number: the longest run of these characters. */
+            const char *e = c + strspn(c, "0123456789+-.eE");
+            if (!out->bad_number && !json_number_form(c, e)) out->bad_number = c, out->bad_number_end = e;
+            c = e - 1;
         }
     }
+}
+
+static cJSON *json_problem(pm_cli_json_problem *problem, int why, const char *text, const char *at) {
+    problem->why = why;
+    problem->line = pm_cli_text_line(text, at);
     return NULL;
 }
 
-int pm_cli_nul_line(const char *text, size_t size) {
-    const char *nul = memchr(text, 0, size);
-    return nul ? pm_cli_text_line(text, nul) : 0;
-}
-
-cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing) {
+cJSON *pm_cli_json_parse(const char *text, pm_cli_json_problem *problem) {
+    memset(problem, 0, sizeof *problem);
+    json_scan scan;
+    json_scan_text(&scan, text);
+    if (scan.nul_escape) return json_problem(problem, PM_CLI_JSON_NUL_ESCAPE, text, scan.nul_escape);
     const char *end = NULL;
-    *trailing = 0;
-    const char *escape = nul_escape(text);
-    if (escape) {
-        *trailing = 2;
-        *bad_line = pm_cli_text_line(text, escape);
-        return NULL;
-    }
     cJSON *root = cJSON_ParseWithOpts(text, &end, 0);
     if (!root) {
-        *bad_line = pm_cli_text_line(text, cJSON_GetErrorPtr());
-        return NULL;
+        const char *at = cJSON_GetErrorPtr();
+        /* Too deep when cJSON stopped at (or after) the bracket past its limit, not at an error
+         * before it. */
+        if (scan.too_deep && at && at >= scan.too_deep)
+            return json_problem(problem, PM_CLI_JSON_TOO_DEEP, text, scan.too_deep);
+        return json_problem(problem, PM_CLI_JSON_MALFORMED, text, at);
     }
     if (end) {
         while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') end++;
         if (*end) {
             cJSON_Delete(root);
-            *trailing = 1;
-            *bad_line = pm_cli_text_line(text, end);
-            return NULL;
+            return json_problem(problem, PM_CLI_JSON_TRAILING, text, end);
         }
     }
+    if (scan.bad_number) {
+        cJSON_Delete(root);
+        int n = (int)(scan.bad_number_end - scan.bad_number);
+        snprintf(problem->number, sizeof problem->number, "%.*s%s", n < 24 ? n : 24, scan.bad_number,
+                 n < 24 ? "" : "...");
+        return json_problem(problem, PM_CLI_JSON_NUMBER, text, scan.bad_number);
+    }
     return root;
+}
+
+const char *pm_cli_json_problem_text(char *buf, size_t cap, const pm_cli_json_problem *problem) {
+    switch (problem->why) {
+    case PM_CLI_JSON_TRAILING: snprintf(buf, cap, "text after the top-level JSON value"); break;
+    case PM_CLI_JSON_NUL_ESCAPE:
+        snprintf(buf, cap, "a \\u0000 escape in a JSON string (names and paths cannot hold NUL)");
+        break;
+    case PM_CLI_JSON_TOO_DEEP: snprintf(buf, cap, "JSON nested deeper than %d levels", CJSON_NESTING_LIMIT); break;
+    case PM_CLI_JSON_NUMBER:
+        snprintf(buf, cap, "'%s' is not a JSON number (no leading zeros; digits after a '.')", problem->number);
+        break;
+    default: snprintf(buf, cap, "not valid JSON"); break;
+    }
+    return buf;
+}
+
+int pm_cli_nul_line(const char *text, size_t size) {
+    const char *nul = memchr(text, 0, size);
+    return nul ? pm_cli_text_line(text, nul) : 0;
 }
 
 int pm_cli_text_line(const char *text, const char *at) {
@@ -257,12 +326,19 @@ int pm_cli_float(float *out, const char *command, const char *option, const char
     return 1;
 }
 
+/* -o and --output are one option: "-o a --output b" is the same mistake as "-o a -o b". */
+static const char *option_key(const char *option) {
+    if (!strcmp(option, "--output")) return "-o";
+    if (!strcmp(option, "--quiet")) return "-q";
+    return option;
+}
+
 int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, const char *value) {
-    /* -o and --output are one option: "-o a --output b" is the same mistake as "-o a -o b". */
-    const char *key = !strcmp(option, "--output") ? "-o" : option;
+    const char *key = option_key(option);
     for (int k = 0; k < seen->count; k++)
         if (!strcmp(seen->option[k], key)) {
-            pm_cli_fail("%s: %s given twice ('%s' and '%s')", command, option, seen->value[k], value);
+            if (value) pm_cli_fail("%s: %s given twice ('%s' and '%s')", command, option, seen->value[k], value);
+            else pm_cli_fail("%s: %s given twice", command, option);
             return 0;
         }
     /* A command has fewer single-value options than slots; were one added past them, it would go
@@ -279,6 +355,12 @@ int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const
     if (!pm_cli_has_value(argc, argv, i)) return 1;
     for (int k = 0; options[k]; k++)
         if (!strcmp(argv[i], options[k])) return pm_cli_once(seen, command, argv[i], argv[i + 1]);
+    return 1;
+}
+
+int pm_cli_flag_once(pm_cli_seen *seen, const char *command, const char *const *flags, const char *arg) {
+    for (int k = 0; flags[k]; k++)
+        if (!strcmp(arg, flags[k])) return pm_cli_once(seen, command, arg, NULL);
     return 1;
 }
 

@@ -78,14 +78,19 @@ typedef struct pm_cli_seen {
     int count;
 } pm_cli_seen;
 
-/* Records single-value option `option` (as typed; -o and --output count as one) with its
- * argument `value`: 1 the first time, else prints "posematch: COMMAND: OPTION given twice ('A'
- * and 'B')" and returns 0. */
+/* Records single-value option `option` (as typed; -o and --output count as one, so do -q and
+ * --quiet) with its argument `value`: 1 the first time, else prints "posematch: COMMAND: OPTION
+ * given twice ('A' and 'B')" and returns 0. A flag is recorded with `value` NULL, and its second
+ * time reads "COMMAND: FLAG given twice". */
 int pm_cli_once(pm_cli_seen *seen, const char *command, const char *option, const char *value);
 /* pm_cli_once for option argv[i] when it is one of `options` (NULL-terminated) and has a value
  * after it; 1 otherwise. Called first thing for each argument, before the option is taken. */
 int pm_cli_once_listed(pm_cli_seen *seen, const char *command, const char *const *options, int argc, char **argv,
                        int i);
+/* pm_cli_once for argv[i] == `arg` when it is one of the `flags` (options without a value,
+ * NULL-terminated); 1 otherwise. A flag given twice is refused like a value given twice: in a
+ * script it is most often a copy-paste that dropped or meant another option. */
+int pm_cli_flag_once(pm_cli_seen *seen, const char *command, const char *const *flags, const char *arg);
 /* Whether single-value option `option` was recorded in `seen`. */
 int pm_cli_seen_has(const pm_cli_seen *seen, const char *option);
 
@@ -107,11 +112,24 @@ void pm_cli_warn_clip_scale(const pm_clip *clip, const char *command, const char
  * both list; info adds more). */
 struct cJSON;
 struct cJSON *pm_cli_asset_json(const pm_asset_info *asset);
-/* Parses one JSON document. NULL when it is malformed, has more than blanks after its value (a
- * file's tail is an error, not something to ignore) or a string holds a \u0000 escape (where
- * cJSON would cut it short): *trailing tells which (0 malformed, 1 text after the value, 2 the
- * escape) and *bad_line where. */
-struct cJSON *pm_cli_json_parse(const char *text, int *bad_line, int *trailing);
+/* Why pm_cli_json_parse refused a text, and at which line. */
+enum {
+    PM_CLI_JSON_MALFORMED,  /* cJSON could not read it (cJSON_GetErrorPtr() says where) */
+    PM_CLI_JSON_TRAILING,   /* more than blanks after the value: a file's tail is not ignored */
+    PM_CLI_JSON_NUL_ESCAPE, /* a \u0000 escape in a string, where cJSON would cut it short */
+    PM_CLI_JSON_TOO_DEEP,   /* arrays and objects nested past cJSON's limit */
+    PM_CLI_JSON_NUMBER      /* a number cJSON reads but JSON does not allow ("01", "1.") */
+};
+typedef struct pm_cli_json_problem {
+    int why, line;
+    char number[32]; /* PM_CLI_JSON_NUMBER: the number as written (cut at 24 characters) */
+} pm_cli_json_problem;
+/* Parses one JSON document, strictly: NULL with *problem filled when it is not JSON as RFC 8259
+ * writes it or when cJSON would read it otherwise than written. */
+struct cJSON *pm_cli_json_parse(const char *text, pm_cli_json_problem *problem);
+/* The problem in words, without file or line, for every kind but PM_CLI_JSON_MALFORMED (there
+ * "not valid JSON": callers say more with cJSON_GetErrorPtr()). Returns buf. */
+const char *pm_cli_json_problem_text(char *buf, size_t cap, const pm_cli_json_problem *problem);
 /* The line of the first NUL byte in text[0..size), 0 when there is none: a JSON file's text
  * ends at one, and what follows would go unread. */
 int pm_cli_nul_line(const char *text, size_t size);

@@ -276,11 +276,13 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     /* (--far takes a list and is repeatable.) */
     static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
                                                        "--save-queries", "--threads", "--max-nodes", NULL};
+    static const char *const flags[] = {"--json", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i);
         if (!pm_cli_once_listed(&seen, "bench", single_value_options, argc, argv, i)) return 2;
+        if (!pm_cli_flag_once(&seen, "bench", flags, s)) return 2;
         int bvh_option = pm_cli_bvh_option(&a->bvh, &seen, "bench", argc, argv, &i);
         if (bvh_option < 0) return 2;
         if (bvh_option) continue;

@@ -74,6 +74,7 @@ static int parse_params(blend_args *a, const char *text, const char **bad, int *
 }
 
 static const char *const single_value_options[] = {"--param", "-o", "--fps", NULL};
+static const char *const flags[] = {"--weights", "--json", NULL};
 
 /* Returns -1 to go on, else the exit code. */
 static int parse_args(blend_args *a, int argc, char **argv) {
@@ -85,6 +86,7 @@ static int parse_args(blend_args *a, int argc, char **argv) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i), bvh_opt;
         if (!pm_cli_once_listed(&seen, "blend", single_value_options, argc, argv, i)) return 2;
+        if (!pm_cli_flag_once(&seen, "blend", flags, s)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(blend_usage, stdout);
             return 0;

@@ -154,6 +154,7 @@ static int shared_joint(const char *p, const char *q, const char **joint) {
 static const char *const single_value_options[] = {
     "-o", "--output", "--schema", "--fps", "--threads", "--pca", "--exact-components", "--exact-leaf", "--cache",
     "--exclude-end", "--exclude-start", "--facing", "--hips-axis", "--ground", "--root-smoothing", NULL};
+static const char *const flags[] = {"--mirror", "--loop", "--keep-rest-frame", "--quiet", "-q", "--json", NULL};
 
 static int parse_args(build_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
@@ -170,6 +171,7 @@ static int parse_args(build_args *a, int argc, char **argv) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i), bvh_opt;
         if (!pm_cli_once_listed(&seen, "build", single_value_options, argc, argv, i)) return 2;
+        if (!pm_cli_flag_once(&seen, "build", flags, s)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(build_usage, stdout);
             return 0;

@@ -22,7 +22,10 @@ static const char info_usage[] =
 int pm_cmd_info(int argc, char **argv) {
     const char *path = NULL;
     int json = 0, assets = 0, verify = 0;
+    static const char *const flags[] = {"--json", "--assets", "--verify", NULL};
+    pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
+        if (!pm_cli_flag_once(&seen, "info", flags, argv[i])) return 2;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(info_usage, stdout);
             return 0;

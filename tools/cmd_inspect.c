@@ -28,10 +28,12 @@ typedef struct inspect_args {
 static int parse_args(inspect_args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->def = pm_default_bvh_def();
+    static const char *const flags[] = {"--json", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int bvh_opt;
+        if (!pm_cli_flag_once(&seen, "inspect", flags, s)) return 2;
         if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
             fputs(inspect_usage, stdout);
             return 0;

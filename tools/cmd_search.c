@@ -49,12 +49,14 @@ static int parse_args(search_args *a, int argc, char **argv) {
     a->bvh = pm_default_bvh_def();
     static const char *const single_value_options[] = {"--queries", "--query-clip", "--weights", "--frame", "--mode",
                                                        "--continuing", "--continuing-addend", "--neighbors", "--max-nodes", NULL};
+    static const char *const flags[] = {"--json", "--loop", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         int more = pm_cli_has_value(argc, argv, i);
         double v;
         if (!pm_cli_once_listed(&seen, "search", single_value_options, argc, argv, i)) return 2;
+        if (!pm_cli_flag_once(&seen, "search", flags, s)) return 2;
         int bvh_option = pm_cli_bvh_option(&a->bvh, &seen, "search", argc, argv, &i);
         if (bvh_option < 0) return 2;
         if (bvh_option) continue;

@@ -268,14 +268,13 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
         snprintf(origin->source, sizeof origin->source, "%s", p.source);
     }
     pm_schema_init(out);
-    int line, trailing;
-    cJSON *root = pm_cli_json_parse(text, &line, &trailing);
-    if (!root)
-        return pm_cli_set_error(error, PM_ERR_PARSE,
-                                trailing == 2   ? "%s:%d: a \\u0000 escape in a JSON string (names cannot hold NUL)"
-                                : trailing == 1 ? "%s:%d: text after the top-level JSON value"
-                                                : "%s:%d: not valid JSON",
-                                p.source, line);
+    pm_cli_json_problem problem;
+    cJSON *root = pm_cli_json_parse(text, &problem);
+    if (!root) {
+        char what[96];
+        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: %s", p.source, problem.line,
+                                pm_cli_json_problem_text(what, sizeof what, &problem));
+    }
     pm_result r = PM_OK;
     if (!cJSON_IsObject(root)) r = bad(&p, "(top)", "expected an object with \"channels\"");
     if (r == PM_OK) r = check_keys(&p, root, "(top)", top_keys);

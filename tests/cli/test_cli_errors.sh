@@ -341,7 +341,8 @@ expect_error "synth into a directory with a file size limit" "cannot write" \
   bash -c 'trap "" XFSZ; ulimit -f 70; exec "$1" synth "$2/synf2" --clips 12' sh "$CLI" "$T"
 [ -z "$(ls -A "$T/synf2")" ] || fail "a failed synth left files: $(ls -A "$T/synf2")"
 
-# 15. Options that take one value are refused when given twice (the last silently won), a joint in
+# 15. Options that take one value are refused when given twice (the last silently won), flags too
+#     (a repeated flag in a script is most often a copy that meant another option), a joint in
 #     two --mirror-pair pairs likewise, and numbers are decimal (--frame 0x10 was frame 16).
 ( cd "$T" && expect_error "build -o twice" "build: -o given twice ('x1' and 'x2')" "$CLI" build clips -o x1 -o x2 ) || exit 1
 expect_error "build -o and --output" "given twice" "$CLI" build "$T/clips" -o "$T/x1" --output "$T/x2"
@@ -361,6 +362,17 @@ expect_error "inspect --unit-scale twice" "inspect: --unit-scale given twice" \
   "$CLI" inspect "$T/clips/synth_000.bvh" --unit-scale 0.01 --unit-scale 1
 expect_error "blend --fps twice" "blend: --fps given twice" \
   "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.bvh" --fps 30 --fps 60
+expect_error "info --json twice" "info: --json given twice" "$CLI" info "$T/a.pmdb" --json --json
+expect_error "info --verify twice" "info: --verify given twice" "$CLI" info --verify "$T/a.pmdb" --verify
+expect_error "build -q and --quiet" "build: --quiet given twice" "$CLI" build "$T/clips" -o "$T/x1" -q --quiet
+expect_error "build --mirror twice" "build: --mirror given twice" "$CLI" build "$T/clips" -o "$T/x1" --mirror --mirror
+expect_error "search --loop twice" "search: --loop given twice" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --loop --loop
+expect_error "inspect --json twice" "inspect: --json given twice" "$CLI" inspect "$T/clips/synth_000.bvh" --json --json
+expect_error "blend --weights twice" "blend: --weights given twice" \
+  "$CLI" blend "$T/space.json" --param 2 --weights --weights
+expect_error "bench --json twice" "bench: --json given twice" "$CLI" bench "$T/a.pmdb" --json --json
+[ -e "$T/x1" ] && fail "a build with a repeated flag wrote its output"
 expect_error "a joint in two mirror pairs" "LeftFoot is already paired by --mirror-pair 'LeftFoot=RightFoot'" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --mirror --mirror-pair LeftFoot=RightFoot --mirror-pair LeftFoot=Head
 expect_error "a joint in two mirror pairs (second place)" "RightFoot is already paired" \

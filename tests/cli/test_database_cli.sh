@@ -331,6 +331,16 @@ printf '{"bogus": 1, "channels": [{"kind": "position", "bone": "LeftFoot"}]}' > 
 expect_error "unknown top-level field" "k3.json: (top).bogus: unknown field" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k3.json"
 printf '{"channels": [{"kind": "velocity", "bone": "hips"}]}\n}' > "$T/k5.json"
 expect_error "text after the schema" "k5.json:2: text after the top-level JSON value" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k5.json"
+# Numbers cJSON reads but JSON does not allow, and nesting past cJSON's limit, are named as such.
+printf '{"channels": [{"kind": "velocity", "bone": "hips",\n "weight": 02}]}' > "$T/k7.json"
+expect_error "a leading zero in the schema" "k7.json:2: '02' is not a JSON number" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k7.json"
+printf '{"channels": [{"kind": "velocity", "bone": "hips", "weight": -1.}]}' > "$T/k8.json"
+expect_error "a bare '.' in the schema" "k8.json:1: '-1.' is not a JSON number" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k8.json"
+python3 -c "print('{\"x\":' + '[' * 1200 + ']' * 1200 + '}')" > "$T/k9.json"
+expect_error "a schema nested too deep" "k9.json:1: JSON nested deeper than 1000 levels" \
+  "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k9.json"
 # cJSON ends a string at a \u0000 escape and the text at a NUL byte: both refused, not cut short.
 printf '{"name": "a\\u0000b", "channels": [{"kind": "velocity", "bone": "hips"}]}' > "$T/k6.json"
 expect_error "a NUL escape in the schema" "k6.json:1: a .u0000 escape" "$CLI" build "$T/clips" -o "$T/e.pmdb" --schema "$T/k6.json"
