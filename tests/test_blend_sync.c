@@ -318,6 +318,14 @@ static void test_cycles_join_without_a_jump(void **state) {
     job.phase = 0.5f;
     PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
     assert_true(fabsf(wrapped - pm_pose_translation(out, HIPS).z) < 1e-5f);
+    /* A negative phase counts back from the wrap's end (blend_space.h): -0.5 is 1.5, the whole
+     * pose, bit for bit. */
+    pm_soa_transform back[GROUPS];
+    job.phase = -0.5f, job.output = back;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    job.phase = 1.5f, job.output = out;
+    PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+    assert_memory_equal(back, out, sizeof out);
     pm_blend_space_destroy(s);
     pm_clip_destroy(&walk);
     pm_clip_destroy(&run);

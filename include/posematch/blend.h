@@ -93,8 +93,10 @@ static inline void pm_pose_set_joint(pm_soa_transform *pose, int joint, pm_quat 
 
 /* ---- runtime animation ---- */
 
-/* Immutable, uniformly sampled keys of one clip in pose layout. Consecutive keys of a joint are
- * stored in the same quaternion hemisphere so that sampling needs no sign test. A looping clip
+/* Immutable, uniformly sampled keys of one clip in pose layout: its frames, rotations normalised
+ * to unit length (so a key may differ from the clip's frame by a float step or two, about 1e-7).
+ * Consecutive keys of a joint are stored in the same quaternion hemisphere so that sampling needs
+ * no sign test. A looping clip
  * stores one more key after its last frame: the first frame moved on by the cycle's net
  * displacement (translations of joints that travel) and turned by its turn about the vertical
  * (the rotation of the joint that carries the root motion), so that root motion carries on across

@@ -4,7 +4,8 @@
  * direction, slope, ...). A query point selects the cell that contains it - a segment in 1D, a
  * triangle of the samples' Delaunay triangulation in 2D, a tetrahedron of their Delaunay
  * tetrahedralisation in 3D - and blends the cell's samples with barycentric weights: non-negative,
- * summing to 1, exactly 1 on a sample (which then reproduces its clip bit for bit) and linear along
+ * summing to 1, exactly 1 on a sample (which then reproduces its animation's keys bit for bit:
+ * the clip's frames with unit rotations, pm_animation) and linear along
  * edges and faces. A point outside the samples' convex hull is projected onto the nearest point of
  * the hull (an edge in 2D, a face in 3D). Clips of different lengths are time-synchronised by
  * normalised phase: each sample plays at phase * its own duration and the blend lasts the
@@ -215,9 +216,10 @@ PM_API int pm_blend_space_phase_wrap(const pm_blend_space *space);
 /* ---- runtime job ---- */
 
 /* Local pose of the space at `params` and `phase`, which counts the blend's cycles: 0 is the start
- * of the first, 1 its end; one-shot samples are clamped to their end beyond 1. Looping samples
- * take the phase modulo pm_blend_space_phase_wrap (1 unless samples have several gait cycles),
- * where a whole wrap is its end, not its start again. Within it, phase c + f is fraction f of the
+ * of the first, 1 its end; one-shot samples are clamped to their start below 0 and their end
+ * beyond 1. Looping samples take the phase modulo pm_blend_space_phase_wrap (1 unless samples have
+ * several gait cycles), negative phases too (-0.25 is 0.25 before the wrap's end), where a whole
+ * wrap is its end, not its start again. Within it, phase c + f is fraction f of the
  * blend's cycle c, in which a looping sample of k cycles plays its cycle c mod k. Root motion is
  * blended as motion on the ground: each sample's ground frame (the heading and floor position of
  * its hips in model space) is taken off at the joint that carries its root motion (the topmost

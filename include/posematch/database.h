@@ -88,7 +88,8 @@ typedef struct pm_database_def {
     float fps;                  /* poses per second of every asset (clips are resampled),
                                    1..1000; 30 */
     int mirror;                 /* add a mirrored copy of every asset, 0 or 1; 0 */
-    int pca_components;         /* PCA components of the KD-tree (PS6), 1..64; 4 */
+    int pca_components;         /* PCA components of the KD-tree (PS6), 1..64 and at most the
+                                   cardinality (a schema of fewer than 4 values needs it set); 4 */
     int kdtree_leaf_size;       /* PCA KD-tree points per leaf, 1..1024; 16 */
     int exact_components;       /* components the exact bound tree splits on, 0..64 and at most
                                    the cardinality; 0 = automatic */
@@ -220,7 +221,15 @@ PM_API const pm_database_def *pm_database_settings(const pm_database *db);
  * would drift from the played clip by that much every loop. A mirrored copy plays its source's
  * clip mirrored with pm_clip_mirror, mirror_map and mirror_axis below (what the build used).
  * pm_database_asset_clip does all of this: it makes the clip whose frame i is the asset's pose
- * first_pose + i, played from pm_search_result.time itself. */
+ * first_pose + i, played from pm_search_result.time itself.
+ * Two things the caller keeps. The playback clock: pm_search_result.time is the time of the
+ * pose's frame, rounded to the database's frames, so start playing from it after a jump but then
+ * advance your own time by dt (and take the next continuing_pose from it with
+ * pm_database_asset_pose_at); setting time = result.time + dt each frame while the continuing
+ * pose wins holds playback back, as the rounding takes back part of every dt.
+ * And the placement: poses are where the capture put them; the root the features were measured
+ * from is pm_root_track_extract of the played clip with pm_database_settings(db)->root, so move
+ * the character by that root's motion from frame to frame and show the pose relative to it. */
 typedef struct pm_asset_info {
     const char *name;
     int first_pose;
