@@ -178,7 +178,7 @@ static void test_json(void **state) {
         /* cJSON would end the name at the escape: "s\u0000x" and "s\u0000y" read as one name. */
         {"{\"samples\": [{\"name\": \"s\\u0000x\", \"clip\": \"clip0.bvh\", \"params\": [0]}]}",
          "\\u0000 escape in a JSON string (names and paths cannot hold NUL), line 1"},
-        /* cJSON reads these as 1 and 1.5: a typo the file's author should see, not a guess. */
+        /* cJSON reads both as 1: a typo the file's author should see, not a guess. */
         {"{\"samples\": [{\"clip\": \"clip0.bvh\",\n \"params\": [01]}]}",
          "'01' is not a JSON number (no leading zeros; digits after a '.'), line 2"},
         {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [1.e0]}]}", "'1.e0' is not a JSON number"},
@@ -210,10 +210,9 @@ static void test_json(void **state) {
     pm_blend_space_file_free(&ok);
     char deep[2600];
     int n = snprintf(deep, sizeof deep, "{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}], \"x\": ");
-    for (int i = 0; i < 1100; i++) deep[n++] = '[';
-    for (int i = 0; i < 1100; i++) deep[n++] = ']';
-    deep[n++] = '}';
-    deep[n] = '\0';
+    memset(deep + n, '[', 1100);
+    memset(deep + n + 1100, ']', 1100);
+    memcpy(deep + n + 2200, "}", 2);
     const pm_test_bad_json too_deep = {deep, "JSON nested deeper than 1000 levels, line 1"};
     pm_test_blend_expect_bad_json(&too_deep, 1);
     /* Grid assets: one per distinct blend. A single sample is one asset, not 25 copies of it; the
