@@ -433,14 +433,8 @@ done:
 pm_result pm_blend_space_load_json(pm_blend_space_file *out, const char *path, const pm_bvh_def *bvh, pm_error *error) {
     if (out) memset(out, 0, sizeof *out);
     if (!out || !path) return pm_cli_set_error(error, PM_ERR_INVALID_ARGUMENT, "pm_blend_space_load_json: NULL argument");
-    size_t size;
-    char *text = pm_cli_read_text(path, &size, error);
+    char *text = pm_cli_read_json_text(path, error);
     if (!text) return error ? error->code : PM_ERR_IO;
-    int nul = pm_cli_nul_line(text, size);
-    if (nul) {
-        free(text);
-        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: JSON: a NUL byte (not text)", path, nul);
-    }
     char *dir = malloc(strlen(path) + 1);
     if (!dir) {
         free(text);

@@ -22,6 +22,19 @@ char *pm_cli_read_text(const char *path, size_t *size, pm_error *error) {
     return (char *)text; /* (the default allocator's: free() releases it) */
 }
 
+char *pm_cli_read_json_text(const char *path, pm_error *error) {
+    size_t size;
+    char *text = pm_cli_read_text(path, &size, error);
+    if (!text) return NULL;
+    int nul = pm_cli_nul_line(text, size);
+    if (nul) {
+        free(text);
+        pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: a NUL byte (a JSON file is text)", path, nul);
+        return NULL;
+    }
+    return text;
+}
+
 char *pm_cli_absolute_path(const char *path) {
     char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
     if (path[0] != '/' && !cwd) return NULL;

@@ -10,6 +10,9 @@
 /* Whole file as NUL-terminated text (malloc'd), or NULL with the error filled. Regular files
  * and pipes only: "PATH: is a directory", "PATH: not a regular file (...)". */
 char *pm_cli_read_text(const char *path, size_t *size, pm_error *error);
+/* pm_cli_read_text for a JSON file (schemas, blend spaces): a NUL byte is refused with its line,
+ * "PATH:LINE: a NUL byte (a JSON file is text)", since cJSON would stop reading there. */
+char *pm_cli_read_json_text(const char *path, pm_error *error);
 /* Expands directories into their .bvh files (recursively, sorted by path so that the order
  * never depends on the file system; a directory reached again through a symbolic link is not
  * scanned again); plain files (.json blend spaces among them) are kept as given. A directory

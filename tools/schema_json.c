@@ -301,14 +301,8 @@ pm_result pm_schema_from_json(pm_schema *out, const char *text, const char *sour
 }
 
 pm_result pm_schema_load_json(pm_schema *out, const char *path, pm_schema_origin *origin, pm_error *error) {
-    size_t size;
-    char *text = pm_cli_read_text(path, &size, error);
+    char *text = pm_cli_read_json_text(path, error);
     if (!text) return error ? error->code : PM_ERR_IO;
-    int nul = pm_cli_nul_line(text, size);
-    if (nul) {
-        free(text);
-        return pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: a NUL byte (not a JSON text)", path, nul);
-    }
     pm_result r = pm_schema_from_json(out, text, path, origin, error);
     if (r == PM_OK && !out->name[0]) {
         /* Named after its file; control characters, legal in file names, would break the lines

@@ -404,7 +404,7 @@ expect_error "blend without a space" "blend: no SPACE.json given" "$CLI" blend -
 expect_error "blend --json with only -o" "blend: --json goes with --weights" "$CLI" blend "$T/space.json" --param 2 -o "$T/x1.bvh" --json
 expect_error "blend --json alone" "blend: --json goes with --weights" "$CLI" blend "$T/space.json" --param 2 --json
 { cat "$T/space.json"; printf '\0garbage'; } > "$T/nul.json"
-expect_error "blend: a NUL byte after the document" "nul.json:$(($(wc -l < "$T/space.json") + 1)): JSON: a NUL byte" \
+expect_error "blend: a NUL byte after the document" "nul.json:$(($(wc -l < "$T/space.json") + 1)): a NUL byte (a JSON file is text)" \
   "$CLI" blend "$T/nul.json" --param 2 --weights
 # --param of the wrong size for the space is a usage error like every other --param error (status 2).
 "$CLI" blend "$T/space.json" --param 1,2 --weights > /dev/null 2>&1; rc=$?
