@@ -80,9 +80,12 @@ static void test_bake(void **state) {
      * are errors. */
     PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 0.001f, NULL));
     assert_int_equal(baked.frame_count, 1);
+    assert_false(baked.looping); /* (a loop of one frame would be a still) */
     PM_ASSERT_OK(pm_clip_validate(&baked, NULL));
     pm_clip_destroy(&baked);
     assert_int_equal(pm_blend_space_bake(&baked, s, mid, 1e-30f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "0.001..10000"));
+    assert_int_equal(pm_blend_space_bake(&baked, s, mid, 10001.0f, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "0.001..10000"));
 
     /* The duration helpers take weights as pm_blend_space_weights_at gives them; anything else
@@ -153,6 +156,18 @@ static void test_grid(void **state) {
     g.counts[1] = 100; /* exactly the limit: counted */
     PM_ASSERT_OK(pm_blend_space_grid(NULL, 0, &n, s, &g, &e));
     assert_true(n > 0);
+    g.counts[0] = 100001; /* one axis past its limit, however few points in all */
+    g.counts[1] = 1;
+    assert_int_equal(pm_blend_space_grid(NULL, 0, &n, s, &g, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_string_equal(e.message, "blend space grid: 100001 points on axis x is outside 1..100000");
+    /* One point per axis: the middle of the ranges. */
+    g.counts[0] = 1;
+    g.include_outside = 1;
+    float lo[2], hi[2];
+    for (int d = 0; d < 2; d++) PM_ASSERT_OK(pm_blend_space_axis_range(&lo[d], &hi[d], s, d, NULL));
+    PM_ASSERT_OK(pm_blend_space_grid(out, 10, &n, s, &g, NULL));
+    assert_int_equal(n, 1);
+    for (int d = 0; d < 2; d++) assert_true(fabsf(out[d] - 0.5f * (lo[d] + hi[d])) < 1e-6f);
     pm_blend_space_destroy(s);
     /* A failed create leaves *out NULL, whatever it held. */
     s = (pm_blend_space *)(void *)&g;
@@ -244,6 +259,27 @@ static void test_scratch_count(void **state) {
     job.output = out;
     free(scratch);
     pm_pose_free(out, NULL);
+    pm_blend_space_destroy(s);
+    pm_test_blend_fixture_free(&fx);
+}
+
+/* A baked clip says where its samples came from: their up axis and units. */
+static void test_bake_keeps_source_axes_and_units(void **state) {
+    (void)state;
+    fixture fx;
+    pm_test_blend_fixture_swing(&fx, JOINTS, 3);
+    for (int i = 0; i < 3; i++) {
+        fx.clips[i].source_up = PM_UP_Z;
+        fx.clips[i].unit_scale = 0.01f;
+    }
+    float pts[3][2] = {{0, 0}, {1, 0}, {0, 1}}, mid[2] = {0.3f, 0.3f};
+    pm_blend_space *s;
+    PM_ASSERT_OK(pm_test_blend_make_space(&s, &fx, 2, pts, NULL, 3, NULL));
+    pm_clip baked;
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, mid, 30.0f, NULL));
+    assert_int_equal(baked.source_up, PM_UP_Z);
+    assert_true(baked.unit_scale == 0.01f);
+    pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
     pm_test_blend_fixture_free(&fx);
 }
@@ -340,6 +376,12 @@ static void test_job_errors(void **state) {
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_NUMERIC);
     assert_string_equal(e.message, "blend space job: parameter y is not finite");
     p[1] = 0.25f;
+    job.phase = NAN;
+    assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_NUMERIC);
+    assert_string_equal(e.message, "blend space job: phase is not finite");
+    job.phase = INFINITY;
+    assert_int_equal(pm_blend_space_job_validate(&job, &e), PM_ERR_NUMERIC);
+    job.phase = 0.0f;
     job.rotation = (pm_rotation_blend)7;
     assert_int_equal(pm_blend_space_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
     assert_string_equal(e.message, "blend space job: unknown rotation blend 7");
@@ -403,6 +445,7 @@ int main(void) {
         cmocka_unit_test(test_grid),
         cmocka_unit_test(test_bake_mixed_looping),
         cmocka_unit_test(test_scratch_count),
+        cmocka_unit_test(test_bake_keeps_source_axes_and_units),
         cmocka_unit_test(test_extreme_phases),
         cmocka_unit_test(test_bake_order_independent),
         cmocka_unit_test(test_job_errors),

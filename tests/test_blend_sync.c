@@ -382,6 +382,19 @@ static void test_period_of_the_blend(void **state) {
     assert_int_equal(baked.frame_count, 7 * 30);
     pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
+    /* ... even past PM_BLEND_SPACE_MAX_PERIOD: a sample of 17 strides baked alone loops. */
+    const int lens17[17] = {20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20};
+    pm_clip seventeen;
+    make_walk(&seventeen, lens17, 17, 0, 0.15f);
+    s = two_sample_space(&two, &seventeen, PM_BLEND_SYNC_FEET);
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), 17);
+    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    assert_true(baked.looping);
+    assert_int_equal(baked.frame_count, 17 * 20);
+    pm_clip_destroy(&baked);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&seventeen);
 
     /* With a one-shot sample the blend runs from phase 0 to 1 once: period 1, one cycle baked. */
     pm_clip once;

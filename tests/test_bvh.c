@@ -92,7 +92,9 @@ static void test_number_formats(void **state) {
                                           "1e-400", "-5e-310", "123456789e-330",
                                           /* just above the midpoint of two floats: the digits past
                                            * the ninth decide the rounding */
-                                          "1.0000000596047", "0.50000002980233"};
+                                          "1.0000000596047", "0.50000002980233",
+                                          /* leading zeros are not significant digits */
+                                          "0000000000000000000000012.5", "-00000000000000000000000.000000000000000000000125"};
     const int count = (int)(sizeof numbers / sizeof numbers[0]);
     pm_clip all;
     load_positions(&all, numbers, count);
@@ -248,6 +250,20 @@ static void test_clip_name_from_source(void **state) {
     pm_clip_destroy(&c);
     PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "dir/we\tird\x7f\x1b.bvh", &def, NULL));
     assert_string_equal(c.name, "we_ird__");
+    pm_clip_destroy(&c);
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "dir/x\x1fy\x20z.bvh", &def, NULL));
+    assert_string_equal(c.name, "x_y z"); /* the last control character, and the first that is not */
+    pm_clip_destroy(&c);
+    /* No source name: "clip" (messages say "(memory)"). */
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), NULL, &def, NULL));
+    assert_string_equal(c.name, "clip");
+    pm_clip_destroy(&c);
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "", &def, NULL));
+    assert_string_equal(c.name, "clip");
+    pm_clip_destroy(&c);
+    /* A leading dot starts a name, not an extension. */
+    PM_ASSERT_OK(pm_bvh_read_memory(&c, GOOD, strlen(GOOD), "dir/.walk", &def, NULL));
+    assert_string_equal(c.name, ".walk");
     pm_clip_destroy(&c);
     /* A long UTF-8 name is cut at a character boundary: 150 two-byte characters give 127. */
     char source[400] = "d/";

@@ -86,6 +86,11 @@ static void test_progress_calls(void **state) {
         if (threads == 1) {
             assert_int_equal(prepare, 9);
             assert_int_equal(features, 9);
+            /* Asset by asset each stage runs to its end, where the next one starts. */
+            assert_string_equal(r.stage[8], "prepare");
+            assert_true(r.fraction[8] == r.fraction[9] && !strcmp(r.stage[9], "features"));
+            assert_string_equal(r.stage[17], "features");
+            assert_true(r.fraction[17] == r.fraction[18] && !strcmp(r.stage[18], "normalise"));
         } else {
             assert_true(prepare >= 1 && prepare <= 9 && features >= 1 && features <= 9);
         }

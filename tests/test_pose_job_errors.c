@@ -115,6 +115,15 @@ static void test_branch_filter_arguments(void **state) {
     f.max_depth = -2;
     expect(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e,
            "branch filter 0 ('Spine'): max_depth -2 (use -1 for the whole branch)");
+    f.max_depth = -1;
+    f.weight = 1.5f;
+    expect(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e,
+           "branch filter 0 ('Spine'): weight 1.5 is outside [0, 1]");
+    f.weight = -0.25f;
+    expect(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "weight -0.25 is outside [0, 1]");
+    f.weight = NAN;
+    expect(pm_branch_filters_expand(w, &sk, &f, 1, &e), PM_ERR_INVALID_ARGUMENT, &e, "weight nan is outside [0, 1]");
+    f.weight = 1.0f;
     f.max_depth = 0; /* the bone alone */
     PM_ASSERT_OK(pm_branch_filters_expand(w, &sk, &f, 1, &e));
     for (int j = 0; j < J_COUNT; j++) assert_true(w[j] == (j == J_SPINE ? 1.0f : 0.0f));

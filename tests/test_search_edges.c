@@ -5,6 +5,7 @@
  * kernel. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cost.h"
 #include "pca.h"
@@ -303,6 +304,36 @@ static void test_cost_rows8_mask(void **state) {
         }
 }
 
+/* A continuing pose below -1 (none) is refused, not read as none; pm_search_databases counts the
+ * work of every database it searched, not only that of the one whose answer it returns. */
+static void test_continuing_range_and_combined_counts(void **state) {
+    (void)state;
+    float q[DIMS];
+    first_query(q, 31);
+    pm_search_def def = pm_default_search_def();
+    def.continuing_pose = -2;
+    pm_search_result r;
+    pm_error err;
+    assert_int_equal(pm_search(&r, F.db, q, &def, F.scratch, F.scratch_size, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(err.message, "continuing pose -2 is outside -1.."));
+    /* Database 0 scans every row but may return nothing (max_cost -inf); database 1 answers. */
+    pm_search_def defs[2] = {pm_default_search_def(), pm_default_search_def()};
+    defs[0].mode = PM_SEARCH_BRUTEFORCE;
+    defs[0].max_cost = -INFINITY;
+    pm_search_result r0 = run(q, defs[0]), r1 = run(q, defs[1]);
+    assert_false(r0.found);
+    assert_true(r0.candidates > 0 && r1.found);
+    const pm_database *dbs[2] = {F.db, F.db};
+    const float *qs[2] = {q, q};
+    int which = -2;
+    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(which, 1);
+    assert_int_equal(r.pose, r1.pose);
+    assert_int_equal(r.candidates, r0.candidates + r1.candidates);
+    assert_int_equal(r.nodes, r0.nodes + r1.nodes);
+    assert_true(r.proven);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kdtree_neighbours),
@@ -311,6 +342,7 @@ int main(void) {
         cmocka_unit_test(test_rows_a_step_apart),
         cmocka_unit_test(test_heavy_weights_tight_bounds),
         cmocka_unit_test(test_cost_rows8_mask),
+        cmocka_unit_test(test_continuing_range_and_combined_counts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

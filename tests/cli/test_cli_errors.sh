@@ -157,6 +157,17 @@ PY
 expect_error "negative weight" "w.f32 (--weights): dimension 3 .*weight -1 is outside" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w.f32"
 : > "$T/w0.f32"
 expect_error "empty weights file" "w0.f32: the weights file is empty" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w0.f32"
+# ... a weight past the largest allowed (1e12) likewise; and one row of weights, not two.
+python3 - "$T" "$D" <<'PY' || fail "weights files"
+import array, sys
+w = array.array("f", [1.0] * int(sys.argv[2])); w[3] = 2e12
+open(sys.argv[1] + "/w_big.f32", "wb").write(w.tobytes())
+open(sys.argv[1] + "/w_two.f32", "wb").write(array.array("f", [1.0] * (2 * int(sys.argv[2]))).tobytes())
+PY
+expect_error "weight past 1e12" "w_big.f32 (--weights): dimension 3 .*weight 2e+12 is outside 0..1e+12" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w_big.f32"
+expect_error "two rows of weights" "w_two.f32 (--weights): dynamic weights must be one row" \
+  "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --weights "$T/w_two.f32"
 
 # 9. Option mistakes.
 expect_error "--frame with --queries" "--frame goes with --query-clip" "$CLI" search "$T/a.pmdb" --queries "$T/q.f32" --frame 3
@@ -176,7 +187,7 @@ grep -q "posematch bench .*--far" "$T/help.txt" || fail "--help: bench does not 
 CMU=$MOCAP/cmu/01_01.bvh
 if [ -f "$CMU" ]; then
   "$CLI" build "$CMU" -o "$T/cmu.pmdb" --fps 120 --quiet || fail "build CMU 01_01"
-  expect_error "--frame of a dropped lead-in" "rest-pose lead-in" "$CLI" search "$T/cmu.pmdb" --query-clip "$CMU" --frame 0
+  expect_error "--frame of a dropped lead-in" "rest-pose lead-in frame the database drops (build --keep-rest-frame keeps it)" "$CLI" search "$T/cmu.pmdb" --query-clip "$CMU" --frame 0
   "$CLI" search "$T/cmu.pmdb" --query-clip "$CMU" --frame 40 --json > "$T/cmu.json" || fail "search CMU --frame 40"
   python3 - "$T/cmu.json" <<'PY' || fail "--query-clip frame after a lead-in"
 import json, sys
