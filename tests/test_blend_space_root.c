@@ -1,7 +1,8 @@
 /* Blend-space root motion (src/blend_space_root.c) on walks whose answers are known by
  * construction: start headings blended the short way round across the +-180 degree seam, and a
- * one-shot that stands at its end while a looping sample plays its later cycles, and a blend of
- * one-shots that stands at its ends outside phases 0 to 1.
+ * one-shot that stands at its end while a looping sample plays its later cycles, a blend of
+ * one-shots that stands at its ends outside phases 0 to 1, spins, and root motion shared between
+ * the joints that carry it in different samples.
  * (Real turns and curves: test_blend_mocap.c; feet sync: test_blend_sync.c.) */
 #include <math.h>
 #include <stdio.h>
@@ -175,12 +176,101 @@ static void test_fast_turns_compose(void **state) {
     pm_clip_destroy(&b);
 }
 
+/* The same straight walk (1 m a stride along +Z) on a skeleton with a root joint above the hips,
+ * its motion carried by the root (the hips still under it) or by the hips (the root standing at
+ * the origin). */
+static void make_rooted_walk(pm_clip *c, int root_carries) {
+    enum { ROOT, R_HIPS, R_LUP, R_LFOOT, R_RUP, R_RFOOT, R_JOINTS };
+    pm_skeleton sk;
+    PM_ASSERT_OK(pm_skeleton_create(&sk, R_JOINTS, NULL, NULL));
+    const char *names[R_JOINTS] = {"Root", "Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
+    const int parents[R_JOINTS] = {-1, ROOT, R_HIPS, R_LUP, R_HIPS, R_RUP};
+    const pm_vec3 off[R_JOINTS] = {{0, 0, 0}, {0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
+    for (int j = 0; j < R_JOINTS; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(&sk, j, names[j], NULL));
+        sk.parents[j] = parents[j];
+        sk.rest_translations[j] = off[j];
+    }
+    const int n = 80;
+    PM_ASSERT_OK(pm_clip_create(c, &sk, n, 1.0f / 30.0f, NULL, NULL));
+    pm_skeleton_destroy(&sk);
+    c->looping = 1;
+    for (int f = 0; f < n; f++) {
+        float u = fmodf((float)f / 40.0f, 1.0f), t = (float)f / 40.0f;
+        pm_vec3 *tr = c->translations + (size_t)f * R_JOINTS;
+        for (int j = 0; j < R_JOINTS; j++) tr[j] = off[j];
+        tr[R_LFOOT].y += u < 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * (u - 0.5f));
+        tr[R_RFOOT].y += u >= 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * u);
+        if (root_carries)
+            tr[ROOT].z = t;
+        else
+            tr[R_HIPS].z = t;
+    }
+}
+
+/* Samples whose root motion two different joints carry, blended: the motion is shared between
+ * the root and the hips by the samples' weights, and the hips walk as both samples do - 1 m a
+ * stride at every weight, the root taking the root-carried samples' share of it. */
+static void test_carriers_share_the_motion(void **state) {
+    (void)state;
+    pm_clip by_root, by_hips;
+    make_rooted_walk(&by_root, 1);
+    make_rooted_walk(&by_hips, 0);
+    pm_blend_space *s = two_sample_space(&by_root, &by_hips, PM_BLEND_SYNC_FEET);
+    pm_test_blend_poses p;
+    pm_test_blend_poses_alloc(&p, 6);
+    for (int k = 0; k <= 4; k++) {
+        float param = 0.25f * (float)k, hips_z[2], root_z[2];
+        for (int c = 0; c < 2; c++) {
+            pm_blend_space_job job = pm_test_blend_job(s, &param, 0.5f + (float)c, &p);
+            PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+            root_z[c] = pm_pose_translation(p.out, 0).z;
+            hips_z[c] = root_z[c] + pm_pose_translation(p.out, 1).z;
+        }
+        /* a stride later, the hips are 1 m on, the root by its share of it */
+        if (fabsf(hips_z[1] - hips_z[0] - 1.0f) > 1e-3f || fabsf(root_z[1] - root_z[0] - (1.0f - param)) > 1e-3f)
+            fail_msg("at %g the hips moved %g and the root %g in a stride, expected 1 and %g", (double)param,
+                     (double)(hips_z[1] - hips_z[0]), (double)(root_z[1] - root_z[0]), (double)(1.0f - param));
+    }
+    pm_blend_space_destroy(s);
+    /* Two root-carried samples and a hips-carried one in 2D: the root takes the sum of the first
+     * two's weights. */
+    pm_blend_sample_def samples[3] = {pm_default_blend_sample_def(), pm_default_blend_sample_def(),
+                                      pm_default_blend_sample_def()};
+    const char *names[3] = {"root_a", "root_b", "hips"};
+    for (int i = 0; i < 3; i++) {
+        samples[i].clip = i < 2 ? &by_root : &by_hips;
+        samples[i].name = names[i];
+        samples[i].params[0] = i == 1 ? 1.0f : 0.0f;
+        samples[i].params[1] = i == 2 ? 1.0f : 0.0f;
+    }
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.samples = samples, def.sample_count = 3, def.dimensions = 2, def.sync = PM_BLEND_SYNC_FEET;
+    def.align = PM_BLEND_ALIGN_NONE;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    const float params[2] = {0.25f, 0.25f}; /* weights 0.5, 0.25 and 0.25 */
+    float hips_z[2], root_z[2];
+    for (int c = 0; c < 2; c++) {
+        pm_blend_space_job job = pm_test_blend_job(s, params, 0.5f + (float)c, &p);
+        PM_ASSERT_OK(pm_blend_space_job_run(&job, NULL));
+        root_z[c] = pm_pose_translation(p.out, 0).z;
+        hips_z[c] = root_z[c] + pm_pose_translation(p.out, 1).z;
+    }
+    assert_float_equal(hips_z[1] - hips_z[0], 1.0f, 1e-3);
+    assert_float_equal(root_z[1] - root_z[0], 0.75f, 1e-3);
+    pm_test_blend_poses_free(&p);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&by_root);
+    pm_clip_destroy(&by_hips);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_start_headings_the_short_way),
         cmocka_unit_test(test_one_shot_stands_after_its_cycle),
         cmocka_unit_test(test_one_shots_clamp_outside_their_cycle),
         cmocka_unit_test(test_fast_turns_compose),
+        cmocka_unit_test(test_carriers_share_the_motion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
