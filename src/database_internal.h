@@ -256,6 +256,9 @@ typedef struct pmdb_blob {
     const void *data;
 } pmdb_blob;
 
+/* The checksum a file's header holds: of the header with its checksum field zeroed, then the
+ * rest of the image (size >= sizeof(pmdb_header)). */
+uint64_t pm_database_image_checksum(const uint8_t *image, size_t size);
 /* Lays out header + sections into one image (allocated), computes the checksum and opens it. */
 pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmdb_blob *blobs, int blob_count,
                                const pm_allocator *allocator, pm_error *error);

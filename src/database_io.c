@@ -11,7 +11,7 @@
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-static uint64_t image_checksum(const uint8_t *image, size_t size) {
+uint64_t pm_database_image_checksum(const uint8_t *image, size_t size) {
     pmdb_header h;
     memcpy(&h, image, sizeof h);
     h.checksum = 0;
@@ -50,7 +50,7 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
         at = align_up(at + bytes, PMDB_ALIGN);
     }
     memcpy(image, header, sizeof *header);
-    header->checksum = image_checksum(image, size);
+    header->checksum = pm_database_image_checksum(image, size);
     memcpy(image, header, sizeof *header);
     /* The checksum was just computed from these bytes: validate everything else. */
     return pm_database_open_image(out, image, size, PM_LOAD_SKIP_CHECKSUM, allocator, error);
@@ -435,7 +435,7 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     }
     memcpy(&h, image, sizeof h);
     if ((r = check_header(&h, size, error)) != PM_OK) goto fail;
-    if (!(flags & PM_LOAD_SKIP_CHECKSUM) && image_checksum(image, size) != h.checksum) {
+    if (!(flags & PM_LOAD_SKIP_CHECKSUM) && pm_database_image_checksum(image, size) != h.checksum) {
         r = CORRUPT("checksum mismatch: the file is corrupted");
         goto fail;
     }

@@ -194,6 +194,19 @@ void pm_test_named_skeleton(pm_skeleton *s, int count, const char *const *names,
     }
 }
 
+void pm_test_walker(pm_skeleton *s, int root) {
+    static const char *const names[] = {"Root", "Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
+    static const int parents[] = {-1, 0, 1, 2, 1, 4};
+    static const float off[][3] = {{0, 0, 0}, {0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
+    const int first = root ? 0 : 1, count = 6 - first;
+    PM_ASSERT_OK(pm_skeleton_create(s, count, NULL, NULL));
+    for (int j = 0; j < count; j++) {
+        PM_ASSERT_OK(pm_skeleton_set_name(s, j, names[first + j], NULL));
+        s->parents[j] = parents[first + j] < 0 ? -1 : parents[first + j] - first;
+        s->rest_translations[j] = pm_vec3_make(off[first + j][0], off[first + j][1], off[first + j][2]);
+    }
+}
+
 /* A biped with the given left/right naming pattern ("%sFoot" with "Left"/"Right" etc.). */
 void pm_test_biped(pm_skeleton *s, const char *const *names) {
     static const int parents[] = {-1, 0, 1, 2, 0, 4, 5, 0, 7};

@@ -47,10 +47,14 @@ void pm_test_assert_same_database(const pm_database *a, const pm_database *b);
  * schema of curve channels (pm_test_curve_schema) gives arbitrary feature rows. */
 void pm_test_random_clip(pm_clip *out, int frames, int dims, uint64_t seed);
 void pm_test_curve_schema(pm_schema *out, int dims);
-/* A 9-joint biped (hips, two legs of three, spine, head) named by `names`, e.g. pm_test_biped_names. */
 /* A skeleton of `count` joints with these names and, unless `parents` is NULL, these parents
  * (rest transforms as pm_skeleton_create leaves them). */
 void pm_test_named_skeleton(pm_skeleton *s, int count, const char *const *names, const int *parents);
+/* The hand-made walks' walker: Hips 1 m up, LeftUpLeg, LeftFoot, RightUpLeg, RightFoot (hips
+ * joints 0.1 m to each side, feet 0.9 m below them); under a joint "Root" at the origin when
+ * `root` is set, every other index then one higher. */
+void pm_test_walker(pm_skeleton *s, int root);
+/* A 9-joint biped (hips, two legs of three, spine, head) named by `names`, e.g. pm_test_biped_names. */
 void pm_test_biped(pm_skeleton *s, const char *const *names);
 extern const char *const pm_test_biped_names[];
 /* A clip over pm_test_biped (pm_test_biped_names) of `frames` frames at `frame_time`, as

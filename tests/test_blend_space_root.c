@@ -17,15 +17,7 @@ enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS };
  * `turn` radians a stride towards +X (on a circle; 0: on a line). */
 static void make_curve(pm_clip *c, float yaw, int strides, int looping, float turn) {
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
-    const char *names[JOINTS] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
-    const int parents[JOINTS] = {-1, HIPS, LUP, HIPS, RUP};
-    const pm_vec3 off[JOINTS] = {{0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
-    for (int j = 0; j < JOINTS; j++) {
-        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
-        s.parents[j] = parents[j];
-        s.rest_translations[j] = off[j];
-    }
+    pm_test_walker(&s, 0);
     const int n = 40 * strides;
     PM_ASSERT_OK(pm_clip_create(c, &s, n, 1.0f / 30.0f, NULL, NULL));
     pm_skeleton_destroy(&s);
@@ -36,7 +28,6 @@ static void make_curve(pm_clip *c, float yaw, int strides, int looping, float tu
         /* along +Z turning towards +X: the arc of radius 1 / turn, or the line when it is 0 */
         pm_vec3 along = fabsf(turn) > 0.0f ? pm_vec3_make((1.0f - cosf(a)) / turn, 1.0f, sinf(a) / turn)
                                            : pm_vec3_make(0.0f, 1.0f, t);
-        for (int j = 0; j < JOINTS; j++) c->translations[(size_t)f * JOINTS + j] = off[j];
         c->translations[(size_t)f * JOINTS + LFOOT].y += u < 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * (u - 0.5f));
         c->translations[(size_t)f * JOINTS + RFOOT].y += u >= 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * u);
         c->translations[(size_t)f * JOINTS + HIPS] = pm_quat_rotate(pm_quat_from_yaw(yaw), along);
@@ -182,15 +173,7 @@ static void test_fast_turns_compose(void **state) {
 static void make_rooted_walk(pm_clip *c, int root_carries) {
     enum { ROOT, R_HIPS, R_LUP, R_LFOOT, R_RUP, R_RFOOT, R_JOINTS };
     pm_skeleton sk;
-    PM_ASSERT_OK(pm_skeleton_create(&sk, R_JOINTS, NULL, NULL));
-    const char *names[R_JOINTS] = {"Root", "Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
-    const int parents[R_JOINTS] = {-1, ROOT, R_HIPS, R_LUP, R_HIPS, R_RUP};
-    const pm_vec3 off[R_JOINTS] = {{0, 0, 0}, {0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
-    for (int j = 0; j < R_JOINTS; j++) {
-        PM_ASSERT_OK(pm_skeleton_set_name(&sk, j, names[j], NULL));
-        sk.parents[j] = parents[j];
-        sk.rest_translations[j] = off[j];
-    }
+    pm_test_walker(&sk, 1);
     const int n = 80;
     PM_ASSERT_OK(pm_clip_create(c, &sk, n, 1.0f / 30.0f, NULL, NULL));
     pm_skeleton_destroy(&sk);
@@ -198,7 +181,6 @@ static void make_rooted_walk(pm_clip *c, int root_carries) {
     for (int f = 0; f < n; f++) {
         float u = fmodf((float)f / 40.0f, 1.0f), t = (float)f / 40.0f;
         pm_vec3 *tr = c->translations + (size_t)f * R_JOINTS;
-        for (int j = 0; j < R_JOINTS; j++) tr[j] = off[j];
         tr[R_LFOOT].y += u < 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * (u - 0.5f));
         tr[R_RFOOT].y += u >= 0.5f ? 0.0f : 0.15f * sinf(2.0f * PM_PI * u);
         if (root_carries)

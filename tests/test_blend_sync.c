@@ -16,15 +16,7 @@ enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS, FRAMES = 40 };
  * touches down at the start of every stride. */
 static void make_walk(pm_clip *c, const int *lens, int strides, int start, float lift) {
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
-    const char *names[JOINTS] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
-    const int parents[JOINTS] = {-1, HIPS, LUP, HIPS, RUP};
-    const pm_vec3 off[JOINTS] = {{0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
-    for (int j = 0; j < JOINTS; j++) {
-        PM_ASSERT_OK(pm_skeleton_set_name(&s, j, names[j], NULL));
-        s.parents[j] = parents[j];
-        s.rest_translations[j] = off[j];
-    }
+    pm_test_walker(&s, 0);
     int n = 0;
     for (int i = 0; i < strides; i++) n += lens[i];
     PM_ASSERT_OK(pm_clip_create(c, &s, n, 1.0f / 30.0f, NULL, NULL));
@@ -37,7 +29,6 @@ static void make_walk(pm_clip *c, const int *lens, int strides, int start, float
         float left = u < 0.5f ? 0.0f : lift * sinf(2.0f * PM_PI * (u - 0.5f));
         float right = u >= 0.5f ? 0.0f : lift * sinf(2.0f * PM_PI * u);
         float walked = (float)stride + u + (f + start >= n ? (float)strides : 0.0f);
-        for (int j = 0; j < JOINTS; j++) c->translations[(size_t)f * JOINTS + j] = off[j];
         c->translations[(size_t)f * JOINTS + HIPS] = pm_vec3_make(0.0f, 1.0f, walked);
         c->translations[(size_t)f * JOINTS + LFOOT].y += left;
         c->translations[(size_t)f * JOINTS + RFOOT].y += right;

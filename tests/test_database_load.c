@@ -5,55 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "database_internal.h"
-#include "database_support.h"
-
-/* The bytes of a section of a database image. */
-static uint8_t *section_data(uint8_t *image, uint32_t id) {
-    pmdb_header h;
-    memcpy(&h, image, sizeof h);
-    for (uint32_t k = 0; k < h.section_count; k++) {
-        pmdb_section sec;
-        memcpy(&sec, image + h.header_size + k * sizeof sec, sizeof sec);
-        if (sec.id == id) return image + sec.offset;
-    }
-    fail_msg("section %u not found", id);
-    return NULL;
-}
-
-/* A database's image and a scratch copy of it to damage, one edit at a time. */
-typedef struct db_image {
-    pm_database *db;
-    const uint8_t *bytes;
-    size_t n;
-    uint8_t *copy;
-    pmdb_header h;
-} db_image;
-
-/* Takes over `db`: its bytes, their header, and room for the copy. */
-static void image_of(db_image *im, pm_database *db) {
-    im->db = db;
-    im->bytes = pm_database_bytes(db, &im->n);
-    im->copy = malloc(im->n);
-    memcpy(&im->h, im->bytes, sizeof im->h);
-}
-
-/* The copy, undamaged again. */
-static uint8_t *image_fresh_copy(db_image *im) {
-    memcpy(im->copy, im->bytes, im->n);
-    return im->copy;
-}
-
-/* The fixture of `frames`-frame clips and the image of its database. */
-static void image_build(db_image *im, fixture *f, int frames) {
-    fixture_init(f, frames);
-    image_of(im, build(f, 1));
-}
-
-static void image_free(db_image *im) {
-    free(im->copy);
-    pm_database_destroy(im->db);
-}
+#include "database_image.h"
 
 static void test_corrupt_files(void **state) {
     (void)state;
@@ -197,18 +149,6 @@ static void test_exact_components_limit(void **state) {
     for (int i = 0; i < 2; i++) pm_clip_destroy(&clips[i]);
 }
 
-/* Loads (as a file resealed with a valid checksum would) and must fail verification naming
- * `words`. */
-static void expect_unverified(const db_image *im, const char *words) {
-    pm_database *x = NULL;
-    pm_error err;
-    if (pm_database_load_memory(&x, im->copy, im->n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
-        fail_msg("the crafted file should load: %s", err.message);
-    if (pm_database_verify(x, &err) != PM_ERR_CORRUPT) fail_msg("verification passed a file crafted to fail with '%s'", words);
-    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
-    pm_database_destroy(x);
-}
-
 static void test_verify(void **state) {
     (void)state;
     fixture f;
@@ -296,18 +236,6 @@ static void test_verify(void **state) {
     assert_non_null(strstr(err.message, "padding dimension"));
     image_free(&im);
     fixture_free(&f);
-}
-
-/* Loads with the checksum skipped (a file resealed after editing) and must be refused with
- * PM_ERR_CORRUPT naming `words`. */
-static void expect_refused(const db_image *im, const char *words) {
-    pm_database *x = (pm_database *)&x;
-    pm_error err;
-    memset(&err, 0, sizeof err);
-    pm_result r = pm_database_load_memory(&x, im->copy, im->n, PM_LOAD_SKIP_CHECKSUM, NULL, &err);
-    if (r != PM_ERR_CORRUPT) fail_msg("expected corrupt data for '%s', got %s (%s)", words, pm_result_string(r), err.message);
-    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
-    assert_null(x);
 }
 
 /* The section table of an image, in place. */

@@ -12,61 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "core.h"
-#include "database_internal.h"
-#include "database_support.h"
-
-/* The bytes of a section of a database image. */
-static uint8_t *section_data(uint8_t *image, uint32_t id) {
-    pmdb_header h;
-    memcpy(&h, image, sizeof h);
-    for (uint32_t k = 0; k < h.section_count; k++) {
-        pmdb_section sec;
-        memcpy(&sec, image + h.header_size + k * sizeof sec, sizeof sec);
-        if (sec.id == id) return image + sec.offset;
-    }
-    fail_msg("section %u not found", id);
-    return NULL;
-}
-
-/* A database's image and a scratch copy of it to damage, one edit at a time. */
-typedef struct db_image {
-    pm_database *db;
-    const uint8_t *bytes;
-    size_t n;
-    uint8_t *copy;
-    pmdb_header h;
-} db_image;
-
-static void image_build(db_image *im, fixture *f, int frames) {
-    fixture_init(f, frames);
-    im->db = build(f, 1);
-    im->bytes = pm_database_bytes(im->db, &im->n);
-    im->copy = malloc(im->n);
-    memcpy(&im->h, im->bytes, sizeof im->h);
-}
-
-static uint8_t *image_fresh_copy(db_image *im) {
-    memcpy(im->copy, im->bytes, im->n);
-    return im->copy;
-}
-
-static void image_free(db_image *im) {
-    free(im->copy);
-    pm_database_destroy(im->db);
-}
-
-/* The copy loads (as a file resealed with a valid checksum would) and fails verification with a
- * message holding `words`. */
-static void expect_unverified(const db_image *im, const char *words) {
-    pm_database *x = NULL;
-    pm_error err;
-    if (pm_database_load_memory(&x, im->copy, im->n, PM_LOAD_SKIP_CHECKSUM, NULL, &err) != PM_OK)
-        fail_msg("the crafted file should load: %s", err.message);
-    if (pm_database_verify(x, &err) != PM_ERR_CORRUPT) fail_msg("verification passed a file crafted to fail with '%s'", words);
-    if (!strstr(err.message, words)) fail_msg("expected '%s' in: %s", words, err.message);
-    pm_database_destroy(x);
-}
+#include "database_image.h"
 
 /* The KD-tree leaf holding point `point` (-1 if none), and one of at least two points. */
 static int kd_leaf_at(const db_image *im, const pmdb_kd_node *kd, uint32_t point) {
@@ -251,17 +197,11 @@ static void test_load_edges(void **state) {
     fixture_free(&f);
 }
 
-/* The checksum pm_database_save writes (src/database_io.c): the header with its checksum zeroed,
- * then the rest of the image. */
+/* A valid checksum for the edited image, as a file resealed after editing would hold. */
 static void reseal(uint8_t *image, size_t size) {
     pmdb_header h;
     memcpy(&h, image, sizeof h);
-    h.checksum = 0;
-    pm_hasher hs;
-    pm_hasher_init(&hs, 0x706D6462ull);
-    pm_hasher_update(&hs, &h, sizeof h);
-    pm_hasher_update(&hs, image + sizeof h, size - sizeof h);
-    h.checksum = pm_hasher_final(&hs);
+    h.checksum = pm_database_image_checksum(image, size);
     memcpy(image, &h, sizeof h);
 }
 

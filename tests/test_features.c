@@ -12,15 +12,7 @@ enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS };
  * which turns at `yaw_rate` (rad/s). */
 static void make_clip(pm_clip *c, int frames, float fps, float speed, float yaw_rate, int looping) {
     pm_skeleton s;
-    PM_ASSERT_OK(pm_skeleton_create(&s, JOINTS, NULL, NULL));
-    const char *names[JOINTS] = {"Hips", "LeftUpLeg", "LeftFoot", "RightUpLeg", "RightFoot"};
-    int parents[JOINTS] = {-1, HIPS, LUP, HIPS, RUP};
-    pm_vec3 off[JOINTS] = {{0, 1, 0}, {0.1f, 0, 0}, {0, -0.9f, 0}, {-0.1f, 0, 0}, {0, -0.9f, 0}};
-    for (int j = 0; j < JOINTS; j++) {
-        pm_skeleton_set_name(&s, j, names[j], NULL);
-        s.parents[j] = parents[j];
-        s.rest_translations[j] = off[j];
-    }
+    pm_test_walker(&s, 0);
     PM_ASSERT_OK(pm_clip_create(c, &s, frames, 1.0f / fps, NULL, NULL));
     pm_skeleton_destroy(&s);
     pm_clip_set_name(c, "walk", NULL);
