@@ -226,19 +226,25 @@ static void test_turning(void **state) {
     pm_clip_destroy(&c);
 }
 
+/* A 10-frame clip at 30 fps with a curve "speed" of 0.5 a frame, and a schema of that curve read
+ * `offset` seconds after each frame. */
+static void speed_curve(pm_clip *c, pm_schema *s, float offset) {
+    make_clip(c, 10, 30.0f, 1.0f, 0.0f, 0);
+    float values[10];
+    for (int f = 0; f < 10; f++) values[f] = (float)f * 0.5f;
+    PM_ASSERT_OK(pm_clip_add_curve(c, "speed", values, NULL));
+    pm_schema_init(s);
+    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
+    strcpy(cv.curve, "speed");
+    cv.offset = offset;
+    assert_int_equal(pm_schema_add(s, &cv, NULL), 0);
+}
+
 static void test_curve_and_errors(void **state) {
     (void)state;
     pm_clip c;
-    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
-    float values[10];
-    for (int f = 0; f < 10; f++) values[f] = (float)f * 0.5f;
-    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", values, NULL));
     pm_schema s;
-    pm_schema_init(&s);
-    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
-    strcpy(cv.curve, "speed");
-    cv.offset = 1.0f / 60.0f; /* halfway to the next frame */
-    pm_schema_add(&s, &cv, NULL);
+    speed_curve(&c, &s, 1.0f / 60.0f); /* halfway to the next frame */
     float rows[10];
     PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, NULL));
     assert_float_equal(rows[3], 1.75f, 1e-5);
@@ -575,16 +581,8 @@ static void test_features_of_a_real_clip(void **state) {
 static void test_curve_between_frames(void **state) {
     (void)state;
     pm_clip c;
-    make_clip(&c, 10, 30.0f, 1.0f, 0.0f, 0);
-    float values[10];
-    for (int f = 0; f < 10; f++) values[f] = (float)f * 0.5f;
-    PM_ASSERT_OK(pm_clip_add_curve(&c, "speed", values, NULL));
     pm_schema s;
-    pm_schema_init(&s);
-    pm_channel_def cv = pm_default_channel_def(PM_FEATURE_CURVE);
-    strcpy(cv.curve, "speed");
-    cv.offset = 1.0f / 90.0f;
-    pm_schema_add(&s, &cv, NULL);
+    speed_curve(&c, &s, 1.0f / 90.0f);
     float rows[10];
     PM_ASSERT_OK(pm_features_extract(rows, 1, NULL, &c, &s, NULL, NULL));
     for (int f = 0; f < 9; f++) assert_float_equal(rows[f], 0.5f * (float)f + 0.5f / 3.0f, 1e-5);
