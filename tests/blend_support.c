@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "blend_space_internal.h"
 #include "blend_support.h"
 
 void pm_test_blend_skeleton(pm_skeleton *sk, int joints) {
@@ -95,6 +96,17 @@ pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *
         def.axis_max[d] = 2.0f;
     }
     return pm_blend_space_create(out, &def, e);
+}
+
+pm_blend_space *pm_test_blend_pair(const pm_clip *a, const pm_clip *b, pm_blend_sync sync, pm_blend_align align) {
+    pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
+    samples[0].clip = a, samples[0].name = "a";
+    samples[1].clip = b, samples[1].name = "b", samples[1].params[0] = 1.0f;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.samples = samples, def.sample_count = 2, def.sync = sync, def.align = align;
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    return s;
 }
 
 pm_result pm_test_blend_points_space(pm_blend_space **out, const pm_clip *clip, int dims, const float *points, int stride,
@@ -231,6 +243,27 @@ void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights
         sum += w->weights[i];
     }
     assert_true(fabsf(sum - 1.0f) < 1e-6f);
+}
+
+void pm_test_assert_lookup_is_brute(const pm_blend_space *s, const float *q, const char *what) {
+    pm_blend_space_weights a, b;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&a, s, q, NULL));
+    PM_ASSERT_OK(pm_blend_space_weights_brute(&b, s, q, NULL));
+    int same = a.cell_kind == b.cell_kind && a.cell == b.cell && a.outside == b.outside &&
+               a.cell_sample_count == b.cell_sample_count && a.count == b.count;
+    for (int i = 0; same && i < a.cell_sample_count; i++) same = a.cell_samples[i] == b.cell_samples[i];
+    for (int i = 0; same && i < a.count; i++)
+        same = a.samples[i] == b.samples[i] && memcmp(&a.weights[i], &b.weights[i], sizeof(float)) == 0;
+    same = same && memcmp(a.params, b.params, sizeof a.params) == 0;
+    if (same) return;
+    char at[96];
+    int dims = pm_blend_space_dimensions(s);
+    snprintf(at, sizeof at, dims == 1 ? "%.9g" : dims == 2 ? "%.9g, %.9g" : "%.9g, %.9g, %.9g", (double)q[0],
+             dims > 1 ? (double)q[1] : 0.0, dims > 2 ? (double)q[2] : 0.0);
+    fail_msg("%s at (%s): %s cell %d (%d weights, first %d:%.9g) where testing every cell gives %s cell %d (%d weights, "
+             "first %d:%.9g)",
+             what, at, a.outside ? "outside," : "inside,", a.cell, a.count, a.samples[0], (double)a.weights[0],
+             b.outside ? "outside," : "inside,", b.cell, b.count, b.samples[0], (double)b.weights[0]);
 }
 
 void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,

@@ -42,6 +42,9 @@ pm_blend_space *pm_test_blend_triangle_space(pm_test_blend_fixture *fx, int join
 pm_result pm_test_blend_make_space(pm_blend_space **out, pm_test_blend_fixture *fx, int dims, const float (*points)[2],
                                    const int *order, int n, pm_error *e);
 
+/* A 1D space of clip a at 0 and clip b at 1 (samples "a" and "b"), synced and aligned as given. */
+pm_blend_space *pm_test_blend_pair(const pm_clip *a, const pm_clip *b, pm_blend_sync sync, pm_blend_align align);
+
 /* A `dims`-dimensional space (2 or 3) over `n` samples of `clip`, sample i at the point
  * points + stride * order[i] (order NULL: in turn) and named "s<order[i]>", phase sync, no
  * alignment, allocator `a` (NULL: the default). widen > 0 sets each axis that fraction of the
@@ -85,6 +88,10 @@ void pm_test_assert_weights_near(const pm_blend_space *s, int n, const float *at
                                  float tol);
 /* Weights are positive, distinct samples, at most the space's maximum, summing to 1. */
 void pm_test_check_weights(const pm_blend_space *s, const pm_blend_space_weights *w);
+/* Fails unless the cell lookup (pm_blend_space_weights_at) gives at q what testing every cell
+ * and hull element in order gives (pm_blend_space_weights_brute), bit for bit: cell, samples,
+ * weights and the clamped parameters. `what` names the layout in the message. */
+void pm_test_assert_lookup_is_brute(const pm_blend_space *s, const float *q, const char *what);
 /* Two spaces of the same n samples (listed in different orders) give bit-identical weights and
  * blended poses at `params` (into p->ref and p->out). */
 void pm_test_same_blend(const pm_blend_space *ref, const pm_blend_space *s, const float *params, int n,

@@ -7,9 +7,6 @@
  * for bit; also: two hull edges tie beyond a hull vertex, and parameters snap to the nearest node
  * of the grid. (Random and structured layouts at ordinary points: test_blend_space_lookup.c.) */
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "blend_space_internal.h"
 #include "blend_support.h"
@@ -33,45 +30,24 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* A 2D space over the n points, samples "s<i>", axes exactly [0, 1] x [0, 1]. */
-static pm_blend_space *unit_space(const float (*p)[2], int n) {
-    pm_blend_sample_def *defs = calloc((size_t)n, sizeof *defs);
-    char (*names)[16] = calloc((size_t)n, sizeof *names);
-    for (int i = 0; i < n; i++) {
-        defs[i] = pm_default_blend_sample_def();
-        defs[i].clip = &g_clip;
-        snprintf(names[i], sizeof names[i], "s%d", i);
-        defs[i].name = names[i];
-        defs[i].params[0] = p[i][0];
-        defs[i].params[1] = p[i][1];
-    }
-    pm_blend_space_def def = pm_test_blend_def(defs, n, 2);
-    def.sync = PM_BLEND_SYNC_PHASE;
-    for (int d = 0; d < 2; d++) def.axis_min[d] = 0.0f, def.axis_max[d] = 1.0f;
+/* A 2D space over the n points (samples "s<i>", phase sync) on axes exactly [0, 1] x [0, 1]: the
+ * samples' extent, widened by `widen` of it on either side. */
+static pm_blend_space *unit_space(const float (*p)[2], int n, float widen) {
     pm_blend_space *s = NULL;
     pm_error e;
-    if (pm_blend_space_create(&s, &def, &e) != PM_OK) fail_msg("%s", e.message);
-    free(defs);
-    free(names);
+    if (pm_test_blend_points_space(&s, &g_clip, 2, &p[0][0], 2, NULL, n, widen, NULL, &e) != PM_OK)
+        fail_msg("%s", e.message);
+    for (int d = 0; d < 2; d++) {
+        float lo, hi;
+        PM_ASSERT_OK(pm_blend_space_axis_range(&lo, &hi, s, d, NULL));
+        assert_true(lo == 0.0f && hi == 1.0f);
+    }
     return s;
 }
 
 static void compare_at(const pm_blend_space *s, const char *name, float x, float y) {
     const float q[2] = {x, y};
-    pm_blend_space_weights a, b;
-    PM_ASSERT_OK(pm_blend_space_weights_at(&a, s, q, NULL));
-    PM_ASSERT_OK(pm_blend_space_weights_brute(&b, s, q, NULL));
-    int same = a.cell_kind == b.cell_kind && a.cell == b.cell && a.outside == b.outside &&
-               a.cell_sample_count == b.cell_sample_count && a.count == b.count;
-    for (int i = 0; same && i < a.cell_sample_count; i++) same = a.cell_samples[i] == b.cell_samples[i];
-    for (int i = 0; same && i < a.count; i++)
-        same = a.samples[i] == b.samples[i] && memcmp(&a.weights[i], &b.weights[i], sizeof(float)) == 0;
-    same = same && memcmp(a.params, b.params, sizeof a.params) == 0;
-    if (!same)
-        fail_msg("%s at (%.9g, %.9g): %s cell %d of %d samples (%d weights) where testing every cell gives %s cell %d of "
-                 "%d samples (%d weights)",
-                 name, (double)x, (double)y, a.outside ? "outside," : "inside,", a.cell, a.cell_sample_count, a.count,
-                 b.outside ? "outside," : "inside,", b.cell, b.cell_sample_count, b.count);
+    pm_test_assert_lookup_is_brute(s, q, name);
 }
 
 /* A random multiple of 2^-depth in [0, 1], depth 0..16 (the cell tree's). */
@@ -82,7 +58,7 @@ static float dyadic(pm_test_rng *rng) {
 }
 
 static void compare_layout(const char *name, const float (*p)[2], int n, int random, pm_test_rng *rng) {
-    pm_blend_space *s = unit_space(p, n);
+    pm_blend_space *s = unit_space(p, n, 0.0f);
     for (int i = 0; i < n; i++) {
         compare_at(s, name, p[i][0], p[i][1]);
         int j = (int)(pm_test_rng_u32(rng) % (uint32_t)n);
@@ -145,7 +121,7 @@ static void test_dyadic_points_match_testing_every_cell(void **state) {
 static void test_hull_vertex_ties(void **state) {
     (void)state;
     static const float tri[3][2] = {{0.25f, 0.25f}, {0.75f, 0.25f}, {0.25f, 0.75f}};
-    pm_blend_space *s = unit_space(tri, 3);
+    pm_blend_space *s = unit_space(tri, 3, 0.5f);
     pm_test_rng rng = {92};
     for (int k = 0; k < 300; k++) {
         float a = pm_test_rng_float(&rng) * 0.25f, b = pm_test_rng_float(&rng) * 0.25f;
@@ -163,8 +139,7 @@ static void test_hull_vertex_ties(void **state) {
 /* Parameters snap to the nearest node of the 2^24 grid the predicates run on, not the one below. */
 static void test_parameters_snap_to_the_nearest_node(void **state) {
     (void)state;
-    static const float tri[3][2] = {{0.0f, 0.0f}, {1.0f, 0.0f}, {0.0f, 1.0f}};
-    pm_blend_space *s = unit_space(tri, 3);
+    pm_blend_space *s = unit_space(pm_test_triangle, 3, 0.0f);
     pm_test_rng rng = {93};
     for (int k = 0; k < 2000; k++) {
         /* Small values: floats finer than the grid, so most fall between its nodes. */

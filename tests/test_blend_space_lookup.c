@@ -49,26 +49,8 @@ static pm_result make_space(pm_blend_space **out, const layout *l, const int *or
     return r;
 }
 
-static void check_same(const pm_blend_space_weights *a, const pm_blend_space_weights *b, const layout *l, const float *q) {
-    int same = a->cell_kind == b->cell_kind && a->cell == b->cell && a->outside == b->outside &&
-               a->cell_sample_count == b->cell_sample_count && a->count == b->count;
-    for (int i = 0; same && i < a->cell_sample_count; i++) same = a->cell_samples[i] == b->cell_samples[i];
-    for (int i = 0; same && i < a->count; i++)
-        same = a->samples[i] == b->samples[i] && memcmp(&a->weights[i], &b->weights[i], sizeof(float)) == 0;
-    same = same && memcmp(a->params, b->params, sizeof a->params) == 0;
-    if (!same)
-        fail_msg("%s at (%.9g, %.9g, %.9g): %s cell %d (%d weights, first %d:%.9g) where testing every cell gives %s "
-                 "cell %d (%d weights, first %d:%.9g)",
-                 l->name, (double)q[0], (double)q[1], (double)q[2], a->outside ? "outside," : "inside,", a->cell, a->count,
-                 a->samples[0], (double)a->weights[0], b->outside ? "outside," : "inside,", b->cell, b->count, b->samples[0],
-                 (double)b->weights[0]);
-}
-
 static void compare_at(const pm_blend_space *s, const layout *l, const float *q) {
-    pm_blend_space_weights fast, brute;
-    PM_ASSERT_OK(pm_blend_space_weights_at(&fast, s, q, NULL));
-    PM_ASSERT_OK(pm_blend_space_weights_brute(&brute, s, q, NULL));
-    check_same(&fast, &brute, l, q);
+    pm_test_assert_lookup_is_brute(s, q, l->name);
 }
 
 /* `random` random points of the axis ranges and a little beyond (clamped), every sample up to

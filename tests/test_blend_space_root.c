@@ -38,17 +38,9 @@ static void make_curve(pm_clip *c, float yaw, int strides, int looping, float tu
 static void make_walk_of(pm_clip *c, float yaw, int strides, int looping) { make_curve(c, yaw, strides, looping, 0.0f); }
 static void make_walk(pm_clip *c, float yaw) { make_walk_of(c, yaw, 1, 1); }
 
-/* A 1D space of a at 0 and b at 1. */
+/* A 1D space of a at 0 and b at 1, headings as made. */
 static pm_blend_space *two_sample_space(const pm_clip *a, const pm_clip *b, pm_blend_sync sync) {
-    pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
-    samples[0].clip = a, samples[0].name = "a";
-    samples[1].clip = b, samples[1].name = "b", samples[1].params[0] = 1.0f;
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.samples = samples, def.sample_count = 2, def.sync = sync;
-    def.align = PM_BLEND_ALIGN_NONE; /* headings as made */
-    pm_blend_space *s = NULL;
-    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
-    return s;
+    return pm_test_blend_pair(a, b, sync, PM_BLEND_ALIGN_NONE);
 }
 
 /* The hips' model-space placement of the space's blend at `param` and `phase`. */

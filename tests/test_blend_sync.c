@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "support.h"
+#include "blend_support.h"
 
 enum { HIPS, LUP, LFOOT, RUP, RFOOT, JOINTS, FRAMES = 40 };
 
@@ -42,14 +42,7 @@ static void make_stride(pm_clip *c, int start) {
 }
 
 static pm_blend_space *two_sample_space(const pm_clip *a, const pm_clip *b, pm_blend_sync sync) {
-    pm_blend_sample_def samples[2] = {pm_default_blend_sample_def(), pm_default_blend_sample_def()};
-    samples[0].clip = a, samples[0].name = "a";
-    samples[1].clip = b, samples[1].name = "b", samples[1].params[0] = 1.0f;
-    pm_blend_space_def def = pm_default_blend_space_def();
-    def.samples = samples, def.sample_count = 2, def.sync = sync;
-    pm_blend_space *s = NULL;
-    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
-    return s;
+    return pm_test_blend_pair(a, b, sync, pm_default_blend_space_def().align);
 }
 
 /* Largest difference of the left foot's height between a 50/50 blend of the two cycles and the

@@ -11,7 +11,7 @@
 #include "support.h"
 
 #define JOINTS 9
-#define DEG (3.14159265358979f / 180.0f)
+#define DEG (PM_PI / 180.0f)
 
 /* A pm_test_biped clip in which every joint below the hips is bent about X by `first` degrees
  * at frame 0, `second` at frame 1 and about `typical` later (a degree either way, so that each

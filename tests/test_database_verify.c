@@ -14,7 +14,7 @@
 #include "commands.h"
 #include "database_image.h"
 
-/* The KD-tree leaf holding point `point` (-1 if none), and one of at least two points. */
+/* The KD-tree leaf whose points start at point `point`, or -1. */
 static int kd_leaf_at(const db_image *im, const pmdb_kd_node *kd, uint32_t point) {
     for (uint32_t i = 0; i < im->h.kd_node_count; i++)
         if (kd[i].dim < 0 && kd[i].a == point) return (int)i;
@@ -50,7 +50,7 @@ static void test_verify_mean_and_projections(void **state) {
     fixture f;
     db_image im;
     image_build(&im, &f, 120);
-    const int D = (int)im.h.cardinality, S = (int)im.h.stride, rows = (int)im.h.bt_block_rows, k = (int)im.h.pca_components;
+    const int S = (int)im.h.stride, rows = (int)im.h.bt_block_rows, k = (int)im.h.pca_components;
     /* The mean of dimension 0 moved by 1e-4 of its spread: far beyond rounding. */
     image_fresh_copy(&im);
     const float *values = (const float *)section_data(im.copy, PMDB_VALUES), *w = (const float *)section_data(im.copy, PMDB_DIM_WSQRT);
@@ -63,7 +63,6 @@ static void test_verify_mean_and_projections(void **state) {
     float *pca_mean = (float *)section_data(im.copy, PMDB_PCA_MEAN);
     pca_mean[0] = (float)(pca_mean[0] + 1e-4 * spread);
     expect_unverified(&im, "PCA mean");
-    (void)D;
 
     /* Two points of one bound-tree leaf trade their residual norms: still inside the leaf's box. */
     image_fresh_copy(&im);

@@ -254,11 +254,6 @@ const char *pm_cli_json_problem_text(char *buf, size_t cap, const pm_cli_json_pr
     return buf;
 }
 
-int pm_cli_nul_line(const char *text, size_t size) {
-    const char *nul = memchr(text, 0, size);
-    return nul ? pm_cli_text_line(text, nul) : 0;
-}
-
 int pm_cli_text_line(const char *text, const char *at) {
     int line = 1;
     for (const char *c = text; at && c < at && *c; c++) line += *c == '\n';

@@ -130,9 +130,6 @@ struct cJSON *pm_cli_json_parse(const char *text, pm_cli_json_problem *problem);
 /* The problem in words, without file or line, for every kind but PM_CLI_JSON_MALFORMED (there
  * "not valid JSON": callers say more with cJSON_GetErrorPtr()). Returns buf. */
 const char *pm_cli_json_problem_text(char *buf, size_t cap, const pm_cli_json_problem *problem);
-/* The line of the first NUL byte in text[0..size), 0 when there is none: a JSON file's text
- * ends at one, and what follows would go unread. */
-int pm_cli_nul_line(const char *text, size_t size);
 
 /* A JSON document as text (formatted or on one line), malloc'd (free()), NULL when out of
  * memory. Names copied from files may hold bytes that are not UTF-8, which cJSON copies as they

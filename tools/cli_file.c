@@ -26,10 +26,10 @@ char *pm_cli_read_json_text(const char *path, pm_error *error) {
     size_t size;
     char *text = pm_cli_read_text(path, &size, error);
     if (!text) return NULL;
-    int nul = pm_cli_nul_line(text, size);
+    const char *nul = memchr(text, 0, size);
     if (nul) {
+        pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: a NUL byte (a JSON file is text)", path, pm_cli_text_line(text, nul));
         free(text);
-        pm_cli_set_error(error, PM_ERR_PARSE, "%s:%d: a NUL byte (a JSON file is text)", path, nul);
         return NULL;
     }
     return text;

@@ -37,7 +37,6 @@ for a, line in zip(assets, lines):
 mirrored = [a for a in assets if a["mirrored"]]
 assert len(mirrored) == 3, assets
 sources = sorted(a["mirror_of"] for a in mirrored)
-names = [a["name"] for a in assets]
 assert all(assets[s]["mirrored"] is False for s in sources) and len(set(sources)) == 3 and 0 in sources, sources
 PY
 
