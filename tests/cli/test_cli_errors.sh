@@ -280,6 +280,12 @@ ln -s missing.bvh "$T/cyc/broken.bvh"
 expect_error "build DIR with a broken link named *.bvh" "broken.bvh: a broken symbolic link" \
   "$CLI" build "$T/cyc" -o "$T/e.pmdb"
 rm "$T/cyc/broken.bvh"
+# A link that cannot be followed for another reason than a missing target is no broken link: its
+# error is said as it is.
+ln -s "$(printf 'x%.0s' $(seq 300)).bvh" "$T/cyc/long.bvh"
+expect_error "build DIR with a link to a name past NAME_MAX" "long.bvh: cannot examine: File name too long" \
+  "$CLI" build "$T/cyc" -o "$T/e.pmdb"
+rm "$T/cyc/long.bvh"
 
 # 11. Output names up to NAME_MAX: the temporary file beside the output has a short name of its own.
 long=$(printf 'o%.0s' $(seq 245))
@@ -541,6 +547,114 @@ kill -s INT "$pid" 2> /dev/null && kill -s TERM "$pid" 2> /dev/null
 wait "$pid" || fail "a build whose caller ignores SIGINT and SIGTERM: status $?"
 [ -s "$T/out/kept.pmdb" ] || fail "a build whose caller ignores SIGINT and SIGTERM wrote nothing"
 set +m
+
+# 20. A mistake on the command line is status 2 (a usage error), whatever the command and the
+#     option; a command that fails on its inputs is status 1. Each is one line saying what is wrong,
+#     with the range or the values taken.
+expect_usage() { # name message command...: status 2, one stderr line, the message in it
+  local name=$1 needle=$2; shift 2
+  "$@" > /dev/null 2> "$T/err.txt"
+  local rc=$?
+  [ "$rc" -eq 2 ] || fail "$name: exit status $rc, not 2 (stderr: $(cat "$T/err.txt"))"
+  [ "$(wc -l < "$T/err.txt")" -eq 1 ] || fail "$name: stderr has $(wc -l < "$T/err.txt") lines: $(cat "$T/err.txt")"
+  grep -qF -- "$needle" "$T/err.txt" || fail "$name: '$(cat "$T/err.txt")' does not say $needle"
+}
+B=("$CLI" build "$T/clips" -o "$T/u.pmdb")
+expect_usage "no command" "no command given" "$CLI"
+"$CLI" --version > "$T/version.txt" 2>&1 || fail "--version failed"
+grep -qxE "posematch [0-9]+\.[0-9]+\.[0-9]+.*" "$T/version.txt" || fail "--version: $(cat "$T/version.txt")"
+expect_usage "unknown command" "unknown command 'bogus' (try posematch --help)" "$CLI" bogus
+expect_usage "build --exclude-start -1" "build: --exclude-start '-1' must be a decimal number in 0..100000" "${B[@]}" --exclude-start -1
+expect_usage "build --exclude-end -1" "build: --exclude-end '-1' must be a decimal number in 0..100000" "${B[@]}" --exclude-end -1
+expect_usage "build --fps 0" "build: --fps '0' must be a decimal number in 1..1000" "${B[@]}" --fps 0
+expect_usage "build --threads 65" "build: --threads '65' must be a decimal integer in 1..64" "${B[@]}" --threads 65
+expect_usage "build --pca 0" "build: --pca '0' must be a decimal integer in 1..64" "${B[@]}" --pca 0
+expect_usage "build --exact-components 65" "build: --exact-components '65' must be a decimal integer in 0..64" "${B[@]}" --exact-components 65
+expect_usage "build --exact-leaf 7" "build: --exact-leaf '7' must be a decimal integer in 8..4096" "${B[@]}" --exact-leaf 7
+expect_usage "build --root-smoothing 3" "build: --root-smoothing '3' must be a decimal number in 0..2" "${B[@]}" --root-smoothing 3
+expect_usage "build --hips-axis beyond 1e6" "build: --hips-axis '2e6,0,0' must be three decimal numbers X,Y,Z within +-1e6" \
+  "${B[@]}" --facing hips --hips-axis 2e6,0,0
+expect_usage "build --hips-axis of two values" "--hips-axis '0,1' must be three decimal numbers" "${B[@]}" --facing hips --hips-axis 0,1
+expect_usage "build --hips-axis of four values" "--hips-axis '0,1,0,0' must be three decimal numbers" "${B[@]}" --facing hips --hips-axis 0,1,0,0
+expect_usage "build --unit-scale 0" "build: --unit-scale '0' must be a decimal number in 1e-06..1000000" "${B[@]}" --unit-scale 0
+expect_usage "build --up x" "build: --up 'x' must be y or z" "${B[@]}" --up x
+expect_usage "build --addend x" "build: --addend 'x' must be PATTERN=COST or PATTERN@START:END=COST" "${B[@]}" --addend x
+expect_usage "build --exclude x" "build: --exclude 'x' must be PATTERN@START:END (seconds of the clip)" "${B[@]}" --exclude x
+expect_usage "build --mirror twice" "build: --mirror given twice" "${B[@]}" --mirror --mirror
+expect_usage "build --fps twice" "build: --fps given twice ('30' and '30')" "${B[@]}" --fps 30 --fps 30
+expect_usage "build without -o" "build: no output given (-o DB.pmdb)" "$CLI" build "$T/clips"
+expect_usage "build without inputs" "build: no input clips given" "$CLI" build -o "$T/u.pmdb"
+expect_usage "build -o ''" "build: -o: the output path is empty" "$CLI" build "$T/clips" -o ''
+expect_usage "build --cache ''" "build: --cache: the directory path is empty" "${B[@]}" --cache ''
+expect_usage "build --mirror-pair without --mirror" "build: --mirror-pair needs --mirror" "${B[@]}" --mirror-pair A=B
+expect_usage "build --mirror-pair A=A" "build: --mirror-pair 'A=A' pairs a joint with itself" "${B[@]}" --mirror --mirror-pair A=A
+expect_usage "build --mirror-pair twice for one joint" "build: --mirror-pair 'C=A': A is already paired by --mirror-pair 'A=B'" \
+  "${B[@]}" --mirror --mirror-pair A=B --mirror-pair C=A
+expect_usage "build --hips-axis without --facing hips" "build: --hips-axis applies to --facing hips" "${B[@]}" --hips-axis 1,0,0
+expect_usage "build --fps without a value, at the end" "build: unknown or incomplete option '--fps'" "${B[@]}" --fps 30 --fps
+expect_usage "build --fps without a value" "build: unknown or incomplete option '--fps'" "${B[@]}" --fps 30 --fps --quiet
+expect_usage "build --unit-scale without a value" "build: unknown or incomplete option '--unit-scale'" "${B[@]}" --unit-scale
+expect_usage "inspect --up without a value" "inspect: unknown or incomplete option '--up'" "$CLI" inspect "$T/clips/synth_000.bvh" --up
+expect_usage "build --frobnicate" "build: unknown or incomplete option '--frobnicate'" "${B[@]}" --frobnicate
+expect_usage "blend --weights twice" "blend: --weights given twice" "$CLI" blend "$T/space.json" --param 2 --weights --weights
+expect_usage "blend --param 1e39" "blend: --param value '1e39' is beyond the single-precision range" \
+  "$CLI" blend "$T/space.json" --param 1e39 --weights
+expect_usage "blend --param of four values" "blend: --param '1,2,3,4' must be one to three decimal numbers" \
+  "$CLI" blend "$T/space.json" --param 1,2,3,4 --weights
+expect_usage "blend --param ending in a comma" "blend: --param '2,' must be one to three decimal numbers" \
+  "$CLI" blend "$T/space.json" --param 2, --weights
+expect_usage "blend --unit-scale 0" "blend: --unit-scale '0' must be a decimal number in 1e-06..1000000" \
+  "$CLI" blend "$T/space.json" --param 2 --weights --unit-scale 0
+expect_usage "blend --up q" "blend: --up 'q' must be y or z" "$CLI" blend "$T/space.json" --param 2 --weights --up q
+expect_usage "blend without --param" "blend: --param X[,Y[,Z]] is required" "$CLI" blend "$T/space.json" --weights
+expect_usage "blend without -o or --weights" "blend: nothing to do: give -o OUT.bvh and/or --weights" "$CLI" blend "$T/space.json" --param 2
+expect_usage "blend --fps 0" "blend: --fps '0' must be a decimal number in 0.001..10000" \
+  "$CLI" blend "$T/space.json" --param 2 -o "$T/u.bvh" --fps 0
+expect_usage "blend --frobnicate" "blend: unknown or incomplete option '--frobnicate'" "$CLI" blend "$T/space.json" --param 2 --frobnicate
+expect_usage "blend without a space" "blend: no SPACE.json given" "$CLI" blend --param 2 --weights
+expect_usage "inspect --json twice" "inspect: --json given twice" "$CLI" inspect "$T/clips/synth_000.bvh" --json --json
+expect_usage "inspect --up q" "inspect: --up 'q' must be y or z" "$CLI" inspect "$T/clips/synth_000.bvh" --up q
+expect_usage "inspect --unit-scale -1" "inspect: --unit-scale '-1' must be a decimal number in 1e-06..1000000" \
+  "$CLI" inspect "$T/clips/synth_000.bvh" --unit-scale -1
+expect_usage "inspect without a clip" "inspect: no BVH file given" "$CLI" inspect
+expect_usage "inspect of two clips" "inspect: one clip at a time ('a' and 'b')" "$CLI" inspect a b
+expect_usage "inspect --frobnicate" "inspect: unknown or incomplete option '--frobnicate'" "$CLI" inspect "$T/clips/synth_000.bvh" --frobnicate
+expect_usage "synth --clips 0" "synth: --clips '0' must be a decimal integer in 1..10000" "$CLI" synth "$T/u" --clips 0
+expect_usage "synth --clips 10001" "synth: --clips '10001' must be a decimal integer in 1..10000" "$CLI" synth "$T/u" --clips 10001
+expect_usage "synth --seed -1" "synth: --seed '-1' must be a decimal integer in 0..4294967295" "$CLI" synth "$T/u" --seed -1
+expect_usage "synth --seed 2^32" "synth: --seed '4294967296' must be a decimal integer in 0..4294967295" "$CLI" synth "$T/u" --seed 4294967296
+expect_usage "synth --fps 9" "synth: --fps '9' must be a decimal number in 10..240" "$CLI" synth "$T/u" --fps 9
+expect_usage "synth --fps 241" "synth: --fps '241' must be a decimal number in 10..240" "$CLI" synth "$T/u" --fps 241
+expect_usage "synth --name ''" "synth: --name '' must be 1..40 characters" "$CLI" synth "$T/u" --name ''
+expect_usage "synth --name .x" "synth: --name '.x' must be 1..40 characters, no path separator, not starting with '.'" "$CLI" synth "$T/u" --name .x
+expect_usage "synth --name a/b" "synth: --name 'a/b' must be 1..40 characters" "$CLI" synth "$T/u" --name a/b
+expect_usage "synth --name of 41 characters" "must be 1..40 characters" "$CLI" synth "$T/u" --name "$(printf 'n%.0s' $(seq 41))"
+expect_usage "synth --clips twice" "synth: --clips given twice ('2' and '3')" "$CLI" synth "$T/u" --clips 2 --clips 3
+expect_usage "synth without a directory" "synth: no output directory given" "$CLI" synth
+expect_usage "synth of two directories" "synth: one output directory" "$CLI" synth "$T/u" "$T/v"
+expect_usage "synth --frobnicate" "synth: unknown or incomplete option '--frobnicate'" "$CLI" synth "$T/u" --frobnicate
+expect_usage "bench --queries 0" "bench: --queries '0' must be a decimal integer in 1..1000000" "$CLI" bench "$T/a.pmdb" --queries 0
+expect_usage "bench --sigma -1" "bench: --sigma '-1' must be a decimal number in 0..100" "$CLI" bench "$T/a.pmdb" --sigma -1
+expect_usage "bench --neighbors 0" "bench: --neighbors '0' must be a decimal integer in 1..1000000" "$CLI" bench "$T/a.pmdb" --neighbors 0
+expect_usage "bench --max-nodes -1" "bench: --max-nodes '-1' must be a decimal integer in 0..100000000" "$CLI" bench "$T/a.pmdb" --max-nodes -1
+expect_usage "bench --seed -1" "bench: --seed '-1' must be a decimal integer in 0..2147483647" "$CLI" bench "$T/a.pmdb" --seed -1
+expect_usage "bench --threads 257" "bench: --threads '257' must be a decimal integer in 1..256" "$CLI" bench "$T/a.pmdb" --threads 257
+expect_usage "bench --json twice" "bench: --json given twice" "$CLI" bench "$T/a.pmdb" --json --json
+expect_usage "bench without a database" "bench: no database given" "$CLI" bench
+expect_usage "bench --far without a clip" "bench: unknown or incomplete option '--far'" "$CLI" bench "$T/a.pmdb" --far
+[ -e "$T/u.pmdb" ] || [ -e "$T/u.bvh" ] || [ -e "$T/u" ] || [ -e "$T/v" ] && fail "a usage error wrote a file"
+# Values at the ends of their ranges are taken.
+"$CLI" synth "$T/u" --clips 1 --fps 10 --seed 4294967295 --name "$(printf 'n%.0s' $(seq 40))" > /dev/null \
+  || fail "synth at the ends of its ranges"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/u.pmdb" --fps 1000 --threads 64 --exact-leaf 4096 --root-smoothing 2 \
+  --exclude-end 0 --facing hips --hips-axis 1e6,0,0 --quiet || fail "build at the ends of its ranges"
+# Failing on the inputs is status 1.
+"$CLI" build "$T/missing.bvh" -o "$T/v.pmdb" > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || fail "build of a missing clip exited $rc, not 1"
+"$CLI" inspect "$T/missing.bvh" > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || fail "inspect of a missing clip exited $rc, not 1"
+"$CLI" blend "$T/missing.json" --param 2 --weights > /dev/null 2>&1; rc=$?
+[ "$rc" -eq 1 ] || fail "blend of a missing space exited $rc, not 1"
 
 # A 32-bit CLI: a 2-frame clip of 4096 joints resampled to 1000 fps has 2^21 + 1 frames, and frames
 # x joints (2^33 + 4096) wrapped a 32-bit size_t to 4096: the clip was allocated a sliver and
