@@ -17,7 +17,30 @@ python3 - "$T" <<'PY' || fail "cache json"
 import json, sys
 a = json.load(open(sys.argv[1] + "/c1.json")); b = json.load(open(sys.argv[1] + "/c2.json"))
 assert a["cache_hit"] is False and b["cache_hit"] is True and a["key"] == b["key"], (a, b)
+for k in ("poses", "assets", "bytes", "read_s", "build_s", "total_s", "cache_hit", "key"):
+    assert k in a and k in b, k
+assert a["poses"] == b["poses"] > 0 and a["assets"] == b["assets"] == 2 and a["bytes"] == b["bytes"] > 0, (a, b)
+# threads only when built (a cache hit builds nothing).
+assert a["threads"] >= 1 and "threads" not in b, (a, b)
 PY
+# A cache hit says so on stderr (and names the entry), unless --quiet; the entry is DIR/<key>.pmdb.
+key=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["key"])' "$T/c1.json") || fail "cache key"
+[ -f "$T/cache/$key.pmdb" ] || fail "no cache entry $key.pmdb: $(ls "$T/cache")"
+"$CLI" build "$T/clips"/synth_00{0,1}.bvh -o "$T/hit.pmdb" --cache "$T/cache" 2> "$T/hit.err" || fail "cache hit build, not quiet"
+[ "$(cat "$T/hit.err")" = "posematch: build: cache hit $T/cache/$key.pmdb" ] || fail "cache hit message: $(cat "$T/hit.err")"
+"$CLI" build "$T/clips"/synth_00{0,1}.bvh -o "$T/hit.pmdb" --cache "$T/cache" --quiet 2> "$T/hit.err" || fail "cache hit build, quiet"
+[ -s "$T/hit.err" ] && fail "cache hit with --quiet wrote to stderr: $(cat "$T/hit.err")"
+# DIR/<key>.pmdb must fit 4095 characters: a DIR of 4057 is taken (its parent is missing here), one
+# of 4058 is refused before any work.
+long=$T/$(printf 'c%.0s' $(seq 250))/x
+while [ ${#long} -lt 4057 ]; do long=$long/$(printf 'd%.0s' $(seq $((4057 - ${#long} - 1 > 200 ? 200 : 4057 - ${#long} - 1)))); done
+[ ${#long} -eq 4057 ] || fail "a 4057-character path: ${#long}"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/hit.pmdb" --cache "$long" --quiet 2> "$T/long.err" && fail "a cache in a missing folder"
+grep -q "too long" "$T/long.err" && fail "a 4057-character --cache was refused as too long: $(cat "$T/long.err")"
+"$CLI" build "$T/clips/synth_000.bvh" -o "$T/hit.pmdb" --cache "${long}e" --quiet 2> "$T/long.err" && fail "a 4058-character --cache"
+grep -q "build: --cache DIR is too long (DIR/<key>.pmdb would have more than 4095 characters)" "$T/long.err" \
+  || fail "a 4058-character --cache: $(cat "$T/long.err")"
+rm -f "$T/hit.pmdb"
 
 "$CLI" info "$T/a.pmdb" > "$T/info.txt" || fail "info"
 grep -q "poses" "$T/info.txt" || fail "info text"
@@ -451,6 +474,14 @@ expect_error "--addend span ending before it starts" "the span ends at 1 s, not 
 # A span follows the last '@': an asset name with one in it is matched with [@], as the error says.
 mkdir "$T/at" && cp "$T/clips/synth_000.bvh" "$T/at/hero@walk.bvh" || fail "copy to hero@walk.bvh"
 "$CLI" build "$T/at" -o "$T/at.pmdb" --quiet --addend 'hero[@]walk=1' --addend 'hero[@]walk@1:2=1' || fail "[@] in a pattern"
+# Of clips equally long, the message about a span past every clip's end names the first.
+mkdir "$T/tie" && cp "$T/clips/synth_003.bvh" "$T/tie/first.bvh" && cp "$T/clips/synth_003.bvh" "$T/tie/second.bvh" \
+  || fail "copy to tie/"
+expect_error "--exclude past two clips of one length" "after the end of every clip it matches, the longest ('first'" \
+  "$CLI" build "$T/tie" -o "$T/e.pmdb" --exclude '*@1000:2000'
+# ... also in a set that starts with ']' (a member there, as fnmatch reads it), or escaped.
+"$CLI" build "$T/at" -o "$T/at2.pmdb" --quiet --addend 'hero[]@]walk=1' --addend 'hero\@walk@1:2=1' || fail "[]@] and \@ in a pattern"
+"$CLI" info "$T/at2.pmdb" --assets | grep -q "hero@walk: .*cost addend 1" || fail "[]@] in a pattern: the addend is missing"
 expect_error "'@' of a name taken for a span" "'walk' is not START:END .*\[@\]" \
   "$CLI" build "$T/at" -o "$T/e.pmdb" --addend 'hero@walk=1'
 # Times are single floats: a span whose two ends round to one float is empty, said by the option.

@@ -62,6 +62,48 @@ for j in d["joints"]:
         assert k in j, (j, k)
 EOF
 
+# The rest of the JSON: the roles object (every role, null where none was found), the counts,
+# the file and clip names, and each joint's offset and End Site (metres) where it has one.
+"$CLI" inspect "$bvh" --json > "$TMP/walk.json" || fail "inspect --json exited $?"
+python3 - "$TMP/walk.json" "$bvh" <<'EOF' || fail "JSON roles/joints check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["file"] == sys.argv[2] and d["name"] == "walk_z", (d["file"], d["name"])
+assert d["roles"] == {"hips": "Hips", "left_upleg": "LeftUpLeg", "right_upleg": "RightUpLeg", "left_foot": "LeftFoot",
+                      "right_foot": "RightFoot", "left_toe": None, "right_toe": None, "head": "Head"}, d["roles"]
+assert d["toes"] == [], d["toes"]
+assert d["joint_count"] == 6 == len(d["joints"])
+assert abs(d["floor_height"] - 0.059347) < 1e-4, d["floor_height"]
+joints = {j["name"]: j for j in d["joints"]}
+assert joints["LeftFoot"]["offset"] == [0, 0, -0.84], joints["LeftFoot"]["offset"]
+assert joints["LeftFoot"]["end_site"] == [0, -0.12, -0.05], joints["LeftFoot"].get("end_site")
+assert joints["Head"]["end_site"] == [0, 0, 0.15]
+assert "end_site" not in joints["Hips"] and "end_site" not in joints["LeftUpLeg"]
+EOF
+# The text gives the same facts, one per line.
+for line in "  frames      31 at 0.0333333 s (30 fps), 0.999999 s" "  units       cm (0.01 m per unit)" \
+  "  up axis     Z (converted to Y up, metres)" "  roots       Hips" "  hips        Hips" "  upper legs  LeftUpLeg / RightUpLeg" \
+  "  feet        LeftFoot / RightFoot" "  toes        - / -" "  head        Head" "  frame 0     rest/T-pose lead-in" \
+  "  floor       0.059 m" "  hip height  0.891 m above the lowest foot" "  joints      6"; do
+  grep -qxF -- "$line" <<<"$out" || fail "text output lacks the line '$line':"$'\n'"$out"
+done
+grep -qE '^ +2 LeftFoot +parent LeftUpLeg +ZXY  Zrotation Xrotation Yrotation  \(End Site\)$' <<<"$out" \
+  || fail "text output: the LeftFoot line:"$'\n'"$out"
+grep -qE '^ +1 LeftUpLeg +parent Hips +ZXY  Zrotation Xrotation Yrotation$' <<<"$out" || fail "text output: the LeftUpLeg line"
+# A clip with toes whose frame 0 is part of the motion (a synthetic one).
+"$CLI" synth "$TMP/synth" --clips 1 > /dev/null || fail "synth"
+"$CLI" inspect "$TMP/synth/synth_000.bvh" --json > "$TMP/s.json" || fail "inspect --json of a synthetic clip"
+python3 - "$TMP/s.json" <<'EOF' || fail "synthetic clip JSON check failed"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["toes"] == ["LeftToeBase", "RightToeBase"], d["toes"]
+assert d["roles"]["left_toe"] == "LeftToeBase" and d["roles"]["right_toe"] == "RightToeBase", d["roles"]
+assert d["first_frame_is_rest"] is False
+EOF
+"$CLI" inspect "$TMP/synth/synth_000.bvh" > "$TMP/s.txt" || fail "inspect of a synthetic clip"
+grep -qxF "  toes        LeftToeBase / RightToeBase" "$TMP/s.txt" || fail "text toes of a synthetic clip"
+grep -qxF "  frame 0     part of the motion" "$TMP/s.txt" || fail "text frame 0 of a synthetic clip"
+
 # Overrides.
 json=$("$CLI" inspect "$bvh" --json --up y --unit-scale 1) || fail "inspect with overrides exited $?"
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["up_axis"]=="Y" and d["unit_scale"]==1, d' "$json" \
