@@ -201,6 +201,50 @@ static void test_json(void **state) {
         {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
          "samples[0].params: expected an array of 2"},
         {"{\"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\"}]}", "it is missing"},
+        /* Where cJSON stopped: line, column (in characters) and what is there, up to 16 bytes. */
+        {"{\"samples\": [", "JSON: malformed near line 1, column 14 (at the end of the file)"},
+        {"{\"samples\": [ x y z]}", "JSON: malformed near line 1, column 15 (at 'x y z]}')"},
+        {"{\"n\u00e4m\u00e9\": 1,\n \"x\": abcdefghijklmnopqrstuvwxyz}", "JSON: malformed near line 2, column 7 (at 'abcdefghijklmnop')"},
+        {"{\"n\xc3\xa4m\xc3\xa9\": x}", "JSON: malformed near line 1, column 10 (at 'x}')"},
+        {"{\"a\": 1,\n\"b\": \x7f}", "JSON: malformed near line 2, column 6 (at a control character, byte 0x7f)"},
+        /* Settings: each a word from its list, a boolean or a number in range. */
+        {"{\"sync\": 1, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"sync\""},
+        {"{\"align\": \"rotation\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"position_facing\""},
+        {"{\"collinear\": \"maybe\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"line\""},
+        {"{\"coplanar\": \"maybe\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"plane\""},
+        {"{\"up\": \"x\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"up\""},
+        {"{\"grid_include_outside\": 1, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid_include_outside"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"loop\": \"yes\"}]}", "samples[0]: \"loop\""},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"mirror\": 1}]}", "samples[0]: \"mirror\""},
+        {"{\"unit_scale\": -1, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "unit_scale: -1 must be a positive single-precision number (metres per file unit)"},
+        {"{\"fps\": 0.0005, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "fps: 0.0005 is outside 0.001..10000"},
+        {"{\"axes\": [], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "axes: expected an array of 1 to 3 axes"},
+        {"{\"axes\": [{}, {}, {}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0, 0, 0]}]}",
+         "axes: expected an array of 1 to 3 axes"},
+        {"{\"axes\": [{\"min\": 0}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "axes[0]: give both \"min\" and \"max\" or neither"},
+        {"{\"axes\": [{\"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "axes[0]: give both \"min\" and \"max\" or neither"},
+        {"{\"axes\": [{\"min\": 1, \"max\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [1]}]}",
+         "axes[0]: min 1 must be below max 1"},
+        {"{\"axes\": [{\"mirror\": \"flip\"}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "\"negate\""},
+        {"{\"axes\": [{\"colour\": 1}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "unknown key \"colour\""},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0, 0, 0]}]}", "samples[0].params: expected 1 to 3 numbers"},
+        {"{\"grid\": [2, 2], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}",
+         "grid: expected 1 whole number(s) of points per axis, each 1..100000"},
+        {"{\"grid\": 0, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},
+        {"{\"grid\": 100001, \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},
+        {"{\"grid\": [2.5], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]}]}", "grid: expected 1 whole"},
+        {"{\"samples\": {}}", "samples: a blend space needs a non-empty \"samples\" array"},
+        {"{\"samples\": [{\"clip\": \"\", \"params\": [0]}]}", "samples[0]: \"clip\" (a BVH path) is required"},
+        {"{\"samples\": [{\"params\": [0]}]}", "samples[0]: \"clip\" (a BVH path) is required"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": 0.2, \"end\": 0.1}]}",
+         "samples[0]: start 0.2 / end 0.1 must satisfy 0 <= start < end <="},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": -0.1}]}", "samples[0]: start -0.1 / end"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"end\": 100}]}", "samples[0]: start 0 / end 100 must satisfy"},
+        {"{\"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0], \"start\": \"0\"}]}", "samples[0]: \"start\""},
+        {"{\"samples\": [3]}", "samples[0]"},
     };
     pm_test_blend_expect_bad_json(bad, sizeof bad / sizeof bad[0]);
     /* Every form of number JSON allows still loads; nesting past cJSON's limit is named. */
@@ -244,6 +288,18 @@ static void test_json(void **state) {
     assert_null(clips);
     PM_ASSERT_OK(pm_blend_space_file_bake_grid(&clips, &count, &params, 0, &f, 0.0f, NULL));
     assert_true(count > 4 && count < 12);
+    /* A grid of exactly max_poses poses fits: the limit is on more than that. */
+    long long total = 0;
+    for (int i = 0; i < count; i++) total += clips[i].frame_count;
+    {
+        pm_clip *fit;
+        int fit_count;
+        PM_ASSERT_OK(pm_blend_space_file_bake_grid(&fit, &fit_count, NULL, total, &f, 0.0f, NULL));
+        assert_int_equal(fit_count, count);
+        pm_blend_space_free_clips(fit, fit_count);
+        assert_int_equal(pm_blend_space_file_bake_grid(&fit, &fit_count, NULL, total - 1, &f, 0.0f, &e), PM_ERR_LIMIT);
+        assert_null(fit);
+    }
     for (int i = 0; i < count; i++) {
         pm_blend_space_weights wi, wk;
         PM_ASSERT_OK(pm_blend_space_weights_at(&wi, f.space, params + 2 * i, NULL));
@@ -262,6 +318,112 @@ static void test_json(void **state) {
     pm_blend_space_file nf;
     assert_int_not_equal(pm_blend_space_load_json(&nf, pm_test_tmp_path("nope.json"), NULL, &e), PM_OK);
     assert_non_null(strstr(e.message, "nope.json"));
+    pm_test_blend_fixture_free(&fx);
+}
+
+/* The file's settings take effect: a sample's "mirror", the clips' "up" and "unit_scale" (each
+ * outranked by the caller's), "collinear", "grid_include_outside" and an axis's "mirror". */
+static void bake_json(pm_clip *out, const char *json, const pm_bvh_def *bvh) {
+    pm_blend_space_file f;
+    pm_error e;
+    if (pm_blend_space_from_json(&f, json, "space.json", pm_test_tmp_dir(), bvh, &e) != PM_OK) fail_msg("%s", e.message);
+    const float at[1] = {0.0f};
+    PM_ASSERT_OK(pm_blend_space_bake(out, f.space, at, 30.0f, NULL));
+    pm_blend_space_file_free(&f);
+}
+
+static int same_motion(const pm_clip *a, const pm_clip *b) {
+    size_t n = (size_t)a->frame_count * (size_t)a->skeleton.joint_count;
+    return a->frame_count == b->frame_count && a->skeleton.joint_count == b->skeleton.joint_count &&
+           !memcmp(a->rotations, b->rotations, n * sizeof *a->rotations) &&
+           !memcmp(a->translations, b->translations, n * sizeof *a->translations);
+}
+
+static void test_json_settings(void **state) {
+    (void)state;
+    fixture fx;
+    fixture_init(&fx, 3);
+    pm_test_blend_write_clips(&fx, 3);
+    char json[1024];
+    const char *form = "{%s \"align\": \"none\", \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0]%s},"
+                       " {\"clip\": \"clip1.bvh\", \"params\": [1]}]}";
+    pm_clip plain, other;
+    snprintf(json, sizeof json, form, "", "");
+    bake_json(&plain, json, NULL);
+    snprintf(json, sizeof json, form, "", ", \"mirror\": false");
+    bake_json(&other, json, NULL);
+    assert_true(same_motion(&plain, &other));
+    pm_clip_destroy(&other);
+    snprintf(json, sizeof json, form, "", ", \"mirror\": true");
+    bake_json(&other, json, NULL);
+    assert_false(same_motion(&plain, &other));
+    pm_clip_destroy(&other);
+    /* "up" applies when the caller detects the axis, not over the caller's. */
+    pm_bvh_def y = pm_default_bvh_def();
+    y.up_axis = PM_UP_Y;
+    snprintf(json, sizeof json, form, "\"up\": \"z\",", "");
+    bake_json(&other, json, NULL);
+    assert_false(same_motion(&plain, &other));
+    pm_clip_destroy(&other);
+    bake_json(&other, json, &y);
+    pm_clip with_y;
+    snprintf(json, sizeof json, form, "", "");
+    bake_json(&with_y, json, &y);
+    assert_true(same_motion(&with_y, &other));
+    pm_clip_destroy(&with_y);
+    pm_clip_destroy(&other);
+    /* "unit_scale" likewise. */
+    pm_bvh_def one = pm_default_bvh_def();
+    one.unit_scale = 1.0f;
+    pm_clip half, half_one, one_one;
+    snprintf(json, sizeof json, form, "\"unit_scale\": 0.5,", "");
+    bake_json(&half, json, NULL);
+    bake_json(&half_one, json, &one);
+    snprintf(json, sizeof json, form, "\"unit_scale\": 1,", "");
+    bake_json(&other, json, NULL);
+    bake_json(&one_one, json, &one);
+    assert_false(same_motion(&half, &other));
+    assert_true(same_motion(&half_one, &one_one));
+    assert_true(same_motion(&half_one, &other));
+    pm_clip_destroy(&half);
+    pm_clip_destroy(&half_one);
+    pm_clip_destroy(&one_one);
+    pm_clip_destroy(&other);
+    pm_clip_destroy(&plain);
+    /* Samples on one line of a 2D space: a 1D blend along it by default, refused with "error". */
+    pm_blend_space_file f;
+    pm_error e;
+    const char *line = "{%s \"align\": \"none\", \"axes\": [{}, {}], \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]},"
+                       " {\"clip\": \"clip1.bvh\", \"params\": [1, 1]}, {\"clip\": \"clip2.bvh\", \"params\": [2, 2]}]}";
+    snprintf(json, sizeof json, line, "");
+    pm_test_blend_load_json_ok(&f, json);
+    assert_true(pm_blend_space_is_collinear(f.space));
+    pm_blend_space_file_free(&f);
+    snprintf(json, sizeof json, line, "\"collinear\": \"line\",");
+    pm_test_blend_load_json_ok(&f, json);
+    pm_blend_space_file_free(&f);
+    snprintf(json, sizeof json, line, "\"collinear\": \"error\",");
+    assert_int_not_equal(pm_test_blend_load_json(&f, json, &e), PM_OK);
+    assert_null(f.space);
+    /* grid_include_outside and the axes' mirroring reach the file's settings. */
+    pm_test_blend_load_json_ok(&f, "{\"align\": \"none\", \"grid_include_outside\": true, \"axes\": [{\"mirror\": \"keep\"}, {\"mirror\": \"negate\"}],"
+                                   " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]}]}");
+    assert_int_equal(f.grid.include_outside, 1);
+    assert_int_equal(f.mirror_negate, 2);
+    pm_blend_space_file_free(&f);
+    pm_test_blend_load_json_ok(&f, "{\"align\": \"none\", \"axes\": [{\"mirror\": \"negate\"}, {}],"
+                                   " \"samples\": [{\"clip\": \"clip0.bvh\", \"params\": [0, 0]}]}");
+    assert_int_equal(f.grid.include_outside, 0);
+    assert_int_equal(f.mirror_negate, 1);
+    /* The bake refuses a NULL output, either of them. */
+    pm_clip *clips = NULL;
+    int count = 0;
+    assert_int_equal(pm_blend_space_file_bake_grid(NULL, &count, NULL, 0, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(e.message, "pm_blend_space_file_bake_grid: NULL argument"));
+    assert_int_equal(pm_blend_space_file_bake_grid(&clips, NULL, NULL, 0, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
+    assert_null(clips);
+    pm_blend_space_file_free(&f);
+    assert_int_equal(pm_blend_space_file_bake_grid(&clips, &count, NULL, 0, &f, 0.0f, &e), PM_ERR_INVALID_ARGUMENT);
     pm_test_blend_fixture_free(&fx);
 }
 
@@ -301,6 +463,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_spaces),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_settings),
         cmocka_unit_test(test_bake_rate_of_absurd_clips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

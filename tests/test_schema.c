@@ -1,6 +1,7 @@
 /* Schemas: presets, validation, the per-dimension layout and the JSON front end. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,72 @@ static void test_json(void **state) {
          "\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}]}]}",
          "channels[0].channels[0].channels[0]: schema channel 2 (Velocity @hips): weight 1e+12"},
         {"[1, 2]", "(top)"},
+        /* Every other refusal names its field and says what is wrong. */
+        {"[1, 2]", "bad.json: (top): expected an object with \"channels\""},
+        {"{\"channels\": [], \"colour\": 1}", "bad.json: (top).colour: unknown field"},
+        {"{\"name\": \"x\"}", "bad.json: channels: missing"},
+        {"{\"channels\": [3]}", "bad.json: channels[0]: expected an object"},
+        {"{\"channels\": [{\"bone\": \"@hips\"}]}", "channels[0].kind: missing or not a string"},
+        {"{\"channels\": [{\"kind\": \"bogus\"}]}",
+         "channels[0].kind: unknown kind 'bogus' (trajectory, position, velocity, heading, phase, curve, padding, group)"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"kind\": \"velocity\"}]}",
+         "channels[0].kind: appears twice"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": -1}]}",
+         "channels[0].weight: -1 is outside 0..1e+06"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"offset\": 61}]}",
+         "channels[0].offset: 61 is outside -60..60"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"size\": 65}]}", "channels[0].size: 65 is outside 1..64"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"size\": 0}]}", "channels[0].size: 0 is outside 1..64"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"offset\": 0.5}]}", "channels[0].offset: a padding channel has no \"offset\" field"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"components\": \"xy\"}]}",
+         "channels[0].components: a trajectory channel has no \"components\" field"},
+        {"{\"channels\": [{\"kind\": \"phase\", \"bone\": \"@hips\", \"components\": \"xy\"}]}",
+         "channels[0].components: a phase channel has no \"components\" field"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"axis\": \"x\"}]}",
+         "channels[0].axis: a position channel has no \"axis\" field"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"curve\": \"c\"}]}",
+         "channels[0].curve: a position channel has no \"curve\" field"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"samples\": []}]}",
+         "channels[0].samples: a position channel has no \"samples\" field"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"channels\": []}]}",
+         "channels[0].channels: a position channel has no \"channels\" field"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"bone\": \"@hips\"}]}", "channels[0].bone: a trajectory channel has no \"bone\" field"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"components\": \"xz\"}]}",
+         "channels[0].components: must be \"xyz\" or \"xy\""},
+        {"{\"channels\": [{\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": \"w\"}]}", "channels[0].axis: must be \"x\", \"y\" or \"z\""},
+        {"{\"channels\": [{\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": \"xy\"}]}", "channels[0].axis: must be \"x\", \"y\" or \"z\""},
+        {"{\"channels\": [{\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": \"v\"}]}", "channels[0].axis: must be \"x\", \"y\" or \"z\""},
+        {"{\"channels\": [{\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": 1}]}", "channels[0].axis: expected a string"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": null}]}", "channels[0].weight: expected a number"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": {}}]}", "channels[0].samples: expected an array"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [1]}]}", "channels[0].samples[0]: expected an object"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Position\"], \"colour\": 1}]}]}",
+         "channels[0].samples[0].colour: unknown field"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Position\"], \"offset\": 0.1, \"offset\": 0.2}]}]}",
+         "channels[0].samples[0].offset: appears twice"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": []}]}]}",
+         "channels[0].samples[0].flags: expected a non-empty array of flag names"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"offset\": 0.5}]}]}",
+         "channels[0].samples[0].flags: expected a non-empty array of flag names"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [3]}]}]}",
+         "channels[0].samples[0].flags: unknown flag '(not a string)' (Velocity, Position, VelocityDirection, FacingDirection"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Position\"], \"offset\": -61}]}]}",
+         "channels[0].samples[0].offset: -61 is outside -60..60"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [{\"flags\": [\"Position\"], \"weight\": -0.5}]}]}",
+         "channels[0].samples[0].weight: -0.5 is outside 0..1e+06"},
+        {"{\"channels\": [{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": 0}]}",
+         "bad.json: every feature's weight is 0"},
+        {"{\"channels\": [{\"kind\": \"group\", \"weight\": 0, \"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}]}",
+         "bad.json: every feature's weight is 0"},
+        {"{\"channels\": [{\"kind\": \"trajectory\", \"weight\": 0, \"samples\": [{\"flags\": [\"Position\"]}]}]}",
+         "bad.json: every feature's weight is 0"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"size\": 3}]}", "bad.json: every feature's weight is 0"},
+        {"{\"channels\": [{\"kind\": \"group\", \"channels\": 1}]}", "channels[0].channels: expected an array of channels"},
+        {"{\"channels\": [{\"kind\": \"padding\", \"size\": 1}, {\"kind\": \"group\", \"channels\": [{\"kind\": \"padding\", \"size\": 1}, "
+         "{\"kind\": \"position\", \"bone\": \"@hips\", \"weight\": \"w\"}]}]}",
+         "channels[1].channels[1].weight: expected a number"},
+        {"{\"channels\": [{\"kind\": \"velocity\", \"bone\": 5}]}", "channels[0].bone: expected a string"},
+        {"{\"channels\": [{\"kind\": \"curve\", \"curve\": \"c\", \"group\": \"g\\u0001\"}]}", "channels[0].group: has a control character"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&err, 0, sizeof err);
@@ -225,6 +292,106 @@ static void test_json(void **state) {
         if (!strstr(err.message, bad[i].needle)) fail_msg("'%s' does not mention '%s'", err.message, bad[i].needle);
         assert_non_null(strstr(err.message, "bad.json"));
     }
+}
+
+/* What each field sets, through the writer and back: offsets of bone and curve channels,
+ * components, axes, sizes, groups, names and every trajectory sample; names of 63 bytes fit and
+ * of 64 are "too long" (never cut: a cut name could match another joint); 16 samples fit, 17 do
+ * not; a file without "name" is named after the file. */
+static void test_json_fields(void **state) {
+    (void)state;
+    const char *text =
+        "{\"name\": \"fields\", \"channels\": ["
+        " {\"kind\": \"position\", \"bone\": \"@left_foot\", \"offset\": 0.25, \"components\": \"xy\", \"name\": \"lf\", \"group\": \"feet\"},"
+        " {\"kind\": \"velocity\", \"bone\": \"Hips\", \"offset\": -0.5, \"weight\": 3},"
+        " {\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": \"y\", \"components\": \"xyz\"},"
+        " {\"kind\": \"heading\", \"bone\": \"@hips\", \"axis\": \"z\", \"components\": \"xy\"},"
+        " {\"kind\": \"phase\", \"bone\": \"@right_foot\", \"offset\": 0.1},"
+        " {\"kind\": \"curve\", \"curve\": \"speed\", \"offset\": 0.2},"
+        " {\"kind\": \"padding\", \"size\": 3},"
+        " {\"kind\": \"trajectory\", \"samples\": [{\"offset\": -0.3, \"weight\": 0.5, \"flags\": [\"Velocity\", \"FacingDirectionXY\"]},"
+        "   {\"offset\": 60, \"flags\": [\"PositionXY\", \"VelocityDirection\"]}]} ] }";
+    pm_schema s;
+    pm_error err;
+    PM_ASSERT_OK(pm_schema_from_json(&s, text, "fields.json", NULL, &err));
+    assert_int_equal(s.channel_count, 8);
+    assert_true(s.channels[0].offset == 0.25f && s.channels[0].components == PM_COMPONENTS_XY);
+    assert_string_equal(s.channels[0].name, "lf");
+    assert_string_equal(s.channels[0].group, "feet");
+    assert_string_equal(s.channels[0].bone, "@left_foot");
+    assert_true(s.channels[1].offset == -0.5f && s.channels[1].weight == 3.0f && s.channels[1].components == PM_COMPONENTS_XYZ);
+    assert_int_equal(s.channels[2].axis, 1);
+    assert_int_equal(s.channels[3].axis, 2);
+    assert_int_equal(s.channels[3].components, PM_COMPONENTS_XY);
+    assert_true(s.channels[4].offset == 0.1f);
+    assert_true(s.channels[5].offset == 0.2f);
+    assert_string_equal(s.channels[5].curve, "speed");
+    assert_int_equal(s.channels[6].size, 3);
+    assert_true(s.channels[6].weight == 0.0f);
+    assert_int_equal(s.channels[7].sample_count, 2);
+    assert_true(s.channels[7].samples[0].offset == -0.3f && s.channels[7].samples[0].weight == 0.5f);
+    assert_true(s.channels[7].samples[1].offset == 60.0f && s.channels[7].samples[1].weight == 1.0f);
+    char *again = pm_schema_to_json(&s);
+    pm_schema s2;
+    PM_ASSERT_OK(pm_schema_from_json(&s2, again, "again", NULL, &err));
+    free(again);
+    assert_string_equal(s2.name, "fields");
+    assert_int_equal(s2.channel_count, s.channel_count);
+    for (int i = 0; i < s.channel_count; i++) {
+        const pm_channel_def *a = &s.channels[i], *b = &s2.channels[i];
+        assert_int_equal(a->kind, b->kind);
+        assert_string_equal(a->name, b->name);
+        assert_string_equal(a->bone, b->bone);
+        assert_string_equal(a->curve, b->curve);
+        assert_string_equal(a->group, b->group);
+        assert_true(a->weight == b->weight && a->offset == b->offset);
+        assert_int_equal(a->components, b->components);
+        assert_int_equal(a->axis, b->axis);
+        assert_int_equal(a->size, b->size);
+        assert_int_equal(a->parent, b->parent);
+        assert_int_equal(a->sample_count, b->sample_count);
+        for (int k = 0; k < a->sample_count; k++) {
+            assert_true(a->samples[k].offset == b->samples[k].offset && a->samples[k].weight == b->samples[k].weight);
+            assert_int_equal(a->samples[k].flags, b->samples[k].flags);
+        }
+    }
+    /* Names up to the field's size less one. */
+    char json[4096], name[PM_NAME_SIZE + 1];
+    memset(name, 'n', PM_NAME_SIZE - 1);
+    name[PM_NAME_SIZE - 1] = '\0';
+    snprintf(json, sizeof json, "{\"name\": \"%s\", \"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\", \"name\": \"%s\"}]}",
+             name, name);
+    PM_ASSERT_OK(pm_schema_from_json(&s, json, "long.json", NULL, &err));
+    assert_string_equal(s.channels[0].name, name);
+    name[PM_NAME_SIZE - 1] = 'n';
+    name[PM_NAME_SIZE] = '\0';
+    snprintf(json, sizeof json, "{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"%s\"}]}", name);
+    assert_int_equal(pm_schema_from_json(&s, json, "long.json", NULL, &err), PM_ERR_PARSE);
+    assert_non_null(strstr(err.message, "long.json: channels[0].bone: too long"));
+    snprintf(json, sizeof json, "{\"name\": \"%s\", \"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}", name);
+    assert_int_equal(pm_schema_from_json(&s, json, "long.json", NULL, &err), PM_ERR_PARSE);
+    assert_non_null(strstr(err.message, "long.json: (top).name: too long"));
+    /* 16 trajectory samples, then 17. */
+    int n = snprintf(json, sizeof json, "{\"channels\": [{\"kind\": \"trajectory\", \"samples\": [");
+    for (int k = 0; k < PM_MAX_TRAJECTORY_SAMPLES; k++)
+        n += snprintf(json + n, sizeof json - (size_t)n, "%s{\"offset\": %d, \"flags\": [\"Position\"]}", k ? ", " : "", k);
+    snprintf(json + n, sizeof json - (size_t)n, "]}]}");
+    PM_ASSERT_OK(pm_schema_from_json(&s, json, "t.json", NULL, &err));
+    assert_int_equal(s.channels[0].sample_count, PM_MAX_TRAJECTORY_SAMPLES);
+    snprintf(json + n, sizeof json - (size_t)n, ", {\"offset\": 30, \"flags\": [\"Position\"]}]}]}");
+    assert_int_equal(pm_schema_from_json(&s, json, "t.json", NULL, &err), PM_ERR_PARSE);
+    assert_non_null(strstr(err.message, "t.json: channels[0].samples[16]: too many samples (16 at most)"));
+    /* A file without "name" is named after the file; with one, by it. */
+    const char *path = pm_test_tmp_path("unnamed_schema.json");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}", f);
+    fclose(f);
+    PM_ASSERT_OK(pm_schema_load_json(&s, path, NULL, &err));
+    assert_string_equal(s.name, "unnamed_schema.json");
+    PM_ASSERT_OK(pm_schema_resolve(&s, path, NULL, &err));
+    assert_string_equal(s.name, "unnamed_schema.json");
+    remove(path);
 }
 
 /* The time window checks what it reads: NULL arguments by name, the channel count, trajectory
@@ -538,6 +705,7 @@ int main(void) {
         cmocka_unit_test(test_validation),
         cmocka_unit_test(test_layout_groups),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_null_arguments),
         cmocka_unit_test(test_channel_field_errors),
         cmocka_unit_test(test_schema_limits),

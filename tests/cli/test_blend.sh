@@ -315,7 +315,10 @@ d = json.loads(sys.argv[1])
 assert {e["sample"]: e["cycles"] for e in d["weights"]} == {"walk": 2, "run": 1}, d
 assert d["period"] == 2 and len(d["cycle_durations"]) == 2 and d["cycle_durations"][0] == d["duration"], d
 PY
-  "$CLI" blend "$TMP/strides.json" --param 2.2 --weights | grep -q "repeats after 2 cycles" || fail "strides text output"
+  "$CLI" blend "$TMP/strides.json" --param 2.2 --weights > "$TMP/strides.txt" || fail "strides blend --weights exited $?"
+  grep -q "^repeats after 2 cycles: [0-9.]* [0-9.]* s$" "$TMP/strides.txt" || fail "strides text output: $(cat "$TMP/strides.txt")"
+  # A period baked whole needs no note about what -o and build make of it.
+  grep -q "^baked" "$TMP/strides.txt" && fail "strides text output: a period baked whole said otherwise: $(cat "$TMP/strides.txt")"
   "$CLI" blend "$TMP/strides.json" --param 1.2 --weights | grep -q "walk .*(2 gait cycles)" || fail "strides sample cycles"
   # A loop whose period is too long to bake (6 strides with 8: 24 cycles) is baked as a one-shot of
   # 8 cycles: --weights says so (it used to report only "looping": true, as the blend itself
