@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The tool under Valgrind's memcheck, for what the sanitizer build cannot see: a read of memory
-# never written, and above all uninitialised bytes in what is written to a file (a database or a
-# BVH whose padding or unused fields held whatever the heap held would still load, and still
-# differ from run to run, breaking the byte-identical builds the cache keys rely on). Each step
-# of a small pipeline - build with threads and mirroring, both presets, info, search in every
-# mode (dynamic weights, a continuing pose), export, blend, truncated inputs, and the programs of
-# examples/ - must run without a memcheck error or a leak. Skipped in the sanitizer builds (the
-# two do not mix), when valgrind is missing, and when valgrind cannot run the CLI (a cross build
-# for another CPU; a 32-bit x86 build on x86-64 runs once valgrind has libc6-dbg:i386).
+# never written, and above all uninitialised bytes in what is written to a file (a database or a BVH
+# whose padding or unused fields held whatever the heap held would still load, and still differ from
+# run to run, breaking the byte-identical builds the cache keys rely on). Each step of a small
+# pipeline - build with threads and mirroring, both presets, info, search in every mode (dynamic
+# weights, a continuing pose), export, blend, truncated inputs, usage errors, and the programs of
+# examples/ - must run without a memcheck error or a leak. Skipped in the sanitizer builds (the two
+# do not mix), when valgrind is missing, and when valgrind cannot run the CLI (a cross build for
+# another CPU; a 32-bit x86 build on x86-64 runs once valgrind has libc6-dbg:i386).
 source "$(dirname "$0")/common.sh" memcheck || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 if [ -n "${PM_SANITIZED:-}" ]; then echo "SKIP: a sanitizer build (memcheck runs on the plain builds)"; exit 77; fi
 if ! command -v valgrind >/dev/null 2>&1; then echo "SKIP: valgrind not found"; exit 77; fi
@@ -41,8 +41,14 @@ vg() {
 vg inspect 0 inspect "$TMP/clips/synth_000.bvh" --json
 vg build_ue 0 build "$TMP/clips" -o "$TMP/ue.pmdb" --mirror --threads 2 --quiet
 vg build_h27 0 build "$TMP/clips" -o "$TMP/h27.pmdb" --schema holden27 --pca 8 --threads 3 --quiet
+mkdir -p "$TMP/a" "$TMP/b" && cp "$TMP/clips/synth_000.bvh" "$TMP/a/walk.bvh" && cp "$TMP/clips/synth_001.bvh" "$TMP/b/walk.bvh" \
+  || fail "same-named clips"
+vg build_same_names 0 build "$TMP/a" "$TMP/b" "$TMP/clips" -o "$TMP/same.pmdb" --quiet
+vg build_rules 0 build "$TMP/clips" -o "$TMP/rules.pmdb" --mirror --addend 'synth_00[01]=0.5' \
+  --addend 'synth_00[01]@0.5:1=0.25' --exclude 'synth_002@0:0.5' --quiet
 vg info 0 info "$TMP/ue.pmdb" --json
 vg export 0 export-features "$TMP/ue.pmdb" -o "$TMP/ex"
+vg bench_threads 0 bench "$TMP/ue.pmdb" --queries 10 --threads 2 --max-nodes 0 --json
 
 dims=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['cardinality'])" "$TMP/ex.json") \
   || fail "export: no cardinality"
@@ -84,5 +90,10 @@ head -c $((size / 2)) "$TMP/ue.pmdb" > "$TMP/cut.pmdb"
 vg truncated_pmdb 1 info "$TMP/cut.pmdb"
 head -c 3000 "$TMP/clips/synth_000.bvh" > "$TMP/cut.bvh"
 vg truncated_bvh 1 build "$TMP/cut.bvh" -o "$TMP/never.pmdb" --quiet
+vg truncated_after_good 1 build "$TMP/clips" "$TMP/cut.bvh" -o "$TMP/never.pmdb" --threads 1 --quiet
 [ -e "$TMP/never.pmdb" ] && fail "a failed build left its output"
+# and so do usage errors, found after the commands allocated their argument lists.
+vg usage_build 2 build "$TMP/clips" -o "$TMP/never.pmdb" --addend 'synth*=1' --mirror --mirror-pair A=B --fps 0
+vg usage_bench 2 bench "$TMP/ue.pmdb" --far "$TMP/clips" --queries 0
+vg usage_blend 2 blend "$TMP/space.json" --param 2,10 --weights --weights
 echo "ok"
