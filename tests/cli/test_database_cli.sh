@@ -41,6 +41,16 @@ grep -q "too long" "$T/long.err" && fail "a 4057-character --cache was refused a
 grep -q "build: --cache DIR is too long (DIR/<key>.pmdb would have more than 4095 characters)" "$T/long.err" \
   || fail "a 4058-character --cache: $(cat "$T/long.err")"
 rm -f "$T/hit.pmdb"
+# The tool's clip and asset arrays start at 64 entries and double: 64 clips fill them exactly
+# (a pass one entry too far is a heap overflow the sanitizer build reports), 65 grow them once.
+"$CLI" synth "$T/c65" --clips 65 --fps 10 > /dev/null || fail "synth of 65 clips"
+mkdir "$T/c64" && cp "$T/c65"/synth_0[0-5]?.bvh "$T/c65"/synth_06[0-3].bvh "$T/c64/" || fail "copy 64 clips"
+for n in 64 65; do
+  "$CLI" build "$T/c$n" -o "$T/c$n.pmdb" --fps 10 --quiet || fail "build of $n clips"
+  "$CLI" info "$T/c$n.pmdb" --json > "$T/c$n.json" || fail "info of $n clips"
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["assets"] == int(sys.argv[2]), d["assets"]' \
+    "$T/c$n.json" "$n" || fail "a build of $n clips has other than $n assets"
+done
 
 "$CLI" info "$T/a.pmdb" > "$T/info.txt" || fail "info"
 grep -q "poses" "$T/info.txt" || fail "info text"
