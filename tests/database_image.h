@@ -58,6 +58,30 @@ static inline void image_free(db_image *im) {
     pm_database_destroy(im->db);
 }
 
+/* Swaps values a and b of `v` when they differ: 1 if it did. */
+static inline int swap_if_different(float *v, size_t a, size_t b) {
+    if (v[a] == v[b]) return 0;
+    float t = v[a];
+    v[a] = v[b];
+    v[b] = t;
+    return 1;
+}
+
+/* In the copy, the first bound-tree leaf point and another of its leaf that differs from it in
+ * `lane` (a PCA coordinate, or the residual norm at lane exact_components) trade that lane: both
+ * stay inside the leaf's box. Fails when no leaf holds two such points. */
+static inline void bt_leaf_swap(db_image *im, int lane) {
+    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(im->copy, PMDB_BT_NODES);
+    float *points = (float *)section_data(im->copy, PMDB_BT_POINTS);
+    const int rows = (int)im->h.bt_block_rows;
+    for (uint32_t i = 0; i < im->h.bt_node_count; i++) {
+        if (nodes[i].left || nodes[i].count < 2) continue;
+        for (uint32_t v = nodes[i].first + 1; v < nodes[i].first + nodes[i].count; v++)
+            if (swap_if_different(points, pm_bt_at(rows, nodes[i].first, lane), pm_bt_at(rows, v, lane))) return;
+    }
+    fail_msg("no bound-tree leaf holds two points that differ in lane %d", lane);
+}
+
 /* Loads (as a file resealed with a valid checksum would) and must fail verification naming
  * `words`. */
 static inline void expect_unverified(const db_image *im, const char *words) {

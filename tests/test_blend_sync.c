@@ -315,6 +315,15 @@ static void test_cycles_join_without_a_jump(void **state) {
     pm_clip_destroy(&run);
 }
 
+/* At parameter `at` of the 1D space s: the blend's period must be `period` cycles; it is baked
+ * at 30 fps into `baked`. */
+static void bake_period(pm_clip *baked, const pm_blend_space *s, float at, int period) {
+    pm_blend_space_weights w;
+    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &at, NULL));
+    assert_int_equal(pm_blend_space_period(s, &w), period);
+    PM_ASSERT_OK(pm_blend_space_bake(baked, s, &at, 30.0f, NULL));
+}
+
 /* The blend repeats after the least common multiple of the samples' cycle counts; beyond
  * PM_BLEND_SPACE_MAX_PERIOD (unless that is one sample's own count) it is baked as a one-shot of
  * the most cycles any sample has. */
@@ -326,21 +335,16 @@ static void test_period_of_the_blend(void **state) {
     make_walk(&three, lens, 3, 0, 0.15f);
     make_walk(&five, lens, 5, 0, 0.15f);
     make_walk(&seven, lens, 7, 0, 0.15f);
-    float half = 0.5f, one = 1.0f;
-    pm_blend_space_weights w;
+    const float half = 0.5f, one = 1.0f;
     pm_clip baked;
 
     pm_blend_space *s = two_sample_space(&two, &three, PM_BLEND_SYNC_FEET);
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 6);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    bake_period(&baked, s, half, 6);
     assert_true(baked.looping);
     assert_int_equal(baked.frame_count, 180);
     pm_clip_destroy(&baked);
     /* On a sample: its own cycles, its own clip. */
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 3);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    bake_period(&baked, s, one, 3);
     assert_int_equal(baked.frame_count, 90);
     pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
@@ -348,9 +352,7 @@ static void test_period_of_the_blend(void **state) {
     /* A period beyond PM_BLEND_SPACE_MAX_PERIOD: a one-shot of the seven cycles, its root carried
      * on at every wrap of the five-stride sample (strides of 1 m: no jump between frames). */
     s = two_sample_space(&five, &seven, PM_BLEND_SYNC_FEET);
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 35);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    bake_period(&baked, s, half, 35);
     assert_false(baked.looping);
     assert_int_equal(baked.frame_count, 7 * 30 + 1);
     for (int f = 1; f < baked.frame_count; f++) {
@@ -359,9 +361,7 @@ static void test_period_of_the_blend(void **state) {
     }
     pm_clip_destroy(&baked);
     /* On the seven-stride sample alone its period is its own cycles, however many: a loop. */
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 7);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    bake_period(&baked, s, one, 7);
     assert_true(baked.looping);
     assert_int_equal(baked.frame_count, 7 * 30);
     pm_clip_destroy(&baked);
@@ -371,9 +371,7 @@ static void test_period_of_the_blend(void **state) {
     pm_clip seventeen;
     make_walk(&seventeen, lens17, 17, 0, 0.15f);
     s = two_sample_space(&two, &seventeen, PM_BLEND_SYNC_FEET);
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &one, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 17);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &one, 30.0f, NULL));
+    bake_period(&baked, s, one, 17);
     assert_true(baked.looping);
     assert_int_equal(baked.frame_count, 17 * 20);
     pm_clip_destroy(&baked);
@@ -385,15 +383,15 @@ static void test_period_of_the_blend(void **state) {
     PM_ASSERT_OK(pm_clip_copy(&once, &three, NULL, NULL));
     once.looping = 0;
     s = two_sample_space(&two, &once, PM_BLEND_SYNC_FEET);
-    PM_ASSERT_OK(pm_blend_space_weights_at(&w, s, &half, NULL));
-    assert_int_equal(pm_blend_space_period(s, &w), 1);
-    PM_ASSERT_OK(pm_blend_space_bake(&baked, s, &half, 30.0f, NULL));
+    bake_period(&baked, s, half, 1);
     assert_false(baked.looping);
     pm_clip_destroy(&baked);
     pm_blend_space_destroy(s);
     pm_clip_destroy(&once);
 
     /* Malformed weights and out-of-range samples. */
+    pm_blend_space_weights w;
+    memset(&w, 0, sizeof w);
     assert_int_equal(pm_blend_space_period(NULL, &w), 0);
     w.count = 0;
     assert_int_equal(pm_blend_space_period(s = two_sample_space(&two, &three, PM_BLEND_SYNC_FEET), &w), 0);

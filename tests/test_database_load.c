@@ -157,24 +157,12 @@ static void test_verify(void **state) {
     pm_error err;
     assert_int_equal(pm_database_verify(im.db, &err), PM_OK);
     assert_int_equal(pm_database_verify(NULL, &err), PM_ERR_INVALID_ARGUMENT);
-    const int rows = (int)im.h.bt_block_rows, D = (int)im.h.cardinality;
+    const int D = (int)im.h.cardinality;
 
     /* Two points of one leaf trade a coordinate: both stay inside the leaf's box, so loading
      * cannot tell, but each is no longer the projection of its values. */
     image_fresh_copy(&im);
-    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
-    float *points = (float *)section_data(im.copy, PMDB_BT_POINTS);
-    int swapped = 0;
-    for (uint32_t i = 0; i < im.h.bt_node_count && !swapped; i++) {
-        if (nodes[i].left || nodes[i].count < 2) continue;
-        size_t a = pm_bt_at(rows, nodes[i].first, 0), b = pm_bt_at(rows, nodes[i].first + 1, 0);
-        if (points[a] == points[b]) continue;
-        float t = points[a];
-        points[a] = points[b];
-        points[b] = t;
-        swapped = 1;
-    }
-    assert_true(swapped);
+    bt_leaf_swap(&im, 0);
     expect_unverified(&im, "not the projection");
 
     /* A VP-tree radius shrunk to zero: its inside shell would be pruned from every query. */

@@ -50,7 +50,7 @@ static void test_verify_mean_and_projections(void **state) {
     fixture f;
     db_image im;
     image_build(&im, &f, 120);
-    const int S = (int)im.h.stride, rows = (int)im.h.bt_block_rows, k = (int)im.h.pca_components;
+    const int S = (int)im.h.stride, k = (int)im.h.pca_components;
     /* The mean of dimension 0 moved by 1e-4 of its spread: far beyond rounding. */
     image_fresh_copy(&im);
     const float *values = (const float *)section_data(im.copy, PMDB_VALUES), *w = (const float *)section_data(im.copy, PMDB_DIM_WSQRT);
@@ -66,39 +66,18 @@ static void test_verify_mean_and_projections(void **state) {
 
     /* Two points of one bound-tree leaf trade their residual norms: still inside the leaf's box. */
     image_fresh_copy(&im);
-    const pmdb_bt_node *nodes = (const pmdb_bt_node *)section_data(im.copy, PMDB_BT_NODES);
-    float *points = (float *)section_data(im.copy, PMDB_BT_POINTS);
-    const int ke = (int)im.h.exact_components;
-    int swapped = 0;
-    for (uint32_t i = 0; i < im.h.bt_node_count && !swapped; i++) {
-        if (nodes[i].left || nodes[i].count < 2) continue;
-        for (uint32_t v = nodes[i].first + 1; v < nodes[i].first + nodes[i].count && !swapped; v++) {
-            size_t a = pm_bt_at(rows, nodes[i].first, ke), b = pm_bt_at(rows, v, ke);
-            if (points[a] == points[b]) continue;
-            float t = points[a];
-            points[a] = points[b];
-            points[b] = t;
-            swapped = 1;
-        }
-    }
-    assert_true(swapped);
+    bt_leaf_swap(&im, (int)im.h.exact_components);
     expect_unverified(&im, "residual norm");
 
     /* Two points of one KD-tree leaf trade a coordinate: both still on their side of every split. */
     image_fresh_copy(&im);
     const pmdb_kd_node *kd = (const pmdb_kd_node *)section_data(im.copy, PMDB_KD_NODES);
     float *kp = (float *)section_data(im.copy, PMDB_KD_POINTS);
-    swapped = 0;
+    int swapped = 0;
     for (uint32_t i = 0; i < im.h.kd_node_count && !swapped; i++) {
         if (kd[i].dim >= 0 || kd[i].b < 2) continue;
-        for (uint32_t p = kd[i].a + 1; p < kd[i].a + kd[i].b && !swapped; p++) {
-            float *x = kp + (size_t)kd[i].a * k, *y = kp + (size_t)p * k;
-            if (x[0] == y[0]) continue;
-            float t = x[0];
-            x[0] = y[0];
-            y[0] = t;
-            swapped = 1;
-        }
+        for (uint32_t p = kd[i].a + 1; p < kd[i].a + kd[i].b && !swapped; p++)
+            swapped = swap_if_different(kp, (size_t)kd[i].a * k, (size_t)p * k);
     }
     assert_true(swapped);
     expect_unverified(&im, "KD-tree point");

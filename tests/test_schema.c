@@ -383,10 +383,8 @@ static void test_json_fields(void **state) {
     assert_non_null(strstr(err.message, "t.json: channels[0].samples[16]: too many samples (16 at most)"));
     /* A file without "name" is named after the file; with one, by it. */
     const char *path = pm_test_tmp_path("unnamed_schema.json");
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}", f);
-    fclose(f);
+    const char *unnamed = "{\"channels\": [{\"kind\": \"velocity\", \"bone\": \"@hips\"}]}";
+    pm_test_write_file(path, unnamed, strlen(unnamed));
     PM_ASSERT_OK(pm_schema_load_json(&s, path, NULL, &err));
     assert_string_equal(s.name, "unnamed_schema.json");
     PM_ASSERT_OK(pm_schema_resolve(&s, path, NULL, &err));

@@ -52,23 +52,8 @@ expect_error "search: units warning, then --frame past the end" "--frame 100000 
 expect_error "build: units warning, then an --addend matching nothing" "--addend 'walk*=1' matches no asset" \
   "$CLI" build "$T/clips" -o "$T/e.pmdb" --unit-scale 1 --addend 'walk*=1'
 printf 'junk' > "$T/junk.bvh"
-"$CLI" bench "$T/a.pmdb" --queries 3 --far "$T/clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench --far of a clip in the database"
-grep -q "bench: warning: far clip .*synth_001.bvh is in the database" "$T/warn.txt" || fail "no far-clip warning: $(cat "$T/warn.txt")"
-#    Clips named apart by their folders (a/walk, b/walk) are recognised by name and folder: a
-#    clip of another name in a folder named alike is not one of them.
-mkdir -p "$T/n/a" "$T/n/b" "$T/far/a" && cp "$T/clips/synth_000.bvh" "$T/n/a/walk.bvh" && cp "$T/clips/synth_001.bvh" "$T/n/b/walk.bvh" \
-  && cp "$T/clips/synth_000.bvh" "$T/far/a/run.bvh" || fail "copy the clips named apart"
-"$CLI" build "$T/n" -o "$T/n.pmdb" --quiet || fail "build of clips named apart"
-"$CLI" bench "$T/n.pmdb" --queries 3 --far "$T/far/a/run.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench --far a/run.bvh"
-[ -s "$T/warn.txt" ] && fail "bench --far a/run.bvh: taken for an asset: $(cat "$T/warn.txt")"
-"$CLI" bench "$T/n.pmdb" --queries 3 --far "$T/n/b/walk.bvh" > /dev/null 2> "$T/warn.txt" || fail "bench --far b/walk.bvh"
-grep -q "bench: warning: far clip .*n/b/walk.bvh is in the database (asset 1 'b/walk')" "$T/warn.txt" \
-  || fail "bench --far b/walk.bvh: $(cat "$T/warn.txt")"
-#    The clip is recognised however its path is written (a ".." above the root is the root).
-"$CLI" bench "$T/a.pmdb" --queries 3 --far "/../..$T/./clips/../clips/synth_001.bvh" > /dev/null 2> "$T/warn.txt" \
-  || fail "bench --far of a clip in the database by another path"
-grep -q "bench: warning: far clip .*synth_001.bvh is in the database (asset 1 'synth_001')" "$T/warn.txt" \
-  || fail "no far-clip warning for another path: $(cat "$T/warn.txt")"
+bench_far "$T/a.pmdb" "$T/clips/synth_001.bvh"
+grep -q "bench: warning: far clip .*synth_001.bvh is in the database" "$TMP/far.txt" || fail "no far-clip warning: $(cat "$TMP/far.txt")"
 expect_error "bench: far-clip warning, then a broken far clip" "junk.bvh:1: HIERARCHY" \
   "$CLI" bench "$T/a.pmdb" --queries 3 --far "$T/clips/synth_001.bvh" "$T/junk.bvh"
 [ -e "$T/e.pmdb" ] && fail "a refused build wrote its output"

@@ -601,19 +601,23 @@ done
 for v in same_slash same_cwd; do
   cmp -s "$T/same.pmdb" "$T/$v.pmdb" || fail "$v: another database: $("$CLI" info "$T/$v.pmdb" --assets | grep '^asset')"
 done
-( cd "$T/same/a/walk" && "$CLI" bench "$T/same.pmdb" --queries 3 --far x.bvh > /dev/null 2> "$T/warn4.txt" ) \
-  || fail "bench --far from inside the clip's folder"
-grep -q "far clip x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$T/warn4.txt" \
-  || fail "bench did not flag a far clip given from inside its folder: $(cat "$T/warn4.txt")"
+( cd "$T/same/a/walk" && bench_far "$T/same.pmdb" x.bvh ) || exit 1
+grep -q "far clip x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$TMP/far.txt" \
+  || fail "bench did not flag a far clip given from inside its folder: $(cat "$TMP/far.txt")"
 # A far clip that is one of them is flagged as in the database (the check compared the clip's
-# name, x, with the asset's, a/walk/x); its namesake from another folder is not.
-"$CLI" bench "$T/same.pmdb" --queries 3 --far "$T/same/a/walk/x.bvh" > /dev/null 2> "$T/warn3.txt" \
-  || fail "bench --far of a clip named apart"
-grep -q "far clip .*same/a/walk/x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$T/warn3.txt" \
-  || fail "bench did not flag a far clip named apart by its folders: $(cat "$T/warn3.txt")"
-mkdir -p "$T/c/walk" && cp "$T/clips/synth_003.bvh" "$T/c/walk/x.bvh"
-"$CLI" bench "$T/same.pmdb" --queries 3 --far "$T/c/walk/x.bvh" > /dev/null 2> "$T/warn3.txt" || fail "bench --far c/walk/x"
-grep -q "is in the database" "$T/warn3.txt" && fail "bench flagged c/walk/x as a/walk/x or b/walk/x"
+# name, x, with the asset's, a/walk/x), however its path is spelt (a ".." above the root is the
+# root); its namesake from another folder is not, nor a clip of another name in a folder named alike.
+for far in "$T/same/a/walk/x.bvh" "/../..$T/./same/b/../a/walk/x.bvh"; do
+  bench_far "$T/same.pmdb" "$far"
+  grep -q "far clip .*/walk/x.bvh is in the database (asset [0-9]* 'a/walk/x')" "$TMP/far.txt" \
+    || fail "bench did not flag the far clip $far, named apart by its folders: $(cat "$TMP/far.txt")"
+done
+mkdir -p "$T/c/walk" "$T/c/a/walk" && cp "$T/clips/synth_003.bvh" "$T/c/walk/x.bvh" && cp "$T/clips/synth_003.bvh" "$T/c/a/walk/z.bvh" \
+  || fail "copy the far clips"
+for far in "$T/c/walk/x.bvh" "$T/c/a/walk/z.bvh"; do
+  bench_far "$T/same.pmdb" "$far"
+  grep -q "is in the database" "$TMP/far.txt" && fail "bench took the far clip $far for an asset: $(cat "$TMP/far.txt")"
+done
 # --addend patterns still match the file-name part of clips named apart by folders.
 "$CLI" build "$T/same" -o "$T/same_add.pmdb" --quiet --addend 'x*=0.5' || fail "build --addend of same-named clips"
 "$CLI" info "$T/same_add.pmdb" --assets > "$T/same_add.txt" || fail "info of same-named clips with addends"
