@@ -234,6 +234,7 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
     s->r2 = 1.0f;
     if (def->dynamic_weights) {
         float r2 = INFINITY;
+        double sum_dynamic = 0.0, sum_base = 0.0;
         for (int d = 0; d < D; d++) {
             float dw = def->dynamic_weights[d];
             if (!(dw >= 0.0f && dw <= PM_SEARCH_MAX_DYNAMIC_WEIGHT))
@@ -242,7 +243,12 @@ static pm_result prepare(search_state *s, const pm_database *db, const float *qu
             w[d] = sqrtf(dw);
             float base = db->wsqrt[d] * db->wsqrt[d];
             if (base > 0.0f) r2 = PM_MIN(r2, dw / base);
+            sum_dynamic += dw;
+            sum_base += base;
         }
+        /* The mean ratio weighs each dimension by its stored weight, as a difference spread
+         * evenly over the normalised dimensions would. */
+        s->score_leaves = !(r2 >= PM_SCORE_LEAVES_BELOW * (sum_dynamic / sum_base));
         for (int d = D; d < S; d++) w[d] = 0.0f;
         s->w = w;
         /* A bound in the base metric times r2 bounds the dynamic cost (cost' >= r2 cost). */

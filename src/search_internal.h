@@ -29,6 +29,12 @@ typedef struct search_state {
     /* Under dynamic weights, the extra share (above) over each pushed node's value box, written
      * when its key is computed so that a leaf popped later need not bound its box again. */
     float *node_extra;
+    /* Exact mode: score a visited leaf's rows outright instead of bounding its points first. Set
+     * when the dynamic weights are so uneven that r2 is under half their mean ratio to the stored
+     * ones (PM_SCORE_LEAVES_BELOW): a point's PCA bound then falls short of its cost by so much
+     * that most points of a visited leaf pass it, and reading their PCA lanes costs nearly what
+     * scoring their rows does. Uniformly scaled weights (r2 equal to the mean) keep the bounds. */
+    int score_leaves;
     float slack;     /* float rounding allowance for bounds */
     float coord_err; /* exact mode: allowance for the rounding of large PCA coordinates, per
                         square root of cost (0 elsewhere) */
@@ -155,6 +161,12 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
  * already tell (a partial sum of squares is a lower bound of the whole, so no point that would
  * pass is dropped and the pass masks are the same). */
 #define PM_BT_EARLY_ROWS(rows) (((rows) / 2) & ~1)
+
+/* search_state.score_leaves: r2 below this share of the dynamic weights' mean ratio to the stored
+ * ones. Measured on the bench's databases (docs/ROADMAP.md): per-dimension factors in [1/4, 4]
+ * (the share about 0.2) and [1/3, 3] (0.3) search faster scoring rows outright, [1/2, 2] (0.47) as
+ * fast either way, per-channel ones in [1/2, 2] (0.51-0.58) faster bounding points first. */
+#define PM_SCORE_LEAVES_BELOW 0.5f
 
 /* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz (heap
  * holds bt_node_count + 1 items), and the brute-force scan. Two builds of each: baseline SIMD and

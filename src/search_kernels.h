@@ -137,6 +137,28 @@ static void bruteforce_scan(search_state *s) {
     s->candidates += (int)n;
 }
 
+/* Exact costs of a leaf's rows v0..end-1 (stored in tree order), eight at a time where the
+ * matrix holds eight rows from there: the same bits per row as one at a time. */
+static void score_leaf(search_state *s, uint32_t v0, uint32_t end) {
+    const pm_database *db = s->db;
+    const uint32_t vectors = db->header->vector_count;
+    float c[8];
+    for (uint32_t v = v0; v < end; v += 8) {
+        if (v + 8 > vectors) {
+            for (uint32_t i = v; i < end; i++) consider_vector(s, i, vector_cost(s, i));
+            break;
+        }
+        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, db->stride);
+        s->candidates += 8;
+        unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
+        if (end - v < 8) pass &= (1u << (end - v)) - 1u;
+        for (; pass; pass &= pass - 1) {
+            int k = __builtin_ctz(pass);
+            consider_vector(s, v + (uint32_t)k, c[k]);
+        }
+    }
+}
+
 static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
     const pm_database *db = s->db;
     const pmdb_header *h = db->header;
@@ -166,8 +188,12 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
             if (kr <= limit(s)) heap_push(heap, &n, kr, node->right);
             continue;
         }
-        /* A leaf: bound 8 points at a time, then exact costs for the survivors. */
         const uint32_t end = node->first + node->count;
+        if (s->score_leaves) { /* uneven dynamic weights: bounds would pass most points anyway */
+            score_leaf(s, node->first, end);
+            continue;
+        }
+        /* A leaf: bound 8 points at a time, then exact costs for the survivors. */
         const float *block = db->bt_points + (size_t)node->first * rows;
         /* What a leaf's points may add to their r2-scaled PCA bounds under dynamic weights (set
          * by child_key when the leaf was pushed: every pushed node passed that bound). */

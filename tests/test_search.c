@@ -92,6 +92,18 @@ static void test_dynamic_weights(void **state) {
         assert_same(run(q, ex), rb, "exact+heavier", i);
         assert_same(run(q, vp), rb, "vptree+heavier", i);
     }
+    /* Even weights (each dimension's factor in [0.8, 1.25], and all of them scaled by one factor):
+     * the smallest ratio stays above half the mean one, so the walk bounds leaf points before it
+     * scores them, where the uneven weights above score a visited leaf's rows outright. */
+    for (int i = 0; i < 100; i++) {
+        float all = i % 2 ? 0.1f + 5.0f * pm_test_rng_float(&rng) : 1.0f;
+        for (int d = 0; d < DIMS; d++) dyn[d] = all * w[d] * w[d] * powf(1.25f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
+        bf.dynamic_weights = ex.dynamic_weights = dyn;
+        make_query(q, &rng, i);
+        pm_search_result rb = run(q, bf);
+        assert_same(run(q, ex), rb, "exact+even", i);
+        assert_kernels_agree(q, ex, i);
+    }
     /* Dynamic weights equal to the stored ones change nothing. */
     for (int d = 0; d < DIMS; d++) dyn[d] = w[d] * w[d];
     make_query(q, &rng, 0);

@@ -1,8 +1,8 @@
 /* The search contract at its edges, cases a mutation audit found no test holding: pcakdtree
  * keeps exactly the K nearest PCA points, what penalty hooks return, an excluded pose sharing its
  * row with a searchable one, rows a float step apart, and heavy weights whose PCA coordinates
- * round beyond the fixed slack; brute force's eight-row kernel and its mask against the one-row
- * kernel. */
+ * round beyond the fixed slack; uneven dynamic weights, where the exact walk scores whole leaves;
+ * brute force's eight-row kernel and its mask against the one-row kernel. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +262,52 @@ static void test_heavy_weights_tight_bounds(void **state) {
     pm_clip_destroy(&dup);
 }
 
+/* Uneven dynamic weights (the smallest ratio under half the mean one) make the exact walk score
+ * a visited leaf's rows outright, eight at a time, and the rows one at a time where fewer than
+ * eight are left in the matrix. Looping assets leave no block-transition rows behind the
+ * searchable ones, so with a row count that is not a multiple of eight the last leaf ends in
+ * such a tail. Every answer is brute force's, in both walks. */
+static void test_uneven_weights_score_leaves(void **state) {
+    (void)state;
+    pm_asset_def assets[CLIPS];
+    for (int i = 0; i < CLIPS; i++) {
+        assets[i] = pm_default_asset_def(&F.clips[i]);
+        assets[i].looping = 1;
+    }
+    pm_database *db = build_database(database_def(3, 16), assets, CLIPS, DIMS);
+    int rows, stride;
+    pm_database_values(db, &rows, &stride);
+    pm_database_info info;
+    pm_database_get_info(&info, db);
+    assert_int_equal(rows, info.unique_vectors); /* no rows behind the searchable ones */
+    assert_int_not_equal(rows % 8, 0);
+    size_t ss;
+    void *scratch = scratch_for_every_mode(db, &ss);
+    const float *w = pm_database_weights_sqrt(db);
+    pm_test_rng rng = {77};
+    float q[DIMS], dyn[DIMS];
+    for (int i = 0; i < 300; i++) {
+        for (int d = 0; d < DIMS; d++) dyn[d] = w[d] * w[d] * powf(8.0f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
+        /* Every third query sits on one of the last rows: the walk reaches the last leaf. */
+        int p = i % 3 ? (int)(pm_test_rng_u32(&rng) % (uint32_t)info.poses) : info.poses - 1 - i % 8;
+        PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
+        for (int d = 0; d < DIMS; d++) q[d] += 0.3f * pm_database_scales(db)[d] * pm_test_rng_normal(&rng);
+        pm_search_def bf = pm_default_search_def(), ex = bf;
+        bf.mode = PM_SEARCH_BRUTEFORCE;
+        bf.dynamic_weights = ex.dynamic_weights = dyn;
+        pm_search_result rb, re[2];
+        PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+        for (int k = 0; k < 2; k++) {
+            int kernel = k ? PM_SEARCH_KERNEL_AVX2 : PM_SEARCH_KERNEL_BASELINE;
+            PM_ASSERT_OK(pm_search_kernel(&re[k], db, q, &ex, scratch, ss, kernel, NULL));
+            assert_same(re[k], rb, k ? "exact (AVX2) with uneven weights" : "exact (baseline) with uneven weights", i);
+        }
+        assert_memory_equal(&re[0], &re[1], sizeof re[0]);
+    }
+    free(scratch);
+    pm_database_destroy(db);
+}
+
 /* Brute force's eight-row kernel gives the one-row kernel's costs, bit for bit, and its mask is
  * cost + addend <= limit row by row: at every stride, with limits below, between, exactly at (a
  * tie passes) and above the rows' totals. */
@@ -341,6 +387,7 @@ int main(void) {
         cmocka_unit_test(test_excluded_pose_sharing_a_row),
         cmocka_unit_test(test_rows_a_step_apart),
         cmocka_unit_test(test_heavy_weights_tight_bounds),
+        cmocka_unit_test(test_uneven_weights_score_leaves),
         cmocka_unit_test(test_cost_rows8_mask),
         cmocka_unit_test(test_continuing_range_and_combined_counts),
     };
