@@ -164,8 +164,8 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
 
 /* search_state.score_leaves: r2 below this share of the dynamic weights' mean ratio to the stored
  * ones. Measured on the bench's databases (docs/ROADMAP.md): per-dimension factors in [1/4, 4]
- * (the share about 0.2) and [1/3, 3] (0.3) search faster scoring rows outright, [1/2, 2] (0.47) as
- * fast either way, per-channel ones in [1/2, 2] (0.51-0.58) faster bounding points first. */
+ * (the share about 0.2) and [1/3, 3] (0.3) search faster scoring rows outright, [1/2, 2] (0.47) with
+ * the same median and a lower p99, per-channel ones in [1/2, 2] (0.51-0.58) with a higher median. */
 #define PM_SCORE_LEAVES_BELOW 0.5f
 
 /* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz (heap
