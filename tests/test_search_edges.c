@@ -316,6 +316,42 @@ static void test_uneven_weights_score_leaves(void **state) {
     pm_database_destroy(db);
 }
 
+/* Which way the walk takes, seen in its work: a query on a stored row with that row's pose as the
+ * continuing pose starts from a best cost of 0, so bounded leaf points pass only where they lie on
+ * the query (a block at most: eight exact costs or fewer), while a leaf scored outright costs all
+ * of its rows (more than eight with leaves of up to 64). Uneven weights score, even ones bound. */
+static void test_leaf_scoring_follows_the_weights(void **state) {
+    (void)state;
+    pm_asset_def assets[CLIPS]; /* no addends: nothing beats a cost of 0 */
+    for (int i = 0; i < CLIPS; i++) assets[i] = pm_default_asset_def(&F.clips[i]);
+    pm_database *db = build_database(database_def(3, 64), assets, CLIPS, DIMS);
+    const int poses = pm_database_pose_count(db);
+    size_t ss;
+    void *scratch = scratch_for_every_mode(db, &ss);
+    const float *w = pm_database_weights_sqrt(db);
+    pm_test_rng rng = {78};
+    float q[DIMS], uneven[DIMS], even[DIMS];
+    for (int d = 0; d < DIMS; d++) {
+        uneven[d] = w[d] * w[d] * (d % 2 ? 4.0f : 0.25f); /* r2 a quarter, the mean ratio about 2 */
+        even[d] = w[d] * w[d] * (d % 2 ? 1.2f : 0.9f);
+    }
+    for (int i = 0; i < 50; i++) {
+        int p = (int)(pm_test_rng_u32(&rng) % (uint32_t)poses);
+        PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
+        pm_search_def def = pm_default_search_def();
+        def.continuing_pose = p;
+        pm_search_result r;
+        def.dynamic_weights = uneven;
+        PM_ASSERT_OK(pm_search(&r, db, q, &def, scratch, ss, NULL));
+        if (!r.continuing || r.candidates <= 8) fail_msg("pose %d, uneven weights: continuing %d, %d exact costs", p, r.continuing, r.candidates);
+        def.dynamic_weights = even;
+        PM_ASSERT_OK(pm_search(&r, db, q, &def, scratch, ss, NULL));
+        if (!r.continuing || r.candidates > 8) fail_msg("pose %d, even weights: continuing %d, %d exact costs", p, r.continuing, r.candidates);
+    }
+    free(scratch);
+    pm_database_destroy(db);
+}
+
 /* Brute force's eight-row kernel gives the one-row kernel's costs, bit for bit, and its mask is
  * cost + addend <= limit row by row: at every stride, with limits below, between, exactly at (a
  * tie passes) and above the rows' totals. */
@@ -396,6 +432,7 @@ int main(void) {
         cmocka_unit_test(test_rows_a_step_apart),
         cmocka_unit_test(test_heavy_weights_tight_bounds),
         cmocka_unit_test(test_uneven_weights_score_leaves),
+        cmocka_unit_test(test_leaf_scoring_follows_the_weights),
         cmocka_unit_test(test_cost_rows8_mask),
         cmocka_unit_test(test_continuing_range_and_combined_counts),
     };
