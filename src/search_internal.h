@@ -32,8 +32,8 @@ typedef struct search_state {
     /* Exact mode: score a visited leaf's rows outright instead of bounding its points first. Set
      * when the dynamic weights are so uneven that r2 is under half their mean ratio to the stored
      * ones (PM_SCORE_LEAVES_BELOW): a point's PCA bound then falls short of its cost by so much
-     * that most points of a visited leaf pass it, and reading their PCA lanes costs nearly what
-     * scoring their rows does. Uniformly scaled weights (r2 equal to the mean) keep the bounds. */
+     * that a large share of a visited leaf's points pass it, and reading their PCA lanes costs
+     * nearly what scoring their rows does. Uniformly scaled weights (r2 equal to the mean) keep the bounds. */
     int score_leaves;
     float slack;     /* float rounding allowance for bounds */
     float coord_err; /* exact mode: allowance for the rounding of large PCA coordinates, per
