@@ -103,7 +103,8 @@ typedef struct pm_search_result {
                                unless max_nodes cut its walk short; 0 for pcakdtree (its answer
                                may be the optimum, unproven) and for a cut walk. With found 0
                                it says whether "nothing costs at most max_cost" is proven */
-    int candidates;         /* exact costs evaluated (work measure) */
+    int candidates;         /* exact costs evaluated (work measure; exact mode under uneven
+                               dynamic weights scores every row of each leaf it reaches) */
     int nodes;              /* tree nodes visited (work measure; 0 for brute force) */
 } pm_search_result;
 
