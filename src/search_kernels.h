@@ -111,52 +111,50 @@ static inline float child_key(const search_state *s, uint32_t child, const float
     return bound + addend;
 }
 
+/* Rows v..v+7 with the 8-row kernel; the first `rows` of them (1..8) are candidates. stride is
+ * db->stride from the caller's local: read from db after every consider_vector's stores, it made
+ * brute force 10-20% slower in alternated runs. The rows that may beat the best come as one bit
+ * mask (eight scalar tests, each reloading a best that a call might have changed, took a sixth of
+ * brute force's time); consider_vector tests again against the best as it is then. */
+PM_ALWAYS_INLINE static inline void score_rows8(search_state *s, uint32_t v, uint32_t rows, int stride) {
+    const pm_database *db = s->db;
+    float c[8];
+    pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
+    unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
+    if (rows < 8) pass &= (1u << rows) - 1u;
+    for (; pass; pass &= pass - 1) {
+        int k = __builtin_ctz(pass);
+        consider_vector(s, v + (uint32_t)k, c[k]);
+    }
+}
+
 /* Brute force: every searchable row, eight at a time with the 8-row kernel. */
 static void bruteforce_scan(search_state *s) {
     const pm_database *db = s->db;
-    uint32_t n = db->header->searchable_vectors;
-    int stride = db->stride;
+    const uint32_t n = db->header->searchable_vectors;
+    const int stride = db->stride;
     uint32_t v = 0;
-    float c[8];
     /* Every lane of every row, so every line of the matrix, and no software prefetch: the
      * hardware prefetcher follows that stream best. Requesting rows ahead, or leaving a block
      * after half its lanes (which reads every other line of rows of 32 floats), made the scan
      * 1.3-1.6x slower on an AMD EPYC guest (docs/ROADMAP.md). */
-    for (; v + 8 <= n; v += 8) {
-        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
-        /* The rows that may beat the best, as one bit mask (eight scalar tests, each reloading a
-         * best that a call might have changed, took a sixth of the scan's time). consider_vector
-         * tests again against the best as it is then. */
-        unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
-        for (; pass; pass &= pass - 1) {
-            int k = __builtin_ctz(pass);
-            consider_vector(s, v + (uint32_t)k, c[k]);
-        }
-    }
+    for (; v + 8 <= n; v += 8) score_rows8(s, v, 8, stride);
     for (; v < n; v++) consider_vector(s, v, pm_cost_row(s->qn, pm_db_row(db, v), s->w, stride));
     s->candidates += (int)n;
 }
 
 /* Exact costs of a leaf's rows v0..end-1 (stored in tree order), eight at a time where the
- * matrix holds eight rows from there: the same bits per row as one at a time. */
+ * matrix holds eight rows from there (a leaf's last block reads rows past its end and counts
+ * them): the same bits per row as one at a time. */
 static void score_leaf(search_state *s, uint32_t v0, uint32_t end) {
-    const pm_database *db = s->db;
-    const uint32_t vectors = db->header->vector_count;
-    float c[8];
-    for (uint32_t v = v0; v < end; v += 8) {
-        if (v + 8 > vectors) {
-            for (uint32_t i = v; i < end; i++) consider_vector(s, i, vector_cost(s, i));
-            break;
-        }
-        pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, db->stride);
+    const uint32_t vectors = s->db->header->vector_count;
+    const int stride = s->db->stride;
+    uint32_t v = v0;
+    for (; v < end && v + 8 <= vectors; v += 8) {
+        score_rows8(s, v, PM_MIN(end - v, 8u), stride);
         s->candidates += 8;
-        unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
-        if (end - v < 8) pass &= (1u << (end - v)) - 1u;
-        for (; pass; pass &= pass - 1) {
-            int k = __builtin_ctz(pass);
-            consider_vector(s, v + (uint32_t)k, c[k]);
-        }
     }
+    for (; v < end; v++) consider_vector(s, v, vector_cost(s, v));
 }
 
 static void exact_walk(search_state *s, const float *qz, heap_item *heap) {

@@ -117,14 +117,20 @@ static inline pm_search_result first_query_best(float *q, uint64_t seed) {
     return run(q, pm_default_search_def());
 }
 
-/* The same search by the baseline and the AVX2 kernel, into a and b. On a CPU (or build) without
+/* The same search of db by the baseline and the AVX2 kernel, into a and b. On a CPU (or build) without
  * AVX2 both take the baseline, so comparing the two cannot fail there: the tests that do also
  * compare with brute force, which still checks the results. */
-static inline void search_both_kernels(pm_search_result *a, pm_search_result *b, const float *q, const pm_search_def *def) {
+static inline void search_db_both_kernels(pm_search_result *a, pm_search_result *b, const pm_database *db, const float *q,
+                                          const pm_search_def *def, void *scratch, size_t scratch_size) {
     pm_error err;
-    if (pm_search_kernel(a, F.db, q, def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
-        pm_search_kernel(b, F.db, q, def, F.scratch, F.scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
+    if (pm_search_kernel(a, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
+        pm_search_kernel(b, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
         fail_msg("search: %s", err.message);
+}
+
+/* The same on the fixture's database. */
+static inline void search_both_kernels(pm_search_result *a, pm_search_result *b, const float *q, const pm_search_def *def) {
+    search_db_both_kernels(a, b, F.db, q, def, F.scratch, F.scratch_size);
 }
 
 static inline void assert_same(pm_search_result a, pm_search_result b, const char *what, int i) {

@@ -262,6 +262,15 @@ static void test_heavy_weights_tight_bounds(void **state) {
     pm_clip_destroy(&dup);
 }
 
+/* The fixture's clips as assets without its addends and ranges, looping as `looping` says (-1:
+ * as the clips are). */
+static void plain_assets(pm_asset_def out[CLIPS], int looping) {
+    for (int i = 0; i < CLIPS; i++) {
+        out[i] = pm_default_asset_def(&F.clips[i]);
+        out[i].looping = looping;
+    }
+}
+
 /* Uneven dynamic weights (the smallest ratio under half the mean one) make the exact walk score
  * a visited leaf's rows outright, eight at a time, and the rows one at a time where fewer than
  * eight are left in the matrix. Looping assets leave no block-transition rows behind the
@@ -270,10 +279,7 @@ static void test_heavy_weights_tight_bounds(void **state) {
 static void test_uneven_weights_score_leaves(void **state) {
     (void)state;
     pm_asset_def assets[CLIPS];
-    for (int i = 0; i < CLIPS; i++) {
-        assets[i] = pm_default_asset_def(&F.clips[i]);
-        assets[i].looping = 1;
-    }
+    plain_assets(assets, 1);
     pm_database *db = build_database(database_def(3, 16), assets, CLIPS, DIMS);
     int rows, stride;
     pm_database_values(db, &rows, &stride);
@@ -292,24 +298,22 @@ static void test_uneven_weights_score_leaves(void **state) {
     assert_true(last >= 0);
     size_t ss;
     void *scratch = scratch_for_every_mode(db, &ss);
-    const float *w = pm_database_weights_sqrt(db);
+    const float *w = pm_database_weights_sqrt(db), *scale = pm_database_scales(db);
     pm_test_rng rng = {77};
     float q[DIMS], dyn[DIMS];
     for (int i = 0; i < 300; i++) {
         for (int d = 0; d < DIMS; d++) dyn[d] = w[d] * w[d] * powf(8.0f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
         int p = i % 3 ? (int)(pm_test_rng_u32(&rng) % (uint32_t)info.poses) : last;
         PM_ASSERT_OK(pm_database_pose_features(q, db, p, NULL));
-        for (int d = 0; d < DIMS; d++) q[d] += 0.3f * pm_database_scales(db)[d] * pm_test_rng_normal(&rng);
+        for (int d = 0; d < DIMS; d++) q[d] += 0.3f * scale[d] * pm_test_rng_normal(&rng);
         pm_search_def bf = pm_default_search_def(), ex = bf;
         bf.mode = PM_SEARCH_BRUTEFORCE;
         bf.dynamic_weights = ex.dynamic_weights = dyn;
         pm_search_result rb, re[2];
         PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
-        for (int k = 0; k < 2; k++) {
-            int kernel = k ? PM_SEARCH_KERNEL_AVX2 : PM_SEARCH_KERNEL_BASELINE;
-            PM_ASSERT_OK(pm_search_kernel(&re[k], db, q, &ex, scratch, ss, kernel, NULL));
-            assert_same(re[k], rb, k ? "exact (AVX2) with uneven weights" : "exact (baseline) with uneven weights", i);
-        }
+        search_db_both_kernels(&re[0], &re[1], db, q, &ex, scratch, ss);
+        assert_same(re[0], rb, "exact (baseline) with uneven weights", i);
+        assert_same(re[1], rb, "exact (AVX2) with uneven weights", i);
         assert_memory_equal(&re[0], &re[1], sizeof re[0]);
     }
     free(scratch);
@@ -323,7 +327,7 @@ static void test_uneven_weights_score_leaves(void **state) {
 static void test_leaf_scoring_follows_the_weights(void **state) {
     (void)state;
     pm_asset_def assets[CLIPS]; /* no addends: nothing beats a cost of 0 */
-    for (int i = 0; i < CLIPS; i++) assets[i] = pm_default_asset_def(&F.clips[i]);
+    plain_assets(assets, -1);
     pm_database *db = build_database(database_def(3, 64), assets, CLIPS, DIMS);
     const int poses = pm_database_pose_count(db);
     size_t ss;
