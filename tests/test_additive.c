@@ -299,15 +299,22 @@ static void test_additive_bad_mask_in_place(void **state) {
                 PM_ASSERT_OK(pm_additive_apply_job_validate(&job, NULL));
             }
     }
-    /* A separate output: reported after the blend, the inputs intact. */
-    mask[5] = NAN;
+    /* A separate output: reported after the blend, the inputs intact - by the masked kernel
+     * (weights in 0..1) and by the extended one (beyond 1, or negative) alike. */
     pm_soa_transform *out = new_pose();
-    pm_additive_apply_job job = apply_job(target, delta, out);
-    job.weight = 1.0f;
-    job.joint_weights = mask;
-    assert_int_equal(pm_additive_apply_job_run(&job, NULL), PM_ERR_NUMERIC);
-    assert_memory_equal(target, keep_target, bytes);
-    assert_memory_equal(delta, keep_delta, bytes);
+    static const float weights[] = {1.0f, 0.8f, 2.0f, -0.5f};
+    for (size_t v = 0; v < sizeof bad_values / sizeof bad_values[0]; v++)
+        for (size_t wi = 0; wi < sizeof weights / sizeof weights[0]; wi++) {
+            mask[5] = bad_values[v];
+            pm_additive_apply_job job = apply_job(target, delta, out);
+            job.weight = weights[wi];
+            job.joint_weights = mask;
+            pm_error e;
+            assert_int_equal(pm_additive_apply_job_run(&job, &e), isfinite(bad_values[v]) ? PM_ERR_INVALID_ARGUMENT : PM_ERR_NUMERIC);
+            assert_non_null(strstr(e.message, "joint 5"));
+            assert_memory_equal(target, keep_target, bytes);
+            assert_memory_equal(delta, keep_delta, bytes);
+        }
     FREE_POSES(out, target, delta, keep_target, keep_delta);
 }
 

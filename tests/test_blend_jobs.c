@@ -298,22 +298,28 @@ static void test_sampling_errors(void **state) {
     assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_NUMERIC);
     job.time = 0.1f;
     /* The animation struct is public: fields edited by hand must not send the job past its keys. */
-    pm_animation edited[6];
-    for (int i = 0; i < 6; i++) edited[i] = anim;
+    /* Each edit is the only field wrong, so each check is the one that must refuse it: a joint
+     * count past the limit comes with its own group count, a duration wrong one way at a time. */
+    enum { EDITS = 10 };
+    pm_animation edited[EDITS];
+    for (int i = 0; i < EDITS; i++) edited[i] = anim;
     edited[0].soa_count = 1000;
     edited[1].joint_count = -5;
     edited[2].key_count += 10;
     edited[3].frame_time = 0.0f;
     edited[4].duration = NAN;
     edited[5].looping = 7;
-    for (int i = 0; i < 6; i++) {
+    edited[6].joint_count = PM_MAX_JOINTS + 1;
+    edited[6].soa_count = pm_soa_count(PM_MAX_JOINTS + 1);
+    edited[7].duration = -1.0f;
+    edited[8].duration = INFINITY;
+    edited[9].frame_time = INFINITY;
+    for (int i = 0; i < EDITS; i++) {
         job.animation = &edited[i];
-        job.output_count = 1000;
-        assert_int_not_equal(pm_sampling_job_run(&job, &e), PM_OK);
+        job.output_count = 2000;
+        assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(e.message, "disagree"));
     }
-    job.animation = &edited[2];
-    assert_int_equal(pm_sampling_job_run(&job, &e), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(e.message, "disagree"));
     job.animation = &anim;
     job.output_count = pm_soa_count(J_COUNT);
     /* Poses converted from or to arrays must be aligned like any pose. */

@@ -1,6 +1,6 @@
 /* 3D blend spaces, geometry: the exact orientation, in-sphere and coplanar in-circle predicates at
  * the extremes of the grid, and the Delaunay tetrahedralisation on random, lattice (co-spherical),
- * planar and near-spherical point sets. */
+ * planar and near-spherical point sets, and every allocation of a build refused in turn. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,10 +174,73 @@ static void test_delaunay3(void **state) {
     assert_int_equal(pm_delaunay3_build(&t, flat, 3, NULL, &e), PM_ERR_INVALID_ARGUMENT);
 }
 
+/* An allocator that refuses one request, the fail_at-th (1-based; 0: none), and serves the rest:
+ * a failure in the middle of growing several arrays leaves some grown and some not. */
+typedef struct one_refusal {
+    long requests, fail_at, live;
+} one_refusal;
+
+static void *refusing_alloc(size_t size, size_t alignment, void *user) {
+    one_refusal *f = (one_refusal *)user;
+    if (++f->requests == f->fail_at) return NULL;
+    void *p = NULL;
+    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size ? size : 1) != 0) return NULL;
+    f->live++;
+    return p;
+}
+
+static void refusing_free(void *ptr, void *user) {
+    ((one_refusal *)user)->live--;
+    free(ptr);
+}
+
+/* Out of memory at any allocation of a build big enough to grow its cell arrays several times
+ * (300 points, over a thousand cells): refused alone, or with every later one refused too, each
+ * is PM_ERR_OUT_OF_MEMORY with nothing left allocated, and the build then succeeds again. */
+static void test_delaunay3_out_of_memory(void **state) {
+    (void)state;
+    pm_test_rng rng = {404};
+    static pm_dt3_point pts[300];
+    for (int i = 0; i < 300; i++)
+        pts[i] = (pm_dt3_point){(int64_t)(pm_test_rng_u32(&rng) % 1000000u), (int64_t)(pm_test_rng_u32(&rng) % 1000000u),
+                                (int64_t)(pm_test_rng_u32(&rng) % 1000000u)};
+    qsort(pts, 300, sizeof pts[0], cmp_point);
+    int n = 0;
+    for (int i = 0; i < 300; i++)
+        if (n == 0 || cmp_point(&pts[i], &pts[n - 1]) != 0) pts[n++] = pts[i];
+    one_refusal count = {0, 0, 0};
+    pm_allocator a = {refusing_alloc, refusing_free, &count};
+    pm_tetrahedralization good;
+    PM_ASSERT_OK(pm_delaunay3_build(&good, pts, n, &a, NULL));
+    assert_true(good.tet_count > 1024);
+    const long requests = count.requests;
+    assert_true(requests > 10);
+    for (long k = 1; k <= requests; k++) {
+        one_refusal one = {0, k, 0};
+        pm_allocator ao = {refusing_alloc, refusing_free, &one};
+        pm_tetrahedralization t;
+        pm_error e;
+        assert_int_equal(pm_delaunay3_build(&t, pts, n, &ao, &e), PM_ERR_OUT_OF_MEMORY);
+        assert_int_equal(one.live, 0);
+        pm_test_allocator counter = {0, 0, k - 1, 0, 0};
+        pm_allocator ac = pm_test_allocator_hooks(&counter);
+        assert_int_equal(pm_delaunay3_build(&t, pts, n, &ac, &e), PM_ERR_OUT_OF_MEMORY);
+        assert_int_equal(counter.allocs, counter.frees);
+    }
+    pm_tetrahedralization again;
+    PM_ASSERT_OK(pm_delaunay3_build(&again, pts, n, &a, NULL));
+    assert_int_equal(again.tet_count, good.tet_count);
+    assert_memory_equal(again.vertices, good.vertices, sizeof(int32_t) * 4 * (size_t)good.tet_count);
+    pm_delaunay3_destroy(&again);
+    pm_delaunay3_destroy(&good);
+    assert_int_equal(count.live, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_predicates),
         cmocka_unit_test(test_delaunay3),
+        cmocka_unit_test(test_delaunay3_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
