@@ -63,6 +63,62 @@ static void test_long_messages(void **state) {
     assert_int_equal((unsigned char)dots[-1], 0xA9);
     assert_string_equal(e.message + strlen(e.message) - 5, ": bad");
     pm_fail(NULL, PM_ERR_PARSE, "%s", path); /* no error wanted: nothing written */
+    /* A prefix replaces the head of a long message: none of the old head is left before the cut,
+     * whether the prefix alone overflows pm_error or only prefix and message together do. */
+    static char zs[300];
+    memset(zs, 'Z', sizeof zs - 1);
+    pm_fail(&e, PM_ERR_PARSE, "%s:%d: the file ends inside joint '%s'", path, 12, "Hips");
+    pm_error_prefix(&e, "%s", zs);
+    assert_memory_equal(e.message, zs, 160);
+    assert_string_equal(e.message + strlen(e.message) - strlen(end), end);
+    static char ys[201];
+    memset(ys, 'Y', sizeof ys - 1);
+    pm_fail(&e, PM_ERR_PARSE, "%s: bad", path + 4096 - 400);
+    pm_error_prefix(&e, "%s", ys);
+    assert_int_equal(strlen(e.message), PM_ERROR_MESSAGE_SIZE - 1);
+    assert_memory_equal(e.message, ys, 160);
+    assert_string_equal(e.message + strlen(e.message) - 5, ": bad");
+    /* Bytes that are all continuation bytes (a path is any bytes, not always UTF-8): the head
+     * backs off to nothing rather than past the text's start. */
+    static char cont[701];
+    memset(cont, 0x80, sizeof cont - 1);
+    pm_fail(&e, PM_ERR_IO, "%s: x", cont);
+    assert_string_equal(e.message, "...: x"); /* the tail skips them too */
+}
+
+/* The hash behind `.pmdb` checksums, database keys and cache entries: the same value on every
+ * machine and in every version (a change would make every cached database a miss and every
+ * file's checksum wrong), and the same whether the input comes in one piece or several. */
+static void test_hash_values(void **state) {
+    (void)state;
+    unsigned char b[200];
+    for (int i = 0; i < 200; i++) b[i] = (unsigned char)(i * 37 + 11);
+    static const size_t lengths[12] = {0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 100, 200};
+    static const uint64_t seeds[2] = {0, 0x9E3779B97F4A7C15ull};
+    static const uint64_t want[2][12] = {
+        {0xc8167590e3a5cbebull, 0x62f7ba4b1f3d993eull, 0x5b705d5c4d8ab8dfull, 0xa285e3d28504852aull, 0x1da9e23af008f005ull,
+         0x9edac889e0da9633ull, 0xa64743f5dcdb9a3cull, 0x7916dba2c308c2b5ull, 0x3e4b5531471cfdcfull, 0xc2e72a07f8821ba9ull,
+         0x5406fb43a899ee67ull, 0x0d4182b0ccbddb30ull},
+        {0x344cd0013fb7316bull, 0xeca2959a1cc3cb3aull, 0xe4a2735f20e4cf28ull, 0x8e22b47392eb630cull, 0xf99e4c7163e5ccb1ull,
+         0x26f3604e7f0092c3ull, 0xc54bbe6ba34b659aull, 0x3a92b29c97b11d87ull, 0x3806901be58e5b48ull, 0xd6461d78cbe5f434ull,
+         0x005183fa56fd7a87ull, 0x9f5fdef2ba9c0dc7ull}};
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 12; i++) {
+            uint64_t h = pm_hash64(b, lengths[i], seeds[s]);
+            if (h != want[s][i])
+                fail_msg("hash of %zu bytes, seed %d: 0x%016llx", lengths[i], s, (unsigned long long)h);
+            /* Streamed in pieces of 1, 5, 17, 31, ... bytes (some crossing 32-byte blocks). */
+            pm_hasher st;
+            pm_hasher_init(&st, seeds[s]);
+            size_t at = 0;
+            for (size_t piece = 1; at < lengths[i]; piece = piece * 3 + 2) {
+                size_t take = lengths[i] - at < piece ? lengths[i] - at : piece;
+                pm_hasher_update(&st, b + at, take);
+                pm_hasher_update(&st, b, 0);
+                at += take;
+            }
+            assert_true(pm_hasher_final(&st) == h);
+        }
 }
 
 static uint32_t float_bits(float f) {
@@ -259,6 +315,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_strings),
         cmocka_unit_test(test_long_messages),
+        cmocka_unit_test(test_hash_values),
         cmocka_unit_test(test_half_rounding),
         cmocka_unit_test(test_small_cost_addends),
         cmocka_unit_test(test_allocator_rules),

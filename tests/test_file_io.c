@@ -541,6 +541,32 @@ static void test_read(void **state) {
     /* An empty path is a bad argument, as for writing, not a missing file named "" (": cannot open"). */
     assert_int_equal(pm_file_read(&data, &size, "", 0, NULL, &e), PM_ERR_INVALID_ARGUMENT);
     assert_string_equal(e.message, "pm_file_read: path is empty");
+    /* A pipe with PM_FILE_READ_PIPES: 200 KB written 4 KB at a time, with pauses, so that it
+     * takes many reads and outgrows the first buffer twice; every byte in its place. */
+    enum { PIPED = 200 * 1024, PIECE = 4096 };
+    static unsigned char sent[PIPED];
+    for (int i = 0; i < PIPED; i++) sent[i] = (unsigned char)(i * 131 + i / 251);
+    fflush(NULL);
+    pid_t writer = fork();
+    assert_true(writer >= 0);
+    if (writer == 0) {
+        int w = open(fifo, O_WRONLY);
+        if (w < 0) _exit(3);
+        for (int at = 0; at < PIPED; at += PIECE) {
+            if (write(w, sent + at, PIECE) != PIECE) _exit(4);
+            if (at % (8 * PIECE) == 0) usleep(2000);
+        }
+        close(w);
+        _exit(0);
+    }
+    PM_ASSERT_OK(pm_file_read(&data, &size, fifo, PM_FILE_READ_PIPES, NULL, &e));
+    int status = 0;
+    assert_int_equal(waitpid(writer, &status, 0), writer);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(size, PIPED);
+    assert_memory_equal(data, sent, PIPED);
+    assert_int_equal(((const unsigned char *)data)[PIPED], 0); /* text readers get a terminator */
+    pm_free_buffer(data, NULL);
     /* A bit it does not know is refused, not ignored. */
     snprintf(f, sizeof f, "%s/a.txt", d);
     data = (void *)&size;
