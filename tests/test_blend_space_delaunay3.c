@@ -172,6 +172,18 @@ static void test_delaunay3(void **state) {
     assert_int_equal(pm_delaunay3_build(&t, flat, 5, NULL, &e), PM_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(e.message, "coplanar"));
     assert_int_equal(pm_delaunay3_build(&t, flat, 3, NULL, &e), PM_ERR_INVALID_ARGUMENT);
+    /* A point given twice (the blend space refuses duplicates before this; called directly, the
+     * second copy lies in no cell's open sphere): an error naming it, nothing left allocated. */
+    pm_dt3_point twice[10] = {{0, 0, 0}, {1000, 0, 0}, {0, 1000, 0}, {1000, 1000, 0}, {0, 0, 1000},
+                              {1000, 0, 1000}, {0, 1000, 1000}, {1000, 1000, 1000}, {300, 400, 500}, {300, 400, 500}};
+    for (int copy = 0; copy < 2; copy++) {
+        if (copy) twice[9] = twice[3]; /* a corner of the hull this time */
+        pm_test_allocator counter = {0, 0, -1, 0, 0};
+        pm_allocator a = pm_test_allocator_hooks(&counter);
+        assert_int_equal(pm_delaunay3_build(&t, twice, 10, &a, &e), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(e.message, "lies in no cell (duplicate point?)"));
+        assert_int_equal(counter.allocs, counter.frees);
+    }
 }
 
 /* An allocator that refuses one request, the fail_at-th (1-based; 0: none), and serves the rest:
@@ -213,6 +225,7 @@ static void test_delaunay3_out_of_memory(void **state) {
     pm_tetrahedralization good;
     PM_ASSERT_OK(pm_delaunay3_build(&good, pts, n, &a, NULL));
     assert_true(good.tet_count > 1024);
+    assert_true(count.live > 0); /* the result's arrays come from the caller's allocator too */
     const long requests = count.requests;
     assert_true(requests > 10);
     for (long k = 1; k <= requests; k++) {

@@ -62,7 +62,23 @@ static void test_bad_spaces(void **state) {
     samples[1].clip = &odd;
     assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
     assert_non_null(strstr(e.message, "different skeleton"));
+    /* The message names the first joint that differs, from either side of a longer skeleton. */
+    assert_non_null(strstr(e.message, "5 joints) has a different skeleton from sample 0"));
+    assert_non_null(strstr(e.message, "first difference at joint 4 ('j4' vs '-')"));
     samples[1].clip = &fx.clips[1];
+    samples[0].clip = &odd;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "first difference at joint 4 ('-' vs 'j4')"));
+    samples[0].clip = &fx.clips[0];
+    pm_clip renamed;
+    pm_test_blend_swing_clip(&renamed, &fx.clips[0].skeleton, 10, 0.5f, 9.0f);
+    PM_ASSERT_OK(pm_skeleton_set_name(&renamed.skeleton, 2, "Spine2", NULL));
+    samples[2].clip = &renamed;
+    assert_int_equal(pm_blend_space_create(&s, &def, &e), PM_ERR_MISMATCH);
+    assert_non_null(strstr(e.message, "sample 2"));
+    assert_non_null(strstr(e.message, "first difference at joint 2 ('Spine2' vs 'j2')"));
+    samples[2].clip = &fx.clips[2];
+    pm_clip_destroy(&renamed);
     /* A sample outside the given range. */
     def.axis_min[0] = 0.0f;
     def.axis_max[0] = 1.5f;

@@ -183,6 +183,13 @@ static void test_clip_frame_rows(void **state) {
     assert_int_equal(pm_database_clip_frame_row(&row, db, &f.clips[2], -1, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_database_clip_frame_row(NULL, db, &f.clips[2], 0, &err), PM_ERR_INVALID_ARGUMENT);
     assert_int_equal(pm_database_clip_lead_in(&lead, NULL, &f.clips[2], &err), PM_ERR_INVALID_ARGUMENT);
+    /* A clip the validator refuses: its code, under the function's name, and no lead-in. */
+    pm_clip broken = f.clips[2];
+    broken.frame_time = 0.0f;
+    lead = 7.0f;
+    assert_int_equal(pm_database_clip_lead_in(&lead, db, &broken, &err), PM_ERR_INVALID_ARGUMENT);
+    assert_true(strncmp(err.message, "pm_database_clip_lead_in: ", 26) == 0);
+    assert_true(lead == 0.0f);
     pm_free_buffer(rows, NULL);
     pm_database_destroy(db);
     /* 25 fps clips (no whole ratio), one-shot and looping: the row nearest the frame's time. */
@@ -491,6 +498,7 @@ static void test_automatic_exact_components(void **state) {
     pm_database_info in;
     pm_database_get_info(&in, db);
     assert_int_equal(in.exact_components, 19);
+    assert_true(in.exact_explained_variance == pm_database_explained_variance(db, 19));
     assert_true(pm_database_explained_variance(db, 11) < 0.999f);
     pm_database_destroy(db);
     /* Two strong dimensions hold it all, yet the bound keeps at least 7 components. */
@@ -501,6 +509,23 @@ static void test_automatic_exact_components(void **state) {
     pm_database_get_info(&in, db);
     assert_true(pm_database_explained_variance(db, 2) >= 0.999f);
     assert_int_equal(in.exact_components, 7);
+    assert_true(in.exact_explained_variance == pm_database_explained_variance(db, 7));
+    assert_true(in.exact_explained_variance >= 0.999f && in.exact_explained_variance <= 1.0f);
+    pm_database_destroy(db);
+    /* Five dimensions that never change: their components hold nothing, so the first 15 already
+     * explain everything and the shares only grow with k. */
+    for (int d = 0; d < D; d++)
+        for (int fr = 0; fr < c.frame_count; fr++)
+            c.curves[d].values[fr] = d < 15 ? pm_test_rng_normal(&rng) : 0.5f;
+    if (pm_database_build(&db, &def, &asset, 1, &err) != PM_OK) fail_msg("build: %s", err.message);
+    float last = 0.0f;
+    for (int k = 1; k <= D; k++) {
+        float share = pm_database_explained_variance(db, k);
+        assert_true(share >= last && share <= 1.0f);
+        last = share;
+    }
+    assert_true(pm_database_explained_variance(db, 14) < 1.0f);
+    assert_true(pm_database_explained_variance(db, 15) == 1.0f);
     pm_database_destroy(db);
     pm_clip_destroy(&c);
 }
