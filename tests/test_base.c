@@ -84,6 +84,25 @@ static void test_long_messages(void **state) {
     memset(cont, 0x80, sizeof cont - 1);
     pm_fail(&e, PM_ERR_IO, "%s: x", cont);
     assert_string_equal(e.message, "...: x"); /* the tail skips them too */
+    /* Texts are formatted whole up to 16 x PM_ERROR_MESSAGE_SIZE bytes: one byte short of that
+     * keeps its start and end; at that length and beyond only the start pm_error already holds. */
+    enum { LONGEST = 16 * PM_ERROR_MESSAGE_SIZE };
+    static char huge[LONGEST + 1];
+    for (int i = 0; i < LONGEST; i++) huge[i] = (char)('a' + i % 26);
+    for (int extra = 0; extra < 2; extra++) {
+        size_t n = LONGEST - 1 + (size_t)extra;
+        pm_fail(&e, PM_ERR_PARSE, "%.*s", (int)n, huge);
+        assert_int_equal(strlen(e.message), PM_ERROR_MESSAGE_SIZE - 1);
+        assert_memory_equal(e.message, huge, 160);
+        if (extra) {
+            assert_null(strstr(e.message, "..."));
+            assert_memory_equal(e.message, huge, PM_ERROR_MESSAGE_SIZE - 1);
+        } else {
+            assert_memory_equal(e.message + 160, "...", 3);
+            const char *tail = e.message + 163;
+            assert_memory_equal(tail, huge + n - strlen(tail), strlen(tail));
+        }
+    }
 }
 
 /* The hash behind `.pmdb` checksums, database keys and cache entries: the same value on every

@@ -482,6 +482,9 @@ static void test_inspection_errors(void **state) {
     assert_null(pm_blend_space_sample_name(s, -1));
     assert_null(pm_blend_space_sample_animation(s, 3));
     assert_null(pm_blend_space_axis_name(s, 2));
+    assert_null(pm_blend_space_axis_name(s, -1));
+    assert_null(pm_blend_space_axis_name(s, 1000));
+    assert_null(pm_blend_space_axis_name(NULL, 0));
     assert_null(pm_blend_space_name(NULL));
     assert_null(pm_blend_space_skeleton(NULL));
     assert_int_equal(pm_blend_space_sample_count(NULL), 0);
@@ -596,8 +599,44 @@ static void test_shared_huge_coordinate(void **state) {
     pm_test_blend_fixture_free(&fx);
 }
 
+/* A skeleton of the hips alone (the last joint is the one that moves): aligning by position
+ * puts frame 0's hips above the origin and keeps their height, whichever way the clip starts. */
+static void test_align_a_lone_hips(void **state) {
+    (void)state;
+    pm_skeleton sk;
+    PM_ASSERT_OK(pm_skeleton_create(&sk, 1, NULL, NULL));
+    PM_ASSERT_OK(pm_skeleton_set_name(&sk, 0, "Hips", NULL));
+    pm_clip c;
+    PM_ASSERT_OK(pm_clip_create(&c, &sk, 10, 1.0f / 30.0f, NULL, NULL));
+    for (int f = 0; f < 10; f++) c.translations[f] = pm_vec3_make(5.0f, 0.9f, -3.0f + 0.1f * (float)f);
+    pm_blend_sample_def sample = pm_default_blend_sample_def();
+    sample.clip = &c;
+    pm_blend_space_def def = pm_default_blend_space_def();
+    def.dimensions = 1;
+    def.samples = &sample;
+    def.sample_count = 1;
+    def.align = PM_BLEND_ALIGN_POSITION;
+    pm_blend_space *s = NULL;
+    PM_ASSERT_OK(pm_blend_space_create(&s, &def, NULL));
+    pm_soa_transform *pose = pm_pose_alloc(1, NULL);
+    pm_sampling_job job = pm_default_sampling_job();
+    job.animation = pm_blend_space_sample_animation(s, 0);
+    job.output = pose;
+    job.output_count = 1;
+    PM_ASSERT_OK(pm_sampling_job_run(&job, NULL));
+    pm_vec3 hips = pm_pose_translation(pose, 0);
+    assert_float_equal(hips.x, 0.0f, 1e-6);
+    assert_float_equal(hips.y, 0.9f, 1e-6);
+    assert_float_equal(hips.z, 0.0f, 1e-6);
+    pm_pose_free(pose, NULL);
+    pm_blend_space_destroy(s);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&sk);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_align_a_lone_hips),
         cmocka_unit_test(test_weights_properties),
         cmocka_unit_test(test_weights_continuity),
         cmocka_unit_test(test_exact_at_samples),

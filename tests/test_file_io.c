@@ -461,6 +461,15 @@ static void test_long_names_and_many_files(void **state) {
     PM_ASSERT_OK(pm_file_write_all(20, ps, data, sizes, NULL));
     for (int i = 0; i < 20; i++) assert_content(paths[i], "x");
     assert_int_equal(pm_test_count_temp_files(d), 0);
+    /* One character more than the file system takes: refused up front, by the check and by the
+     * write, with nothing created (and nothing leaked: the sanitizer build checks). */
+    char longer[1100];
+    snprintf(longer, sizeof longer, "%s/%sN", d, name);
+    pm_error e;
+    assert_int_equal(pm_file_check_output(longer, &e), PM_ERR_IO);
+    assert_non_null(strstr(e.message, "cannot create"));
+    assert_int_equal(pm_file_write(longer, "x", 1, &e), PM_ERR_IO);
+    assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
 /* A set of more files than a process may hold open at once: the files waiting without a name
