@@ -259,6 +259,26 @@ pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter) {
     return a;
 }
 
+static void *refusing_alloc(size_t size, size_t alignment, void *user) {
+    pm_test_refusal *f = (pm_test_refusal *)user;
+    if (++f->requests == f->refuse) return NULL;
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    void *p = NULL;
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
+    f->live++;
+    return p;
+}
+
+static void refusing_free(void *ptr, void *user) {
+    ((pm_test_refusal *)user)->live--;
+    free(ptr);
+}
+
+pm_allocator pm_test_refusal_hooks(pm_test_refusal *refusal) {
+    pm_allocator a = {refusing_alloc, refusing_free, refusal};
+    return a;
+}
+
 pm_clip pm_test_random_biped_clip(pm_skeleton *s, int frames, uint64_t seed) {
     pm_test_biped(s, pm_test_biped_names);
     pm_clip c;

@@ -75,6 +75,14 @@ typedef struct pm_test_allocator {
     size_t cap, largest;
 } pm_test_allocator;
 pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter);
+/* An allocator that refuses one request, the refuse-th (1-based; 0: none), and serves every
+ * other: a failure in the middle of growing several arrays leaves some grown and some not, where
+ * pm_test_allocator's refusals, once begun, refuse everything after. `live` counts blocks handed
+ * out and not yet freed. Zero-initialise it, set refuse, pass pm_test_refusal_hooks(&it). */
+typedef struct pm_test_refusal {
+    long requests, refuse, live;
+} pm_test_refusal;
+pm_allocator pm_test_refusal_hooks(pm_test_refusal *refusal);
 
 /* Temporary files a write left in `dir` (".pm-XXXXXXXX.tmp" names, pm_file_write's). */
 int pm_test_count_temp_files(const char *dir);

@@ -186,26 +186,6 @@ static void test_delaunay3(void **state) {
     }
 }
 
-/* An allocator that refuses one request, the fail_at-th (1-based; 0: none), and serves the rest:
- * a failure in the middle of growing several arrays leaves some grown and some not. */
-typedef struct one_refusal {
-    long requests, fail_at, live;
-} one_refusal;
-
-static void *refusing_alloc(size_t size, size_t alignment, void *user) {
-    one_refusal *f = (one_refusal *)user;
-    if (++f->requests == f->fail_at) return NULL;
-    void *p = NULL;
-    if (posix_memalign(&p, alignment < sizeof(void *) ? sizeof(void *) : alignment, size ? size : 1) != 0) return NULL;
-    f->live++;
-    return p;
-}
-
-static void refusing_free(void *ptr, void *user) {
-    ((one_refusal *)user)->live--;
-    free(ptr);
-}
-
 /* Out of memory at any allocation of a build big enough to grow its cell arrays several times
  * (300 points, over a thousand cells): refused alone, or with every later one refused too, each
  * is PM_ERR_OUT_OF_MEMORY with nothing left allocated, and the build then succeeds again. */
@@ -220,8 +200,8 @@ static void test_delaunay3_out_of_memory(void **state) {
     int n = 0;
     for (int i = 0; i < 300; i++)
         if (n == 0 || cmp_point(&pts[i], &pts[n - 1]) != 0) pts[n++] = pts[i];
-    one_refusal count = {0, 0, 0};
-    pm_allocator a = {refusing_alloc, refusing_free, &count};
+    pm_test_refusal count = {0, 0, 0};
+    pm_allocator a = pm_test_refusal_hooks(&count);
     pm_tetrahedralization good;
     PM_ASSERT_OK(pm_delaunay3_build(&good, pts, n, &a, NULL));
     assert_true(good.tet_count > 1024);
@@ -229,8 +209,8 @@ static void test_delaunay3_out_of_memory(void **state) {
     const long requests = count.requests;
     assert_true(requests > 10);
     for (long k = 1; k <= requests; k++) {
-        one_refusal one = {0, k, 0};
-        pm_allocator ao = {refusing_alloc, refusing_free, &one};
+        pm_test_refusal one = {0, k, 0};
+        pm_allocator ao = pm_test_refusal_hooks(&one);
         pm_tetrahedralization t;
         pm_error e;
         assert_int_equal(pm_delaunay3_build(&t, pts, n, &ao, &e), PM_ERR_OUT_OF_MEMORY);

@@ -333,7 +333,8 @@ static void test_allocator_only_at_creation(void **state) {
     }
 }
 
-/* Every allocation of the build refused in turn: a clear error and nothing left behind. */
+/* Every allocation of the build refused in turn, and each alone: a clear error (or a build that
+ * could do without it) and nothing left behind. */
 static void test_out_of_memory_while_building(void **state) {
     (void)state;
     pm_test_rng rng = {81};
@@ -356,6 +357,23 @@ static void test_out_of_memory_while_building(void **state) {
             assert_int_equal(counter.frees, counter.allocs);
         }
         assert_true(needed > 0);
+        /* Each allocation refused alone, the ones after it served: out of memory or done without,
+         * and nothing left either way. */
+        pm_test_refusal all = {0, 0, 0};
+        pm_allocator aa = pm_test_refusal_hooks(&all);
+        pm_blend_space *s = NULL;
+        PM_ASSERT_OK(make_space(&s, l, NULL, &aa));
+        pm_blend_space_destroy(s);
+        assert_int_equal(all.live, 0);
+        for (long k = 1; k <= all.requests; k++) {
+            pm_test_refusal one = {0, k, 0};
+            pm_allocator a = pm_test_refusal_hooks(&one);
+            s = NULL;
+            pm_result r = make_space(&s, l, NULL, &a);
+            if (r == PM_OK) pm_blend_space_destroy(s);
+            else assert_int_equal(r, PM_ERR_OUT_OF_MEMORY);
+            assert_int_equal(one.live, 0);
+        }
     }
 }
 
