@@ -80,6 +80,15 @@ char *pm_test_read_file(const char *path, size_t *size) {
     return data;
 }
 
+void pm_test_put_text(const char *path, const char *text) { pm_test_write_file(path, text, strlen(text)); }
+
+void pm_test_assert_file_text(const char *path, const char *text) {
+    size_t size = 0;
+    char *data = pm_test_read_file(path, &size);
+    if (size != strlen(text) || memcmp(data, text, size) != 0) fail_msg("%s holds '%s', not '%s'", path, data, text);
+    free(data);
+}
+
 uint32_t pm_test_rng_u32(pm_test_rng *rng) {
     rng->state = rng->state * 6364136223846793005ull + 1442695040888963407ull;
     uint64_t x = rng->state;

@@ -24,6 +24,9 @@ const char *pm_test_tmp_path(const char *name);
 void pm_test_write_file(const char *path, const void *data, size_t size);
 /* Reads a whole file (malloc'd, NUL-terminated); asserts success. */
 char *pm_test_read_file(const char *path, size_t *size);
+/* pm_test_write_file of a string (without its NUL); the file's whole content must be `text`. */
+void pm_test_put_text(const char *path, const char *text);
+void pm_test_assert_file_text(const char *path, const char *text);
 /* Deterministic pseudo-random numbers for property tests. */
 typedef struct pm_test_rng { uint64_t state; } pm_test_rng;
 uint32_t pm_test_rng_u32(pm_test_rng *rng);

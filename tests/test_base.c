@@ -64,7 +64,7 @@ static void test_long_messages(void **state) {
     assert_string_equal(e.message + strlen(e.message) - 5, ": bad");
     pm_fail(NULL, PM_ERR_PARSE, "%s", path); /* no error wanted: nothing written */
     /* A prefix replaces the head of a long message: none of the old head is left before the cut,
-     * whether the prefix alone overflows pm_error or only prefix and message together do. */
+     * whether the old message was already cut or only prefix and message together overflow. */
     static char zs[300];
     memset(zs, 'Z', sizeof zs - 1);
     pm_fail(&e, PM_ERR_PARSE, "%s:%d: the file ends inside joint '%s'", path, 12, "Hips");

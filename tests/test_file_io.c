@@ -37,14 +37,6 @@ static const char *in(char *buf, size_t cap, const char *dir, const char *name) 
     return buf;
 }
 
-static void put(const char *path, const char *text) { pm_test_write_file(path, text, strlen(text)); }
-
-static void assert_content(const char *path, const char *text) {
-    char *data = pm_test_read_file(path, NULL);
-    assert_string_equal(data, text);
-    free(data);
-}
-
 static int exists(const char *path) {
     struct stat st;
     return lstat(path, &st) == 0;
@@ -72,11 +64,11 @@ static void test_write(void **state) {
     fresh_dir(d, sizeof d, "write");
     in(p, sizeof p, d, "a.txt");
     write_text(p, "hello");
-    assert_content(p, "hello");
+    pm_test_assert_file_text(p, "hello");
     write_text(p, "replaced"); /* replacing works too */
-    assert_content(p, "replaced");
+    pm_test_assert_file_text(p, "replaced");
     PM_ASSERT_OK(pm_file_write(p, NULL, 0, NULL)); /* no bytes: an empty file */
-    assert_content(p, "");
+    pm_test_assert_file_text(p, "");
     assert_int_equal(pm_test_count_temp_files(d), 0);
 
     pm_error err = {PM_OK, {0}};
@@ -97,17 +89,17 @@ static void test_write_all(void **state) {
     const void *data[2] = {"matrix", "{}"};
     size_t sizes[2] = {6, 2};
     PM_ASSERT_OK(pm_file_write_all(2, paths, data, sizes, NULL));
-    assert_content(a, "matrix");
-    assert_content(b, "{}");
+    pm_test_assert_file_text(a, "matrix");
+    pm_test_assert_file_text(b, "{}");
 
     /* The second target is a directory: the first is left as it was, nothing is left behind. */
-    put(a, "old");
+    pm_test_put_text(a, "old");
     char c[1024];
     paths[1] = in(c, sizeof c, d, "dir.json");
     assert_int_equal(mkdir(c, 0755), 0);
     pm_error err = {PM_OK, {0}};
     ASSERT_FAILS(pm_file_write_all(2, paths, data, sizes, &err), err, PM_ERR_IO, "dir.json: is a directory");
-    assert_content(a, "old");
+    pm_test_assert_file_text(a, "old");
     assert_int_equal(pm_test_count_temp_files(d), 0);
     assert_int_equal(pm_test_count_temp_files(c), 0);
 
@@ -126,7 +118,7 @@ static void test_write_all_refuses_one_file_twice(void **state) {
     char d[1024], a[1024], dot[1024], link[1024], other[1024];
     fresh_dir(d, sizeof d, "write_all_twice");
     in(a, sizeof a, d, "set.json");
-    put(a, "old");
+    pm_test_put_text(a, "old");
     const void *data[3] = {"first", "second", "third"};
     size_t sizes[3] = {5, 6, 5};
     pm_error err = {PM_OK, {0}};
@@ -141,14 +133,14 @@ static void test_write_all_refuses_one_file_twice(void **state) {
     assert_int_equal(symlink("set.json", link), 0);
     const char *linked[2] = {link, a};
     ASSERT_FAILS(pm_file_write_all(2, linked, data, sizes, &err), err, PM_ERR_INVALID_ARGUMENT, "same file");
-    assert_content(a, "old");
+    pm_test_assert_file_text(a, "old");
     assert_false(exists(other));
     assert_int_equal(pm_test_count_temp_files(d), 0);
     /* Different files in one directory are fine. */
     const char *two[2] = {a, other};
     PM_ASSERT_OK(pm_file_write_all(2, two, data, sizes, &err));
-    assert_content(a, "first");
-    assert_content(other, "second");
+    pm_test_assert_file_text(a, "first");
+    pm_test_assert_file_text(other, "second");
 }
 
 static void test_non_regular_targets(void **state) {
@@ -177,11 +169,11 @@ static void test_symlink_written_through(void **state) {
     (void)state;
     char d[1024], real[1024], rel[1024], abs_link[1024];
     fresh_dir(d, sizeof d, "links");
-    put(in(real, sizeof real, d, "real.txt"), "old");
+    pm_test_put_text(in(real, sizeof real, d, "real.txt"), "old");
     assert_int_equal(symlink("real.txt", in(rel, sizeof rel, d, "rel.txt")), 0);
     write_text(rel, "through a relative link");
     assert_true(is_link(rel));
-    assert_content(real, "through a relative link");
+    pm_test_assert_file_text(real, "through a relative link");
     char target[1100];
     if (real[0] == '/') snprintf(target, sizeof target, "%s", real);
     else {
@@ -192,7 +184,7 @@ static void test_symlink_written_through(void **state) {
     assert_int_equal(symlink(target, in(abs_link, sizeof abs_link, d, "abs.txt")), 0);
     write_text(abs_link, "through an absolute link");
     assert_true(is_link(abs_link));
-    assert_content(real, "through an absolute link");
+    pm_test_assert_file_text(real, "through an absolute link");
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
@@ -208,7 +200,7 @@ static void test_chain_and_dangling(void **state) {
     write_text(chain, "made where the last link points");
     assert_true(is_link(chain));
     assert_true(is_link(dangling));
-    assert_content(in(made, sizeof made, sub, "new.txt"), "made where the last link points");
+    pm_test_assert_file_text(in(made, sizeof made, sub, "new.txt"), "made where the last link points");
     assert_int_equal(pm_test_count_temp_files(d), 0);
     assert_int_equal(pm_test_count_temp_files(sub), 0);
 
@@ -235,7 +227,7 @@ static void test_loops_and_long_chains(void **state) {
 
     /* 40 links are followed (the kernel's limit), 41 are too many. */
     char name[64], next[64], p[1024];
-    put(in(p, sizeof p, d, "end.txt"), "old");
+    pm_test_put_text(in(p, sizeof p, d, "end.txt"), "old");
     for (int i = 0; i < 41; i++) {
         snprintf(name, sizeof name, "l%d", i);
         if (i == 40) snprintf(next, sizeof next, "end.txt");
@@ -243,10 +235,10 @@ static void test_loops_and_long_chains(void **state) {
         assert_int_equal(symlink(next, in(p, sizeof p, d, name)), 0);
     }
     write_text(in(p, sizeof p, d, "l1"), "40 hops");
-    assert_content(in(p, sizeof p, d, "end.txt"), "40 hops");
+    pm_test_assert_file_text(in(p, sizeof p, d, "end.txt"), "40 hops");
     snprintf(eloop, sizeof eloop, "l0: cannot create: %s", strerror(ELOOP));
     ASSERT_FAILS(pm_file_write(in(p, sizeof p, d, "l0"), "x", 1, &err), err, PM_ERR_IO, eloop);
-    assert_content(in(p, sizeof p, d, "end.txt"), "40 hops");
+    pm_test_assert_file_text(in(p, sizeof p, d, "end.txt"), "40 hops");
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
@@ -266,12 +258,12 @@ static void test_sticky_directory_links(void **state) {
     char d[1024], shared[1024], victim[1024], mine[1024];
     fresh_dir(d, sizeof d, "sticky");
     make_dir(in(shared, sizeof shared, d, "shared"), 01777);
-    put(in(victim, sizeof victim, d, "victim.txt"), "secret");
+    pm_test_put_text(in(victim, sizeof victim, d, "victim.txt"), "secret");
     /* The caller's own link in a shared sticky directory is followed. */
     assert_int_equal(symlink("../victim.txt", in(mine, sizeof mine, shared, "mine")), 0);
     PM_ASSERT_OK(pm_file_check_output(mine, NULL));
     write_text(mine, "mine");
-    assert_content(victim, "mine");
+    pm_test_assert_file_text(victim, "mine");
     assert_true(is_link(mine));
 
     /* A link owned by another user needs root to make (lchown); without root that part of the
@@ -286,13 +278,13 @@ static void test_sticky_directory_links(void **state) {
     pm_error err = {PM_OK, {0}};
     ASSERT_FAILS(pm_file_write(theirs, "pwned", 5, &err), err, PM_ERR_IO, "theirs: " REFUSED);
     ASSERT_FAILS(pm_file_check_output(theirs, &err), err, PM_ERR_IO, "theirs: " REFUSED);
-    assert_content(victim, "mine");
+    pm_test_assert_file_text(victim, "mine");
     assert_true(is_link(theirs));
     /* Reached through the caller's own link, the same: every hop is checked. */
     char via[1024];
     assert_int_equal(symlink("theirs", in(via, sizeof via, shared, "via")), 0);
     ASSERT_FAILS(pm_file_write(via, "pwned", 5, &err), err, PM_ERR_IO, "via: " REFUSED);
-    assert_content(victim, "mine");
+    pm_test_assert_file_text(victim, "mine");
     /* A dangling one would create a file where another user chose. */
     char planted[1024];
     assert_int_equal(symlink("../created.txt", in(planted, sizeof planted, shared, "planted")), 0);
@@ -320,13 +312,13 @@ static void test_sticky_directory_links(void **state) {
     assert_int_equal(symlink("../victim.txt", in(l, sizeof l, dir, "link")), 0);
     assert_int_equal(lchown(l, OTHER_UID, OTHER_UID), 0);
     write_text(l, "the directory owner's link");
-    assert_content(victim, "the directory owner's link");
+    pm_test_assert_file_text(victim, "the directory owner's link");
     for (size_t i = 0; i < sizeof open_dirs / sizeof open_dirs[0]; i++) {
         make_dir(in(dir, sizeof dir, d, open_dirs[i].name), open_dirs[i].mode);
         assert_int_equal(symlink("../victim.txt", in(l, sizeof l, dir, "link")), 0);
         assert_int_equal(lchown(l, OTHER_UID, OTHER_UID), 0);
         write_text(l, open_dirs[i].name);
-        assert_content(victim, open_dirs[i].name);
+        pm_test_assert_file_text(victim, open_dirs[i].name);
         assert_true(is_link(l));
     }
 }
@@ -339,9 +331,9 @@ static void test_check_output(void **state) {
     fresh_dir(d, sizeof d, "check");
     PM_ASSERT_OK(pm_file_check_output(in(p, sizeof p, d, "new.pmdb"), NULL));
     assert_false(exists(p)); /* nothing is created */
-    put(p, "old");
+    pm_test_put_text(p, "old");
     PM_ASSERT_OK(pm_file_check_output(p, NULL));
-    assert_content(p, "old");
+    pm_test_assert_file_text(p, "old");
     assert_int_equal(pm_test_count_temp_files(d), 0);
 
     pm_error err = {PM_OK, {0}};
@@ -357,10 +349,10 @@ static void test_check_output(void **state) {
     ASSERT_FAILS(pm_file_check_output(l, &err), err, PM_ERR_IO, "dirlink: is a directory");
     /* A regular file where the directory should be: named as what stands there. */
     char plain[1024], msg[2200];
-    put(in(plain, sizeof plain, d, "plain.bvh"), "data");
+    pm_test_put_text(in(plain, sizeof plain, d, "plain.bvh"), "data");
     snprintf(msg, sizeof msg, "x.pmdb: cannot create: %s is not a directory", plain);
     ASSERT_FAILS(pm_file_check_output(in(p, sizeof p, plain, "x.pmdb"), &err), err, PM_ERR_IO, msg);
-    assert_content(plain, "data");
+    pm_test_assert_file_text(plain, "data");
     /* A socket: named as one, by the check and by the write, and left alone. */
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
@@ -448,7 +440,7 @@ static void test_long_names_and_many_files(void **state) {
     name[255] = '\0';
     in(p, sizeof p, d, name);
     write_text(p, "long");
-    assert_content(p, "long");
+    pm_test_assert_file_text(p, "long");
     const char *ps[20];
     const void *data[20];
     size_t sizes[20];
@@ -459,7 +451,7 @@ static void test_long_names_and_many_files(void **state) {
         sizes[i] = 1;
     }
     PM_ASSERT_OK(pm_file_write_all(20, ps, data, sizes, NULL));
-    for (int i = 0; i < 20; i++) assert_content(paths[i], "x");
+    for (int i = 0; i < 20; i++) pm_test_assert_file_text(paths[i], "x");
     assert_int_equal(pm_test_count_temp_files(d), 0);
     /* One character more than the file system takes: refused up front, by the check and by the
      * write, with nothing created (and nothing leaked: the sanitizer build checks). */
@@ -502,7 +494,7 @@ static void write_many_files_limited(const char *name, int count, int descriptor
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    for (int i = 0; i < count; i++) assert_content(paths[i], paths[i]);
+    for (int i = 0; i < count; i++) pm_test_assert_file_text(paths[i], paths[i]);
     assert_int_equal(pm_test_count_temp_files(d), 0);
 }
 
@@ -620,7 +612,7 @@ static void test_writer_killed_while_writing(void **state) {
             assert_true(WIFSIGNALED(status));
             assert_int_equal(WTERMSIG(status), SIGXFSZ);
         }
-        assert_content(p, "old");
+        pm_test_assert_file_text(p, "old");
 #if defined(__linux__) && defined(O_TMPFILE) && !defined(PM_NO_TMPFILE)
         /* As src/file_io.c decides: O_TMPFILE in this directory, and /proc to link the file by
          * (a build sandbox or a container may have no /proc: then the named fallback). */

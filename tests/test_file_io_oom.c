@@ -39,16 +39,6 @@ static long disarm(void) {
     return inject.calls;
 }
 
-static void put(const char *path, const char *text) { pm_test_write_file(path, text, strlen(text)); }
-
-static void assert_content(const char *path, const char *want) {
-    void *data = NULL;
-    size_t size = 0;
-    PM_ASSERT_OK(pm_file_read(&data, &size, path, 0, NULL, NULL));
-    if (size != strlen(want) || memcmp(data, want, size) != 0) fail_msg("%s: not '%s'", path, want);
-    pm_free_buffer(data, NULL);
-}
-
 /* Standard input is /dev/null for the whole test: still open and still that device afterwards. */
 static struct stat null_stat;
 
@@ -85,8 +75,8 @@ static void test_writes_out_of_memory(void **state) {
     for (int which = 0; which < 2; which++) {
         long failures = 0;
         for (long k = 1;; k++) {
-            put(target, "old");
-            for (int i = 0; i < 3; i++) put(paths[i], "old");
+            pm_test_put_text(target, "old");
+            for (int i = 0; i < 3; i++) pm_test_put_text(paths[i], "old");
             pm_error e;
             arm(k);
             pm_result r = which == 0 ? pm_file_write(link, "new", 3, &e) : pm_file_write_all(3, set, data, sizes, &e);
@@ -95,18 +85,18 @@ static void test_writes_out_of_memory(void **state) {
             assert_int_equal(pm_test_count_temp_files(d) + pm_test_count_temp_files(real), 0);
             if (calls < k) { /* no call failed: the write went through */
                 PM_ASSERT_OK(r);
-                assert_content(which == 0 ? target : paths[2], which == 0 ? "new" : "new2");
+                pm_test_assert_file_text(which == 0 ? target : paths[2], which == 0 ? "new" : "new2");
                 break;
             }
             if (r == PM_OK) { /* a refusal it could do without (a name for a file that needs none) */
-                assert_content(which == 0 ? target : paths[2], which == 0 ? "new" : "new2");
+                pm_test_assert_file_text(which == 0 ? target : paths[2], which == 0 ? "new" : "new2");
                 continue;
             }
             failures++;
             if (r != PM_ERR_OUT_OF_MEMORY) fail_msg("write %d, allocation %ld refused: %s (%d)", which, k, e.message, r);
             assert_non_null(strstr(e.message, "out of memory"));
-            assert_content(target, "old");
-            for (int i = 0; i < 3; i++) assert_content(paths[i], "old");
+            pm_test_assert_file_text(target, "old");
+            for (int i = 0; i < 3; i++) pm_test_assert_file_text(paths[i], "old");
         }
         assert_true(failures >= 1);
     }
@@ -117,7 +107,7 @@ static void test_read_out_of_memory(void **state) {
     (void)state;
     char path[600];
     snprintf(path, sizeof path, "%s/oom-read.txt", pm_test_tmp_dir());
-    put(path, "some text");
+    pm_test_put_text(path, "some text");
     void *data = (void *)path;
     size_t size = 5;
     pm_error e;
