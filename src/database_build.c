@@ -543,6 +543,15 @@ static pm_result write_database(pm_database **out, builder *b, const pm_asset_de
     h.min_cost_addend = b->min_addend;
     h.fps = def->fps;
     const uint64_t bt_lanes = (uint64_t)x->bt_blocks * PM_BT_BLOCK;
+    /* Modes left out: their structures get no bytes (the rows keep the bound tree's order, so
+     * everything else is the full database's). */
+    const int no_exact = PMDB_OMITS(&settings, PM_SEARCH_EXACT), no_kd = PMDB_OMITS(&settings, PM_SEARCH_PCAKDTREE);
+    const int no_vp = PMDB_OMITS(&settings, PM_SEARCH_VPTREE);
+    if (settings.omitted_modes) h.version = PMDB_VERSION_PARTIAL;
+    if (no_exact) h.bt_node_count = 0;
+    if (no_kd) h.kd_point_count = h.kd_node_count = 0;
+    if (no_vp) h.vp_node_count = h.vp_item_count = 0;
+    const uint32_t BT = h.bt_node_count;
     pmdb_blob blobs[] = {
         {PMDB_SCHEMA, sizeof(pmdb_channel), (uint64_t)def->schema->channel_count, chans},
         {PMDB_SETTINGS, sizeof(pmdb_settings), 1, &settings},
@@ -559,16 +568,16 @@ static pm_result write_database(pm_database **out, builder *b, const pm_asset_de
         {PMDB_PCA_MEAN, sizeof(float), (uint64_t)D, x->mean},
         {PMDB_PCA_BASIS, sizeof(float), (uint64_t)D * D, x->basis},
         {PMDB_PCA_EIGEN, sizeof(float), (uint64_t)D, x->eigen},
-        {PMDB_KD_NODES, sizeof(pmdb_kd_node), x->kd_count, x->kd_nodes},
-        {PMDB_KD_POINTS, sizeof(float), (uint64_t)NP * K, x->kd_points},
-        {PMDB_KD_POINT_START, sizeof(uint32_t), (uint64_t)NP + 1, x->kd_point_start},
-        {PMDB_KD_POINT_VECS, sizeof(uint32_t), VS, x->kd_point_vecs},
-        {PMDB_BT_NODES, sizeof(pmdb_bt_node), x->bt_count, x->bt_nodes},
-        {PMDB_BT_BOXES, sizeof(float), (uint64_t)x->bt_count * x->bt_box, x->bt_boxes},
-        {PMDB_BT_POINTS, sizeof(float), bt_lanes * x->bt_rows, x->bt_points},
-        {PMDB_BT_VALUE_BOXES, sizeof(float), (uint64_t)x->bt_count * 2 * S, x->bt_value_boxes},
-        {PMDB_VP_NODES, sizeof(pmdb_vp_node), x->vp_count, x->vp_nodes},
-        {PMDB_VP_ITEMS, sizeof(uint32_t), VS, x->vp_items},
+        {PMDB_KD_NODES, sizeof(pmdb_kd_node), h.kd_node_count, x->kd_nodes},
+        {PMDB_KD_POINTS, sizeof(float), (uint64_t)h.kd_point_count * K, x->kd_points},
+        {PMDB_KD_POINT_START, sizeof(uint32_t), no_kd ? 0 : (uint64_t)NP + 1, x->kd_point_start},
+        {PMDB_KD_POINT_VECS, sizeof(uint32_t), no_kd ? 0 : VS, x->kd_point_vecs},
+        {PMDB_BT_NODES, sizeof(pmdb_bt_node), BT, x->bt_nodes},
+        {PMDB_BT_BOXES, sizeof(float), (uint64_t)BT * x->bt_box, x->bt_boxes},
+        {PMDB_BT_POINTS, sizeof(float), no_exact ? 0 : bt_lanes * x->bt_rows, x->bt_points},
+        {PMDB_BT_VALUE_BOXES, sizeof(float), (uint64_t)BT * 2 * S, x->bt_value_boxes},
+        {PMDB_VP_NODES, sizeof(pmdb_vp_node), h.vp_node_count, x->vp_nodes},
+        {PMDB_VP_ITEMS, sizeof(uint32_t), h.vp_item_count, x->vp_items},
         {PMDB_ASSET_SOURCES, sizeof(pmdb_asset_source), (uint64_t)b->asset_count, sources},
         {PMDB_MIRROR_MAPS, sizeof(int32_t), b->mirror_joints, b->mirror_maps},
     };

@@ -24,6 +24,7 @@ pm_database_def pm_default_database_def(void) {
     d.pca_components = 4;
     d.kdtree_leaf_size = 16;
     d.exact_leaf_size = 128;
+    d.search_modes = PM_SEARCH_MODES_ALL;
     d.threads = 1;
     d.trim_rest_first_frame = 1;
     d.exclude_end = 0.3f;
@@ -67,6 +68,11 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     if (d->exact_leaf_size < PM_BT_BLOCK || d->exact_leaf_size > 4096)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size %d is outside %d..4096", d->exact_leaf_size,
                        PM_BT_BLOCK);
+    if (d->search_modes & ~PM_SEARCH_MODES_ALL)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "database: search_modes 0x%x has bits past the four modes (PM_SEARCH_MODE_BIT of exact, bruteforce, "
+                       "pcakdtree, vptree)",
+                       d->search_modes);
     if (d->threads < 1 || d->threads > 64)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: threads %d is outside 1..64", d->threads);
     if (!(d->exclude_start >= 0.0f && d->exclude_start < PM_MAX_EXCLUDE_SECONDS))

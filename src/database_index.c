@@ -206,8 +206,11 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
         for (int c = 0; c < K; c++) zk_final[(size_t)i * K + c] = pr->zk[(size_t)pr->bt_perm[i] * K + c] + 0.0f;
     pm_build_release(mem, pr->zk);
     pr->zk = NULL;
+    /* Modes left out (search_modes) get no tree; the file leaves them out (write_database). */
+    const int no_kd = !(def->search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE));
+    const int no_vp = !(def->search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_VPTREE));
     uint32_t NP = 0;
-    pm_result r = pm_build_dedup_rows(kd_id, &NP, zk_final, VS, K, mem->a, error);
+    pm_result r = no_kd ? PM_OK : pm_build_dedup_rows(kd_id, &NP, zk_final, VS, K, mem->a, error);
     if (r != PM_OK) return r;
     x->kd_point_count = NP;
     float *kd_unique = (float *)pm_build_alloc(mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
@@ -223,13 +226,13 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
     OOM_IF(!kd_unique || !kd_first || !kd_perm || !kd_rank || !x->kd_nodes || !x->kd_points || !x->kd_point_start ||
            !x->kd_point_vecs || !kd_fill);
     for (uint32_t i = 0; i < NP; i++) kd_first[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < VS; i++)
+    for (uint32_t i = 0; i < VS && !no_kd; i++)
         if (kd_first[kd_id[i]] == UINT32_MAX) {
             kd_first[kd_id[i]] = i;
             memcpy(kd_unique + (size_t)kd_id[i] * K, zk_final + (size_t)i * K, (size_t)K * sizeof(float));
         }
 
-    const uint32_t vp_max = pm_vp_tree_max_nodes(VS, PM_VP_LEAF_SIZE);
+    const uint32_t vp_max = no_vp ? 0 : pm_vp_tree_max_nodes(VS, PM_VP_LEAF_SIZE);
     x->vp_nodes = (pmdb_vp_node *)pm_build_alloc(mem, vp_max, sizeof(pmdb_vp_node));
     x->vp_items = (uint32_t *)pm_build_alloc(mem, VS, sizeof(uint32_t));
     float *vp_scratch = (float *)pm_build_alloc(mem, (size_t)VS, sizeof(float));
@@ -237,9 +240,9 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
     pm_vp_rows vc = {x->values, v->wsqrt, v->stride};
 
     pm_trees_job tc = {
-        .vp = {x->vp_nodes, vp_max, x->vp_items, vp_scratch, VS, &vc, 0},
+        .vp = {x->vp_nodes, vp_max, x->vp_items, vp_scratch, VS, &vc, 0, no_vp},
         .kd = {x->kd_nodes, kd_max, kd_perm, kd_rank, kd_unique, x->kd_points, x->kd_point_start, x->kd_point_vecs,
-               kd_fill, kd_id, NP, VS, K, def->kdtree_leaf_size, 0},
+               kd_fill, kd_id, NP, VS, K, def->kdtree_leaf_size, 0, no_kd},
         .meta = {x->bt_value_boxes, x->bt_nodes, x->bt_count, x->values, v->stride, x->meta, x->vec_pose_start,
                  x->vec_poses, vp_fill, rank, v->pose_vec, v->pose_asset, v->pose_blocked, v->pose_addend, P, V},
     };

@@ -9,10 +9,15 @@
 
 #include "core.h"
 #include "posematch/database.h"
+#include "posematch/search.h"
 #include "schema_layout.h"
 
 #define PMDB_MAGIC "PMDB\x89\r\n\x1a"
 #define PMDB_VERSION 3u
+/* A file that leaves out a mode's structure (pmdb_settings.omitted_modes) says version 4, so that
+ * a reader of version 3 alone refuses it as another version rather than as a damaged file. A
+ * database with every structure stays version 3, bytes and key unchanged. */
+#define PMDB_VERSION_PARTIAL 4u
 /* Bumped whenever the builder's output for the same inputs and settings changes (automatic
  * choices such as the exact components, tree splits), so that --cache never hands back a file
  * an older builder made. Part of the key, not of the format. */
@@ -136,8 +141,17 @@ typedef struct pmdb_settings {
     float root_position_smoothing;
     float root_facing_smoothing;
     uint32_t exact_leaf_size;
-    uint32_t reserved[7];
+    uint32_t omitted_modes; /* PM_SEARCH_MODE_BIT of each mode whose structure the file leaves out */
+    uint32_t reserved[6];
 } pmdb_settings;
+/* The modes that have a structure of their own to leave out: brute force reads the values. */
+#define PMDB_TREE_MODES                                                                                                \
+    (PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT) | PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE) | PM_SEARCH_MODE_BIT(PM_SEARCH_VPTREE))
+#define PMDB_OMITS(st, mode) (((st)->omitted_modes & PM_SEARCH_MODE_BIT(mode)) != 0)
+/* What a mode searches, for messages about a database built without it. */
+static inline const char *pm_search_mode_structure(pm_search_mode m) {
+    return m == PM_SEARCH_EXACT ? "bound tree" : m == PM_SEARCH_PCAKDTREE ? "PCA KD-tree" : m == PM_SEARCH_VPTREE ? "VP-tree" : "values";
+}
 
 /* pmdb_asset.flags */
 #define PMDB_ASSET_LOOPING 1u
@@ -308,6 +322,11 @@ void pm_database_key(uint64_t key[2], uint64_t *out_fingerprints, const pm_datab
 /* Settings/schema <-> file records. */
 void pm_pmdb_channel_from_def(pmdb_channel *out, const pm_channel_def *c);
 void pm_pmdb_settings_from_def(pmdb_settings *out, const pm_database_def *def);
+
+/* Whether the database answers a mode (brute force always: the values are in every file). */
+static inline int pm_db_has_mode(const pm_database *db, pm_search_mode m) {
+    return (db->settings.search_modes & PM_SEARCH_MODE_BIT(m)) != 0;
+}
 
 static inline const float *pm_db_row(const pm_database *db, uint32_t vector) {
     return db->values + (size_t)vector * (size_t)db->stride;

@@ -30,7 +30,7 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
     uint8_t *image = (uint8_t *)pm_alloc_zero(allocator, size, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for a %zu-byte image", size);
     memcpy(header->magic, PMDB_MAGIC, 8);
-    header->version = PMDB_VERSION;
+    if (!header->version) header->version = PMDB_VERSION;
     header->header_size = sizeof(pmdb_header);
     header->file_size = size;
     header->endian = PMDB_ENDIAN_TAG;
@@ -104,9 +104,9 @@ static int all_finite(const float *x, size_t n) {
 static pm_result check_header(const pmdb_header *h, size_t size, pm_error *error) {
     if (memcmp(h->magic, PMDB_MAGIC, 8) != 0) return CORRUPT("not a posematch database (bad magic)");
     if (h->endian != PMDB_ENDIAN_TAG) return CORRUPT("byte order tag 0x%08x is wrong", h->endian);
-    if (h->version != PMDB_VERSION)
-        return pm_fail(error, PM_ERR_VERSION, "format version %u is not supported (this build reads %u)", h->version,
-                       PMDB_VERSION);
+    if (h->version != PMDB_VERSION && h->version != PMDB_VERSION_PARTIAL)
+        return pm_fail(error, PM_ERR_VERSION, "format version %u is not supported (this build reads %u and %u)", h->version,
+                       PMDB_VERSION, PMDB_VERSION_PARTIAL);
     if (h->header_size != sizeof(pmdb_header)) return CORRUPT("header size %u, expected %zu", h->header_size, sizeof *h);
     if (h->file_size != size)
         return CORRUPT("truncated or padded: the header says %llu bytes, the data has %zu", (unsigned long long)h->file_size,
@@ -134,9 +134,6 @@ static pm_result check_header(const pmdb_header *h, size_t size, pm_error *error
     if (h->kd_node_count > max_nodes || h->bt_node_count > max_nodes || h->vp_node_count > max_nodes ||
         h->vp_item_count > h->searchable_vectors)
         return CORRUPT("tree sizes out of range");
-    if ((h->searchable_vectors > 0) != (h->bt_node_count > 0) || (h->searchable_vectors > 0) != (h->kd_node_count > 0) ||
-        (h->searchable_vectors > 0) != (h->vp_node_count > 0))
-        return CORRUPT("trees do not match the searchable vectors");
     if (!isfinite(h->min_cost_addend) || !(h->fps > 0.0f) || !isfinite(h->fps)) return CORRUPT("header numbers are not finite");
     return PM_OK;
 }
@@ -157,6 +154,27 @@ static pm_result check_sections(view *v, const pmdb_header *h, pm_error *error) 
         if (s.elem_size == 0 || s.elem_size > 4096 || s.count > (v->size - s.offset) / s.elem_size)
             return CORRUPT("section %s runs past the end of the file", section_name(s.id));
     }
+    return PM_OK;
+}
+
+/* Which structures the file holds: every mode's (version 3), or all but those the settings say
+ * were left out (version 4, which leaves out at least one). A tree is there exactly when its mode
+ * is and something is searchable. */
+static pm_result check_structures(const pmdb_header *h, const pmdb_settings *st, pm_error *error) {
+    if (st->omitted_modes & ~PMDB_TREE_MODES) return CORRUPT("settings: omitted modes 0x%x", st->omitted_modes);
+    if ((h->version == PMDB_VERSION_PARTIAL) != (st->omitted_modes != 0))
+        return CORRUPT("format version %u with omitted modes 0x%x", h->version, st->omitted_modes);
+    for (int i = 0; i < 6; i++)
+        if (st->reserved[i]) return CORRUPT("settings: reserved field %d is not zero", i);
+    const int any = h->searchable_vectors > 0;
+    if ((!PMDB_OMITS(st, PM_SEARCH_EXACT) && any != (h->bt_node_count > 0)) ||
+        (!PMDB_OMITS(st, PM_SEARCH_PCAKDTREE) && any != (h->kd_node_count > 0)) ||
+        (!PMDB_OMITS(st, PM_SEARCH_VPTREE) && any != (h->vp_node_count > 0)))
+        return CORRUPT("trees do not match the searchable vectors");
+    if ((PMDB_OMITS(st, PM_SEARCH_EXACT) && h->bt_node_count) ||
+        (PMDB_OMITS(st, PM_SEARCH_PCAKDTREE) && (h->kd_node_count || h->kd_point_count)) ||
+        (PMDB_OMITS(st, PM_SEARCH_VPTREE) && (h->vp_node_count || h->vp_item_count)))
+        return CORRUPT("a tree the settings leave out has nodes");
     return PM_OK;
 }
 
@@ -202,6 +220,7 @@ static pm_result decode_settings(pm_database *db, const pmdb_channel *ch, const 
     d->kdtree_leaf_size = (int)st->kdtree_leaf_size;
     d->exact_components = (int)st->exact_components;
     d->exact_leaf_size = (int)st->exact_leaf_size;
+    d->search_modes = PM_SEARCH_MODES_ALL & ~st->omitted_modes; /* (check_structures vetted the bits) */
     d->trim_rest_first_frame = (int)st->trim_rest_first_frame;
     d->exclude_start = st->exclude_start;
     d->exclude_end = st->exclude_end;
@@ -388,12 +407,16 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, uint8_
         else if (!adopt(has_parent, n->a) || !adopt(has_parent, n->b))
             return CORRUPT("KD-tree node %u: a child has two parents", i);
     }
-    if (db->kd_point_start[0] != 0 || db->kd_point_start[h->kd_point_count] != vs)
+    if (!pm_db_has_mode(db, PM_SEARCH_PCAKDTREE)) {
+        /* left out: no point map either */
+    } else if (db->kd_point_start[0] != 0 || db->kd_point_start[h->kd_point_count] != vs) {
         return CORRUPT("KD-tree point map does not cover the searchable vectors");
-    for (uint32_t i = 0; i < h->kd_point_count; i++)
-        if (db->kd_point_start[i + 1] <= db->kd_point_start[i]) return CORRUPT("KD-tree point map is not increasing");
-    for (uint32_t i = 0; i < vs; i++)
-        if (db->kd_point_vecs[i] >= vs) return CORRUPT("KD-tree point vector %u out of range", i);
+    } else {
+        for (uint32_t i = 0; i < h->kd_point_count; i++)
+            if (db->kd_point_start[i + 1] <= db->kd_point_start[i]) return CORRUPT("KD-tree point map is not increasing");
+        for (uint32_t i = 0; i < vs; i++)
+            if (db->kd_point_vecs[i] >= vs) return CORRUPT("KD-tree point vector %u out of range", i);
+    }
     memset(has_parent, 0, h->bt_node_count);
     for (uint32_t i = 0; i < h->bt_node_count; i++) {
         const pmdb_bt_node *n = &db->bt_nodes[i];
@@ -465,6 +488,8 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     } while (0)
     GET(channels, PMDB_SCHEMA, pmdb_channel, h.channel_count);
     GET(settings, PMDB_SETTINGS, pmdb_settings, 1);
+    if ((r = check_structures(&h, settings, error)) != PM_OK) goto fail;
+    const int no_exact = PMDB_OMITS(settings, PM_SEARCH_EXACT), no_kd = PMDB_OMITS(settings, PM_SEARCH_PCAKDTREE);
     for (uint32_t i = 0; i < v.section_count; i++)
         if (v.sections[i].id == PMDB_STRINGS) {
             if (v.sections[i].elem_size != 1) {
@@ -492,11 +517,11 @@ pm_result pm_database_open_image(pm_database **out, uint8_t *image, size_t size,
     GET(db->pca_eigen, PMDB_PCA_EIGEN, float, D);
     GET(db->kd_nodes, PMDB_KD_NODES, pmdb_kd_node, h.kd_node_count);
     GET(db->kd_points, PMDB_KD_POINTS, float, (uint64_t)h.kd_point_count * h.pca_components);
-    GET(db->kd_point_start, PMDB_KD_POINT_START, uint32_t, h.kd_point_count + 1);
-    GET(db->kd_point_vecs, PMDB_KD_POINT_VECS, uint32_t, VS);
+    GET(db->kd_point_start, PMDB_KD_POINT_START, uint32_t, no_kd ? 0 : h.kd_point_count + 1);
+    GET(db->kd_point_vecs, PMDB_KD_POINT_VECS, uint32_t, no_kd ? 0 : VS);
     GET(db->bt_nodes, PMDB_BT_NODES, pmdb_bt_node, h.bt_node_count);
     uint64_t bt_box_floats = (uint64_t)h.bt_node_count * pm_bt_box_stride((int)h.exact_components);
-    uint64_t bt_point_floats = pm_bt_padded(VS) * h.bt_block_rows;
+    uint64_t bt_point_floats = no_exact ? 0 : pm_bt_padded(VS) * h.bt_block_rows;
     GET(db->bt_boxes, PMDB_BT_BOXES, float, bt_box_floats);
     GET(db->bt_points, PMDB_BT_POINTS, float, bt_point_floats);
     uint64_t bt_vbox_floats = (uint64_t)h.bt_node_count * 2 * h.stride;

@@ -82,6 +82,8 @@ void pm_pmdb_settings_from_def(pmdb_settings *o, const pm_database_def *d) {
     o->kdtree_leaf_size = (uint32_t)d->kdtree_leaf_size;
     o->exact_components = (uint32_t)d->exact_components;
     o->exact_leaf_size = (uint32_t)d->exact_leaf_size;
+    /* Brute force's bit says nothing (it always answers): with or without it, the same bytes. */
+    o->omitted_modes = PMDB_TREE_MODES & ~d->search_modes;
     o->trim_rest_first_frame = (uint32_t)d->trim_rest_first_frame;
     o->exclude_start = d->exclude_start;
     o->exclude_end = d->exclude_end;

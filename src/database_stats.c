@@ -38,6 +38,10 @@ pm_result pm_database_structure_stats(double *out_ms, size_t *out_bytes, const p
     if (mode < PM_SEARCH_EXACT || mode > PM_SEARCH_VPTREE)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "pm_database_structure_stats: mode %d is not a pm_search_mode (0..%d)",
                        mode, PM_SEARCH_VPTREE);
+    if (!pm_db_has_mode(db, (pm_search_mode)mode))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "pm_database_structure_stats: the database was built without the %s mode's %s (search_modes)",
+                       pm_search_mode_name((pm_search_mode)mode), pm_search_mode_structure((pm_search_mode)mode));
     const pmdb_header *h = db->header;
     const pm_allocator *a = &db->allocator;
     uint32_t vs = h->searchable_vectors;

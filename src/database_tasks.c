@@ -39,10 +39,12 @@ void pm_build_trees_task(void *context, int task) {
     pm_trees_job *c = (pm_trees_job *)context;
     if (task == 0) {
         vp_job *j = &c->vp;
+        if (j->skip) return;
         j->count_out = pm_vp_tree_build(j->nodes, j->capacity, j->items, j->scratch, j->count, PM_VP_LEAF_SIZE,
                                         pm_vp_row_distance, j->rows);
     } else if (task == 1) {
         kd_job *j = &c->kd;
+        if (j->skip) return;
         const int K = j->k;
         j->count_out = pm_kd_tree_build(j->nodes, j->capacity, j->perm, j->unique, j->np, K, j->leaf_size);
         if (j->count_out == UINT32_MAX) return;

@@ -35,6 +35,7 @@ typedef struct vp_job {
     uint32_t count;
     const pm_vp_rows *rows;
     uint32_t count_out; /* UINT32_MAX: more than capacity */
+    int skip;           /* the mode is left out (pm_database_def.search_modes): build nothing */
 } vp_job;
 typedef struct kd_job {
     pmdb_kd_node *nodes;
@@ -47,6 +48,7 @@ typedef struct kd_job {
     uint32_t np, vs;
     int k, leaf_size;
     uint32_t count_out; /* UINT32_MAX: more than capacity */
+    int skip;           /* as vp_job's */
 } kd_job;
 typedef struct meta_job {
     float *vboxes;

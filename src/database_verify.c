@@ -103,6 +103,7 @@ static pm_result check_kd_tree(const pm_database *db, verify_mem *m, pm_error *e
     const pmdb_header *h = db->header;
     const uint32_t VS = h->searchable_vectors, NP = h->kd_point_count;
     const int k = (int)h->pca_components;
+    if (!pm_db_has_mode(db, PM_SEARCH_PCAKDTREE)) return PM_OK;
     for (uint32_t v = 0; v < VS; v++) m->owner[v] = UINT32_MAX;
     for (uint32_t p = 0; p < NP; p++)
         for (uint32_t i = db->kd_point_start[p]; i < db->kd_point_start[p + 1]; i++) {
@@ -146,15 +147,17 @@ static pm_result check_kd_tree(const pm_database *db, verify_mem *m, pm_error *e
 static pm_result check_projections(const pm_database *db, verify_mem *m, pm_error *error) {
     const pmdb_header *h = db->header;
     const int D = db->card, S = db->stride, ke = (int)h->exact_components, rows = ke + 1, k = (int)h->pca_components;
-    for (uint32_t v = 0; v < h->searchable_vectors; v++) {
+    const int exact = pm_db_has_mode(db, PM_SEARCH_EXACT), kd = pm_db_has_mode(db, PM_SEARCH_PCAKDTREE);
+    for (uint32_t v = 0; v < h->searchable_vectors && (exact || kd); v++) {
         pm_pca_project(m->pc, D, db->values + (size_t)v * S, db->wsqrt, db->pca_mean, db->pca_basis, D, m->y);
         double residual = 0.0;
         for (int c = ke; c < D; c++) residual += m->pc[c] * m->pc[c];
-        for (int c = 0; c < ke; c++)
+        for (int c = 0; c < ke && exact; c++)
             if (db->bt_points[pm_bt_at(rows, v, c)] != (float)m->pc[c])
                 return FAIL("exact-mode point %u: coordinate %d is not the projection of its values", v, c);
-        if (db->bt_points[pm_bt_at(rows, v, ke)] != (float)sqrt(residual))
+        if (exact && db->bt_points[pm_bt_at(rows, v, ke)] != (float)sqrt(residual))
             return FAIL("exact-mode point %u: residual norm is not that of its values", v);
+        if (!kd) continue;
         const float *kp = db->kd_points + (size_t)m->owner[v] * k;
         for (int c = 0; c < k; c++)
             if (kp[c] != (float)m->pc[c])
@@ -167,6 +170,7 @@ static pm_result check_projections(const pm_database *db, verify_mem *m, pm_erro
  * its range in two, so the leaves tile the vectors once; no deeper than MAX_DEPTH. */
 static pm_result check_bound_tree(const pm_database *db, verify_mem *m, pm_error *error) {
     const pmdb_header *h = db->header;
+    if (!pm_db_has_mode(db, PM_SEARCH_EXACT)) return PM_OK;
     if (h->bt_node_count == 0) return FAIL("bound tree: no node for %u searchable vectors", h->searchable_vectors);
     if (db->bt_nodes[0].first != 0 || db->bt_nodes[0].count != h->searchable_vectors)
         return FAIL("bound tree: the root holds %u of %u searchable vectors", db->bt_nodes[0].count, h->searchable_vectors);
@@ -192,6 +196,7 @@ static pm_result check_bound_tree(const pm_database *db, verify_mem *m, pm_error
 static pm_result check_vp_tree(const pm_database *db, verify_mem *m, pm_error *error) {
     const pmdb_header *h = db->header;
     const uint32_t VS = h->searchable_vectors;
+    if (!pm_db_has_mode(db, PM_SEARCH_VPTREE)) return PM_OK;
     if (h->vp_node_count == 0) return FAIL("VP-tree: no node for %u searchable vectors", VS);
     pm_vp_rows rows = {db->values, db->wsqrt, db->stride};
     uint32_t vps[MAX_DEPTH];

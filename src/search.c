@@ -329,6 +329,9 @@ static pm_result check_search(search_state *s, scratch_layout *l, const pm_searc
     if (isnan(def.max_cost)) return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: max_cost is not a number");
     if ((int)def.mode < 0 || def.mode > PM_SEARCH_VPTREE)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: unknown mode %d", (int)def.mode);
+    if (!pm_db_has_mode(db, def.mode))
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: the database was built without the %s mode's %s (search_modes)",
+                       pm_search_mode_name(def.mode), pm_search_mode_structure(def.mode));
     if (def.continuing_pose < -1 || def.continuing_pose >= (int)db->header->pose_count)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "search: continuing pose %d is outside -1..%u", def.continuing_pose,
                        db->header->pose_count - 1);

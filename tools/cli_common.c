@@ -480,3 +480,19 @@ int pm_cli_json_puts(const cJSON *json) {
     free(text);
     return 0;
 }
+
+pm_cli_text pm_cli_mode_list(unsigned modes, const char *last_separator) {
+    pm_cli_text t;
+    size_t at = 0;
+    int left = 0;
+    t.text[0] = '\0';
+    for (int m = 0; m <= PM_SEARCH_VPTREE; m++) left += (modes & PM_SEARCH_MODE_BIT(m)) != 0;
+    for (int m = 0; m <= PM_SEARCH_VPTREE; m++) {
+        if (!(modes & PM_SEARCH_MODE_BIT(m))) continue;
+        const char *sep = at == 0 ? "" : left == 1 ? last_separator : ", ";
+        int n = snprintf(t.text + at, sizeof t.text - at, "%s%s", sep, pm_search_mode_name((pm_search_mode)m));
+        if (n > 0) at += (size_t)n < sizeof t.text - at ? (size_t)n : sizeof t.text - at - 1;
+        left--;
+    }
+    return t;
+}

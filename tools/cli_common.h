@@ -69,6 +69,13 @@ int pm_cli_number(double *out, const char *command, const char *option, const ch
 int pm_cli_int(int *out, const char *command, const char *option, const char *text, double lo, double hi);
 int pm_cli_float(float *out, const char *command, const char *option, const char *text, double lo, double hi);
 
+/* The names of the modes in a PM_SEARCH_MODE_BIT set, in enum order: "exact, bruteforce" with
+ * last_separator ", ", "exact or bruteforce" with " or ". */
+typedef struct pm_cli_text {
+    char text[64];
+} pm_cli_text;
+pm_cli_text pm_cli_mode_list(unsigned modes, const char *last_separator);
+
 /* The single-value options a command was given so far (zero-initialise one per parse). Taking
  * the last of two values silently would hide a mistake in a script, so a second one is refused. */
 #define PM_CLI_SEEN_MAX 32

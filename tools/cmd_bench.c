@@ -400,9 +400,11 @@ static int report_json(const bench_summary *s) {
     else cJSON_AddNullToObject(o, "steal_fraction");
     if (s->busy) cJSON_AddStringToObject(o, "busy", s->busy);
     else cJSON_AddNullToObject(o, "busy");
-    cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", s->headline);
     cJSON_AddNumberToObject(o, "bruteforce_median_us_all_sets", s->bf_pooled);
-    cJSON_AddNumberToObject(o, "exact_median_us_all_sets", s->ex_pooled);
+    if (s->ex_pooled > 0) { /* (a database built without exact has none) */
+        cJSON_AddNumberToObject(o, "exact_speedup_vs_bruteforce", s->headline);
+        cJSON_AddNumberToObject(o, "exact_median_us_all_sets", s->ex_pooled);
+    }
     cJSON_AddNumberToObject(o, "bytes", (double)s->info->bytes);
     cJSON_AddNumberToObject(o, "bytes_per_pose", (double)s->info->bytes / s->info->poses);
     cJSON *modes = cJSON_AddArrayToObject(o, "modes");
@@ -464,9 +466,10 @@ static int report_text(const bench_summary *s) {
                m->set, m->median_us, m->p99_us, 100.0 * m->exact_fraction, 100.0 * m->mean_excess, m->max_excess_ratio,
                m->speedup, m->candidates, m->nodes, m->build_ms, m->bytes, 100.0 * m->proven_fraction);
     }
-    printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
-           s->a->far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", s->headline, s->bf_pooled,
-           s->ex_pooled);
+    if (s->ex_pooled > 0)
+        printf("exact vs brute force, median over %s: %.1fx (%.1f vs %.1f us)\n",
+               s->a->far_count ? "both sets' queries" : "the noisy set's queries (no --far set)", s->headline,
+               s->bf_pooled, s->ex_pooled);
     if (s->thread_row_count)
         printf("throughput on the noisy set, %d threads sharing the database vs 1 (medians of %d alternating "
                "passes; same answers):\n",
@@ -572,8 +575,10 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     pm_bench_dynamic_weights(dyn, db, card, &r);
 
+    /* A database built without some modes (build --modes) is timed in the ones it answers. */
+    const int has_exact = (info.search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT)) != 0;
     for (int m = 0; m < 4; m++)
-        if (pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
+        if ((info.search_modes & PM_SEARCH_MODE_BIT(m)) && pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             free(dyn);
             goto done;
@@ -586,12 +591,17 @@ int pm_cmd_bench(int argc, char **argv) {
         free(dyn);
         goto done;
     }
-    static const pm_search_mode all_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
+    static const pm_search_mode tree_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
     static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
+    pm_search_mode modes[3];
+    int mode_count = 0;
+    for (int m = 0; m < 3; m++)
+        if (info.search_modes & PM_SEARCH_MODE_BIT(tree_modes[m])) modes[mode_count++] = tree_modes[m];
     for (int s = 0; s < set_count && rc == 0; s++) {
         pm_bench_query_set *qs = &sets[s];
         const int bf_row = b.row_count;
-        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, all_modes, 3, 1))) break;
+        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, modes, mode_count, 1))) break;
+        if (!has_exact) continue; /* the rows below time exact */
         if (a.max_nodes && (rc = compare_budget(&b, qs, b.rows[bf_row].median_us, a.max_nodes))) break;
         /* The continuing pose gives the exact search a starting bound. */
         if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, 0))) break;
@@ -614,17 +624,18 @@ int pm_cmd_bench(int argc, char **argv) {
     qsort(b.pooled_bf, (size_t)b.pooled_bf_count, sizeof(double), pm_bench_cmp_double);
     qsort(b.pooled_exact, (size_t)b.pooled_exact_count, sizeof(double), pm_bench_cmp_double);
     double bf_pooled = pm_bench_median(b.pooled_bf, b.pooled_bf_count);
-    double ex_pooled = pm_bench_median(b.pooled_exact, b.pooled_exact_count);
+    double ex_pooled = b.pooled_exact_count ? pm_bench_median(b.pooled_exact, b.pooled_exact_count) : 0.0;
     double headline = ex_pooled > 0 ? bf_pooled / ex_pooled : 0.0;
     /* Throughput of threads sharing the database: exact, and brute force for contrast (it reads
      * the whole matrix per query, so threads share memory bandwidth). Brute force costs the same
      * on every query, so a few hundred of them time it as well as all, in a fraction of the time. */
     enum { THREAD_ROUNDS = 11, THREAD_BF_QUERIES = 200 };
     pm_bench_threads_row thread_rows[2];
-    const int thread_row_count = a.threads > 1 ? 2 : 0;
-    for (int k = 0; k < thread_row_count && rc == 0; k++)
-        rc = pm_bench_threads(&thread_rows[k], db, noisy->rows, k ? PM_CLI_MIN(nq, THREAD_BF_QUERIES) : nq,
-                              k ? PM_SEARCH_BRUTEFORCE : PM_SEARCH_EXACT, a.neighbors, a.threads, THREAD_ROUNDS);
+    int thread_row_count = 0;
+    for (int k = has_exact ? 0 : 1; k < 2 && a.threads > 1 && rc == 0; k++)
+        rc = pm_bench_threads(&thread_rows[thread_row_count++], db, noisy->rows,
+                              k ? PM_CLI_MIN(nq, THREAD_BF_QUERIES) : nq, k ? PM_SEARCH_BRUTEFORCE : PM_SEARCH_EXACT,
+                              a.neighbors, a.threads, THREAD_ROUNDS);
     if (rc) goto done;
     const bench_summary sum = {&a, &info, &b, set_count > 1 ? sets[1].count : 0, fl, steal, busy,
                                headline, bf_pooled, ex_pooled, thread_rows, thread_row_count, THREAD_ROUNDS};

@@ -50,6 +50,10 @@ static const char build_usage[] =
     "  --exact-components K    components the exact bound tree splits on, 0..64 and at most the\n"
     "                          schema's cardinality; 0 = automatic (the default)\n"
     "  --exact-leaf N          points per bound-tree leaf, 8..4096; 128\n"
+    "  --modes M[,M...]        the search modes the database answers, of exact, pcakdtree,\n"
+    "                          vptree and bruteforce (which always answers: it needs no\n"
+    "                          structure); the others' structures are left out of the file\n"
+    "                          (smaller; their searches fail); all\n"
     "  --cache DIR             reuse DIR/<key>.pmdb when inputs and settings are unchanged (DIR is\n"
     "                          created when missing, its parent must exist; a read-only one still\n"
     "                          serves its entries)\n"
@@ -107,6 +111,42 @@ typedef struct build_args {
     const char **pair_spec; /* "A=B" as given */
 } build_args;
 
+/* "all" or a comma list of mode names, each once: PM_SEARCH_MODE_BIT of each (brute force's too,
+ * which the library sets anyway). */
+static int parse_modes(const char *text, unsigned *out) {
+    if (!strcmp(text, "all")) {
+        *out = PM_SEARCH_MODES_ALL;
+        return 1;
+    }
+    unsigned bits = PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE), given = 0;
+    for (const char *p = text;;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char name[16];
+        int m = -1;
+        if (n < sizeof name) {
+            memcpy(name, p, n);
+            name[n] = '\0';
+            m = pm_search_mode_from_name(name);
+        }
+        if (m < 0) {
+            pm_cli_fail("build: --modes '%s': '%.*s' is not exact, pcakdtree, vptree or bruteforce (or give all)", text,
+                        (int)(n < 64 ? n : 64), p);
+            return 0;
+        }
+        if (given & PM_SEARCH_MODE_BIT(m)) {
+            pm_cli_fail("build: --modes '%s' names %s twice", text, name);
+            return 0;
+        }
+        given |= PM_SEARCH_MODE_BIT(m);
+        bits |= PM_SEARCH_MODE_BIT(m);
+        if (!end) break;
+        p = end + 1;
+    }
+    *out = bits;
+    return 1;
+}
+
 /* "X,Y,Z": a non-zero axis, normalised. */
 static int parse_axis(const char *text, pm_vec3 *out) {
     double v[3];
@@ -152,7 +192,7 @@ static int shared_joint(const char *p, const char *q, const char **joint) {
 /* The options that take one value (--mirror-pair, --addend and --exclude are repeatable; --unit-scale and
  * --up are pm_cli_bvh_option's). */
 static const char *const single_value_options[] = {
-    "-o", "--output", "--schema", "--fps", "--threads", "--pca", "--exact-components", "--exact-leaf", "--cache",
+    "-o", "--output", "--schema", "--fps", "--threads", "--pca", "--exact-components", "--exact-leaf", "--modes", "--cache",
     "--exclude-end", "--exclude-start", "--facing", "--hips-axis", "--ground", "--root-smoothing", NULL};
 static const char *const flags[] = {"--mirror", "--loop", "--keep-rest-frame", "--quiet", "-q", "--json", NULL};
 
@@ -189,6 +229,8 @@ static int parse_args(build_args *a, int argc, char **argv) {
             if (!pm_cli_int(&a->def.exact_components, "build", s, argv[++i], 0, PM_MAX_PCA_COMPONENTS)) return 2;
         } else if (!strcmp(s, "--exact-leaf") && more) {
             if (!pm_cli_int(&a->def.exact_leaf_size, "build", s, argv[++i], 8, 4096)) return 2;
+        } else if (!strcmp(s, "--modes") && more) {
+            if (!parse_modes(argv[++i], &a->def.search_modes)) return 2;
         } else if (!strcmp(s, "--cache") && more) a->cache = argv[++i];
         else if (!strcmp(s, "--loop")) a->loop = 1;
         else if (!strcmp(s, "--exclude-end") && more) {

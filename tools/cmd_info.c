@@ -57,7 +57,8 @@ int pm_cmd_info(int argc, char **argv) {
         cJSON_AddStringToObject(o, "schema", in.schema_name);
         cJSON_AddNumberToObject(o, "fps", pm_cli_round_sig(in.fps, 7)); /* as given, not the float's expansion */
         cJSON_AddNumberToObject(o, "unique_vectors", in.unique_vectors);
-        cJSON_AddNumberToObject(o, "unique_pca_vectors", in.unique_pca_vectors);
+        if (in.unique_pca_vectors >= 0) cJSON_AddNumberToObject(o, "unique_pca_vectors", in.unique_pca_vectors);
+        else cJSON_AddNullToObject(o, "unique_pca_vectors"); /* counted by the KD-tree, left out */
         cJSON_AddNumberToObject(o, "searchable_poses", in.searchable_poses);
         cJSON_AddNumberToObject(o, "block_transition_poses", in.block_transition_poses);
         cJSON_AddNumberToObject(o, "excluded_poses", in.excluded_poses);
@@ -68,6 +69,10 @@ int pm_cmd_info(int argc, char **argv) {
             cJSON_AddItemToArray(curve, cJSON_CreateNumber(pm_database_explained_variance(db, k)));
         cJSON_AddNumberToObject(o, "exact_components", in.exact_components);
         cJSON_AddNumberToObject(o, "exact_explained_variance", in.exact_explained_variance);
+        cJSON *modes = cJSON_AddArrayToObject(o, "modes");
+        for (int m = 0; m <= PM_SEARCH_VPTREE; m++)
+            if (in.search_modes & PM_SEARCH_MODE_BIT(m))
+                cJSON_AddItemToArray(modes, cJSON_CreateString(pm_search_mode_name((pm_search_mode)m)));
         cJSON_AddNumberToObject(o, "bytes", (double)in.bytes);
         cJSON_AddNumberToObject(o, "bytes_per_pose", per_pose);
         cJSON_AddStringToObject(o, "key", in.key);
@@ -113,11 +118,22 @@ int pm_cmd_info(int argc, char **argv) {
         printf("poses           %d in %d asset%s at %g fps\n", in.poses, in.assets, in.assets == 1 ? "" : "s", (double)in.fps);
         printf("searchable      %d poses; %d block-transition poses (%d blocked by excluded ranges alone)\n", in.searchable_poses,
                in.block_transition_poses, in.excluded_poses);
-        printf("unique vectors  %d (full space, all poses), %d (PCA space, searchable poses)\n", in.unique_vectors, in.unique_pca_vectors);
+        if (in.unique_pca_vectors >= 0)
+            printf("unique vectors  %d (full space, all poses), %d (PCA space, searchable poses)\n", in.unique_vectors,
+                   in.unique_pca_vectors);
+        else
+            printf("unique vectors  %d (full space, all poses); the PCA space's are the KD-tree's, left out\n",
+                   in.unique_vectors);
         printf("PCA             %d components explain %.1f%% of the variance\n", in.pca_components,
                100.0 * in.pca_explained_variance);
-        printf("exact tree      %d components (%.1f%%) + residual norm\n", in.exact_components,
-               100.0 * in.exact_explained_variance);
+        if (in.search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT))
+            printf("exact tree      %d components (%.1f%%) + residual norm\n", in.exact_components,
+                   100.0 * in.exact_explained_variance);
+        else
+            printf("exact tree      left out (it would split on %d components)\n", in.exact_components);
+        printf("modes           %s", pm_cli_mode_list(in.search_modes, ", ").text);
+        if (in.search_modes == PM_SEARCH_MODES_ALL) printf(" (all)\n");
+        else printf(" (%s left out: build --modes)\n", pm_cli_mode_list(PM_SEARCH_MODES_ALL & ~in.search_modes, ", ").text);
         printf("explained       ");
         for (int k = 1; k <= in.cardinality && k <= 12; k++)
             printf("%sk=%d %.0f%%", k > 1 ? "  " : "", k, 100.0 * pm_database_explained_variance(db, k));

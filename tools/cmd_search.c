@@ -286,6 +286,11 @@ int pm_cmd_search(int argc, char **argv) {
         pm_cli_fail("search: --continuing %d is not a pose of %s (0..%d)", a.def.continuing_pose, a.db, info.poses - 1);
         goto done;
     }
+    if (!(info.search_modes & PM_SEARCH_MODE_BIT(a.def.mode))) {
+        pm_cli_fail("search: %s was built without the %s mode (build --modes left its structure out); --mode %s", a.db,
+                    pm_search_mode_name(a.def.mode), pm_cli_mode_list(info.search_modes, " or ").text);
+        goto done;
+    }
     if (a.queries) {
         if ((count = read_rows(&rows, a.queries, "query", card)) < 0) goto done;
     } else {

@@ -26,7 +26,7 @@
 #endif
 
 #define PM_VERSION_MAJOR 0
-#define PM_VERSION_MINOR 3
+#define PM_VERSION_MINOR 4
 #define PM_VERSION_PATCH 0
 
 PM_EXTERN_C_BEGIN

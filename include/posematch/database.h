@@ -82,6 +82,19 @@ PM_API pm_asset_def pm_default_asset_def(const pm_clip *clip);
  * ("done", 1), comes when the database is complete; what it returns is ignored. */
 typedef int (*pm_progress_fn)(void *user, const char *stage, float fraction);
 
+/* Search structures a database carries (pm_database_def.search_modes), as UE builds a
+ * database's index for its one search mode: a bit per pm_search_mode (search.h: exact 0,
+ * bruteforce 1, pcakdtree 2, vptree 3). Exact needs the bound tree, pcakdtree the PCA KD-tree,
+ * vptree the VP-tree; brute force needs nothing but the values every database holds, so it always
+ * answers, its bit given or not. A mode left out costs no bytes in the file and its searches
+ * fail with PM_ERR_INVALID_ARGUMENT; the other modes' answers, the values and everything else
+ * are those of a database built with every mode (the rows are ordered by the bound tree either
+ * way, and the build skips the KD- and VP-trees it leaves out). On the benchmark's holden27
+ * database (229,744 poses): every mode 61.4 MB, exact 54.9 MB, pcakdtree 39.1 MB, brute force
+ * alone 33.9 MB (docs/BENCHMARKS.md, "Memory by search mode"). */
+#define PM_SEARCH_MODE_BIT(mode) (1u << (unsigned)(mode))
+#define PM_SEARCH_MODES_ALL 0xFu
+
 typedef struct pm_database_def {
     const pm_schema *schema;    /* read during pm_database_build and pm_database_compute_key
                                    only; NULL = the "ue-locomotion" preset */
@@ -95,6 +108,8 @@ typedef struct pm_database_def {
                                    the cardinality; 0 = automatic */
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8, 8..4096;
                                    128 */
+    unsigned search_modes;      /* the modes the database answers, PM_SEARCH_MODE_BIT of each
+                                   (below); PM_SEARCH_MODES_ALL */
     int threads;                /* builder threads, 1..64 (results never depend on it; above 1
                                    the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
@@ -183,7 +198,8 @@ typedef struct pm_database_info {
     int cardinality;
     int channels;
     int unique_vectors;          /* PS5, full space */
-    int unique_pca_vectors;      /* PS5, PCA space (searchable poses only) */
+    int unique_pca_vectors;      /* PS5, PCA space (searchable poses only); -1 when the database
+                                    was built without pcakdtree (its KD-tree holds them) */
     int searchable_poses;
     int block_transition_poses;  /* poses a plain search may not return: block transitions + excluded */
     int excluded_poses;          /* of which excluded ranges (not block transitions) */
@@ -195,6 +211,7 @@ typedef struct pm_database_info {
     size_t bytes;
     char key[33];
     char schema_name[PM_NAME_SIZE];
+    unsigned search_modes;       /* PM_SEARCH_MODE_BIT of each mode it answers (brute force's always) */
 } pm_database_info;
 /* Zeros for a NULL db; nothing for a NULL out. */
 PM_API void pm_database_get_info(pm_database_info *out, const pm_database *db);
