@@ -86,12 +86,13 @@ typedef int (*pm_progress_fn)(void *user, const char *stage, float fraction);
  * database's index for its one search mode: a bit per pm_search_mode (search.h: exact 0,
  * bruteforce 1, pcakdtree 2, vptree 3). Exact needs the bound tree, pcakdtree the PCA KD-tree,
  * vptree the VP-tree; brute force needs nothing but the values every database holds, so it always
- * answers, its bit given or not. A mode left out costs no bytes in the file and its searches
- * fail with PM_ERR_INVALID_ARGUMENT; the other modes' answers, the values and everything else
- * are those of a database built with every mode (the rows are ordered by the bound tree either
- * way, and the build skips the KD- and VP-trees it leaves out). On the benchmark's holden27
- * database (229,744 poses): every mode 61.4 MB, exact 54.9 MB, pcakdtree 39.1 MB, brute force
- * alone 33.9 MB (docs/BENCHMARKS.md, "Memory by search mode"). */
+ * answers, its bit given or not. A mode left out has its structure left out of the database (the
+ * KD- and VP-trees are not even built; the bound tree is, since it orders the rows), and its
+ * searches and pm_database_structure_stats fail with PM_ERR_INVALID_ARGUMENT. Everything else -
+ * the values, the metadata, the other modes' answers bit for bit - is what a database with every
+ * mode holds. On the benchmark's holden27 database (229,744 poses): every mode 61.4 MB, exact
+ * 54.9 MB, pcakdtree 39.1 MB, brute force alone 33.9 MB (docs/BENCHMARKS.md, "Memory by search
+ * mode"). */
 #define PM_SEARCH_MODE_BIT(mode) (1u << (unsigned)(mode))
 #define PM_SEARCH_MODES_ALL 0xFu
 
