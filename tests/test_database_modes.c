@@ -176,6 +176,40 @@ static void test_def_and_key(void **state) {
     fixture_free(&f);
 }
 
+/* Several databases for one query: each def's mode must be one its database answers, and the
+ * error names the database. */
+static void test_several_databases(void **state) {
+    (void)state;
+    fixture f;
+    fixture_init(&f, 120);
+    pm_database *dbs[2] = {build_modes(&f, PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT), 1),
+                           build_modes(&f, PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE), 1)};
+    float q[DIMS];
+    make_queries(q, 1, dbs[0]);
+    const float *queries[2] = {q, q};
+    pm_search_def defs[2] = {pm_default_search_def(), pm_default_search_def()};
+    defs[1].mode = PM_SEARCH_PCAKDTREE;
+    size_t ss = PM_MAX(pm_search_scratch_size(dbs[0], &defs[0]), pm_search_scratch_size(dbs[1], &defs[1]));
+    void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
+    pm_search_result r;
+    int which = -2;
+    pm_error err;
+    if (pm_search_databases(&r, &which, (const pm_database *const *)dbs, queries, defs, 2, scratch, ss, &err) != PM_OK)
+        fail_msg("%s", err.message);
+    assert_true(r.found);
+    defs[1].mode = PM_SEARCH_EXACT; /* the second database has no bound tree */
+    assert_int_equal(pm_search_databases(&r, &which, (const pm_database *const *)dbs, queries, defs, 2, scratch, ss, &err),
+                     PM_ERR_INVALID_ARGUMENT);
+    assert_int_equal(which, -1);
+    assert_false(r.found);
+    assert_non_null(strstr(err.message, "database 1"));
+    assert_non_null(strstr(err.message, "without the exact mode"));
+    free(scratch);
+    pm_database_destroy(dbs[0]);
+    pm_database_destroy(dbs[1]);
+    fixture_free(&f);
+}
+
 /* Files whose version, settings and trees disagree about what was left out are refused. */
 static void test_crafted_files(void **state) {
     (void)state;
@@ -219,6 +253,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_subset),
         cmocka_unit_test(test_def_and_key),
+        cmocka_unit_test(test_several_databases),
         cmocka_unit_test(test_crafted_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

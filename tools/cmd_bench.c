@@ -578,7 +578,8 @@ int pm_cmd_bench(int argc, char **argv) {
     /* A database built without some modes (build --modes) is timed in the ones it answers. */
     const int has_exact = (info.search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT)) != 0;
     for (int m = 0; m < 4; m++)
-        if ((info.search_modes & PM_SEARCH_MODE_BIT(m)) && pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
+        if ((info.search_modes & PM_SEARCH_MODE_BIT(m)) &&
+            pm_database_structure_stats(&b.build_ms[m], &b.bytes[m], db, m, &err) != PM_OK) {
             rc = pm_cli_fail_error(&err);
             free(dyn);
             goto done;
