@@ -110,7 +110,7 @@ typedef struct pm_database_def {
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8, 8..4096;
                                    128 */
     unsigned search_modes;      /* the modes the database answers, PM_SEARCH_MODE_BIT of each
-                                   (below); PM_SEARCH_MODES_ALL */
+                                   (above); PM_SEARCH_MODES_ALL */
     int threads;                /* builder threads, 1..64 (results never depend on it; above 1
                                    the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
