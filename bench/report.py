@@ -118,6 +118,9 @@ def search_section(out, data):
                      f"brute force / re-read = {bench['bruteforce_vs_warm_read']:.2f} (brute force "
                      f"{bench['bruteforce_alternating_us']:.0f} us, the two timed in alternation; "
                      f"{floor_note(bench)})")
+        if "exact_speedup_vs_bruteforce" not in bench:
+            sys.exit(f"bench/report.py: {schema}: the database answers no exact searches (built with "
+                     f"--modes): this report reads every mode's rows")
         lines.append(f"- exact vs brute force, median over the queries of both sets: "
                      f"**{bench['exact_speedup_vs_bruteforce']:.1f}x** ({bench['bruteforce_median_us_all_sets']:.1f} vs "
                      f"{bench['exact_median_us_all_sets']:.1f} us)")

@@ -68,6 +68,12 @@ static pm_result validate_def(const pm_database_def *d, pm_error *error) {
     if (d->exact_leaf_size < PM_BT_BLOCK || d->exact_leaf_size > 4096)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT, "database: exact leaf size %d is outside %d..4096", d->exact_leaf_size,
                        PM_BT_BLOCK);
+    /* 0 would mean brute force alone, but is what a def filled without pm_default_database_def()
+     * holds: ask for brute force by its bit. */
+    if (d->search_modes == 0)
+        return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
+                       "database: search_modes is 0 (PM_SEARCH_MODES_ALL for every mode, as pm_default_database_def() "
+                       "sets; brute force alone is PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE))");
     if (d->search_modes & ~PM_SEARCH_MODES_ALL)
         return pm_fail(error, PM_ERR_INVALID_ARGUMENT,
                        "database: search_modes 0x%x has bits past the four modes (PM_SEARCH_MODE_BIT of exact, bruteforce, "

@@ -59,7 +59,7 @@ static void test_every_subset(void **state) {
     all.kdtree_neighbors = 50;
     size_t ss = pm_search_scratch_size(full, &all);
     void *scratch = aligned_alloc(64, (ss + 63) / 64 * 64);
-    for (unsigned mask = 0; mask <= PM_SEARCH_MODES_ALL; mask++) {
+    for (unsigned mask = 1; mask <= PM_SEARCH_MODES_ALL; mask++) { /* (0 is refused: test_def_and_key) */
         pm_database *db = build_modes(&f, mask, 1);
         const unsigned kept = mask | PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE);
         pm_database_info in;
@@ -165,14 +165,18 @@ static void test_def_and_key(void **state) {
     assert_string_equal(in.key, key_exact);
     pm_database_destroy(one);
     pm_database_destroy(two);
-    /* Bits past the four modes: refused, by the build and the key alike, naming the field. */
-    d.search_modes = 0x10;
-    pm_database *db = (pm_database *)&db;
-    assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
-    assert_null(db);
-    assert_non_null(strstr(err.message, "search_modes"));
-    assert_int_equal(pm_database_compute_key(key_all, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(err.message, "search_modes"));
+    /* Bits past the four modes, or none (a def not from pm_default_database_def): refused, by the
+     * build and the key alike, naming the field. */
+    const unsigned bad[] = {0x10, 0x80000003u, 0};
+    for (int i = 0; i < 3; i++) {
+        d.search_modes = bad[i];
+        pm_database *db = (pm_database *)&db;
+        assert_int_equal(pm_database_build(&db, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+        assert_null(db);
+        assert_non_null(strstr(err.message, "search_modes"));
+        assert_int_equal(pm_database_compute_key(key_all, &d, f.assets, 4, &err), PM_ERR_INVALID_ARGUMENT);
+        assert_non_null(strstr(err.message, "search_modes"));
+    }
     fixture_free(&f);
 }
 

@@ -15,7 +15,9 @@
 
 static const char bench_usage[] =
     "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--threads N] [--json]\n"
-    "Times every search mode on database rows with Gaussian noise (sigma in normalised units) and,\n"
+    "Times every search mode (of a database built with --modes, those it answers; the rows after\n"
+    "the plain sets' - continuing pose, dynamic weights, --max-nodes - and --threads' first time\n"
+    "exact) on database rows with Gaussian noise (sigma in normalised units) and,\n"
     "with --far, on the frames of clips that are not in the database; reports median and p99 us\n"
     "per query, the fraction of queries answered with the brute-force optimum, the mean and worst\n"
     "cost excess, speed as a ratio to brute force in the same run, exact costs (candidates) and\n"
@@ -255,6 +257,7 @@ static int measure_floor(floor_stats *f, bench *b, const pm_bench_query_set *qs,
 typedef struct bench_args {
     const char *path, *save;
     int json, queries, seed, neighbors, threads, max_nodes;
+    int max_nodes_given; /* --max-nodes on the command line (not the default) */
     double sigma;
     char **far; /* malloc'd */
     int far_count;
@@ -298,6 +301,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
             if (!pm_cli_int(&a->neighbors, "bench", s, argv[++i], 1, 1000000)) return 2;
         } else if (!strcmp(s, "--max-nodes") && more) {
             if (!pm_cli_int(&a->max_nodes, "bench", s, argv[++i], 0, 100000000)) return 2;
+            a->max_nodes_given = 1;
         } else if (!strcmp(s, "--threads") && more) {
             if (!pm_cli_int(&a->threads, "bench", s, argv[++i], 1, 256)) return 2;
         } else if (!strcmp(s, "--sigma") && more) {
@@ -513,6 +517,11 @@ int pm_cmd_bench(int argc, char **argv) {
     }
     pm_database_info info;
     pm_database_get_info(&info, db);
+    if (a.max_nodes_given && a.max_nodes && !(info.search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT))) {
+        pm_database_destroy(db);
+        free(a.far);
+        return pm_cli_fail("bench: --max-nodes times exact, which %s was built without (build --modes)", a.path);
+    }
     const int card = info.cardinality;
     bench b;
     memset(&b, 0, sizeof b);

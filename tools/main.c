@@ -16,7 +16,7 @@ typedef struct command {
 static const command commands[] = {
     {"inspect", pm_cmd_inspect, "inspect CLIP.bvh [--json] [--unit-scale M] [--up y|z]"},
     {"build", pm_cmd_build,
-     "build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [--schema NAME|FILE] [--fps N] [--mirror] [--threads N] [--pca K] [--cache DIR]"},
+     "build CLIP.bvh|SPACE.json|DIR... -o DB.pmdb [--schema NAME|FILE] [--fps N] [--mirror] [--threads N] [--pca K] [--modes M,...] [--cache DIR]"},
     {"info", pm_cmd_info, "info DB.pmdb [--json] [--assets] [--verify]"},
     {"search", pm_cmd_search, "search DB.pmdb (--queries Q.f32 | --query-clip C.bvh --frame F) [--mode M] [--json]"},
     {"export-features", pm_cmd_export_features, "export-features DB.pmdb -o PREFIX"},

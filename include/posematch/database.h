@@ -110,7 +110,7 @@ typedef struct pm_database_def {
     int exact_leaf_size;        /* points per bound-tree leaf, scanned as blocks of 8, 8..4096;
                                    128 */
     unsigned search_modes;      /* the modes the database answers, PM_SEARCH_MODE_BIT of each
-                                   (above); PM_SEARCH_MODES_ALL */
+                                   (above), not 0; PM_SEARCH_MODES_ALL */
     int threads;                /* builder threads, 1..64 (results never depend on it; above 1
                                    the clips' allocators are called from several threads); 1 */
     int trim_rest_first_frame;  /* drop a rest/T-pose lead-in frame, 0 or 1; 1 */
@@ -364,7 +364,8 @@ PM_API pm_result pm_database_clip_frame_row(int *out_row, const pm_database *db,
 
 /* Diagnostics for benchmarks: rebuilds one search mode's structure (a pm_search_mode value)
  * from the stored values, reporting the time it took and the bytes the mode reads. A NULL
- * argument or a mode outside the enum is PM_ERR_INVALID_ARGUMENT, the outputs untouched. */
+ * argument, a mode outside the enum or one the database was built without (search_modes) is
+ * PM_ERR_INVALID_ARGUMENT, the outputs untouched. */
 PM_API pm_result pm_database_structure_stats(double *out_build_ms, size_t *out_bytes, const pm_database *db, int mode,
                                              pm_error *error);
 

@@ -115,7 +115,8 @@ PM_API size_t pm_search_scratch_size(const pm_database *db, const pm_search_def 
 
 /* Searches with a raw (unnormalised) query row of cardinality floats; def NULL =
  * pm_default_search_def(). Errors: NULL or
- * misaligned scratch, a def field out of range (PM_ERR_INVALID_ARGUMENT), scratch short of
+ * misaligned scratch, a def field out of range or a mode the database was built without
+ * (pm_database_def.search_modes; PM_ERR_INVALID_ARGUMENT), scratch short of
  * pm_search_scratch_size (PM_ERR_MISMATCH), a NaN or out-of-range query value (PM_ERR_NUMERIC);
  * *out then reads "not found" (found 0, pose and asset -1) and out_breakdown is not written. */
 PM_API pm_result pm_search(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,

@@ -85,6 +85,14 @@ assert ex["exact_speedup_vs_bruteforce"] > 0
 assert any(r["query_set"] == "noisy+dynamic-dims" for r in ex["modes"])
 PY
 
+# --max-nodes times exact: given for a database without it, an error rather than rows left out.
+"$CLI" bench "$T/kd.pmdb" --queries 5 --max-nodes 100 > /dev/null 2> "$T/err.txt"
+rc=$?
+[ $rc -eq 1 ] || fail "bench --max-nodes of a kd-only database: status $rc"
+[ "$(cat "$T/err.txt")" = "posematch: bench: --max-nodes times exact, which $T/kd.pmdb was built without (build --modes)" ] \
+  || fail "bench --max-nodes of a kd-only database: $(cat "$T/err.txt")"
+"$CLI" bench "$T/kd.pmdb" --queries 5 --max-nodes 0 > /dev/null || fail "bench --max-nodes 0 of a kd-only database"
+
 # The option's errors: usage errors (status 2, one line).
 expect_usage() { # message args...
   local msg=$1; shift
