@@ -15,7 +15,7 @@ void pm_database_get_info(pm_database_info *out, const pm_database *db) {
     out->cardinality = (int)h->cardinality;
     out->channels = (int)h->channel_count;
     out->unique_vectors = (int)h->vector_count;
-    out->search_modes = db->settings.search_modes | PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE);
+    out->search_modes = db->settings.search_modes; /* (brute force's bit always: nothing to leave out) */
     out->unique_pca_vectors =
         out->search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE) ? (int)h->kd_point_count : -1;
     out->searchable_poses = (int)h->searchable_poses;

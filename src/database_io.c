@@ -407,11 +407,9 @@ static pm_result check_trees(const pm_database *db, const pmdb_header *h, uint8_
         else if (!adopt(has_parent, n->a) || !adopt(has_parent, n->b))
             return CORRUPT("KD-tree node %u: a child has two parents", i);
     }
-    if (!pm_db_has_mode(db, PM_SEARCH_PCAKDTREE)) {
-        /* left out: no point map either */
-    } else if (db->kd_point_start[0] != 0 || db->kd_point_start[h->kd_point_count] != vs) {
-        return CORRUPT("KD-tree point map does not cover the searchable vectors");
-    } else {
+    if (pm_db_has_mode(db, PM_SEARCH_PCAKDTREE)) { /* (left out: no point map either) */
+        if (db->kd_point_start[0] != 0 || db->kd_point_start[h->kd_point_count] != vs)
+            return CORRUPT("KD-tree point map does not cover the searchable vectors");
         for (uint32_t i = 0; i < h->kd_point_count; i++)
             if (db->kd_point_start[i + 1] <= db->kd_point_start[i]) return CORRUPT("KD-tree point map is not increasing");
         for (uint32_t i = 0; i < vs; i++)

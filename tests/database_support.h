@@ -34,13 +34,18 @@ static inline void fixture_free(fixture *f) {
     for (int i = 0; i < 4; i++) pm_clip_destroy(&f->clips[i]);
 }
 
+/* The fixture's assets built with `d` (the fixture's def, changed). */
+static inline pm_database *build_def(const fixture *f, const pm_database_def *d) {
+    pm_database *db = NULL;
+    pm_error err;
+    if (pm_database_build(&db, d, f->assets, 4, &err) != PM_OK) fail_msg("build: %s", err.message);
+    return db;
+}
+
 static inline pm_database *build(const fixture *f, int threads) {
     pm_database_def d = f->def;
     d.threads = threads;
-    pm_database *db = NULL;
-    pm_error err;
-    if (pm_database_build(&db, &d, f->assets, 4, &err) != PM_OK) fail_msg("build: %s", err.message);
-    return db;
+    return build_def(f, &d);
 }
 
 #endif

@@ -246,15 +246,20 @@ void pm_test_ramp_clip(pm_clip *c, int frames, float frame_time) {
     for (int f = 0; f < frames; f++) c->translations[(size_t)f * 9] = pm_vec3_make((float)f, 0.95f, 0);
 }
 
+/* What the test allocators hand out once they decide to serve a request. */
+static void *aligned_block(size_t size, size_t alignment) {
+    if (alignment < sizeof(void *)) alignment = sizeof(void *);
+    void *p = NULL;
+    return posix_memalign(&p, alignment, size ? size : 1) == 0 ? p : NULL;
+}
+
 static void *counting_alloc(size_t size, size_t alignment, void *user) {
     pm_test_allocator *c = (pm_test_allocator *)user;
     if (size > c->largest) c->largest = size;
     if (c->fail_after >= 0 && c->allocs >= c->fail_after) return NULL;
     if (c->cap && size > c->cap) return NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
-    c->allocs++;
+    void *p = aligned_block(size, alignment);
+    if (p) c->allocs++;
     return p;
 }
 
@@ -271,10 +276,8 @@ pm_allocator pm_test_allocator_hooks(pm_test_allocator *counter) {
 static void *refusing_alloc(size_t size, size_t alignment, void *user) {
     pm_test_refusal *f = (pm_test_refusal *)user;
     if (++f->requests == f->refuse) return NULL;
-    if (alignment < sizeof(void *)) alignment = sizeof(void *);
-    void *p = NULL;
-    if (posix_memalign(&p, alignment, size ? size : 1) != 0) return NULL;
-    f->live++;
+    void *p = aligned_block(size, alignment);
+    if (p) f->live++;
     return p;
 }
 

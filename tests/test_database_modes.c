@@ -4,17 +4,11 @@
 
 #include "database_image.h"
 
-static const unsigned TREE_MODES =
-    PM_SEARCH_MODE_BIT(PM_SEARCH_EXACT) | PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE) | PM_SEARCH_MODE_BIT(PM_SEARCH_VPTREE);
-
 static pm_database *build_modes(const fixture *f, unsigned modes, int threads) {
     pm_database_def d = f->def;
     d.search_modes = modes;
     d.threads = threads;
-    pm_database *db = NULL;
-    pm_error err;
-    if (pm_database_build(&db, &d, f->assets, 4, &err) != PM_OK) fail_msg("build (modes 0x%x): %s", modes, err.message);
-    return db;
+    return build_def(f, &d);
 }
 
 static uint32_t image_version(const pm_database *db) {
@@ -68,7 +62,7 @@ static void test_every_subset(void **state) {
         assert_int_equal(pm_database_settings(db)->search_modes, kept);
         size_t n = 0;
         const void *bytes = pm_database_bytes(db, &n);
-        if ((kept & TREE_MODES) == TREE_MODES) {
+        if ((kept & PMDB_TREE_MODES) == PMDB_TREE_MODES) {
             /* Every structure: the full database, brute force's bit given or not. */
             assert_int_equal(n, full_size);
             assert_memory_equal(bytes, pm_database_bytes(full, NULL), n);

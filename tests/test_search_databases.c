@@ -6,6 +6,20 @@
 
 #include "search_support.h"
 
+/* The fixture's database twice, searched with queries qs and defs (NULL: the defaults): the answer
+ * must come from database want_db and be want's pose at want's cost. */
+static pm_search_result expect_pair(const float *const qs[2], const pm_search_def *defs, int want_db,
+                                    const pm_search_result *want) {
+    const pm_database *dbs[2] = {F.db, F.db};
+    pm_search_result r;
+    int which = -2;
+    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs, defs, 2, F.scratch, F.scratch_size, NULL));
+    assert_int_equal(which, want_db);
+    assert_int_equal(r.pose, want->pose);
+    assert_true(r.cost == want->cost);
+    return r;
+}
+
 static void test_several_databases(void **state) {
     (void)state;
     float q[DIMS];
@@ -25,27 +39,15 @@ static void test_several_databases(void **state) {
     pm_search_result better = run(exact_q, def);
     assert_true(better.cost < best.cost);
     const float *qs2[2] = {q, exact_q};
-    which = -2;
-    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs2, NULL, 2, F.scratch, F.scratch_size, NULL));
-    assert_int_equal(which, 1);
-    assert_int_equal(r.pose, better.pose);
-    assert_true(r.cost == better.cost);
+    r = expect_pair(qs2, NULL, 1, &better);
     assert_true(r.cost < best.cost);
     const float *qs3[2] = {exact_q, q};
-    which = -2;
-    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs3, NULL, 2, F.scratch, F.scratch_size, NULL));
-    assert_int_equal(which, 0);
-    assert_int_equal(r.pose, better.pose);
-    assert_true(r.cost == better.cost);
+    expect_pair(qs3, NULL, 0, &better);
     /* A database's own max_cost below the best so far still holds: the better pose of database 1
      * costs more than its def allows, so database 0's answer stands. */
     pm_search_def defs[2] = {def, def};
     defs[1].max_cost = better.cost - 1.0f;
-    which = -2;
-    PM_ASSERT_OK(pm_search_databases(&r, &which, dbs, qs2, defs, 2, F.scratch, F.scratch_size, NULL));
-    assert_int_equal(which, 0);
-    assert_int_equal(r.pose, best.pose);
-    assert_true(r.cost == best.cost);
+    expect_pair(qs2, defs, 0, &best);
     /* At most PM_SEARCH_MAX_DATABASES databases. */
     const pm_database *many[PM_SEARCH_MAX_DATABASES + 1];
     const float *many_q[PM_SEARCH_MAX_DATABASES + 1];

@@ -118,7 +118,7 @@ static int parse_modes(const char *text, unsigned *out) {
         *out = PM_SEARCH_MODES_ALL;
         return 1;
     }
-    unsigned bits = PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE), given = 0;
+    unsigned given = 0;
     for (const char *p = text;;) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -139,11 +139,10 @@ static int parse_modes(const char *text, unsigned *out) {
             return 0;
         }
         given |= PM_SEARCH_MODE_BIT(m);
-        bits |= PM_SEARCH_MODE_BIT(m);
         if (!end) break;
         p = end + 1;
     }
-    *out = bits;
+    *out = given | PM_SEARCH_MODE_BIT(PM_SEARCH_BRUTEFORCE);
     return 1;
 }
 
