@@ -169,11 +169,70 @@ static void test_mirror_maya_style_legs(void **state) {
     pm_skeleton_destroy(&s);
 }
 
+/* The hips-axis root of a mirrored clip, measured from its legs' facing (which is the source's
+ * reflected). The mirrored skeleton has the source's joint frames, so a hips axis means the same
+ * side of the body on both: the mirror's root with axis a is the source's root with the reflected
+ * axis, reflected (the angle from the legs' facing negated). An axis pointing forward gives the
+ * source's facing reflected; one pointing to the left faces the mirror's own left (not the
+ * reflection of the source's facing, which points to the mirror's right); one in between keeps
+ * its side too - what a runtime finding the root of a mirrored pose the same way gets. */
+static float signed_yaw(pm_quat from, pm_quat to) {
+    pm_vec3 a = pm_quat_rotate(from, AZ), b = pm_quat_rotate(to, AZ);
+    return atan2f(a.z * b.x - a.x * b.z, a.x * b.x + a.z * b.z);
+}
+
+/* Per frame, the yaw from the clip's legs' facing to its root facing with the hips axis given. */
+static void hips_axis_yaws(float *out, const pm_clip *c, pm_vec3 axis) {
+    pm_root_def legs = pm_default_root_def();
+    legs.facing_smoothing = 0.0f;
+    legs.position_smoothing = 0.0f;
+    pm_root_def hips = legs;
+    hips.facing_mode = PM_FACING_HIPS_AXIS;
+    hips.hips_axis = axis;
+    pm_root_track tl, th;
+    PM_ASSERT_OK(pm_root_track_extract(&tl, c, &legs, NULL, NULL));
+    PM_ASSERT_OK(pm_root_track_extract(&th, c, &hips, NULL, NULL));
+    for (int f = 0; f < c->frame_count; f++) out[f] = signed_yaw(tl.frames[f].rotation, th.frames[f].rotation);
+    pm_root_track_destroy(&tl);
+    pm_root_track_destroy(&th);
+}
+
+static void test_mirror_hips_axis_facing(void **state) {
+    (void)state;
+    pm_skeleton s;
+    enum { FRAMES = 24 };
+    pm_clip c = pm_test_random_biped_clip(&s, FRAMES, 7);
+    pm_clip m;
+    PM_ASSERT_OK(pm_clip_mirror(&m, &c, NULL, 0, NULL)); /* X separates the biped's left and right */
+    const pm_vec3 axes[] = {AZ, AX, {0.6f, 0.0f, 0.8f}};
+    const char *const names[] = {"forward", "left", "forward-left"};
+    for (int k = 0; k < 3; k++) {
+        pm_vec3 reflected = pm_vec3_make(-axes[k].x, axes[k].y, axes[k].z);
+        float source[FRAMES], source_reflected[FRAMES], mirrored[FRAMES];
+        hips_axis_yaws(source, &c, axes[k]);
+        hips_axis_yaws(source_reflected, &c, reflected);
+        hips_axis_yaws(mirrored, &m, axes[k]);
+        for (int f = 0; f < FRAMES; f++) {
+            float diff = remainderf(mirrored[f] + source_reflected[f], 2.0f * PM_PI);
+            if (fabsf(diff) > 1e-3f)
+                fail_msg("%s axis, frame %d: the mirror's root %g degrees from its legs' facing, expected %g", names[k],
+                         f, (double)(mirrored[f] / DEG), (double)(-source_reflected[f] / DEG));
+            /* Same side of the body as the source's root (the forward axis: within the twist). */
+            if (k > 0) assert_true((sinf(source[f]) > 0.0f) == (sinf(mirrored[f]) > 0.0f));
+            if (k == 2) assert_true((cosf(source[f]) > 0.0f) == (cosf(mirrored[f]) > 0.0f));
+        }
+    }
+    pm_clip_destroy(&m);
+    pm_clip_destroy(&c);
+    pm_skeleton_destroy(&s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mirror_maps),
         cmocka_unit_test(test_mirror_reflects_and_is_an_involution),
         cmocka_unit_test(test_mirror_maya_style_legs),
+        cmocka_unit_test(test_mirror_hips_axis_facing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,7 +239,9 @@ typedef enum pm_ground_mode {
 typedef struct pm_root_def {
     pm_facing_mode facing_mode;
     pm_vec3 hips_axis;          /* PM_FACING_HIPS_AXIS: local axis of the hips that points forward
-                                   (finite always; of non-zero length in that mode) */
+                                   (finite always; of non-zero length in that mode). A clip mirrored
+                                   with pm_clip_mirror keeps the source's joint frames, so the axis
+                                   faces its root to the same side of its body as the source's */
     pm_ground_mode ground_mode;
     float position_smoothing;   /* Gaussian sigma in seconds applied to the ground position, 0 = none */
     float facing_smoothing;     /* Gaussian sigma in seconds applied to the facing direction */
