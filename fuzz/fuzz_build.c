@@ -67,8 +67,11 @@ static void check_search(const pm_database *db) {
         }
         const pm_search_result *bf = &r[PM_SEARCH_BRUTEFORCE];
         if (!bf->found) abort(); /* a database has a searchable pose */
-        for (int m = 0; m < 4; m += 3) /* the exact modes: exact 0, vptree 3 */
+        static const pm_search_mode exact_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_VPTREE};
+        for (int e = 0; e < 2; e++) {
+            const pm_search_mode m = exact_modes[e];
             if ((info.search_modes & PM_SEARCH_MODE_BIT(m)) && (r[m].pose != bf->pose || r[m].cost != bf->cost)) abort();
+        }
     }
     free(q);
     free(scratch);

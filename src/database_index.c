@@ -135,8 +135,15 @@ static pm_result fit_pca(build_index *x, projected *pr, build_vectors *v, const 
     return PM_OK;
 }
 
+/* Whether the database keeps a mode's structure (pm_database_def.search_modes): one left out is
+ * not written (write_database), so what only it reads is not computed either. */
+static int keeps_mode(const pm_database_def *def, pm_search_mode mode) {
+    return (def->search_modes & PM_SEARCH_MODE_BIT(mode)) != 0;
+}
+
 /* The exact bound tree; its leaf order becomes the order of the value rows, and its leaf blocks
- * the points the walk reads (coordinates, residual norm, smallest addend). */
+ * the points the walk reads (coordinates, residual norm, smallest addend). Without the exact mode
+ * the tree still orders the rows, but its points are not made. */
 static pm_result bound_tree(build_index *x, projected *pr, const build_vectors *v, const pm_database_def *def,
                             build_mem *mem, pm_error *error) {
     const uint32_t VS = v->searchable;
@@ -152,8 +159,8 @@ static pm_result bound_tree(build_index *x, projected *pr, const build_vectors *
     if (x->bt_count == UINT32_MAX)
         return pm_fail(error, PM_ERR_LIMIT, "database: the bound tree needs more than %u nodes (internal error)", bt_max);
 
-    x->bt_points = (float *)pm_build_alloc(mem, (size_t)(x->bt_blocks ? x->bt_blocks : 1) * PM_BT_BLOCK * rows,
-                                           sizeof(float));
+    const int exact = keeps_mode(def, PM_SEARCH_EXACT);
+    x->bt_points = (float *)pm_build_alloc(mem, exact ? (size_t)x->bt_blocks * PM_BT_BLOCK * rows : 0, sizeof(float));
     x->min_addend = (float *)pm_build_alloc(mem, (size_t)x->bt_blocks * PM_BT_BLOCK, sizeof(float));
     float *row_tmp = (float *)pm_build_alloc(mem, (size_t)v->stride, sizeof(float));
     uint8_t *moved = (uint8_t *)pm_build_alloc(mem, (size_t)VS / 8 + 1, 1);
@@ -162,9 +169,10 @@ static pm_result bound_tree(build_index *x, projected *pr, const build_vectors *
     for (uint32_t i = VS; i < x->bt_blocks * PM_BT_BLOCK; i++) x->min_addend[i] = FLT_MAX; /* padding lanes never pass */
     for (uint32_t i = 0; i < VS; i++) {
         uint32_t sr = pr->bt_perm[i];
+        x->min_addend[i] = pr->addend[sr];
+        if (!exact) continue;
         for (int c = 0; c < KE; c++) x->bt_points[pm_bt_at(rows, i, c)] = pr->z[(size_t)sr * KE + c];
         x->bt_points[pm_bt_at(rows, i, KE)] = pr->rho[sr];
-        x->min_addend[i] = pr->addend[sr];
     }
     pm_build_release(mem, pr->z);
     pm_build_release(mem, pr->rho);
@@ -193,22 +201,23 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
     x->vec_pose_start = (uint32_t *)pm_build_alloc(mem, (size_t)V + 1, sizeof(uint32_t));
     x->vec_poses = (uint32_t *)pm_build_alloc(mem, P, sizeof(uint32_t));
     OOM_IF(!x->meta || !x->vec_pose_start || !x->vec_poses);
-    x->bt_value_boxes =
-        (float *)pm_build_alloc(mem, (size_t)(x->bt_count ? x->bt_count : 1) * 2 * v->stride, sizeof(float));
+    /* Modes left out (search_modes) get no structure: the exact walk's value boxes, the KD-tree with
+     * the PCA points it is built from, the VP-tree. */
+    const int no_exact = !keeps_mode(def, PM_SEARCH_EXACT), no_kd = !keeps_mode(def, PM_SEARCH_PCAKDTREE);
+    const int no_vp = !keeps_mode(def, PM_SEARCH_VPTREE);
+    const uint32_t box_nodes = no_exact ? 0 : x->bt_count, kd_vs = no_kd ? 0 : VS, vp_vs = no_vp ? 0 : VS;
+    x->bt_value_boxes = (float *)pm_build_alloc(mem, (size_t)box_nodes * 2 * v->stride, sizeof(float));
     uint32_t *vp_fill = (uint32_t *)pm_build_alloc(mem, V, sizeof(uint32_t));
     OOM_IF(!x->bt_value_boxes || !vp_fill);
 
     PROGRESS(def, "trees", 0.8f);
-    float *zk_final = (float *)pm_build_alloc(mem, (size_t)(VS ? VS : 1) * K, sizeof(float));
-    uint32_t *kd_id = (uint32_t *)pm_build_alloc(mem, VS, sizeof(uint32_t));
+    float *zk_final = (float *)pm_build_alloc(mem, (size_t)kd_vs * K, sizeof(float));
+    uint32_t *kd_id = (uint32_t *)pm_build_alloc(mem, kd_vs, sizeof(uint32_t));
     OOM_IF(!zk_final || !kd_id);
-    for (uint32_t i = 0; i < VS; i++)
+    for (uint32_t i = 0; i < kd_vs; i++)
         for (int c = 0; c < K; c++) zk_final[(size_t)i * K + c] = pr->zk[(size_t)pr->bt_perm[i] * K + c] + 0.0f;
     pm_build_release(mem, pr->zk);
     pr->zk = NULL;
-    /* Modes left out (search_modes) get no tree; the file leaves them out (write_database). */
-    const int no_kd = !(def->search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_PCAKDTREE));
-    const int no_vp = !(def->search_modes & PM_SEARCH_MODE_BIT(PM_SEARCH_VPTREE));
     uint32_t NP = 0;
     pm_result r = no_kd ? PM_OK : pm_build_dedup_rows(kd_id, &NP, zk_final, VS, K, mem->a, error);
     if (r != PM_OK) return r;
@@ -221,12 +230,12 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
     x->kd_nodes = (pmdb_kd_node *)pm_build_alloc(mem, kd_max, sizeof(pmdb_kd_node));
     x->kd_points = (float *)pm_build_alloc(mem, (size_t)(NP ? NP : 1) * K, sizeof(float));
     x->kd_point_start = (uint32_t *)pm_build_alloc(mem, (size_t)NP + 1, sizeof(uint32_t));
-    x->kd_point_vecs = (uint32_t *)pm_build_alloc(mem, VS, sizeof(uint32_t));
+    x->kd_point_vecs = (uint32_t *)pm_build_alloc(mem, kd_vs, sizeof(uint32_t));
     uint32_t *kd_fill = (uint32_t *)pm_build_alloc(mem, NP, sizeof(uint32_t));
     OOM_IF(!kd_unique || !kd_first || !kd_perm || !kd_rank || !x->kd_nodes || !x->kd_points || !x->kd_point_start ||
            !x->kd_point_vecs || !kd_fill);
     for (uint32_t i = 0; i < NP; i++) kd_first[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < VS && !no_kd; i++)
+    for (uint32_t i = 0; i < kd_vs; i++)
         if (kd_first[kd_id[i]] == UINT32_MAX) {
             kd_first[kd_id[i]] = i;
             memcpy(kd_unique + (size_t)kd_id[i] * K, zk_final + (size_t)i * K, (size_t)K * sizeof(float));
@@ -234,8 +243,8 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
 
     const uint32_t vp_max = no_vp ? 0 : pm_vp_tree_max_nodes(VS, PM_VP_LEAF_SIZE);
     x->vp_nodes = (pmdb_vp_node *)pm_build_alloc(mem, vp_max, sizeof(pmdb_vp_node));
-    x->vp_items = (uint32_t *)pm_build_alloc(mem, VS, sizeof(uint32_t));
-    float *vp_scratch = (float *)pm_build_alloc(mem, (size_t)VS, sizeof(float));
+    x->vp_items = (uint32_t *)pm_build_alloc(mem, vp_vs, sizeof(uint32_t));
+    float *vp_scratch = (float *)pm_build_alloc(mem, vp_vs, sizeof(float));
     OOM_IF(!x->vp_nodes || !x->vp_items || !vp_scratch);
     pm_vp_rows vc = {x->values, v->wsqrt, v->stride};
 
@@ -243,7 +252,7 @@ static pm_result search_structures(build_index *x, projected *pr, const build_ve
         .vp = {x->vp_nodes, vp_max, x->vp_items, vp_scratch, VS, &vc, 0, no_vp},
         .kd = {x->kd_nodes, kd_max, kd_perm, kd_rank, kd_unique, x->kd_points, x->kd_point_start, x->kd_point_vecs,
                kd_fill, kd_id, NP, VS, K, def->kdtree_leaf_size, 0, no_kd},
-        .meta = {x->bt_value_boxes, x->bt_nodes, x->bt_count, x->values, v->stride, x->meta, x->vec_pose_start,
+        .meta = {x->bt_value_boxes, x->bt_nodes, box_nodes, x->values, v->stride, x->meta, x->vec_pose_start,
                  x->vec_poses, vp_fill, rank, v->pose_vec, v->pose_asset, v->pose_blocked, v->pose_addend, P, V},
     };
     pm_parallel_for(3, def->threads, pm_build_trees_task, &tc);

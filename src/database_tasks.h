@@ -53,7 +53,7 @@ typedef struct kd_job {
 typedef struct meta_job {
     float *vboxes;
     const pmdb_bt_node *bt_nodes;
-    uint32_t bt_count;
+    uint32_t bt_count; /* nodes whose value boxes to compute: 0 when the exact mode is left out */
     const float *values;
     int stride;
     uint64_t *meta;
