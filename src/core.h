@@ -62,13 +62,15 @@ void *pm_alloc_zero(const pm_allocator *allocator, size_t size, size_t alignment
 void *pm_alloc_array(const pm_allocator *allocator, size_t count, size_t elem_size, size_t alignment);
 void pm_free(const pm_allocator *allocator, void *ptr);
 char *pm_strdup(const pm_allocator *allocator, const char *s);
-/* A block for a database image (searched in place, in no particular order): from the C
- * library allocator (allocator NULL or without hooks) a block of two huge pages or more starts
- * on a huge-page boundary and is advised as huge pages before it is touched
- * (src/page_advice.c); a caller's allocator is asked for `alignment` as usual. Freed with
- * pm_free. */
-void *pm_alloc_image(const pm_allocator *allocator, size_t size, size_t alignment);
-/* pm_file_read with the buffer from pm_alloc_image (flags as pm_file_read's). */
+/* A large block (a database image, searched in place in no particular order, or one of the
+ * builder's working arrays): from the C library allocator (allocator NULL or without hooks) a
+ * block of two huge pages or more starts on a huge-page boundary and is advised as huge pages
+ * before it is touched (src/page_advice.c); a caller's allocator is asked for `alignment` as
+ * usual. Freed with pm_free. The _array form checks count * elem_size for overflow and zeroes
+ * the block, as pm_alloc_array. */
+void *pm_alloc_large(const pm_allocator *allocator, size_t size, size_t alignment);
+void *pm_alloc_large_array(const pm_allocator *allocator, size_t count, size_t elem_size, size_t alignment);
+/* pm_file_read with the buffer from pm_alloc_large (flags as pm_file_read's). */
 pm_result pm_file_read_image(void **out, size_t *out_size, const char *path, unsigned flags,
                              const pm_allocator *allocator, pm_error *error);
 /* a, when it has both functions, else the fallback: base.h's rule that an allocator missing one

@@ -222,7 +222,7 @@ static int watch_assets(void *user, int done, int count) {
     } while (0)
 
 void *pm_build_alloc(build_mem *m, size_t count, size_t elem) {
-    void *p = pm_alloc_array(m->a, count ? count : 1, elem, 64);
+    void *p = pm_alloc_large_array(m->a, count ? count : 1, elem, 64);
     if (p && m->count < (int)(sizeof m->ptrs / sizeof m->ptrs[0])) m->ptrs[m->count++] = p;
     else if (p) {
         pm_free(m->a, p);

@@ -27,7 +27,7 @@ pm_result pm_database_assemble(pm_database **out, pmdb_header *header, const pmd
     size_t table = sizeof(pmdb_header) + (size_t)blob_count * sizeof(pmdb_section);
     size_t size = align_up(table, PMDB_ALIGN);
     for (int i = 0; i < blob_count; i++) size = align_up(size + (size_t)blobs[i].count * blobs[i].elem_size, PMDB_ALIGN);
-    uint8_t *image = (uint8_t *)pm_alloc_zero(allocator, size, PMDB_ALIGN);
+    uint8_t *image = (uint8_t *)pm_alloc_large_array(allocator, size, 1, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for a %zu-byte image", size);
     memcpy(header->magic, PMDB_MAGIC, 8);
     if (!header->version) header->version = PMDB_VERSION;
@@ -601,7 +601,7 @@ pm_result pm_database_load_memory(pm_database **out, const void *data, size_t si
         return pm_database_open_image(out, (uint8_t *)(uintptr_t)data, size, flags, allocator, error);
     }
     /* The image must be 64-byte aligned for the SIMD kernels: always copy. */
-    uint8_t *image = (uint8_t *)pm_alloc_image(allocator, size ? size : 1, PMDB_ALIGN);
+    uint8_t *image = (uint8_t *)pm_alloc_large(allocator, size ? size : 1, PMDB_ALIGN);
     if (!image) return pm_fail(error, PM_ERR_OUT_OF_MEMORY, "database: out of memory for %zu bytes", size);
     if (size) memcpy(image, data, size);
     return pm_database_open_image(out, image, size, flags, allocator, error);

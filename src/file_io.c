@@ -42,9 +42,9 @@ const char *pm_file_kind_problem(unsigned long mode) {
 /* The buffers pm_file_read returns: aligned for the database image, which is used in place. */
 #define PM_FILE_READ_ALIGN 64
 
-/* A buffer for file_read: a database image's (pm_alloc_image) when `image`, else a plain one. */
+/* A buffer for file_read: a database image's (pm_alloc_large) when `image`, else a plain one. */
 static char *read_buffer(const pm_allocator *allocator, size_t size, int image) {
-    void *p = image ? pm_alloc_image(allocator, size, PM_FILE_READ_ALIGN) : pm_alloc(allocator, size, PM_FILE_READ_ALIGN);
+    void *p = image ? pm_alloc_large(allocator, size, PM_FILE_READ_ALIGN) : pm_alloc(allocator, size, PM_FILE_READ_ALIGN);
     return (char *)p;
 }
 

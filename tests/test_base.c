@@ -308,7 +308,7 @@ static void test_allocator_rules(void **state) {
 static void test_image_alignment(void **state) {
     (void)state;
     const size_t big = (size_t)5 << 20;
-    uint8_t *p = (uint8_t *)pm_alloc_image(NULL, big, 64);
+    uint8_t *p = (uint8_t *)pm_alloc_large(NULL, big, 64);
     assert_non_null(p);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     assert_int_equal((uintptr_t)p % ((size_t)2 << 20), 0);
@@ -318,16 +318,28 @@ static void test_image_alignment(void **state) {
     pm_free(NULL, p);
     pm_test_allocator counter = {0, 0, -1, 0, 0};
     pm_allocator hooks = pm_test_allocator_hooks(&counter);
-    p = (uint8_t *)pm_alloc_image(&hooks, big, 64);
+    p = (uint8_t *)pm_alloc_large(&hooks, big, 64);
     assert_non_null(p);
     assert_int_equal((uintptr_t)p % 64, 0);
     assert_int_equal(counter.allocs, 1);
     pm_free(&hooks, p);
     assert_int_equal(counter.frees, 1);
-    p = (uint8_t *)pm_alloc_image(NULL, 100, 64); /* small: an ordinary block, aligned as asked */
+    p = (uint8_t *)pm_alloc_large(NULL, 100, 64); /* small: an ordinary block, aligned as asked */
     assert_non_null(p);
     assert_int_equal((uintptr_t)p % 64, 0);
     pm_free(NULL, p);
+    /* The builder's working arrays: zeroed whatever the memory held before, and a count whose
+     * bytes overflow is refused as pm_alloc_array refuses it. */
+    for (int round = 0; round < 2; round++) {
+        float *f = (float *)pm_alloc_large_array(NULL, big / sizeof(float), sizeof(float), 64);
+        assert_non_null(f);
+        for (size_t i = 0; i < big / sizeof(float); i += 4093) assert_true(f[i] == 0.0f);
+        memset(f, 0x5A, big);
+        pm_free(NULL, f);
+    }
+    assert_null(pm_alloc_large_array(NULL, SIZE_MAX / 2, 4, 64));
+    assert_null(pm_alloc_large_array(&hooks, SIZE_MAX / 2, 4, 64));
+    assert_int_equal(counter.allocs, 1);
 }
 
 int main(void) {
