@@ -331,3 +331,11 @@ int pm_cpu_has_avx2(void) {
     return 0;
 #endif
 }
+
+int pm_cpu_has_avx512(void) {
+#if defined(PM_HAVE_AVX512_KERNELS)
+    return __builtin_cpu_supports("avx512f") != 0;
+#else
+    return 0;
+#endif
+}

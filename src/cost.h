@@ -2,8 +2,9 @@
  * cost = sum over dimensions of ((q - x) * w)^2, accumulated in eight lanes (dimension i in
  * lane i % 8) and reduced as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)). Rows are
  * padded to a multiple of 8 with zeros (and zero weights). Every build of the kernel - two
- * SSE halves on baseline x86-64, one AVX register in the AVX2 clone, NEON on ARM - performs the
- * same lane operations, so results are identical on every machine. The batched form computes
+ * SSE halves on baseline x86-64, one AVX register in the AVX2 clone, two rows a register in the
+ * AVX-512 scans (src/search_kernels_avx512.c), NEON on ARM - performs the same lane operations,
+ * so results are identical on every machine. The batched form computes
  * several rows with exactly the per-row operations, interleaved for instruction-level
  * parallelism. */
 #ifndef PM_COST_H

@@ -377,8 +377,13 @@ static pm_result search_one(pm_search_result *out, const pm_database *db, const 
      * is the same either way. */
     const int bounds_useless = s.r2 < 0.02f && def.mode == PM_SEARCH_VPTREE;
     const int avx2 = kernel != PM_SEARCH_KERNEL_BASELINE && pm_cpu_has_avx2();
-    (void)avx2; /* unused where no AVX2 build exists */
+    const int avx512 = avx2 && kernel != PM_SEARCH_KERNEL_AVX2 && pm_cpu_has_avx512();
+    (void)avx2, (void)avx512; /* unused where no such build exists */
     if (def.mode == PM_SEARCH_BRUTEFORCE || bounds_useless) {
+#if defined(PM_HAVE_AVX512_KERNELS)
+        if (avx512) pm_search_bruteforce_avx512(&s);
+        else
+#endif
 #if defined(PM_HAVE_AVX2_KERNELS)
         if (avx2) pm_search_bruteforce_avx2(&s);
         else
@@ -430,6 +435,10 @@ static pm_result search_one(pm_search_result *out, const pm_database *db, const 
         }
         update_limit(&s);
         if (def.mode == PM_SEARCH_EXACT) {
+#if defined(PM_HAVE_AVX512_KERNELS)
+            if (avx512) pm_search_exact_avx512(&s, zq, heap);
+            else
+#endif
 #if defined(PM_HAVE_AVX2_KERNELS)
             if (avx2) pm_search_exact_avx2(&s, zq, heap);
             else

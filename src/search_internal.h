@@ -169,19 +169,23 @@ static inline heap_item heap_pop(heap_item *h, size_t *n) {
 #define PM_SCORE_LEAVES_BELOW 0.5f
 
 /* The exact mode's best-first walk of the bound tree from the query's exact-mode lanes qz (heap
- * holds bt_node_count + 1 items), and the brute-force scan. Two builds of each: baseline SIMD and
- * AVX2, which compute the same bits (see src/search_kernels.h). */
+ * holds bt_node_count + 1 items), and the brute-force scan. Three builds of each: baseline SIMD,
+ * AVX2 and AVX-512, which compute the same bits (see src/search_kernels.h). */
 void pm_search_exact_baseline(search_state *s, const float *qz, heap_item *heap);
 void pm_search_bruteforce_baseline(search_state *s);
 #if defined(PM_HAVE_AVX2_KERNELS)
 void pm_search_exact_avx2(search_state *s, const float *qz, heap_item *heap);
 void pm_search_bruteforce_avx2(search_state *s);
 #endif
+#if defined(PM_HAVE_AVX512_KERNELS)
+void pm_search_exact_avx512(search_state *s, const float *qz, heap_item *heap);
+void pm_search_bruteforce_avx512(search_state *s);
+#endif
 
 /* pm_search with a chosen kernel build, so tests can compare them: what pm_search does is
- * PM_SEARCH_KERNEL_AUTO (AVX2 when the CPU has it). A kernel the build or CPU lacks falls back to
- * the baseline one. */
-enum { PM_SEARCH_KERNEL_AUTO = 0, PM_SEARCH_KERNEL_BASELINE = 1, PM_SEARCH_KERNEL_AVX2 = 2 };
+ * PM_SEARCH_KERNEL_AUTO (AVX-512 when the CPU has it, else AVX2 when it has that). A kernel the
+ * build or CPU lacks falls back to the next one down (AVX-512 to AVX2 to the baseline). */
+enum { PM_SEARCH_KERNEL_AUTO = 0, PM_SEARCH_KERNEL_BASELINE = 1, PM_SEARCH_KERNEL_AVX2 = 2, PM_SEARCH_KERNEL_AVX512 = 3 };
 pm_result pm_search_kernel(pm_search_result *out, const pm_database *db, const float *query, const pm_search_def *def,
                            void *scratch, size_t scratch_size, int kernel, pm_error *error);
 

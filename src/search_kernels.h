@@ -1,6 +1,6 @@
 /* Private: the scans that read most of the database - brute force and the exact mode's
- * best-first walk of the bound tree - compiled twice: baseline SIMD in src/search_kernels.c and
- * AVX2 in src/search_kernels_avx2.c. The including file defines block_keys() first:
+ * best-first walk of the bound tree - compiled three times: baseline SIMD in src/search_kernels.c,
+ * AVX2 in src/search_kernels_avx2.c and AVX-512 in src/search_kernels_avx512.c. The including file defines block_keys() first:
  *
  *   unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows,
  *                       float r2, const float *addend, float lim);
@@ -15,6 +15,12 @@
 #define PM_SEARCH_KERNELS_H
 
 #include "search_internal.h"
+
+/* The 8-row cost kernel: cost.h's, unless the including build brings its own with the same lane
+ * operations (the AVX-512 build: two rows a register). */
+#ifndef PM_COST_ROWS8
+#define PM_COST_ROWS8 pm_cost_rows8
+#endif
 
 /* Lanes i..i+3 of the distance from q to a box (lo[n] then hi[n]): 0 inside. */
 PM_ALWAYS_INLINE static inline pm_v4f box_gap4(const float *box, const float *q, int n, int i) {
@@ -119,7 +125,7 @@ static inline float child_key(const search_state *s, uint32_t child, const float
 PM_ALWAYS_INLINE static inline void score_rows8(search_state *s, uint32_t v, uint32_t rows, int stride) {
     const pm_database *db = s->db;
     float c[8];
-    pm_cost_rows8(c, s->qn, pm_db_row(db, v), s->w, stride);
+    PM_COST_ROWS8(c, s->qn, pm_db_row(db, v), s->w, stride);
     unsigned pass = pm_rows8_mask(c, db->vec_min_addend + v, s->best);
     if (rows < 8) pass &= (1u << rows) - 1u;
     for (; pass; pass &= pass - 1) {
@@ -206,7 +212,7 @@ static void exact_walk(search_state *s, const float *qz, heap_item *heap) {
             float costs[PM_BT_BLOCK];
             int batched = __builtin_popcount(pass) >= 3 && b0 + PM_BT_BLOCK <= vectors;
             if (batched) {
-                pm_cost_rows8(costs, s->qn, pm_db_row(db, b0), s->w, db->stride);
+                PM_COST_ROWS8(costs, s->qn, pm_db_row(db, b0), s->w, db->stride);
                 s->candidates += PM_BT_BLOCK;
             }
             for (; pass; pass &= pass - 1) {

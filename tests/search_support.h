@@ -117,15 +117,21 @@ static inline pm_search_result first_query_best(float *q, uint64_t seed) {
     return run(q, pm_default_search_def());
 }
 
-/* The same search of db by the baseline and the AVX2 kernel, into a and b. On a CPU (or build) without
- * AVX2 both take the baseline, so comparing the two cannot fail there: the tests that do also
- * compare with brute force, which still checks the results. */
+/* The same search of db by the baseline and the AVX2 kernel, into a and b; the AVX-512 kernel's
+ * answer must be b's to the bit (work counters too). On a CPU (or build) without AVX2 all take
+ * the baseline, and without AVX-512 the last two are the same kernel, so comparing them cannot
+ * fail there: the tests that do also compare with brute force, which still checks the results. */
 static inline void search_db_both_kernels(pm_search_result *a, pm_search_result *b, const pm_database *db, const float *q,
                                           const pm_search_def *def, void *scratch, size_t scratch_size) {
     pm_error err;
+    pm_search_result c;
     if (pm_search_kernel(a, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_BASELINE, &err) != PM_OK ||
-        pm_search_kernel(b, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK)
+        pm_search_kernel(b, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_AVX2, &err) != PM_OK ||
+        pm_search_kernel(&c, db, q, def, scratch, scratch_size, PM_SEARCH_KERNEL_AVX512, &err) != PM_OK)
         fail_msg("search: %s", err.message);
+    if (memcmp(b, &c, sizeof c) != 0)
+        fail_msg("AVX-512 kernel: pose %d cost %.9g, %d costs; AVX2 pose %d cost %.9g, %d costs", c.pose, (double)c.cost,
+                 c.candidates, b->pose, (double)b->cost, b->candidates);
 }
 
 /* The same on the fixture's database. */

@@ -2,7 +2,8 @@
  * keeps exactly the K nearest PCA points, what penalty hooks return, an excluded pose sharing its
  * row with a searchable one, rows a float step apart, and heavy weights whose PCA coordinates
  * round beyond the fixed slack; uneven dynamic weights, where the exact walk scores whole leaves;
- * brute force's eight-row kernel and its mask against the one-row kernel. */
+ * brute force's eight-row kernel and its mask against the one-row kernel; the kernel builds at
+ * every row width. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,6 +399,65 @@ static void test_cost_rows8_mask(void **state) {
         }
 }
 
+/* Every kernel build scans rows of every width to the same bits: the AVX-512 scan keeps the query
+ * and weights in registers for rows of 8 to 48 floats (one scan each) and takes the general loop
+ * past them, and its last rows (past the last whole block of eight) come one at a time. Brute
+ * force and exact, with and without uneven dynamic weights and a continuing pose, against the
+ * auto kernel's brute force. */
+static void test_kernels_agree_at_every_width(void **state) {
+    (void)state;
+    static const int widths[] = {3, 9, 20, 27, 33, 41, 47, 50, 70};
+    for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+        const int dims = widths[k];
+        pm_clip clips[3];
+        pm_asset_def assets[3];
+        for (int c = 0; c < 3; c++) {
+            pm_test_random_clip(&clips[c], 150 + 29 * c + (int)k, dims, 100 + 7 * (uint64_t)k + (uint64_t)c);
+            assets[c] = pm_default_asset_def(&clips[c]);
+        }
+        assets[1].cost_addend = 0.25f;
+        pm_database *db = build_database(database_def(3, 16), assets, 3, dims);
+        int rows, stride;
+        pm_database_values(db, &rows, &stride);
+        assert_int_equal(stride, (dims + 7) / 8 * 8);
+        pm_database_info info;
+        pm_database_get_info(&info, db);
+        size_t ss;
+        void *scratch = scratch_for_every_mode(db, &ss);
+        const float *w = pm_database_weights_sqrt(db), *scale = pm_database_scales(db);
+        float *q = (float *)malloc((size_t)dims * sizeof(float)), *dyn = (float *)malloc((size_t)dims * sizeof(float));
+        assert_non_null(q);
+        assert_non_null(dyn);
+        pm_test_rng rng = {500 + (uint64_t)k};
+        for (int i = 0; i < 60; i++) {
+            PM_ASSERT_OK(pm_database_pose_features(q, db, (int)(pm_test_rng_u32(&rng) % (uint32_t)info.poses), NULL));
+            for (int d = 0; d < dims; d++) {
+                q[d] += (i % 3 ? 0.3f : 3.0f) * scale[d] * pm_test_rng_normal(&rng);
+                dyn[d] = w[d] * w[d] * powf(4.0f, 2.0f * pm_test_rng_float(&rng) - 1.0f);
+            }
+            pm_search_def bf = pm_default_search_def(), ex = bf;
+            bf.mode = PM_SEARCH_BRUTEFORCE;
+            if (i % 2) bf.dynamic_weights = ex.dynamic_weights = dyn;
+            if (i % 4 == 1) bf.continuing_pose = ex.continuing_pose = (int)(pm_test_rng_u32(&rng) % (uint32_t)info.poses);
+            pm_search_result rb, r[2];
+            PM_ASSERT_OK(pm_search(&rb, db, q, &bf, scratch, ss, NULL));
+            search_db_both_kernels(&r[0], &r[1], db, q, &bf, scratch, ss);
+            assert_memory_equal(&r[0], &r[1], sizeof r[0]);
+            assert_memory_equal(&r[0], &rb, sizeof rb);
+            search_db_both_kernels(&r[0], &r[1], db, q, &ex, scratch, ss);
+            assert_memory_equal(&r[0], &r[1], sizeof r[0]);
+            if (r[0].pose != rb.pose || r[0].cost != rb.cost)
+                fail_msg("%d dimensions, query %d: exact pose %d (%.9g), brute force %d (%.9g)", dims, i, r[0].pose,
+                         (double)r[0].cost, rb.pose, (double)rb.cost);
+        }
+        free(q);
+        free(dyn);
+        free(scratch);
+        pm_database_destroy(db);
+        for (int c = 0; c < 3; c++) pm_clip_destroy(&clips[c]);
+    }
+}
+
 /* A continuing pose below -1 (none) is refused, not read as none; pm_search_databases counts the
  * work of every database it searched, not only that of the one whose answer it returns. */
 static void test_continuing_range_and_combined_counts(void **state) {
@@ -438,6 +498,7 @@ int main(void) {
         cmocka_unit_test(test_uneven_weights_score_leaves),
         cmocka_unit_test(test_leaf_scoring_follows_the_weights),
         cmocka_unit_test(test_cost_rows8_mask),
+        cmocka_unit_test(test_kernels_agree_at_every_width),
         cmocka_unit_test(test_continuing_range_and_combined_counts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
