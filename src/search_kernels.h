@@ -1,6 +1,7 @@
 /* Private: the scans that read most of the database - brute force and the exact mode's
  * best-first walk of the bound tree - compiled three times: baseline SIMD in src/search_kernels.c,
- * AVX2 in src/search_kernels_avx2.c and AVX-512 in src/search_kernels_avx512.c. The including file defines block_keys() first:
+ * AVX2 in src/search_kernels_avx2.c and AVX-512 in src/search_kernels_avx512.c. The including
+ * file defines block_keys() first:
  *
  *   unsigned block_keys(float keys[PM_BT_BLOCK], const float *block, const float *qz, int rows,
  *                       float r2, const float *addend, float lim);

@@ -20,8 +20,6 @@ PM_ALWAYS_INLINE static inline __m512 two_rows(const float *x, int stride, int i
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1));
 }
 
-/* cost.h's pm_cost_rows8, two rows a register: per lane and row the same operations in the
- * same order, then the halves taken apart for the same reduction tree. */
 /* The reduction of cost.h's kernel over four registers of two rows each. */
 PM_ALWAYS_INLINE static inline void reduce_rows8(float out[8], const __m512 acc[4]) {
     pm_v8f a[8];
@@ -42,6 +40,13 @@ PM_ALWAYS_INLINE static inline __m512 broadcast8(const float *p) {
     return _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(p))));
 }
 
+/* One step of a pair's sums: lanes i..i+7 of rows r and r + 1 against the query's (qq) with
+ * their weights (ww), both in each half. */
+PM_ALWAYS_INLINE static inline __m512 pair_step(__m512 a, const float *r, int stride, int i, __m512 qq, __m512 ww) {
+    __m512 d = _mm512_mul_ps(_mm512_sub_ps(qq, two_rows(r, stride, i)), ww);
+    return _mm512_add_ps(a, _mm512_mul_ps(d, d));
+}
+
 /* cost.h's pm_cost_rows8, two rows a register: per lane and row the same operations in the
  * same order, then the halves taken apart for the same reduction tree. */
 PM_ALWAYS_INLINE static inline void cost_rows8_avx512(float out[8], const float *q, const float *x, const float *w, int stride) {
@@ -49,10 +54,7 @@ PM_ALWAYS_INLINE static inline void cost_rows8_avx512(float out[8], const float 
     for (int p = 0; p < 4; p++) {
         const float *r = x + 2 * (size_t)p * stride;
         __m512 a = _mm512_setzero_ps();
-        for (int i = 0; i < stride; i += 8) {
-            __m512 d = _mm512_mul_ps(_mm512_sub_ps(broadcast8(q + i), two_rows(r, stride, i)), broadcast8(w + i));
-            a = _mm512_add_ps(a, _mm512_mul_ps(d, d));
-        }
+        for (int i = 0; i < stride; i += 8) a = pair_step(a, r, stride, i, broadcast8(q + i), broadcast8(w + i));
         acc[p] = a;
     }
     reduce_rows8(out, acc);
@@ -62,6 +64,7 @@ PM_ALWAYS_INLINE static inline void cost_rows8_avx512(float out[8], const float 
 #include "search_kernels.h"
 
 void pm_search_exact_avx512(search_state *s, const float *qz, heap_item *heap) { exact_walk(s, qz, heap); }
+
 /* Brute force with rows of S blocks of 8 (S a constant where it is called): the query and
  * weights stay in registers across the scan. */
 PM_ALWAYS_INLINE static inline void scan_fixed(search_state *s, const int S) {
@@ -77,10 +80,7 @@ PM_ALWAYS_INLINE static inline void scan_fixed(search_state *s, const int S) {
         for (int p = 0; p < 4; p++) {
             const float *r = x + 2 * (size_t)p * stride;
             __m512 a = _mm512_setzero_ps();
-            for (int i = 0; i < S; i++) {
-                __m512 d = _mm512_mul_ps(_mm512_sub_ps(qq[i], two_rows(r, stride, 8 * i)), ww[i]);
-                a = _mm512_add_ps(a, _mm512_mul_ps(d, d));
-            }
+            for (int i = 0; i < S; i++) a = pair_step(a, r, stride, 8 * i, qq[i], ww[i]);
             acc[p] = a;
         }
         float c[8];
