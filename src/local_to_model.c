@@ -288,6 +288,14 @@ int pm_l2m_avx2_supported(void) {
 #endif
 }
 
+int pm_l2m_avx512_supported(void) {
+#if defined(PM_L2M_HAVE_AVX512)
+    return pm_cpu_has_avx2() && pm_cpu_has_avx512();
+#else
+    return 0;
+#endif
+}
+
 pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error) {
     /* Everything validate checks, the hierarchy included, before a joint is written: the kernels'
      * own checks of each parent (one predictable branch a joint) only guard their reads, and
@@ -300,7 +308,12 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
      * the conversion costs less than a second chain. */
 #if defined(PM_L2M_HAVE_AVX2)
     if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) {
-        if (!job->output) return pm_l2m_matrices_avx2(job, error);
+        if (!job->output) {
+#if defined(PM_L2M_HAVE_AVX512)
+            if (kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported()) return pm_l2m_matrices_avx512(job, error);
+#endif
+            return pm_l2m_matrices_avx2(job, error);
+        }
         r = pm_l2m_transforms_avx2(job, error);
         if (r == PM_OK && job->output_matrices) {
             int done = pm_l2m_matrices_of_transforms_avx2(job->output_matrices, job->output, n);

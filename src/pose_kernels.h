@@ -308,10 +308,11 @@ PM_SIMD_INLINE pm_f4 load_vec3(const pm_vec3 *v) { return f4_unpacklo64(f4_load2
         j++;                                                                                                           \
     } while (0)
 
-/* Which kernels run a pose job: PM_KERNEL_AUTO is what the public run functions do (AVX2 when the
- * CPU has it); the others force one so that tests can compare them bit for bit and the bench can
- * time them. A kernel the build or the CPU lacks falls back to the baseline one. */
-enum { PM_KERNEL_AUTO = 0, PM_KERNEL_BASELINE = 1, PM_KERNEL_AVX2 = 2 };
+/* Which kernels run a pose job: PM_KERNEL_AUTO is what the public run functions do (the widest the
+ * CPU has); the others force one so that tests can compare them bit for bit and the bench can
+ * time them. A kernel the build or the CPU lacks falls back to the next narrower one. Only the
+ * local-to-model job's matrices have an AVX-512 kernel; the other jobs run AVX2 for it. */
+enum { PM_KERNEL_AUTO = 0, PM_KERNEL_BASELINE = 1, PM_KERNEL_AVX2 = 2, PM_KERNEL_AVX512 = 3 };
 pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error);
 /* 1 when the AVX2 kernels are built and the CPU runs them. */
 int pm_l2m_avx2_supported(void);
@@ -323,5 +324,15 @@ pm_result pm_l2m_transforms_avx2(const pm_local_to_model_job *job, pm_error *err
 /* The matrices of the first joints of t, eight at a time; returns how many it converted. */
 int pm_l2m_matrices_of_transforms_avx2(float *mats, const pm_transform *t, int n);
 #endif
+
+/* The matrices-only output has an AVX-512 build as well (src/local_to_model_avx512.c); the
+ * other outputs take the AVX2 kernels there. PM_KERNEL_AVX512 falls back to AVX2, then to the
+ * baseline, where the build or the CPU lacks it. */
+#if defined(PM_L2M_HAVE_AVX2) && defined(PM_HAVE_AVX512_KERNELS)
+#define PM_L2M_HAVE_AVX512 1
+pm_result pm_l2m_matrices_avx512(const pm_local_to_model_job *job, pm_error *error);
+#endif
+/* 1 when the AVX-512 kernel is built and the CPU runs it. */
+int pm_l2m_avx512_supported(void);
 
 #endif

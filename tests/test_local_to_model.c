@@ -1,5 +1,5 @@
-/* The local-to-model job's kernels against each other: the AVX2 kernels that
- * pm_local_to_model_job_run picks on CPUs that have AVX2 must give the same bits as the baseline
+/* The local-to-model job's kernels against each other: the AVX2 and AVX-512 kernels that
+ * pm_local_to_model_job_run picks on CPUs that have them must give the same bits as the baseline
  * SSE2 / NEON kernels (a pose must not depend on the machine that computed it). Accuracy against
  * the double-precision reference is in test_blend_precision.c. */
 #include <math.h>
@@ -88,21 +88,25 @@ static void assert_guards(const outputs *o, int n, const char *what) {
 }
 
 /* Every output combination, with and without a root, on hierarchies of all shapes and of sizes
- * around the kernels' blocks of 4 and 8 joints: the AVX2 kernels and the baseline agree bit for
- * bit, and the default entry point is the AVX2 kernel where the CPU has it. */
+ * around the kernels' blocks of 4, 8 and 16 joints: the AVX2 and AVX-512 kernels and the baseline
+ * agree bit for bit, and so does the default entry point (the widest kernel the CPU has). */
 static void test_kernels_agree(void **state) {
     (void)state;
-    static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17, 23, 24, 25, 64, 65, 66, 67, 100, 255, 256, 257, 600};
+    static const int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 15, 16, 17, 20, 21, 23, 24, 25, 27, 28, 29,
+                                31, 32, 33, 48, 49, 64, 65, 66, 67, 100, 255, 256, 257, 600};
     /* Without AVX2 every run takes the baseline kernel: the runs and their guards are still
      * checked, the comparisons (baseline against itself) are skipped. */
-    const int have_avx2 = pm_l2m_avx2_supported();
+    const int have_avx2 = pm_l2m_avx2_supported(), have_avx512 = pm_l2m_avx512_supported();
     if (!have_avx2)
         printf("local-to-model: no AVX2 kernels here (CPU or build): only the baseline kernels run\n");
+    else if (!have_avx512)
+        printf("local-to-model: no AVX-512 kernel here (CPU or build): its runs take the AVX2 kernels\n");
     int32_t *parents = (int32_t *)malloc(sizeof(int32_t) * MAX_JOINTS);
     pm_soa_transform *pose = pm_pose_alloc(MAX_JOINTS, NULL);
-    outputs base, avx2, dispatched;
+    outputs base, avx2, avx512, dispatched;
     outputs_init(&base);
     outputs_init(&avx2);
+    outputs_init(&avx512);
     outputs_init(&dispatched);
     pm_test_rng rng = {4099};
     pm_transform root;
@@ -124,9 +128,11 @@ static void test_kernels_agree(void **state) {
                     int tr = mode != 1, mt = mode != 0;
                     PM_ASSERT_OK(run_kernel(&base, &job, tr, mt, PM_KERNEL_BASELINE, NULL));
                     PM_ASSERT_OK(run_kernel(&avx2, &job, tr, mt, PM_KERNEL_AVX2, NULL));
+                    PM_ASSERT_OK(run_kernel(&avx512, &job, tr, mt, PM_KERNEL_AVX512, NULL));
                     PM_ASSERT_OK(run_kernel(&dispatched, &job, tr, mt, PM_KERNEL_AUTO, NULL));
                     assert_guards(&base, n, "baseline kernel");
                     assert_guards(&avx2, n, "AVX2 kernel");
+                    assert_guards(&avx512, n, "AVX-512 kernel");
                     assert_guards(&dispatched, n, "default kernel");
                     if (!have_avx2) continue;
                     static const char *const modes[3] = {"transforms", "matrices", "both outputs"};
@@ -136,17 +142,26 @@ static void test_kernels_agree(void **state) {
                     if (mt && memcmp(base.matrices, avx2.matrices, sizeof(float) * 16 * (size_t)n) != 0)
                         fail_msg("%s hierarchy, %d joints, %s: the AVX2 matrices differ from the baseline's",
                                  shape_names[sh], n, modes[mode]);
-                    if (memcmp(dispatched.transforms, avx2.transforms, sizeof(pm_transform) * (size_t)n) != 0 ||
-                        memcmp(dispatched.matrices, avx2.matrices, sizeof(float) * 16 * (size_t)n) != 0)
-                        fail_msg("%d joints, %s: pm_local_to_model_job_run is not the AVX2 kernel", n, modes[mode]);
+                    if (mt && memcmp(base.matrices, avx512.matrices, sizeof(float) * 16 * (size_t)n) != 0)
+                        fail_msg("%s hierarchy, %d joints, %s: the AVX-512 matrices differ from the baseline's",
+                                 shape_names[sh], n, modes[mode]);
+                    if (tr && memcmp(base.transforms, avx512.transforms, sizeof(pm_transform) * (size_t)n) != 0)
+                        fail_msg("%s hierarchy, %d joints, %s: the AVX-512 run's transforms differ from the baseline's",
+                                 shape_names[sh], n, modes[mode]);
+                    if (memcmp(dispatched.transforms, avx512.transforms, sizeof(pm_transform) * (size_t)n) != 0 ||
+                        memcmp(dispatched.matrices, avx512.matrices, sizeof(float) * 16 * (size_t)n) != 0)
+                        fail_msg("%d joints, %s: pm_local_to_model_job_run differs from the widest kernel", n, modes[mode]);
                     compared++;
                 }
             }
         }
     }
-    if (have_avx2) printf("local-to-model: %ld runs of each kernel agree bit for bit\n", compared);
+    if (have_avx2)
+        printf("local-to-model: %ld runs of each kernel (%s) agree bit for bit\n", compared,
+               have_avx512 ? "baseline, AVX2, AVX-512" : "baseline, AVX2");
     outputs_free(&base);
     outputs_free(&avx2);
+    outputs_free(&avx512);
     outputs_free(&dispatched);
     pm_pose_free(pose, NULL);
     free(parents);
@@ -174,7 +189,7 @@ static void test_kernels_reject_alike(void **state) {
             job.joint_count = n;
             job.input = pose;
             for (int mode = 0; mode < 3; mode++)
-                for (int kernel = PM_KERNEL_BASELINE; kernel <= PM_KERNEL_AVX2; kernel++) {
+                for (int kernel = PM_KERNEL_BASELINE; kernel <= PM_KERNEL_AVX512; kernel++) {
                     pm_error e;
                     assert_int_equal(run_kernel(&o, &job, mode != 1, mode != 0, kernel, &e), PM_ERR_INVALID_ARGUMENT);
                     const uint8_t *bytes = (const uint8_t *)o.transforms, *mbytes = (const uint8_t *)o.matrices;

@@ -300,7 +300,7 @@ PM_API pm_result pm_clip_extract_additive(pm_clip *out, const pm_clip *source, c
 
 /* Model-space transforms: model[j] = model[parent[j]] * local[j], roots placed by `root`.
  * The result of pm_local_to_model within float rounding (it converts four joints' locals at a
- * time and groups the products its own way; its SSE2 and AVX2 kernels agree bit for bit).
+ * time and groups the products its own way; its SSE2, AVX2 and AVX-512 kernels agree bit for bit).
  *
  * Two output forms, either or both:
  * - `output`: joint_count pm_transform (rotation + translation);
