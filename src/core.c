@@ -334,7 +334,7 @@ int pm_cpu_has_avx2(void) {
 
 int pm_cpu_has_avx512(void) {
 #if defined(PM_HAVE_AVX512_KERNELS)
-    return __builtin_cpu_supports("avx512f") != 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #else
     return 0;
 #endif

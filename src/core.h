@@ -110,16 +110,17 @@ uint64_t pm_hash64(const void *data, size_t size, uint64_t seed);
 /* 1 when AVX2 kernels are built and the CPU runs them: a load and a bit test of what the
  * runtime (libgcc, compiler-rt) detected at start-up, cheap enough per call. */
 int pm_cpu_has_avx2(void);
-/* The same for AVX-512 (F): the scans of src/search_kernels_avx512.c, which score two rows per
- * register with the same lane operations as every other build. The runtime checks that the
- * system saves the 512-bit registers too. */
+/* The same for AVX-512 (F and VL, which every AVX-512 CPU but the Xeon Phi has): the scans of
+ * src/search_kernels_avx512.c, which score two rows per register with the same lane operations as
+ * every other build, and src/local_to_model_avx512.c. The runtime checks that the system saves
+ * the 512-bit registers too. */
 #if defined(PM_HAVE_AVX2_KERNELS)
 #define PM_HAVE_AVX512_KERNELS 1
 #if defined(__clang__)
-#define PM_AVX512_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx2\"))), apply_to = function)")
+#define PM_AVX512_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx512f,avx512vl,avx2\"))), apply_to = function)")
 #define PM_AVX512_END _Pragma("clang attribute pop")
 #else
-#define PM_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx2\")")
+#define PM_AVX512_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512vl,avx2\")")
 #define PM_AVX512_END _Pragma("GCC pop_options")
 #endif
 #endif

@@ -61,12 +61,10 @@ static pm_result l2m_check_sizes(const pm_local_to_model_job *job, pm_error *err
 pm_result pm_local_to_model_job_validate(const pm_local_to_model_job *job, pm_error *error) {
     pm_result r = l2m_check_sizes(job, error);
     if (r != PM_OK) return r;
-    /* -1 <= p < j as one unsigned comparison, with no early exit: a loop the compiler can
-     * vectorise (run calls this on every pose); the joint at fault is looked for only on failure. */
+    /* Run calls this on every pose: one vectorised pass (in the widest build the CPU has), and the
+     * joint at fault is looked for only on failure. */
     const int32_t *parents = job->parents;
-    uint32_t bad = 0;
-    for (int j = 0; j < job->joint_count; j++) bad |= (uint32_t)parents[j] + 1u > (uint32_t)j;
-    if (bad)
+    if (pm_l2m_parents_bad(parents, job->joint_count, PM_KERNEL_AUTO))
         for (int j = 0; j < job->joint_count; j++)
             if (parents[j] < -1 || parents[j] >= j) return pm_l2m_bad_parent(j, (int)parents[j], error);
     return PM_OK;
@@ -280,6 +278,18 @@ static void l2m_matrices_of_transforms(float *mats, const pm_transform *t, int n
 
 #endif
 
+uint32_t pm_l2m_parents_bad(const int32_t *parents, int n, int kernel) {
+#if defined(PM_L2M_HAVE_AVX512)
+    if (kernel != PM_KERNEL_BASELINE && kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported())
+        return pm_l2m_parents_bad_avx512(parents, n);
+#endif
+#if defined(PM_L2M_HAVE_AVX2)
+    if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) return pm_l2m_parents_bad_avx2(parents, n);
+#endif
+    (void)kernel;
+    return pm_l2m_parents_bad_inline(parents, n);
+}
+
 int pm_l2m_avx2_supported(void) {
 #if defined(PM_L2M_HAVE_AVX2)
     return pm_cpu_has_avx2();
@@ -296,6 +306,15 @@ int pm_l2m_avx512_supported(void) {
 #endif
 }
 
+#if defined(PM_L2M_HAVE_AVX2)
+/* One x86 build's kernels (AVX2 or AVX-512). */
+typedef struct l2m_avx_kernels {
+    pm_result (*matrices)(const pm_local_to_model_job *job, pm_error *error);
+    pm_result (*transforms)(const pm_local_to_model_job *job, pm_error *error);
+    int (*matrices_of_transforms)(float *mats, const pm_transform *t, int n);
+} l2m_avx_kernels;
+#endif
+
 pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error) {
     /* Everything validate checks, the hierarchy included, before a joint is written: the kernels'
      * own checks of each parent (one predictable branch a joint) only guard their reads, and
@@ -308,15 +327,15 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
      * the conversion costs less than a second chain. */
 #if defined(PM_L2M_HAVE_AVX2)
     if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) {
-        if (!job->output) {
+        l2m_avx_kernels k = {pm_l2m_matrices_avx2, pm_l2m_transforms_avx2, pm_l2m_matrices_of_transforms_avx2};
 #if defined(PM_L2M_HAVE_AVX512)
-            if (kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported()) return pm_l2m_matrices_avx512(job, error);
+        if (kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported())
+            k = (l2m_avx_kernels){pm_l2m_matrices_avx512, pm_l2m_transforms_avx512, pm_l2m_matrices_of_transforms_avx512};
 #endif
-            return pm_l2m_matrices_avx2(job, error);
-        }
-        r = pm_l2m_transforms_avx2(job, error);
+        if (!job->output) return k.matrices(job, error);
+        r = k.transforms(job, error);
         if (r == PM_OK && job->output_matrices) {
-            int done = pm_l2m_matrices_of_transforms_avx2(job->output_matrices, job->output, n);
+            int done = k.matrices_of_transforms(job->output_matrices, job->output, n);
             l2m_matrices_of_transforms(job->output_matrices + 16 * (size_t)done, job->output + done, n - done);
         }
         return r;

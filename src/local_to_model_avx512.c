@@ -1,7 +1,8 @@
-/* The local-to-model job's AVX-512 matrices kernel (no FMA: the baseline kernel's bits), picked at
- * run time by src/local_to_model.c on CPUs with AVX-512F.
+/* The local-to-model job's AVX-512 kernels (no FMA: the baseline kernels' bits), picked at run time
+ * by src/local_to_model.c on CPUs with AVX-512 F and VL: the matrices kernel below, and the
+ * transform kernels of local_to_model_aos.h built again.
  *
- * Why another build: the 128-bit kernels compose a joint's matrix column by column, 12 broadcasts,
+ * Why a matrices kernel of its own: the 128-bit kernels compose a joint's matrix column by column, 12 broadcasts,
  * 12 multiplications and 9 additions a joint, and on AVX-512 hosts with a busy sibling thread that
  * instruction count, not the parent-to-child chain, set their time. In a 512-bit register the whole
  * matrix is one value: 3 multiplications and 3 additions a joint. The parent is kept row-major (row
@@ -13,12 +14,27 @@
  * P[r][3] added to the last product in the translation column, so the bits are every other
  * kernel's (tests/test_local_to_model.c compares them). */
 #include "core.h"
+#include "posematch/blend.h"
+#include "simd.h"
+
+#if defined(PM_SIMD_SSE) && defined(PM_HAVE_AVX512_KERNELS)
+#include <immintrin.h>
+/* The z terms of aos_compose_rotation / _translation: addsub on -z (see pose_kernels.h). */
+#define PM_L2M_ADD_K(a, x, y) ((pm_f4)_mm_addsub_ps((__m128)(a), (__m128)((x) * (y))))
+/* pose_kernels.h's inline kernels and everything below are compiled for AVX-512 here; they only
+ * run when pm_l2m_avx512_supported(). */
+PM_AVX512_BEGIN
+#endif
+
 #include "pose_kernels.h"
 
 #if defined(PM_L2M_HAVE_AVX512)
-#include <immintrin.h>
+/* The transform output: the AVX2 kernels' code, whose broadcasts of local components here fold
+ * into the multiplications that use them (EVEX embedded broadcasts). */
+#define L2M_AOS_FN(name) name##_avx512
+#include "local_to_model_aos.h"
 
-PM_AVX512_BEGIN
+/* ---- matrices ---- */
 
 typedef float pm_f16 __attribute__((vector_size(64)));
 
@@ -96,5 +112,8 @@ pm_result pm_l2m_matrices_avx512(const pm_local_to_model_job *job, pm_error *err
     return PM_OK;
 }
 
+uint32_t pm_l2m_parents_bad_avx512(const int32_t *parents, int n) { return pm_l2m_parents_bad_inline(parents, n); }
+
+/* Pops the target pushed above (PM_L2M_HAVE_AVX512 is defined under the same condition). */
 PM_AVX512_END
 #endif

@@ -3,6 +3,7 @@
  * SSE2 / NEON kernels (a pose must not depend on the machine that computed it). Accuracy against
  * the double-precision reference is in test_blend_precision.c. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,10 +206,39 @@ static void test_kernels_reject_alike(void **state) {
     pm_pose_free(pose, NULL);
 }
 
+/* The hierarchy check validate runs on every pose, in each build: valid parents pass, and one bad
+ * parent anywhere (a tail past the vector width included) fails - -2, itself, a later joint and
+ * the extremes of int32. */
+static void test_parents_check_builds(void **state) {
+    (void)state;
+    static const int kernels[3] = {PM_KERNEL_BASELINE, PM_KERNEL_AVX2, PM_KERNEL_AVX512};
+    int32_t parents[130];
+    pm_test_rng rng = {515};
+    long checked = 0;
+    for (int n = 1; n <= 130; n++) {
+        make_parents(parents, n, (shape)(n % SHAPE_COUNT), &rng);
+        for (int k = 0; k < 3; k++)
+            if (pm_l2m_parents_bad(parents, n, kernels[k])) fail_msg("kernel %d: %d valid parents rejected", kernels[k], n);
+        for (int at = 0; at < n; at++) {
+            const int32_t keep = parents[at];
+            const int32_t bad_values[5] = {-2, at, at + 1, INT32_MIN, INT32_MAX};
+            for (int b = 0; b < 5; b++) {
+                parents[at] = bad_values[b];
+                for (int k = 0; k < 3; k++, checked++)
+                    if (!pm_l2m_parents_bad(parents, n, kernels[k]))
+                        fail_msg("kernel %d, %d joints: parent %d of joint %d passed", kernels[k], n, (int)parents[at], at);
+            }
+            parents[at] = keep;
+        }
+    }
+    assert_true(checked > 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernels_agree),
         cmocka_unit_test(test_kernels_reject_alike),
+        cmocka_unit_test(test_parents_check_builds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
