@@ -2,9 +2,9 @@
  * by src/local_to_model.c on CPUs with AVX-512 F and VL: the matrices kernel below, and the
  * transform kernels of local_to_model_aos.h built again.
  *
- * Why a matrices kernel of its own: the 128-bit kernels compose a joint's matrix column by column, 12 broadcasts,
- * 12 multiplications and 9 additions a joint, and on AVX-512 hosts with a busy sibling thread that
- * instruction count, not the parent-to-child chain, set their time. In a 512-bit register the whole
+ * Why a matrices kernel of its own: the 128-bit kernels compose a joint's matrix column by column,
+ * 12 broadcasts, 12 multiplications and 9 additions a joint, and on AVX-512 hosts with a busy
+ * sibling thread that instruction count, not the parent-to-child chain, set their time. In a 512-bit register the whole
  * matrix is one value: 3 multiplications and 3 additions a joint. The parent is kept row-major (row
  * r in 128-bit lane r), so that its element (r, k) reaches every lane of row r by an in-lane
  * shuffle, the cheapest there is, and each row of the local's affine matrix is repeated in the four
@@ -100,12 +100,12 @@ pm_result pm_l2m_matrices_avx512(const pm_local_to_model_job *job, pm_error *err
                 prev = p < 0 ? root_rows : _mm512_permutexvar_ps(transpose, _mm512_loadu_ps(mats + 16 * (size_t)p));
             }
             const int at = 16 * (b & 3) + 4 * (b >> 2);
-            __m512 a = _mm512_mul_ps(_mm512_permute_ps(prev, 0x00), _mm512_broadcast_f32x4(_mm_load_ps(rows[0] + at)));
+            __m512 c0 = _mm512_mul_ps(_mm512_permute_ps(prev, 0x00), _mm512_broadcast_f32x4(_mm_load_ps(rows[0] + at)));
             __m512 c1 = _mm512_mul_ps(_mm512_permute_ps(prev, 0x55), _mm512_broadcast_f32x4(_mm_load_ps(rows[1] + at)));
             __m512 c2 = _mm512_mul_ps(_mm512_permute_ps(prev, 0xAA), _mm512_broadcast_f32x4(_mm_load_ps(rows[2] + at)));
             /* The translation column (lane 3 of each row): P[r][2] t.z + P[r][3]. */
             c2 = _mm512_mask_add_ps(c2, 0x8888, c2, prev);
-            prev = _mm512_add_ps(_mm512_add_ps(a, c1), c2);
+            prev = _mm512_add_ps(_mm512_add_ps(c0, c1), c2);
             _mm512_storeu_ps(mats + 16 * (size_t)j, _mm512_permutexvar_ps(transpose, prev));
         }
     }
