@@ -22,12 +22,6 @@ PM_AVX2_BEGIN
 
 /* ---- matrices ---- */
 
-/* The baseline's PM_L2M_MATRIX_JOINT (one expression, hence the same bits), but every broadcast
- * of a local element is a vbroadcastss load instead of a shuffle, which leaves the vector ports
- * to the multiplications and additions (336 -> 261 ns for the humanoid): the local rotations of
- * eight joints are converted at once in 256-bit registers and stored, the translations are read
- * from the SoA input. */
-
 /* Lanes 0-3 from a, 4-7 from b (both 16-byte aligned). */
 PM_SIMD_INLINE pm_f8 f8_load_pair(const float *a, const float *b) {
     return (pm_f8)_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(a)), _mm_load_ps(b), 1);
@@ -42,6 +36,11 @@ PM_SIMD_INLINE pm_f8 f8_load_pair(const float *a, const float *b) {
         PM_L2M_MATRIX_JOINT(L2M_AVX_ELEMENT, 0);                                                                       \
     } while (0)
 
+/* The baseline's PM_L2M_MATRIX_JOINT (one expression, hence the same bits), but every broadcast
+ * of a local element is a vbroadcastss load instead of a shuffle, which leaves the vector ports
+ * to the multiplications and additions (336 -> 261 ns for the humanoid): the local rotations of
+ * eight joints are converted at once in 256-bit registers and stored, the translations are read
+ * from the SoA input. */
 pm_result pm_l2m_matrices_avx2(const pm_local_to_model_job *job, pm_error *error) {
     const int n = job->joint_count;
     const int32_t *parents = job->parents;

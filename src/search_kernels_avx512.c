@@ -1,4 +1,4 @@
-/* The database scans, AVX-512 build (F only, no FMA): the AVX2 build's leaf-block bounds, and an
+/* The database scans, AVX-512 build (F and VL, no FMA): the AVX2 build's leaf-block bounds, and an
  * 8-row cost kernel that holds two rows in each 512-bit register - row r in the low eight lanes,
  * row r + 1 in the high eight. Each lane still sums its own dimensions in the same order as
  * cost.h's kernel, and the eight rows are reduced by the same tree, so the costs are the

@@ -400,7 +400,7 @@ static void test_cost_rows8_mask(void **state) {
 }
 
 /* Every kernel build scans rows of every width to the same bits: the AVX-512 scan keeps the query
- * and weights in registers for rows of 8 to 48 floats (one scan each) and takes the general loop
+ * and weights in registers for rows of 8 to 32 floats (one scan each) and takes the general loop
  * past them, and its last rows (past the last whole block of eight) come one at a time. Brute
  * force and exact, with and without uneven dynamic weights and a continuing pose, against the
  * auto kernel's brute force. */
