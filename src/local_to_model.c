@@ -278,18 +278,6 @@ static void l2m_matrices_of_transforms(float *mats, const pm_transform *t, int n
 
 #endif
 
-uint32_t pm_l2m_parents_bad(const int32_t *parents, int n, int kernel) {
-#if defined(PM_L2M_HAVE_AVX512)
-    if (kernel != PM_KERNEL_BASELINE && kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported())
-        return pm_l2m_parents_bad_avx512(parents, n);
-#endif
-#if defined(PM_L2M_HAVE_AVX2)
-    if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) return pm_l2m_parents_bad_avx2(parents, n);
-#endif
-    (void)kernel;
-    return pm_l2m_parents_bad_inline(parents, n);
-}
-
 int pm_l2m_avx2_supported(void) {
 #if defined(PM_L2M_HAVE_AVX2)
     return pm_cpu_has_avx2();
@@ -312,8 +300,36 @@ typedef struct l2m_avx_kernels {
     pm_result (*matrices)(const pm_local_to_model_job *job, pm_error *error);
     pm_result (*transforms)(const pm_local_to_model_job *job, pm_error *error);
     int (*matrices_of_transforms)(float *mats, const pm_transform *t, int n);
+    uint32_t (*parents_bad)(const int32_t *parents, int n);
 } l2m_avx_kernels;
+
+static const l2m_avx_kernels l2m_avx2 = {pm_l2m_matrices_avx2, pm_l2m_transforms_avx2,
+                                         pm_l2m_matrices_of_transforms_avx2, pm_l2m_parents_bad_avx2};
+#if defined(PM_L2M_HAVE_AVX512)
+static const l2m_avx_kernels l2m_avx512 = {pm_l2m_matrices_avx512, pm_l2m_transforms_avx512,
+                                           pm_l2m_matrices_of_transforms_avx512, pm_l2m_parents_bad_avx512};
 #endif
+
+/* The x86 build a kernel choice runs (the widest the build and the CPU have, no wider than asked),
+ * or NULL for the baseline kernels. */
+static const l2m_avx_kernels *l2m_pick(int kernel) {
+    if (kernel == PM_KERNEL_BASELINE || !pm_l2m_avx2_supported()) return NULL;
+#if defined(PM_L2M_HAVE_AVX512)
+    if (kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported()) return &l2m_avx512;
+#endif
+    return &l2m_avx2;
+}
+#endif
+
+uint32_t pm_l2m_parents_bad(const int32_t *parents, int n, int kernel) {
+#if defined(PM_L2M_HAVE_AVX2)
+    const l2m_avx_kernels *k = l2m_pick(kernel);
+    if (k) return k->parents_bad(parents, n);
+#else
+    (void)kernel;
+#endif
+    return pm_l2m_parents_bad_inline(parents, n);
+}
 
 pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int kernel, pm_error *error) {
     /* Everything validate checks, the hierarchy included, before a joint is written: the kernels'
@@ -326,16 +342,12 @@ pm_result pm_local_to_model_job_run_kernel(const pm_local_to_model_job *job, int
     /* With both outputs the transforms are composed and then converted: the two agree exactly, and
      * the conversion costs less than a second chain. */
 #if defined(PM_L2M_HAVE_AVX2)
-    if (kernel != PM_KERNEL_BASELINE && pm_l2m_avx2_supported()) {
-        l2m_avx_kernels k = {pm_l2m_matrices_avx2, pm_l2m_transforms_avx2, pm_l2m_matrices_of_transforms_avx2};
-#if defined(PM_L2M_HAVE_AVX512)
-        if (kernel != PM_KERNEL_AVX2 && pm_l2m_avx512_supported())
-            k = (l2m_avx_kernels){pm_l2m_matrices_avx512, pm_l2m_transforms_avx512, pm_l2m_matrices_of_transforms_avx512};
-#endif
-        if (!job->output) return k.matrices(job, error);
-        r = k.transforms(job, error);
+    const l2m_avx_kernels *k = l2m_pick(kernel);
+    if (k) {
+        if (!job->output) return k->matrices(job, error);
+        r = k->transforms(job, error);
         if (r == PM_OK && job->output_matrices) {
-            int done = k.matrices_of_transforms(job->output_matrices, job->output, n);
+            int done = k->matrices_of_transforms(job->output_matrices, job->output, n);
             l2m_matrices_of_transforms(job->output_matrices + 16 * (size_t)done, job->output + done, n - done);
         }
         return r;

@@ -214,7 +214,6 @@ static void test_parents_check_builds(void **state) {
     static const int kernels[3] = {PM_KERNEL_BASELINE, PM_KERNEL_AVX2, PM_KERNEL_AVX512};
     int32_t parents[130];
     pm_test_rng rng = {515};
-    long checked = 0;
     for (int n = 1; n <= 130; n++) {
         make_parents(parents, n, (shape)(n % SHAPE_COUNT), &rng);
         for (int k = 0; k < 3; k++)
@@ -224,14 +223,13 @@ static void test_parents_check_builds(void **state) {
             const int32_t bad_values[5] = {-2, at, at + 1, INT32_MIN, INT32_MAX};
             for (int b = 0; b < 5; b++) {
                 parents[at] = bad_values[b];
-                for (int k = 0; k < 3; k++, checked++)
+                for (int k = 0; k < 3; k++)
                     if (!pm_l2m_parents_bad(parents, n, kernels[k]))
                         fail_msg("kernel %d, %d joints: parent %d of joint %d passed", kernels[k], n, (int)parents[at], at);
             }
             parents[at] = keep;
         }
     }
-    assert_true(checked > 0);
 }
 
 int main(void) {
