@@ -8,6 +8,7 @@
 #   make test-armhf    (optional) the same for 32-bit ARM (ARMv7, hard float)
 #   make test-i386     (optional) the same for 32-bit x86 (SSE2), run directly
 #   make test-fresh    (optional, root) make demo and make test in a minimal Debian 12 chroot
+#   make test-msan     (optional, root) MemorySanitizer over the suite, then each fuzzer FUZZ_SECONDS
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -16,9 +17,10 @@ SCALAR_BUILD ?= build-scalar
 AARCH64_BUILD ?= build-aarch64
 ARMHF_BUILD ?= build-armhf
 I386_BUILD ?= build-i386
+MSAN_BUILD ?= build-msan
 FUZZ_SECONDS ?= 20
 
-.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-armhf test-i386 test-fresh bench demo clean
+.PHONY: all deps test test-release test-asan test-tsan test-scalar test-aarch64 test-armhf test-i386 test-fresh test-msan bench demo clean
 
 all: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DPM_WERROR=ON >/dev/null
@@ -81,6 +83,12 @@ test-i386: all
 test-fresh:
 	bash scripts/test-fresh-debian.sh
 
+# MemorySanitizer needs cJSON and cmocka instrumented too: the script rebuilds Debian's sources of
+# both (scripts/test-msan.sh). Each fuzzer then runs for FUZZ_SECONDS (the audit took 300).
+test-msan:
+	@scripts/install-deps.sh test
+	bash scripts/test-msan.sh $(MSAN_BUILD) $(FUZZ_SECONDS)
+
 # The bench's packages (the FAISS peer's among them) come first, so that the build finds them.
 bench:
 	@scripts/install-deps.sh bench
@@ -91,4 +99,4 @@ demo: all
 	bash scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD) $(ARMHF_BUILD) $(I386_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(SCALAR_BUILD) $(AARCH64_BUILD) $(ARMHF_BUILD) $(I386_BUILD) $(MSAN_BUILD)
