@@ -86,6 +86,10 @@ def search_section(out, data):
     counts = sorted({b["threads"]["count"] for b in benches if b and "threads" in b})
     threads = (f"one thread but for the throughput lines ({' and '.join(map(str, counts))} threads)"
                if counts else "one thread")
+    passes = sorted({b.get("passes", 1) for b in benches if b})
+    if passes and passes[-1] > 1:
+        threads += (f", each query's time the median of {' and '.join(map(str, passes))} passes alternated with "
+                    f"the other rows of its set")
     n_cpus = usable_cpus()
     lines.append(f"Measured on {cpu()} ({n_cpus} CPU{'' if n_cpus == 1 else 's'}), {threads}, {data} clips; "
                  f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")

@@ -14,7 +14,8 @@
 #include "commands.h"
 
 static const char bench_usage[] =
-    "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--threads N] [--json]\n"
+    "usage: posematch bench DB.pmdb [--queries N] [--far CLIP.bvh|DIR ...] [--passes N] [--threads N]\n"
+    "       [--json]\n"
     "Times every search mode (of a database built with --modes, those it answers; the rows after\n"
     "the plain sets' - continuing pose, dynamic weights, --max-nodes - and --threads' first time\n"
     "exact) on database rows with Gaussian noise (sigma in normalised units) and,\n"
@@ -36,6 +37,9 @@ static const char bench_usage[] =
     "  --max-nodes N   also time exact with a work budget of N tree nodes on each plain set\n"
     "                  (rows <set>+max-nodes=N: how often the cut walk still returns the optimum,\n"
     "                  and what it costs), 0..100000000; 512; 0 = no such rows\n"
+    "  --passes N      time the modes of each group of rows (a set's brute force and its other rows)\n"
+    "                  N times in alternating passes; a query's time is the median of its N,\n"
+    "                  so that a burst of load lands on every row alike; 1..15; 3\n"
     "  --seed S        query selection seed, 0..2147483647; 1\n"
     "  --save-queries P  also write the query sets as P_noisy.f32 and P_far.f32 (raw rows)\n"
     "  --threads N     then time exact and brute force on the noisy set with N threads searching\n"
@@ -63,27 +67,39 @@ typedef struct bench {
     void *scratch;
     size_t scratch_size;
     int neighbors;
-    int max_nodes; /* the exact mode's budget in run_mode (0 = none) */
+    int passes; /* --passes: each row group's modes are timed this many times, alternated */
+    int max_queries;
     mode_row rows[64];
     int row_count;
-    double *times;
+    double *times;   /* [GROUP_MAX][passes][max_queries] */
+    double *medians; /* one row's per-query medians of its passes */
     /* Per-query times of brute force and exact over the plain sets together: the headline ratio
      * is the median over both sets' queries. */
     double *pooled_bf, *pooled_exact;
     int pooled_bf_count, pooled_exact_count;
-    pm_search_result *ref, *res;
+    pm_search_result *res; /* [GROUP_MAX][max_queries]: each variant's answers on its first pass */
+    pm_search_result *check; /* a later pass's answers, compared with the first's */
     double build_ms[4]; /* per pm_search_mode: pm_database_structure_stats */
     size_t bytes[4];
 } bench;
 
-/* Runs one mode over a set; fills times and results. */
-static int run_mode(bench *b, const pm_bench_query_set *qs, pm_search_mode mode, const float *dyn, int continuing,
+/* One row of a group: a mode, and exact's work budget (pm_search_def.max_nodes; 0 = none). */
+typedef struct variant {
+    pm_search_mode mode;
+    int max_nodes;
+} variant;
+
+/* Brute force and the three tree modes, and exact with a budget: the most rows a group times. */
+enum { GROUP_MAX = 5, PASSES_MAX = 15 };
+
+/* Runs one variant over a set; fills times and results. */
+static int run_mode(bench *b, const pm_bench_query_set *qs, variant v, const float *dyn, int continuing,
                     pm_search_result *out, double *times) {
     pm_search_def def = pm_default_search_def();
-    def.mode = mode;
+    def.mode = v.mode;
     def.kdtree_neighbors = b->neighbors;
     def.dynamic_weights = dyn;
-    def.max_nodes = mode == PM_SEARCH_EXACT ? b->max_nodes : 0;
+    def.max_nodes = v.max_nodes;
     pm_error err;
     /* Warm-up: a few searches so that caches and branch predictors see the data. */
     for (int i = 0; i < qs->count && i < 16; i++)
@@ -256,7 +272,7 @@ static int measure_floor(floor_stats *f, bench *b, const pm_bench_query_set *qs,
 
 typedef struct bench_args {
     const char *path, *save;
-    int json, queries, seed, neighbors, threads, max_nodes;
+    int json, queries, seed, neighbors, threads, max_nodes, passes;
     int max_nodes_given; /* --max-nodes on the command line (not the default) */
     double sigma;
     char **far; /* malloc'd */
@@ -271,6 +287,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     a->seed = 1;
     a->neighbors = 200;
     a->max_nodes = 512;
+    a->passes = 3;
     a->threads = 1;
     a->sigma = 0.3;
     a->bvh = pm_default_bvh_def();
@@ -278,7 +295,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     if (!a->far) return pm_cli_fail("bench: out of memory");
     /* (--far takes a list and is repeatable.) */
     static const char *const single_value_options[] = {"--queries", "--seed", "--neighbors", "--sigma",
-                                                       "--save-queries", "--threads", "--max-nodes", NULL};
+                                                       "--save-queries", "--threads", "--max-nodes", "--passes", NULL};
     static const char *const flags[] = {"--json", NULL};
     pm_cli_seen seen = {0};
     for (int i = 1; i < argc; i++) {
@@ -302,6 +319,8 @@ static int parse_args(bench_args *a, int argc, char **argv) {
         } else if (!strcmp(s, "--max-nodes") && more) {
             if (!pm_cli_int(&a->max_nodes, "bench", s, argv[++i], 0, 100000000)) return 2;
             a->max_nodes_given = 1;
+        } else if (!strcmp(s, "--passes") && more) {
+            if (!pm_cli_int(&a->passes, "bench", s, argv[++i], 1, PASSES_MAX)) return 2;
         } else if (!strcmp(s, "--threads") && more) {
             if (!pm_cli_int(&a->threads, "bench", s, argv[++i], 1, 256)) return 2;
         } else if (!strcmp(s, "--sigma") && more) {
@@ -324,42 +343,50 @@ static int parse_args(bench_args *a, int argc, char **argv) {
     return -1;
 }
 
-/* Exact with a work budget of max_nodes (pm_search_def.max_nodes) on a plain set, right after
- * compare_modes on it: against the brute-force answers it left in b->ref, and its median. */
-static int compare_budget(bench *b, const pm_bench_query_set *qs, double bf_median, int max_nodes) {
-    char set[48];
-    snprintf(set, sizeof set, "%s+max-nodes=%d", qs->name, max_nodes);
-    b->max_nodes = max_nodes;
-    int rc = run_mode(b, qs, PM_SEARCH_EXACT, NULL, 0, b->res, b->times);
-    b->max_nodes = 0;
-    if (rc) return rc;
-    summarise(b, qs, "exact", set, b->res, b->ref, b->times, bf_median, b->build_ms[PM_SEARCH_EXACT],
-              b->bytes[PM_SEARCH_EXACT]);
-    return 0;
-}
-
-/* Brute force on a set (the reference of exactness and the speed baseline), then each of
- * `modes` against it, with the same dynamic weights and continuing pose: one row each. A plain
- * set (`pool`) also adds its brute-force and exact times to the headline's pooled ones. */
-static int compare_modes(bench *b, const pm_bench_query_set *qs, const char *set, const float *dyn, int continuing,
-                         const pm_search_mode *modes, int mode_count, int pool) {
-    int rc;
-    if ((rc = run_mode(b, qs, PM_SEARCH_BRUTEFORCE, dyn, continuing, b->ref, b->times))) return rc;
-    summarise(b, qs, "bruteforce", set, b->ref, b->ref, b->times, 0.0, b->build_ms[PM_SEARCH_BRUTEFORCE],
-              b->bytes[PM_SEARCH_BRUTEFORCE]);
-    double bf = b->rows[b->row_count - 1].median_us;
-    if (pool) {
-        memcpy(b->pooled_bf + b->pooled_bf_count, b->times, (size_t)qs->count * sizeof(double));
-        b->pooled_bf_count += qs->count;
-    }
-    for (int m = 0; m < mode_count; m++) {
-        if ((rc = run_mode(b, qs, modes[m], dyn, continuing, b->res, b->times))) return rc;
-        summarise(b, qs, pm_search_mode_name(modes[m]), set, b->res, b->ref, b->times, bf, b->build_ms[modes[m]],
-                  b->bytes[modes[m]]);
-        if (pool && modes[m] == PM_SEARCH_EXACT) {
-            memcpy(b->pooled_exact + b->pooled_exact_count, b->times, (size_t)qs->count * sizeof(double));
-            b->pooled_exact_count += qs->count;
+/* Brute force on a set (the reference of exactness and the speed baseline), then each variant
+ * against it, with the same dynamic weights and continuing pose: one row each. The group's rows
+ * are timed in b->passes alternating passes (brute force, exact, ..., brute force, exact, ...) and
+ * each query's time is the median of its passes, so that a burst of load on the host in one
+ * row's second or two does not land on that row alone: the ratios compare like with like. Every
+ * pass must give every query the answer its first gave (the search is deterministic). A plain set
+ * (`pool`) also adds its brute-force and exact times to the headline's pooled ones. */
+static int compare_group(bench *b, const pm_bench_query_set *qs, const char *set, const float *dyn, int continuing,
+                         const variant *vs, int count, int pool) {
+    const int n = qs->count, passes = b->passes;
+    for (int p = 0; p < passes; p++)
+        for (int v = 0; v < count; v++) {
+            pm_search_result *out = p ? b->check : b->res + (size_t)v * b->max_queries;
+            double *times = b->times + ((size_t)v * passes + p) * b->max_queries;
+            int rc = run_mode(b, qs, vs[v], dyn, continuing, out, times);
+            if (rc) return rc;
+            for (int i = 0; p && i < n; i++) {
+                const pm_search_result *first = b->res + (size_t)v * b->max_queries + i;
+                if (out[i].found != first->found || out[i].pose != first->pose || out[i].cost != first->cost)
+                    return pm_cli_fail("bench: %s on the %s set answered query %d with pose %d on pass %d, pose %d "
+                                       "on pass 1: the search is not deterministic",
+                                       pm_search_mode_name(vs[v].mode), set, i, out[i].pose, p + 1, first->pose);
+            }
         }
+    double bf = 0.0;
+    for (int v = 0; v < count; v++) {
+        double *med = b->medians, sample[PASSES_MAX];
+        for (int i = 0; i < n; i++) {
+            for (int p = 0; p < passes; p++) sample[p] = b->times[((size_t)v * passes + p) * b->max_queries + i];
+            qsort(sample, (size_t)passes, sizeof(double), pm_bench_cmp_double);
+            med[i] = pm_bench_median(sample, passes);
+        }
+        const int is_exact = vs[v].mode == PM_SEARCH_EXACT && !vs[v].max_nodes;
+        if (pool && (v == 0 || is_exact)) {
+            double *to = v == 0 ? b->pooled_bf + b->pooled_bf_count : b->pooled_exact + b->pooled_exact_count;
+            memcpy(to, med, (size_t)n * sizeof(double));
+            *(v == 0 ? &b->pooled_bf_count : &b->pooled_exact_count) += n;
+        }
+        char name[48];
+        if (vs[v].max_nodes) snprintf(name, sizeof name, "%s+max-nodes=%d", set, vs[v].max_nodes);
+        else snprintf(name, sizeof name, "%s", set);
+        summarise(b, qs, pm_search_mode_name(vs[v].mode), name, b->res + (size_t)v * b->max_queries, b->res, med, bf,
+                  b->build_ms[vs[v].mode], b->bytes[vs[v].mode]);
+        if (v == 0) bf = b->rows[b->row_count - 1].median_us;
     }
     return 0;
 }
@@ -387,6 +414,7 @@ static int report_json(const bench_summary *s) {
     cJSON_AddNumberToObject(o, "queries", s->a->queries);
     if (s->a->far_count) cJSON_AddNumberToObject(o, "far_queries", s->far_count);
     cJSON_AddNumberToObject(o, "sigma", s->a->sigma);
+    cJSON_AddNumberToObject(o, "passes", s->a->passes);
     cJSON_AddNumberToObject(o, "warm_read_us", s->fl[0].read_us);
     cJSON_AddNumberToObject(o, "bruteforce_alternating_us", s->fl[0].bf_us);
     cJSON_AddNumberToObject(o, "bruteforce_vs_warm_read", s->fl[0].bf_us / s->fl[0].read_us);
@@ -459,6 +487,8 @@ static int report_text(const bench_summary *s) {
         snprintf(far_note, sizeof far_note, " (far: %d, all its clips' frames)", s->far_count);
     printf("%s: %d poses (%d searchable) x %d, %d queries per set%s, %.1f bytes/pose\n", s->a->path, s->info->poses,
            s->info->searchable_poses, s->info->cardinality, s->a->queries, far_note, (double)s->info->bytes / s->info->poses);
+    if (s->a->passes > 1)
+        printf("each query's time: the median of %d passes, alternated with the other rows of its set\n", s->a->passes);
     printf("warm re-read of the value matrix: %.1f us; brute force / re-read = %.2f (%.1f us, timed in alternation)\n",
            s->fl[0].read_us, s->fl[0].bf_us / s->fl[0].read_us, s->fl[0].bf_us);
     if (s->busy) printf("a busy run: %s\n", s->busy);
@@ -571,13 +601,16 @@ int pm_cmd_bench(int argc, char **argv) {
         }
     }
     /* Buffers for one set: no set has more than nq queries (load_far caps the far set). */
-    b.times = malloc((size_t)nq * sizeof(double));
-    b.ref = malloc((size_t)nq * sizeof(pm_search_result));
-    b.res = malloc((size_t)nq * sizeof(pm_search_result));
+    b.passes = a.passes;
+    b.max_queries = nq;
+    b.times = malloc((size_t)GROUP_MAX * a.passes * nq * sizeof(double));
+    b.medians = malloc((size_t)nq * sizeof(double));
+    b.res = malloc((size_t)GROUP_MAX * nq * sizeof(pm_search_result));
+    b.check = malloc((size_t)nq * sizeof(pm_search_result));
     b.pooled_bf = malloc((size_t)nq * 2 * sizeof(double));
     b.pooled_exact = malloc((size_t)nq * 2 * sizeof(double));
     float *dyn = malloc((size_t)card * 2 * sizeof(float));
-    if (!b.times || !b.ref || !b.res || !b.pooled_bf || !b.pooled_exact || !dyn) {
+    if (!b.times || !b.medians || !b.res || !b.check || !b.pooled_bf || !b.pooled_exact || !dyn) {
         free(dyn);
         rc = pm_cli_fail("bench: out of memory");
         goto done;
@@ -602,24 +635,23 @@ int pm_cmd_bench(int argc, char **argv) {
         goto done;
     }
     static const pm_search_mode tree_modes[] = {PM_SEARCH_EXACT, PM_SEARCH_PCAKDTREE, PM_SEARCH_VPTREE};
-    static const pm_search_mode exact_mode[] = {PM_SEARCH_EXACT};
-    pm_search_mode modes[3];
-    int mode_count = 0;
+    variant plain[GROUP_MAX] = {{PM_SEARCH_BRUTEFORCE, 0}};
+    int plain_count = 1;
     for (int m = 0; m < 3; m++)
-        if (info.search_modes & PM_SEARCH_MODE_BIT(tree_modes[m])) modes[mode_count++] = tree_modes[m];
+        if (info.search_modes & PM_SEARCH_MODE_BIT(tree_modes[m])) plain[plain_count++] = (variant){tree_modes[m], 0};
+    if (has_exact && a.max_nodes) plain[plain_count++] = (variant){PM_SEARCH_EXACT, a.max_nodes};
+    const variant exact_pair[2] = {{PM_SEARCH_BRUTEFORCE, 0}, {PM_SEARCH_EXACT, 0}};
     for (int s = 0; s < set_count && rc == 0; s++) {
         pm_bench_query_set *qs = &sets[s];
-        const int bf_row = b.row_count;
-        if ((rc = compare_modes(&b, qs, qs->name, NULL, 0, modes, mode_count, 1))) break;
+        if ((rc = compare_group(&b, qs, qs->name, NULL, 0, plain, plain_count, 1))) break;
         if (!has_exact) continue; /* the rows below time exact */
-        if (a.max_nodes && (rc = compare_budget(&b, qs, b.rows[bf_row].median_us, a.max_nodes))) break;
         /* The continuing pose gives the exact search a starting bound. */
-        if (qs->source_pose && (rc = compare_modes(&b, qs, "noisy+continuing", NULL, 1, exact_mode, 1, 0))) break;
+        if (qs->source_pose && (rc = compare_group(&b, qs, "noisy+continuing", NULL, 1, exact_pair, 2, 0))) break;
         /* Dynamic weights: exact must stay exact. */
         for (int k = 0; k < 2 && rc == 0; k++) {
             char set_name[48];
             snprintf(set_name, sizeof set_name, "%s+dynamic%s", qs->name, k ? "-dims" : "");
-            rc = compare_modes(&b, qs, set_name, dyn + (size_t)k * card, 0, exact_mode, 1, 0);
+            rc = compare_group(&b, qs, set_name, dyn + (size_t)k * card, 0, exact_pair, 2, 0);
         }
     }
     free(dyn);
@@ -659,7 +691,8 @@ done:
     free(b.times);
     free(b.pooled_bf);
     free(b.pooled_exact);
-    free(b.ref);
+    free(b.medians);
+    free(b.check);
     free(b.res);
     free(b.scratch);
     free(a.far);

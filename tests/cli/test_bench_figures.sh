@@ -259,4 +259,24 @@ mean = sum(z) / n
 sd = (sum((v - mean) ** 2 for v in z) / n) ** 0.5
 assert n >= 200 and abs(mean) < 0.2 and 0.8 < sd < 1.2, (n, mean, sd)
 PY
+# 8. --passes times each group of rows N times, alternated, and takes each query's median: the
+#    answers do not depend on it (every pass must answer as the first), only the times do; the
+#    report says how many passes its times are the median of.
+for n in 1 5; do
+  "$CLI" bench "$T/a.pmdb" --queries 25 --passes $n --far "$T/clips/synth_003.bvh" --json > "$T/pass$n.json" \
+    || fail "bench --passes $n"
+  "$CLI" bench "$T/a.pmdb" --queries 5 --passes $n > "$T/pass$n.txt" || fail "bench --passes $n (text)"
+done
+grep -q "^each query's time: the median of 5 passes" "$T/pass5.txt" || fail "bench --passes 5: no line on the passes"
+grep -q "median of" "$T/pass1.txt" && fail "bench --passes 1 speaks of passes"
+python3 - "$T" <<'PY' || fail "bench --passes: answers differ with the number of passes"
+import json, sys
+t = sys.argv[1]
+one, five = (json.load(open(f"{t}/pass{n}.json")) for n in (1, 5))
+assert one["passes"] == 1 and five["passes"] == 5, (one["passes"], five["passes"])
+assert [(m["mode"], m["query_set"]) for m in one["modes"]] == [(m["mode"], m["query_set"]) for m in five["modes"]]
+for a, b in zip(one["modes"], five["modes"]):
+    for k in ("exact_fraction", "proven_fraction", "mean_excess", "max_excess_ratio", "candidates", "nodes"):
+        assert a[k] == b[k], (a["mode"], a["query_set"], k, a[k], b[k])
+PY
 exit 0

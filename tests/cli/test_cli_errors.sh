@@ -637,6 +637,9 @@ expect_usage "bench --queries 0" "bench: --queries '0' must be a decimal integer
 expect_usage "bench --sigma -1" "bench: --sigma '-1' must be a decimal number in 0..100" "$CLI" bench "$T/a.pmdb" --sigma -1
 expect_usage "bench --neighbors 0" "bench: --neighbors '0' must be a decimal integer in 1..1000000" "$CLI" bench "$T/a.pmdb" --neighbors 0
 expect_usage "bench --max-nodes -1" "bench: --max-nodes '-1' must be a decimal integer in 0..100000000" "$CLI" bench "$T/a.pmdb" --max-nodes -1
+expect_usage "bench --passes 0" "bench: --passes '0' must be a decimal integer in 1..15" "$CLI" bench "$T/a.pmdb" --passes 0
+expect_usage "bench --passes 16" "bench: --passes '16' must be a decimal integer in 1..15" "$CLI" bench "$T/a.pmdb" --passes 16
+expect_usage "bench --passes twice" "bench: --passes given twice ('2' and '3')" "$CLI" bench "$T/a.pmdb" --passes 2 --passes 3
 expect_usage "bench --seed -1" "bench: --seed '-1' must be a decimal integer in 0..2147483647" "$CLI" bench "$T/a.pmdb" --seed -1
 expect_usage "bench --threads 257" "bench: --threads '257' must be a decimal integer in 1..256" "$CLI" bench "$T/a.pmdb" --threads 257
 expect_usage "bench --json twice" "bench: --json given twice" "$CLI" bench "$T/a.pmdb" --json --json
