@@ -3,12 +3,14 @@
 // modes, timed in the same run.
 //
 //   bench_faiss DB.pmdb QUERIES.f32 [--name SET] [--json] [--m M] [--ef-construction N]
-//               [--ef-search N[,N...]]
+//               [--ef-search N[,N...]] [--passes N]
 //
 // The index holds the searchable rows of the database, normalised and multiplied by the weight
 // square roots, so its squared L2 distance is posematch's cost (bench/peer.hpp); defaults M 32,
 // efConstruction 40 (FAISS's own), and efSearch 16 (FAISS's default) and 64 (the setting of the
-// reference figure in the engine issue), each timed over every query on the one graph. It is
+// reference figure in the engine issue), each timed over every query on the one graph, in
+// alternating passes with posematch's exact and brute force (3 unless --passes; each query's
+// time the median of its passes). It is
 // built and searched on one thread, as every other figure of the table is: a graph added to on
 // several threads also depends on their timing. The database must have no cost addends (FAISS
 // knows nothing of them).
@@ -45,20 +47,26 @@ bool parse_list(std::vector<int> &out, const char *s) {
 
 int main(int argc, char **argv) {
     const char *usage = "usage: bench_faiss DB.pmdb QUERIES.f32 [--name SET] [--json] [--m M] [--ef-construction N] "
-                        "[--ef-search N[,N...]]\n";
+                        "[--ef-search N[,N...]] [--passes N]\n";
     if (argc < 3) {
         std::fputs(usage, stderr);
         return 2;
     }
     std::string name = "queries";
     bool json = false;
-    int m = 32, ef_construction = 40;
+    int m = 32, ef_construction = 40, passes = 3;
     std::vector<int> ef_search = {16, 64};
     for (int i = 3; i < argc; i++) {
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
         else if (!std::strcmp(argv[i], "--m") && i + 1 < argc) m = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--ef-construction") && i + 1 < argc) ef_construction = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
+            if (!peer::parse_passes(passes, argv[++i])) {
+                std::fprintf(stderr, "bench_faiss: --passes takes 1..15, not '%s'\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
             if (!parse_list(ef_search, argv[++i])) {
                 std::fprintf(stderr, "bench_faiss: --ef-search takes values of 1..1000000 separated by commas, not '%s'\n",
@@ -84,31 +92,36 @@ int main(int argc, char **argv) {
     index.add(p.rows, p.cloud.data());
     double build_ms = (pm_bench_now_us() - t0) / 1000.0;
 
-    peer::Own own;
-    if (!peer::run_own(own, p)) return 1;
-    std::vector<Run> runs;
+    const size_t settings = ef_search.size();
     std::vector<float> wq((size_t)D);
-    std::vector<faiss::Index::idx_t> row(p.nq);
-    std::vector<float> dist(p.nq);
-    for (int ef : ef_search) {
-        // Set on the index itself: FAISS 1.7.3's IndexHNSW::search does not pass per-call
-        // SearchParametersHNSW on to the graph (efSearch stayed at its default that way).
-        index.hnsw.efSearch = ef;
+    std::vector<std::vector<faiss::Index::idx_t>> row(settings, std::vector<faiss::Index::idx_t>(p.nq));
+    std::vector<std::vector<float>> dist(settings, std::vector<float>(p.nq));
+    std::vector<peer::Method> methods;
+    for (size_t k = 0; k < settings; k++)
+        methods.push_back({// Set on the index itself: FAISS 1.7.3's IndexHNSW::search does not pass per-call
+                           // SearchParametersHNSW on to the graph (efSearch stayed at its default that way).
+                           [&, k] { index.hnsw.efSearch = ef_search[k]; },
+                           [&, k](size_t i) {
+                               p.weigh(&p.queries[i * D], wq.data());
+                               index.search(1, wq.data(), 1, &dist[k][i], &row[k][i]);
+                           }});
+    peer::Own own;
+    if (!peer::own_methods(methods, own, p)) return 1;
+    const std::vector<peer::Stats> st = peer::time_alternating(p.nq, passes, methods);
+    std::vector<Run> runs;
+    for (size_t k = 0; k < settings; k++) {
         Run r;
-        r.ef_search = ef;
-        r.time = peer::time_pass(p.nq, [&](size_t i) {
-            p.weigh(&p.queries[i * D], wq.data());
-            index.search(1, wq.data(), 1, &dist[i], &row[i]);
-        });
-        if (!peer::quality(r.quality, p, own, std::vector<int64_t>(row.begin(), row.end()), dist)) return 1;
+        r.ef_search = ef_search[k];
+        r.time = st[k];
+        if (!peer::quality(r.quality, p, own, std::vector<int64_t>(row[k].begin(), row[k].end()), dist[k])) return 1;
         runs.push_back(r);
     }
-    const peer::Stats &se = own.exact, &sb = own.bruteforce;
+    const peer::Stats &se = st[settings], &sb = st[settings + 1];
     if (json) {
-        std::printf("{\"query_set\": \"%s\", \"queries\": %zu, \"rows\": %d, \"faiss_m\": %d, \"faiss_ef_construction\": %d,"
+        std::printf("{\"query_set\": \"%s\", \"queries\": %zu, \"passes\": %d, \"rows\": %d, \"faiss_m\": %d, \"faiss_ef_construction\": %d,"
                     " \"faiss_build_ms\": %.3f,\n \"exact\": {\"median_us\": %.3f, \"p99_us\": %.3f, \"mean_us\": %.3f},\n"
                     " \"bruteforce\": {\"median_us\": %.3f, \"p99_us\": %.3f, \"mean_us\": %.3f},\n \"runs\": [",
-                    name.c_str(), p.nq, p.rows, m, ef_construction, build_ms, se.median, se.p99, se.mean, sb.median, sb.p99,
+                    name.c_str(), p.nq, passes, p.rows, m, ef_construction, build_ms, se.median, se.p99, se.mean, sb.median, sb.p99,
                     sb.mean);
         for (size_t k = 0; k < runs.size(); k++) {
             const Run &r = runs[k];
@@ -120,8 +133,9 @@ int main(int argc, char **argv) {
         }
         std::printf("]}\n");
     } else {
-        std::printf("%s: %zu queries over %d rows x %d; FAISS HNSW M %d, efConstruction %d, built in %.1f ms\n", name.c_str(),
-                    p.nq, p.rows, D, m, ef_construction, build_ms);
+        std::printf("%s: %zu queries over %d rows x %d; FAISS HNSW M %d, efConstruction %d, built in %.1f ms; each query's "
+                    "time the median of %d alternating passes\n",
+                    name.c_str(), p.nq, p.rows, D, m, ef_construction, build_ms, passes);
         for (const Run &r : runs)
             std::printf("  efSearch %d: median %.1f us, p99 %.1f us, optimum on %.1f%%, mean excess %.2f%% (%.2fx posematch "
                         "exact's median)\n",

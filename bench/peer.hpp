@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <vector>
 
 #include "posematch/posematch.h"
@@ -105,43 +107,89 @@ inline bool load(Data &p, const char *tool, const char *db_path, const char *que
     return true;
 }
 
-// Times `query(i)` over every query in one pass after a short warm-up: each method gets its own
-// pass, as `posematch bench` does, since interleaving them would let brute force's full scan evict
-// the trees' working sets between queries.
-template <class Query> Stats time_pass(size_t nq, Query query) {
-    std::vector<double> t(nq);
-    const size_t warm = std::min<size_t>(nq, 16);
-    for (size_t i = 0; i < warm; i++) query(i);
-    for (size_t i = 0; i < nq; i++) {
-        double a = pm_bench_now_us();
-        query(i);
-        t[i] = pm_bench_now_us() - a;
-    }
-    return stats(t);
-}
-
-// posematch's exact and brute-force modes on the same queries; bf receives the optimum of each.
-struct Own {
-    Stats exact, bruteforce;
-    std::vector<pm_search_result> bf;
+// A method a peer benchmark times: `before` (may be empty) sets its parameters at the start of
+// each of its passes, `query(i)` answers query i.
+struct Method {
+    std::function<void()> before;
+    std::function<void(size_t)> query;
 };
 
-inline bool run_own(Own &own, const Data &p) {
-    pm_search_def def = pm_default_search_def();
-    const size_t ss = pm_search_scratch_size(p.db, &def);
-    void *scratch = std::aligned_alloc(64, (ss + 63) / 64 * 64);
-    if (!scratch) {
+// Times every method over every query in `passes` alternating passes (the first method's pass,
+// the second's, ..., then the first's again), each after a short warm-up, and gives a query the
+// median of its passes: as `posematch bench --passes` does, so that a burst of load on the host
+// falls on every method alike. Each method keeps a whole pass to itself, since interleaving them
+// per query would let brute force's full scan evict the trees' working sets between queries.
+inline std::vector<Stats> time_alternating(size_t nq, int passes, const std::vector<Method> &methods) {
+    std::vector<std::vector<double>> t(methods.size(), std::vector<double>((size_t)passes * nq));
+    for (int pass = 0; pass < passes; pass++)
+        for (size_t m = 0; m < methods.size(); m++) {
+            if (methods[m].before) methods[m].before();
+            const size_t warm = std::min<size_t>(nq, 16);
+            for (size_t i = 0; i < warm; i++) methods[m].query(i);
+            for (size_t i = 0; i < nq; i++) {
+                double a = pm_bench_now_us();
+                methods[m].query(i);
+                t[m][(size_t)pass * nq + i] = pm_bench_now_us() - a;
+            }
+        }
+    std::vector<Stats> out;
+    std::vector<double> per_query(nq), sample((size_t)passes);
+    for (size_t m = 0; m < methods.size(); m++) {
+        for (size_t i = 0; i < nq; i++) {
+            for (int pass = 0; pass < passes; pass++) sample[(size_t)pass] = t[m][(size_t)pass * nq + i];
+            std::qsort(sample.data(), sample.size(), sizeof(double), pm_bench_cmp_double);
+            per_query[i] = pm_bench_median(sample.data(), passes);
+        }
+        out.push_back(stats(per_query));
+    }
+    return out;
+}
+
+// "--passes N" among a peer's options: 1..15 as `posematch bench` takes it; false when malformed.
+inline bool parse_passes(int &out, const char *s) {
+    char *end = nullptr;
+    long v = std::strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 15) return false;
+    out = (int)v;
+    return true;
+}
+
+// posematch's exact and brute-force modes on the same queries, as two methods to time beside a
+// peer's; bf receives the optimum of each query.
+struct Own {
+    std::vector<pm_search_result> bf;
+    pm_search_def exact_def{}, bf_def{};
+    pm_search_result r{};
+    void *scratch = nullptr;
+    size_t scratch_size = 0;
+    Own() = default;
+    Own(const Own &) = delete;
+    Own &operator=(const Own &) = delete;
+    ~Own() { std::free(scratch); }
+};
+
+// Appends posematch's exact and brute-force methods to `methods` (in that order); false after a
+// message on stderr.
+inline bool own_methods(std::vector<Method> &methods, Own &own, const Data &p) {
+    own.exact_def = pm_default_search_def();
+    own.exact_def.mode = PM_SEARCH_EXACT;
+    own.bf_def = pm_default_search_def();
+    own.bf_def.mode = PM_SEARCH_BRUTEFORCE;
+    own.scratch_size = std::max(pm_search_scratch_size(p.db, &own.exact_def), pm_search_scratch_size(p.db, &own.bf_def));
+    own.scratch = std::aligned_alloc(64, (own.scratch_size + 63) / 64 * 64);
+    if (!own.scratch) {
         std::fprintf(stderr, "%s: out of memory\n", p.tool);
         return false;
     }
     own.bf.resize(p.nq);
-    pm_search_result r;
-    def.mode = PM_SEARCH_EXACT;
-    own.exact = time_pass(p.nq, [&](size_t i) { pm_search(&r, p.db, &p.queries[i * p.D], &def, scratch, ss, nullptr); });
-    def.mode = PM_SEARCH_BRUTEFORCE;
-    own.bruteforce =
-        time_pass(p.nq, [&](size_t i) { pm_search(&own.bf[i], p.db, &p.queries[i * p.D], &def, scratch, ss, nullptr); });
-    std::free(scratch);
+    methods.push_back({nullptr, [&own, &p](size_t i) {
+                           pm_search(&own.r, p.db, &p.queries[i * p.D], &own.exact_def, own.scratch, own.scratch_size,
+                                     nullptr);
+                       }});
+    methods.push_back({nullptr, [&own, &p](size_t i) {
+                           pm_search(&own.bf[i], p.db, &p.queries[i * p.D], &own.bf_def, own.scratch, own.scratch_size,
+                                     nullptr);
+                       }});
     return true;
 }
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The peer benchmarks beside the CLI's build (build/bench/bench_nanoflann, bench_faiss) on a small
+# generated database: nanoflann's exact KD-tree finds the brute-force optimum of every query in
+# posematch's space, FAISS's HNSW reports each efSearch it was asked for, both say how many
+# alternating passes their times are the median of, and a bad --passes is refused. Figures of
+# time are only checked for shape (p99 >= median > 0). Exits 77 when neither peer is built.
+source "$(dirname "$0")/common.sh" benchpeers || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
+T=$TMP
+BENCH_DIR=$(dirname "$CLI")/bench
+NF=$BENCH_DIR/bench_nanoflann
+FA=$BENCH_DIR/bench_faiss
+if [ ! -x "$NF" ] && [ ! -x "$FA" ]; then echo "SKIP: no peer benchmark built in $BENCH_DIR"; exit 77; fi
+
+"$CLI" synth "$T/clips" --clips 4 --seed 3 > /dev/null || fail "synth"
+"$CLI" build "$T/clips"/synth_00{0,1,2}.bvh -o "$T/a.pmdb" --quiet || fail "build"
+"$CLI" bench "$T/a.pmdb" --queries 40 --passes 1 --far "$T/clips/synth_003.bvh" --save-queries "$T/q" > /dev/null \
+  || fail "bench --save-queries"
+
+for peer in "$NF" "$FA"; do
+  [ -x "$peer" ] || continue
+  name=$(basename "$peer")
+  for set in noisy far; do
+    "$peer" "$T/a.pmdb" "$T/q_$set.f32" --name $set --passes 2 --json > "$T/$name.$set.json" 2> "$T/err" \
+      || fail "$name $set: $(cat "$T/err")"
+  done
+  "$peer" "$T/a.pmdb" "$T/q_noisy.f32" --passes 1 > "$T/$name.txt" || fail "$name (text)"
+  grep -q "median of 1 alternating passes" "$T/$name.txt" || fail "$name: the text does not give its passes"
+  for bad in 0 16 x; do
+    "$peer" "$T/a.pmdb" "$T/q_noisy.f32" --passes $bad > /dev/null 2> "$T/err" && fail "$name --passes $bad was taken"
+    grep -q -- "--passes takes 1..15, not '$bad'" "$T/err" || fail "$name --passes $bad: $(cat "$T/err")"
+  done
+done
+python3 - "$T" "$NF" "$FA" <<'PY' || fail "peer figures"
+import json, os, sys
+t, nf, fa = sys.argv[1:4]
+def shape(s, what):
+    assert 0 < s["median_us"] <= s["p99_us"], (what, s)
+for set_ in ("noisy", "far"):
+    if os.access(nf, os.X_OK):
+        n = json.load(open(f"{t}/bench_nanoflann.{set_}.json"))
+        assert n["query_set"] == set_ and n["queries"] == 40 and n["passes"] == 2, n
+        assert n["nanoflann"]["exact_fraction"] == 1.0, ("nanoflann is exact in posematch's space", n)
+        for k in ("nanoflann", "exact", "bruteforce"):
+            shape(n[k], k)
+    if os.access(fa, os.X_OK):
+        f = json.load(open(f"{t}/bench_faiss.{set_}.json"))
+        assert f["query_set"] == set_ and f["queries"] == 40 and f["passes"] == 2, f
+        assert [r["faiss_ef_search"] for r in f["runs"]] == [16, 64], f["runs"]
+        for r in f["runs"]:
+            assert 0.0 <= r["faiss"]["exact_fraction"] <= 1.0 and r["faiss"]["mean_excess"] >= 0.0, r
+            shape(r["faiss"], "faiss")
+        shape(f["exact"], "exact")
+        shape(f["bruteforce"], "bruteforce")
+PY
+exit 0
