@@ -62,10 +62,7 @@ int main(int argc, char **argv) {
         else if (!std::strcmp(argv[i], "--m") && i + 1 < argc) m = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--ef-construction") && i + 1 < argc) ef_construction = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
-            if (!peer::parse_passes(passes, argv[++i])) {
-                std::fprintf(stderr, "bench_faiss: --passes takes 1..15, not '%s'\n", argv[i]);
-                return 2;
-            }
+            if (!peer::parse_passes(passes, "bench_faiss", argv[++i])) return 2;
         }
         else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
             if (!parse_list(ef_search, argv[++i])) {

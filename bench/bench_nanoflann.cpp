@@ -43,10 +43,7 @@ int main(int argc, char **argv) {
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
         else if (!std::strcmp(argv[i], "--leaf") && i + 1 < argc) leaf = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
-            if (!peer::parse_passes(passes, argv[++i])) {
-                std::fprintf(stderr, "bench_nanoflann: --passes takes 1..15, not '%s'\n", argv[i]);
-                return 2;
-            }
+            if (!peer::parse_passes(passes, "bench_nanoflann", argv[++i])) return 2;
         }
     }
     peer::Data p;

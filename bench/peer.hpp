@@ -133,23 +133,23 @@ inline std::vector<Stats> time_alternating(size_t nq, int passes, const std::vec
             }
         }
     std::vector<Stats> out;
-    std::vector<double> per_query(nq), sample((size_t)passes);
+    std::vector<double> per_query(nq);
     for (size_t m = 0; m < methods.size(); m++) {
-        for (size_t i = 0; i < nq; i++) {
-            for (int pass = 0; pass < passes; pass++) sample[(size_t)pass] = t[m][(size_t)pass * nq + i];
-            std::qsort(sample.data(), sample.size(), sizeof(double), pm_bench_cmp_double);
-            per_query[i] = pm_bench_median(sample.data(), passes);
-        }
+        pm_bench_pass_medians(per_query.data(), t[m].data(), passes, (int)nq, nq);
         out.push_back(stats(per_query));
     }
     return out;
 }
 
-// "--passes N" among a peer's options: 1..15 as `posematch bench` takes it; false when malformed.
-inline bool parse_passes(int &out, const char *s) {
+// "--passes N" among a peer's options: 1..PM_BENCH_PASSES_MAX as `posematch bench` takes it;
+// false after a message on stderr when malformed.
+inline bool parse_passes(int &out, const char *tool, const char *s) {
     char *end = nullptr;
     long v = std::strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 15) return false;
+    if (end == s || *end || v < 1 || v > PM_BENCH_PASSES_MAX) {
+        std::fprintf(stderr, "%s: --passes takes 1..%d, not '%s'\n", tool, (int)PM_BENCH_PASSES_MAX, s);
+        return false;
+    }
     out = (int)v;
     return true;
 }

@@ -20,6 +20,15 @@ double pm_bench_median(const double *sorted, int n) {
 
 double pm_bench_p99(const double *sorted, int n) { return sorted[((long long)n * 99 + 99) / 100 - 1]; }
 
+void pm_bench_pass_medians(double *out, const double *times, int passes, int count, size_t pass_stride) {
+    double sample[PM_BENCH_PASSES_MAX];
+    for (int i = 0; i < count; i++) {
+        for (int p = 0; p < passes; p++) sample[p] = times[(size_t)p * pass_stride + (size_t)i];
+        qsort(sample, (size_t)passes, sizeof(double), pm_bench_cmp_double);
+        out[i] = pm_bench_median(sample, passes);
+    }
+}
+
 double pm_bench_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -17,6 +17,12 @@ int pm_bench_cmp_double(const void *a, const void *b);
 double pm_bench_median(const double *sorted, int n);
 double pm_bench_p99(const double *sorted, int n);
 
+/* Timed passes over the same queries (`posematch bench --passes`, the peers' --passes): at most
+ * this many, and of `count` queries timed in `passes` passes, times[p * pass_stride + i] being
+ * query i's time in pass p, out[i] = the median of query i's passes. */
+enum { PM_BENCH_PASSES_MAX = 15 };
+void pm_bench_pass_medians(double *out, const double *times, int passes, int count, size_t pass_stride);
+
 typedef struct pm_bench_threads_row {
     pm_search_mode mode;
     int queries;         /* per pass */

@@ -90,7 +90,7 @@ typedef struct variant {
 } variant;
 
 /* Brute force and the three tree modes, and exact with a budget: the most rows a group times. */
-enum { GROUP_MAX = 5, PASSES_MAX = 15 };
+enum { GROUP_MAX = 5 };
 
 /* Runs one variant over a set; fills times and results. */
 static int run_mode(bench *b, const pm_bench_query_set *qs, variant v, const float *dyn, int continuing,
@@ -320,7 +320,7 @@ static int parse_args(bench_args *a, int argc, char **argv) {
             if (!pm_cli_int(&a->max_nodes, "bench", s, argv[++i], 0, 100000000)) return 2;
             a->max_nodes_given = 1;
         } else if (!strcmp(s, "--passes") && more) {
-            if (!pm_cli_int(&a->passes, "bench", s, argv[++i], 1, PASSES_MAX)) return 2;
+            if (!pm_cli_int(&a->passes, "bench", s, argv[++i], 1, PM_BENCH_PASSES_MAX)) return 2;
         } else if (!strcmp(s, "--threads") && more) {
             if (!pm_cli_int(&a->threads, "bench", s, argv[++i], 1, 256)) return 2;
         } else if (!strcmp(s, "--sigma") && more) {
@@ -369,17 +369,14 @@ static int compare_group(bench *b, const pm_bench_query_set *qs, const char *set
         }
     double bf = 0.0;
     for (int v = 0; v < count; v++) {
-        double *med = b->medians, sample[PASSES_MAX];
-        for (int i = 0; i < n; i++) {
-            for (int p = 0; p < passes; p++) sample[p] = b->times[((size_t)v * passes + p) * b->max_queries + i];
-            qsort(sample, (size_t)passes, sizeof(double), pm_bench_cmp_double);
-            med[i] = pm_bench_median(sample, passes);
-        }
-        const int is_exact = vs[v].mode == PM_SEARCH_EXACT && !vs[v].max_nodes;
-        if (pool && (v == 0 || is_exact)) {
-            double *to = v == 0 ? b->pooled_bf + b->pooled_bf_count : b->pooled_exact + b->pooled_exact_count;
-            memcpy(to, med, (size_t)n * sizeof(double));
-            *(v == 0 ? &b->pooled_bf_count : &b->pooled_exact_count) += n;
+        double *med = b->medians;
+        pm_bench_pass_medians(med, b->times + (size_t)v * passes * b->max_queries, passes, n, (size_t)b->max_queries);
+        if (pool && v == 0) {
+            memcpy(b->pooled_bf + b->pooled_bf_count, med, (size_t)n * sizeof(double));
+            b->pooled_bf_count += n;
+        } else if (pool && vs[v].mode == PM_SEARCH_EXACT && !vs[v].max_nodes) {
+            memcpy(b->pooled_exact + b->pooled_exact_count, med, (size_t)n * sizeof(double));
+            b->pooled_exact_count += n;
         }
         char name[48];
         if (vs[v].max_nodes) snprintf(name, sizeof name, "%s+max-nodes=%d", set, vs[v].max_nodes);
