@@ -59,12 +59,13 @@ int main(int argc, char **argv) {
     for (int i = 3; i < argc; i++) {
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
-        else if (!std::strcmp(argv[i], "--m") && i + 1 < argc) m = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--ef-construction") && i + 1 < argc) ef_construction = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
+        else if (!std::strcmp(argv[i], "--m") && i + 1 < argc) {
+            if (!peer::parse_int(m, "bench_faiss", "--m", argv[++i], 2, 1024)) return 2;
+        } else if (!std::strcmp(argv[i], "--ef-construction") && i + 1 < argc) {
+            if (!peer::parse_int(ef_construction, "bench_faiss", "--ef-construction", argv[++i], 1, 1000000)) return 2;
+        } else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
             if (!peer::parse_passes(passes, "bench_faiss", argv[++i])) return 2;
-        }
-        else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
+        } else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
             if (!parse_list(ef_search, argv[++i])) {
                 std::fprintf(stderr, "bench_faiss: --ef-search takes values of 1..1000000 separated by commas, not '%s'\n",
                              argv[i]);
@@ -74,10 +75,6 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "bench_faiss: unknown or incomplete option %s\n%s", argv[i], usage);
             return 2;
         }
-    }
-    if (m < 2 || ef_construction < 1) {
-        std::fprintf(stderr, "bench_faiss: --m must be at least 2 and --ef-construction at least 1\n");
-        return 2;
     }
     peer::Data p;
     if (!peer::load(p, "bench_faiss", argv[1], argv[2])) return 1;

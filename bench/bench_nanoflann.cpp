@@ -31,8 +31,9 @@ using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<fl
 }  // namespace
 
 int main(int argc, char **argv) {
+    const char *usage = "usage: bench_nanoflann DB.pmdb QUERIES.f32 [--name SET] [--json] [--leaf N] [--passes N]\n";
     if (argc < 3) {
-        std::fprintf(stderr, "usage: bench_nanoflann DB.pmdb QUERIES.f32 [--name SET] [--json] [--leaf N] [--passes N]\n");
+        std::fputs(usage, stderr);
         return 2;
     }
     std::string name = "queries";
@@ -41,9 +42,13 @@ int main(int argc, char **argv) {
     for (int i = 3; i < argc; i++) {
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
-        else if (!std::strcmp(argv[i], "--leaf") && i + 1 < argc) leaf = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
+        else if (!std::strcmp(argv[i], "--leaf") && i + 1 < argc) {
+            if (!peer::parse_int(leaf, "bench_nanoflann", "--leaf", argv[++i], 1, 1000000)) return 2;
+        } else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
             if (!peer::parse_passes(passes, "bench_nanoflann", argv[++i])) return 2;
+        } else {
+            std::fprintf(stderr, "bench_nanoflann: unknown or incomplete option %s\n%s", argv[i], usage);
+            return 2;
         }
     }
     peer::Data p;

@@ -362,9 +362,11 @@ static int compare_group(bench *b, const pm_bench_query_set *qs, const char *set
             for (int i = 0; p && i < n; i++) {
                 const pm_search_result *first = b->res + (size_t)v * b->max_queries + i;
                 if (out[i].found != first->found || out[i].pose != first->pose || out[i].cost != first->cost)
-                    return pm_cli_fail("bench: %s on the %s set answered query %d with pose %d on pass %d, pose %d "
-                                       "on pass 1: the search is not deterministic",
-                                       pm_search_mode_name(vs[v].mode), set, i, out[i].pose, p + 1, first->pose);
+                    return pm_cli_fail("bench: %s on the %s set answered query %d with pose %d (cost %.9g%s) on "
+                                       "pass %d, pose %d (cost %.9g%s) on pass 1: the search is not deterministic",
+                                       pm_search_mode_name(vs[v].mode), set, i, out[i].pose, (double)out[i].cost,
+                                       out[i].found ? "" : ", not found", p + 1, first->pose, (double)first->cost,
+                                       first->found ? "" : ", not found");
             }
         }
     double bf = 0.0;

@@ -2,7 +2,8 @@
 # The peer benchmarks beside the CLI's build (build/bench/bench_nanoflann, bench_faiss) on a small
 # generated database: nanoflann's exact KD-tree finds the brute-force optimum of every query in
 # posematch's space, FAISS's HNSW reports each efSearch it was asked for, both say how many
-# alternating passes their times are the median of, and a bad --passes is refused. Figures of
+# alternating passes their times are the median of, and a bad --passes, --leaf, --m,
+# --ef-construction or unknown option is refused with a message. Figures of
 # time are only checked for shape (p99 >= median > 0). Exits 77 when neither peer is built.
 source "$(dirname "$0")/common.sh" benchpeers || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 T=$TMP
@@ -28,6 +29,17 @@ for peer in "$NF" "$FA"; do
   for bad in 0 16 x; do
     "$peer" "$T/a.pmdb" "$T/q_noisy.f32" --passes $bad > /dev/null 2> "$T/err" && fail "$name --passes $bad was taken"
     grep -q -- "--passes takes 1..15, not '$bad'" "$T/err" || fail "$name --passes $bad: $(cat "$T/err")"
+  done
+  case $name in
+    bench_nanoflann) opts=("--leaf 0:--leaf takes 1..1000000, not '0'" "--leaf 8x:--leaf takes 1..1000000, not '8x'") ;;
+    *) opts=("--m 1:--m takes 2..1024, not '1'" "--ef-construction abc:--ef-construction takes 1..1000000, not 'abc'") ;;
+  esac
+  opts+=("--bogus:unknown or incomplete option --bogus")
+  for o in "${opts[@]}"; do
+    args=${o%%:*} want=${o#*:}
+    # shellcheck disable=SC2086  # the option and its value are two words
+    "$peer" "$T/a.pmdb" "$T/q_noisy.f32" $args > /dev/null 2> "$T/err" && fail "$name $args was taken"
+    grep -qF -- "$want" "$T/err" || fail "$name $args: $(cat "$T/err")"
   done
 done
 python3 - "$T" "$NF" "$FA" <<'PY' || fail "peer figures"
