@@ -60,11 +60,11 @@ int main(int argc, char **argv) {
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
         else if (!std::strcmp(argv[i], "--m") && i + 1 < argc) {
-            if (!peer::parse_int(m, "bench_faiss", "--m", argv[++i], 2, 1024)) return 2;
+            if (!pm_cli_int(&m, "bench_faiss", "--m", argv[++i], 2, 1024)) return 2;
         } else if (!std::strcmp(argv[i], "--ef-construction") && i + 1 < argc) {
-            if (!peer::parse_int(ef_construction, "bench_faiss", "--ef-construction", argv[++i], 1, 1000000)) return 2;
+            if (!pm_cli_int(&ef_construction, "bench_faiss", "--ef-construction", argv[++i], 1, 1000000)) return 2;
         } else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
-            if (!peer::parse_passes(passes, "bench_faiss", argv[++i])) return 2;
+            if (!pm_cli_int(&passes, "bench_faiss", "--passes", argv[++i], 1, PM_BENCH_PASSES_MAX)) return 2;
         } else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
             if (!parse_list(ef_search, argv[++i])) {
                 std::fprintf(stderr, "bench_faiss: --ef-search takes values of 1..1000000 separated by commas, not '%s'\n",

@@ -43,9 +43,9 @@ int main(int argc, char **argv) {
         if (!std::strcmp(argv[i], "--json")) json = true;
         else if (!std::strcmp(argv[i], "--name") && i + 1 < argc) name = argv[++i];
         else if (!std::strcmp(argv[i], "--leaf") && i + 1 < argc) {
-            if (!peer::parse_int(leaf, "bench_nanoflann", "--leaf", argv[++i], 1, 1000000)) return 2;
+            if (!pm_cli_int(&leaf, "bench_nanoflann", "--leaf", argv[++i], 1, 1000000)) return 2;
         } else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
-            if (!peer::parse_passes(passes, "bench_nanoflann", argv[++i])) return 2;
+            if (!pm_cli_int(&passes, "bench_nanoflann", "--passes", argv[++i], 1, PM_BENCH_PASSES_MAX)) return 2;
         } else {
             std::fprintf(stderr, "bench_nanoflann: unknown or incomplete option %s\n%s", argv[i], usage);
             return 2;

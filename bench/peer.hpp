@@ -18,6 +18,7 @@
 
 extern "C" {
 #include "bench_threads.h" /* posematch bench's clock, median and p99 */
+#include "cli_common.h"    /* pm_cli_int: options read and refused as the CLI's are */
 }
 
 namespace peer {
@@ -138,24 +139,6 @@ inline std::vector<Stats> time_alternating(size_t nq, int passes, const std::vec
         out.push_back(stats(per_query));
     }
     return out;
-}
-
-// An integer option ("--leaf 10") of lo..hi among a peer's options; false after a message on
-// stderr when malformed, so that a typo cannot silently become 0 as atoi would make it.
-inline bool parse_int(int &out, const char *tool, const char *option, const char *s, long lo, long hi) {
-    char *end = nullptr;
-    long v = std::strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi) {
-        std::fprintf(stderr, "%s: %s takes %ld..%ld, not '%s'\n", tool, option, lo, hi, s);
-        return false;
-    }
-    out = (int)v;
-    return true;
-}
-
-// "--passes N": 1..PM_BENCH_PASSES_MAX as `posematch bench` takes it.
-inline bool parse_passes(int &out, const char *tool, const char *s) {
-    return parse_int(out, tool, "--passes", s, 1, PM_BENCH_PASSES_MAX);
 }
 
 // posematch's exact and brute-force modes on the same queries, as two methods to time beside a
