@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "posematch/posematch.h"
@@ -145,36 +146,30 @@ inline std::vector<Stats> time_alternating(size_t nq, int passes, const std::vec
 // peer's; bf receives the optimum of each query.
 struct Own {
     std::vector<pm_search_result> bf;
-    pm_search_def exact_def{}, bf_def{};
-    pm_search_result r{};
-    void *scratch = nullptr;
+    pm_search_result r{};  // exact's answers, which posematch bench checks; here only timed
+    std::unique_ptr<void, decltype(&std::free)> scratch{nullptr, &std::free};
     size_t scratch_size = 0;
-    Own() = default;
-    Own(const Own &) = delete;
-    Own &operator=(const Own &) = delete;
-    ~Own() { std::free(scratch); }
 };
 
 // Appends posematch's exact and brute-force methods to `methods` (in that order); false after a
 // message on stderr.
 inline bool own_methods(std::vector<Method> &methods, Own &own, const Data &p) {
-    own.exact_def = pm_default_search_def();
-    own.exact_def.mode = PM_SEARCH_EXACT;
-    own.bf_def = pm_default_search_def();
-    own.bf_def.mode = PM_SEARCH_BRUTEFORCE;
-    own.scratch_size = std::max(pm_search_scratch_size(p.db, &own.exact_def), pm_search_scratch_size(p.db, &own.bf_def));
-    own.scratch = std::aligned_alloc(64, (own.scratch_size + 63) / 64 * 64);
+    pm_search_def exact = pm_default_search_def(), bf = pm_default_search_def();
+    exact.mode = PM_SEARCH_EXACT;
+    bf.mode = PM_SEARCH_BRUTEFORCE;
+    own.scratch_size = std::max(pm_search_scratch_size(p.db, &exact), pm_search_scratch_size(p.db, &bf));
+    own.scratch.reset(std::aligned_alloc(64, (own.scratch_size + 63) / 64 * 64));
     if (!own.scratch) {
         std::fprintf(stderr, "%s: out of memory\n", p.tool);
         return false;
     }
     own.bf.resize(p.nq);
-    methods.push_back({nullptr, [&own, &p](size_t i) {
-                           pm_search(&own.r, p.db, &p.queries[i * p.D], &own.exact_def, own.scratch, own.scratch_size,
+    methods.push_back({nullptr, [&own, &p, exact](size_t i) {
+                           pm_search(&own.r, p.db, &p.queries[i * p.D], &exact, own.scratch.get(), own.scratch_size,
                                      nullptr);
                        }});
-    methods.push_back({nullptr, [&own, &p](size_t i) {
-                           pm_search(&own.bf[i], p.db, &p.queries[i * p.D], &own.bf_def, own.scratch, own.scratch_size,
+    methods.push_back({nullptr, [&own, &p, bf](size_t i) {
+                           pm_search(&own.bf[i], p.db, &p.queries[i * p.D], &bf, own.scratch.get(), own.scratch_size,
                                      nullptr);
                        }});
     return true;
