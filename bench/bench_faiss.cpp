@@ -30,17 +30,19 @@ struct Run {
     peer::Quality quality;
 };
 
-// "16,64" into values of at least 1; false when malformed.
+// "16,64" into its values; false when malformed. Each item is read as the CLI reads a number
+// (pm_cli_int, with its message), so an empty item ("16," or "16,,64") is an error, not skipped.
 bool parse_list(std::vector<int> &out, const char *s) {
     out.clear();
-    while (*s) {
-        char *end = nullptr;
-        long v = std::strtol(s, &end, 10);
-        if (end == s || v < 1 || v > 1000000 || (*end && *end != ',')) return false;
-        out.push_back((int)v);
-        s = *end ? end + 1 : end;
+    for (;;) {
+        const char *comma = std::strchr(s, ',');
+        std::string item = comma ? std::string(s, (size_t)(comma - s)) : std::string(s);
+        int v;
+        if (!pm_cli_int(&v, "bench_faiss", "--ef-search", item.c_str(), 1, 1000000)) return false;
+        out.push_back(v);
+        if (!comma) return true;
+        s = comma + 1;
     }
-    return !out.empty();
 }
 
 }  // namespace
@@ -66,11 +68,7 @@ int main(int argc, char **argv) {
         } else if (!std::strcmp(argv[i], "--passes") && i + 1 < argc) {
             if (!pm_cli_int(&passes, "bench_faiss", "--passes", argv[++i], 1, PM_BENCH_PASSES_MAX)) return 2;
         } else if (!std::strcmp(argv[i], "--ef-search") && i + 1 < argc) {
-            if (!parse_list(ef_search, argv[++i])) {
-                std::fprintf(stderr, "bench_faiss: --ef-search takes values of 1..1000000 separated by commas, not '%s'\n",
-                             argv[i]);
-                return 2;
-            }
+            if (!parse_list(ef_search, argv[++i])) return 2;
         } else {
             std::fprintf(stderr, "bench_faiss: unknown or incomplete option %s\n%s", argv[i], usage);
             return 2;
