@@ -32,13 +32,16 @@ struct Run {
 
 // "16,64" into its values; false when malformed. Each item is read as the CLI reads a number
 // (pm_cli_int, with its message), so an empty item ("16," or "16,,64") is an error, not skipped.
-bool parse_list(std::vector<int> &out, const char *s) {
+// A list's message quotes the whole list before the item, as build's --modes does.
+bool parse_list(std::vector<int> &out, const char *text) {
     out.clear();
-    for (;;) {
+    const std::string label =
+        std::strchr(text, ',') ? std::string("--ef-search '") + text + "':" : std::string("--ef-search");
+    for (const char *s = text;;) {
         const char *comma = std::strchr(s, ',');
         std::string item = comma ? std::string(s, (size_t)(comma - s)) : std::string(s);
         int v;
-        if (!pm_cli_int(&v, "bench_faiss", "--ef-search", item.c_str(), 1, 1000000)) return false;
+        if (!pm_cli_int(&v, "bench_faiss", label.c_str(), item.c_str(), 1, 1000000)) return false;
         out.push_back(v);
         if (!comma) return true;
         s = comma + 1;

@@ -33,9 +33,10 @@ for peer in "$NF" "$FA"; do
     bench_nanoflann) for bad in 0 8x; do opts+=("--leaf $bad:$name: --leaf '$bad' must be a decimal integer in 1..1000000"); done ;;
     *) opts+=("--m 1:$name: --m '1' must be a decimal integer in 2..1024"
               "--ef-construction abc:$name: --ef-construction 'abc' must be a decimal integer in 1..1000000"
-              "--ef-search 16,:$name: --ef-search '' must be a decimal integer in 1..1000000"
-              "--ef-search 16,,64:$name: --ef-search '' must be a decimal integer in 1..1000000"
-              "--ef-search 16,0:$name: --ef-search '0' must be a decimal integer in 1..1000000") ;;
+              "--ef-search 0:$name: --ef-search '0' must be a decimal integer in 1..1000000"
+              "--ef-search 16,:$name: --ef-search '16,': '' must be a decimal integer in 1..1000000"
+              "--ef-search 16,,64:$name: --ef-search '16,,64': '' must be a decimal integer in 1..1000000"
+              "--ef-search 16,0:$name: --ef-search '16,0': '0' must be a decimal integer in 1..1000000") ;;
   esac
   opts+=("--bogus:unknown or incomplete option --bogus")
   for o in "${opts[@]}"; do
