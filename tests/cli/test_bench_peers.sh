@@ -3,7 +3,7 @@
 # generated database: nanoflann's exact KD-tree finds the brute-force optimum of every query in
 # posematch's space, FAISS's HNSW reports each efSearch it was asked for, both say how many
 # alternating passes their times are the median of, and a bad --passes, --leaf, --m,
-# --ef-construction or unknown option is refused with a message. Figures of
+# --ef-construction, --ef-search item or unknown option is refused with a message. Figures of
 # time are only checked for shape (p99 >= median > 0). Exits 77 when neither peer is built.
 source "$(dirname "$0")/common.sh" benchpeers || { echo "FAIL: cannot source common.sh" >&2; exit 1; }
 T=$TMP
