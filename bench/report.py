@@ -37,7 +37,10 @@ def each_run(runs):
 
 def faster(ratio, a, b):
     """'A is 2.5x faster than B' for B's median over A's; below 1 the other way round, and with two
-    decimals under 2x, so that a near tie does not read as a win."""
+    decimals under 2x, so that a near tie does not read as a win; a ratio that would print as 1.00x
+    either way says level, since 'A is 1.00x faster than B' names a winner the figures do not show."""
+    if round(ratio, 2) == 1 or round(1 / ratio, 2) == 1:
+        return f"{a} and {b} are level by median (ratio {ratio:.3f})"
     if ratio < 1:
         ratio, a, b = 1 / ratio, b, a
     return f"{a} is {ratio:.2f}x faster than {b}" if ratio < 2 else f"{a} is {ratio:.1f}x faster than {b}"
