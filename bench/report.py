@@ -6,8 +6,9 @@
 DATA names the clips ("real" or "generated"). Prints the search section (from OUT_DIR's
 *.build.json, *.bench.json and the peers' *.nanoflann_*.json and *.faiss_*.json) and, when OUT_DIR/blend.json exists, the
 blending section; writes each to OUT_DIR/search.md and OUT_DIR/blend.md; with DOC, replaces
-the text between each section's markers in DOC (a section whose results are missing is left
-as it is)."""
+the text between each section's markers in DOC (a section whose results are missing, or whose
+markers DOC lacks, is left as it is; DOC is replaced whole or not at all). Results it cannot
+read (not JSON, a field missing) stop it with a message naming the file or the field."""
 import json
 import os
 import platform
@@ -51,7 +52,10 @@ def load(out, name):
     if not os.path.exists(path):
         return None
     with open(path) as f:
-        return json.load(f)
+        try:
+            return json.load(f)
+        except ValueError as e:
+            sys.exit(f"bench/report.py: {path}: not valid JSON ({e})")
 
 
 def cpu():
@@ -232,30 +236,63 @@ def blend_section(out):
 
 def replace_section(text, markers, section):
     begin, end = markers
-    if begin not in text or end not in text:
-        return text
+    if begin not in text or end not in text or text.index(end) < text.index(begin):
+        return None
     return text[:text.index(begin) + len(begin)] + "\n" + section + text[text.index(end):]
 
 
 def main():
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: bench/report.py OUT_DIR DATA [DOC]")
     out, data = sys.argv[1], sys.argv[2]
     doc = sys.argv[3] if len(sys.argv) > 3 else None
-    sections = [("search", SEARCH_MARKERS, search_section(out, data)), ("blend", BLEND_MARKERS, blend_section(out))]
-    sections = [s for s in sections if s[2] is not None]
+    if not os.path.isdir(out):
+        sys.exit(f"bench/report.py: {out}: no such directory (bench/run.sh writes its results there)")
+    text = None
+    if doc:
+        try:
+            with open(doc) as f:
+                text = f.read()
+        except OSError as e:
+            sys.exit(f"bench/report.py: cannot read {doc}: {e.strerror}")
+    sections = []
+    for name, markers, make in (("search", SEARCH_MARKERS, lambda: search_section(out, data)),
+                                ("blend", BLEND_MARKERS, lambda: blend_section(out))):
+        try:
+            section = make()
+        except (KeyError, IndexError, TypeError) as e:
+            sys.exit(f"bench/report.py: the {name} results in {out} lack a field or have one of another shape "
+                     f"({type(e).__name__}: {e}): written by another version of the benchmarks? rerun make bench")
+        if section is not None:
+            sections.append((name, markers, section))
+    if not sections:
+        sys.exit(f"bench/report.py: {out}: no results (neither *.build.json with *.bench.json nor blend.json)")
     for name, _, section in sections:
         with open(os.path.join(out, f"{name}.md"), "w") as f:
             f.write(section)
         print(section)
-    if doc:
-        with open(doc) as f:
-            text = f.read()
-        new = text
-        for _, markers, section in sections:
-            new = replace_section(new, markers, section)
-        if new != text:
-            with open(doc, "w") as f:
+    if text is None:
+        return
+    new = text
+    for name, markers, section in sections:
+        replaced = replace_section(new, markers, section)
+        if replaced is None:
+            print(f"bench: {doc} has no '{markers[0]}' ... '{markers[1]}' pair: its {name} results are not "
+                  f"written there", file=sys.stderr)
+        else:
+            new = replaced
+    if new != text:
+        # Through a temporary file beside it, so that a failed write leaves the document whole.
+        tmp = f"{doc}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w") as f:
                 f.write(new)
-            print("bench: updated", doc, file=sys.stderr)
+            os.replace(tmp, doc)
+        except OSError as e:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            sys.exit(f"bench/report.py: cannot write {doc}: {e.strerror}")
+        print("bench: updated", doc, file=sys.stderr)
 
 
 if __name__ == "__main__":
