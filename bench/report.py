@@ -235,10 +235,22 @@ def blend_section(out):
 
 
 def replace_section(text, markers, section):
+    """TEXT with SECTION between the marker lines, or None when TEXT has no BEGIN line followed by
+    an END line. A marker counts only as a line of its own: prose that quotes one is left alone."""
     begin, end = markers
-    if begin not in text or end not in text or text.index(end) < text.index(begin):
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.rstrip("\r\n") == begin]
+    if len(starts) > 1:
+        raise ValueError(f"{len(starts)} '{begin}' lines: which one is meant?")
+    if not starts:
         return None
-    return text[:text.index(begin) + len(begin)] + "\n" + section + text[text.index(end):]
+    ends = [i for i in range(starts[0] + 1, len(lines)) if lines[i].rstrip("\r\n") == end]
+    if not ends:
+        return None
+    head = "".join(lines[:starts[0] + 1])
+    if not head.endswith("\n"):
+        head += "\n"
+    return head + section + "".join(lines[ends[0]:])
 
 
 def main():
@@ -275,7 +287,10 @@ def main():
         return
     new = text
     for name, markers, section in sections:
-        replaced = replace_section(new, markers, section)
+        try:
+            replaced = replace_section(new, markers, section)
+        except ValueError as e:
+            sys.exit(f"bench/report.py: {doc} has {e}")
         if replaced is None:
             print(f"bench: {doc} has no '{markers[0]}' ... '{markers[1]}' pair: its {name} results are not "
                   f"written there", file=sys.stderr)

@@ -21,8 +21,9 @@ if [ ! -x "$BUILD/bench/bench_blend" ]; then echo "SKIP: bench_blend is not buil
 mkdir "$T/mocap" || fail "mkdir"
 "$CLI" synth "$T/mocap/walk" --clips 3 --seed 11 > /dev/null || fail "synth"
 "$CLI" synth "$T/mocap/two-person" --clips 1 --seed 12 --name far > /dev/null || fail "synth far"
+# The prose quotes the markers inline, as docs/BENCHMARKS.md does: only a marker line of its own counts.
 cat > "$T/doc.md" <<'EOF'
-Prose before.
+Prose before, quoting `<!-- END search results -->` and `<!-- BEGIN blend results (bench/run.sh) -->`.
 <!-- BEGIN search results (bench/run.sh) -->
 old search
 <!-- END search results -->
@@ -60,8 +61,9 @@ spec.loader.exec_module(r)
 doc = open(t + "/doc.md").read()
 run = open(t + "/run.txt").read()
 def between(text, markers):
-    b, e = markers
-    return text[text.index(b) + len(b) + 1:text.index(e)]
+    b, e = ("\n" + m + "\n" for m in markers)
+    start = text.index(b) + len(b)
+    return text[start:text.index(e, start - 1) + 1]
 search, blend = between(doc, r.SEARCH_MARKERS), between(doc, r.BLEND_MARKERS)
 assert search == open(t + "/out/search.md").read() and blend == open(t + "/out/blend.md").read()
 assert search in run and blend in run, "run.sh does not print the sections"
@@ -128,6 +130,33 @@ python3 "$REPORT" "$T/out" real "$T/doc.md" > /dev/null 2> "$T/err" || fail "rep
 cmp -s "$T/doc.md" "$T/doc.once" || fail "report: a second report of the same results changed the document"
 grep -q "updated" "$T/err" && fail "report: an unchanged document is said to be updated"
 
+# 3b. docs/BENCHMARKS.md itself (a copy): both sections written, its prose - which quotes the
+#     markers - the same to the byte.
+cp "$ROOT/docs/BENCHMARKS.md" "$T/real.md"
+python3 "$REPORT" "$T/out" real "$T/real.md" > /dev/null 2> "$T/err" || fail "report to BENCHMARKS.md: $(cat "$T/err")"
+grep -q "has no" "$T/err" && fail "report to BENCHMARKS.md: $(cat "$T/err")"
+python3 - "$ROOT/docs/BENCHMARKS.md" "$T/real.md" "$T/out" <<'PY' || fail "report to BENCHMARKS.md: prose or sections"
+import sys
+def parts(text):
+    """The prose and the two sections of a document, split at the marker lines."""
+    prose, sections, inside = [], [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("<!-- END ") and inside:
+            inside = False
+        if inside:
+            sections[-1] += line
+        else:
+            prose.append(line)
+        if line.startswith("<!-- BEGIN ") and line.rstrip().endswith("-->"):
+            inside = True
+            sections.append("")
+    return "".join(prose), sections
+old_prose, old_sections = parts(open(sys.argv[1]).read())
+new_prose, new_sections = parts(open(sys.argv[2]).read())
+assert new_prose == old_prose, "the prose changed"
+assert new_sections == [open(sys.argv[3] + "/search.md").read(), open(sys.argv[3] + "/blend.md").read()], "sections"
+PY
+
 # 4. Results of one part only: the other section is left as it was; a document without a
 #    section's markers is left whole and the run says so; no document writes none.
 mkdir "$T/search-only" && cp "$T/out/"*.json "$T/search-only/" && rm "$T/search-only/blend.json"
@@ -165,6 +194,8 @@ b = json.load(open(sys.argv[1])); del b["warm_read_us"]; json.dump(b, open(sys.a
 PY
 expect_error "$T/field" "search results in .* lack a field.*warm_read_us"
 expect_error "$T/out" "cannot read $T/missing.md" "$T/missing.md"
+cat "$T/doc.orig" "$T/doc.orig" > "$T/twice.md"
+expect_error "$T/out" "twice.md has 2 '<!-- BEGIN search results (bench/run.sh) -->' lines" "$T/twice.md"
 mkdir "$T/noexact"
 "$CLI" build "$T/mocap/walk" -o "$T/noexact/holden27.pmdb" --modes pcakdtree --quiet --json > "$T/noexact/holden27.build.json" \
   || fail "build --modes pcakdtree"
