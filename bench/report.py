@@ -244,13 +244,11 @@ def replace_section(text, markers, section):
         raise ValueError(f"{len(starts)} '{begin}' lines: which one is meant?")
     if not starts:
         return None
-    ends = [i for i in range(starts[0] + 1, len(lines)) if lines[i].rstrip("\r\n") == end]
-    if not ends:
+    stop = next((i for i in range(starts[0] + 1, len(lines)) if lines[i].rstrip("\r\n") == end), None)
+    if stop is None:
         return None
-    head = "".join(lines[:starts[0] + 1])
-    if not head.endswith("\n"):
-        head += "\n"
-    return head + section + "".join(lines[ends[0]:])
+    # The BEGIN line ends in a newline: an END line follows it.
+    return "".join(lines[:starts[0] + 1]) + section + "".join(lines[stop:])
 
 
 def main():

@@ -34,23 +34,49 @@ old blend
 Prose after.
 EOF
 cp "$T/doc.md" "$T/doc.orig"
-sum_before=$(cat "$ROOT/docs/BENCHMARKS.md" | cksum)
-[ -d "$BUILD/bench-out" ] && ls -l --time-style=full-iso "$BUILD/bench-out" > "$T/out.before"
+sum_before=$(cksum < "$ROOT/docs/BENCHMARKS.md")
+ls -l --time-style=full-iso "$BUILD/bench-out" > "$T/out.before" 2> /dev/null   # empty when there is none
 
 # 1. run.sh with its results and document elsewhere.
 PM_MOCAP_DIR=$T/mocap PM_BENCH_OUT=$T/out PM_BENCH_DOC=$T/doc.md PM_BENCH_QUERIES=20 \
   bash "$ROOT/bench/run.sh" "$BUILD" > "$T/run.txt" 2> "$T/run.err" || fail "bench/run.sh: $(cat "$T/run.err")"
 grep -q "^bench: updated $T/doc.md" "$T/run.err" || fail "run.sh: the document is not said to be updated"
-[ "$(cat "$ROOT/docs/BENCHMARKS.md" | cksum)" = "$sum_before" ] || fail "run.sh with PM_BENCH_DOC wrote docs/BENCHMARKS.md"
-if [ -f "$T/out.before" ]; then
-  ls -l --time-style=full-iso "$BUILD/bench-out" | cmp -s - "$T/out.before" || fail "run.sh with PM_BENCH_OUT touched $BUILD/bench-out"
-fi
+[ "$(cksum < "$ROOT/docs/BENCHMARKS.md")" = "$sum_before" ] || fail "run.sh with PM_BENCH_DOC wrote docs/BENCHMARKS.md"
+ls -l --time-style=full-iso "$BUILD/bench-out" 2> /dev/null | cmp -s - "$T/out.before" \
+  || fail "run.sh with PM_BENCH_OUT touched $BUILD/bench-out"
 for f in holden27 ue-locomotion; do
   for k in build bench; do [ -s "$T/out/$f.$k.json" ] || fail "run.sh: no $f.$k.json"; done
 done
 
+# same_prose ORIG NEW: NEW is ORIG with the two sections between its marker lines (a marker
+# counts only as a line of its own) replaced by $T/out's search.md and blend.md.
+same_prose() {
+  python3 - "$1" "$2" "$T/out" <<'PY'
+import sys
+def parts(text):
+    """The prose and the two sections of a document, split at the marker lines."""
+    prose, sections, inside = [], [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith("<!-- END ") and inside:
+            inside = False
+        if inside:
+            sections[-1] += line
+        else:
+            prose.append(line)
+        if line.startswith("<!-- BEGIN ") and line.rstrip().endswith("-->"):
+            inside = True
+            sections.append("")
+    return "".join(prose), sections
+old_prose, _ = parts(open(sys.argv[1]).read())
+new_prose, new_sections = parts(open(sys.argv[2]).read())
+assert new_prose == old_prose, "the prose changed"
+assert new_sections == [open(sys.argv[3] + "/search.md").read(), open(sys.argv[3] + "/blend.md").read()], "sections"
+PY
+}
+
 # 2. The document: prose kept, each section what report.py printed and kept as OUT/*.md, every
 #    figure the JSON's.
+same_prose "$T/doc.orig" "$T/doc.md" || fail "report: the document's prose or sections"
 python3 - "$T" "$REPORT" <<'PY' || fail "report: sections and figures"
 import glob, importlib.util, json, os, sys
 t, report = sys.argv[1], sys.argv[2]
@@ -58,17 +84,9 @@ sys.dont_write_bytecode = True  # the source tree may be read-only
 spec = importlib.util.spec_from_file_location("report", report)
 r = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(r)
-doc = open(t + "/doc.md").read()
 run = open(t + "/run.txt").read()
-def between(text, markers):
-    b, e = ("\n" + m + "\n" for m in markers)
-    start = text.index(b) + len(b)
-    return text[start:text.index(e, start - 1) + 1]
-search, blend = between(doc, r.SEARCH_MARKERS), between(doc, r.BLEND_MARKERS)
-assert search == open(t + "/out/search.md").read() and blend == open(t + "/out/blend.md").read()
+search, blend = open(t + "/out/search.md").read(), open(t + "/out/blend.md").read()
 assert search in run and blend in run, "run.sh does not print the sections"
-prose = doc.replace(search, "old search\n").replace(blend, "old blend\n")
-assert prose == open(t + "/doc.orig").read(), prose
 assert "real clips" in search, search[:300]   # PM_MOCAP_DIR was given: its clips, not synth's fallback
 
 for schema in ("holden27", "ue-locomotion"):
@@ -135,27 +153,7 @@ grep -q "updated" "$T/err" && fail "report: an unchanged document is said to be 
 cp "$ROOT/docs/BENCHMARKS.md" "$T/real.md"
 python3 "$REPORT" "$T/out" real "$T/real.md" > /dev/null 2> "$T/err" || fail "report to BENCHMARKS.md: $(cat "$T/err")"
 grep -q "has no" "$T/err" && fail "report to BENCHMARKS.md: $(cat "$T/err")"
-python3 - "$ROOT/docs/BENCHMARKS.md" "$T/real.md" "$T/out" <<'PY' || fail "report to BENCHMARKS.md: prose or sections"
-import sys
-def parts(text):
-    """The prose and the two sections of a document, split at the marker lines."""
-    prose, sections, inside = [], [], False
-    for line in text.splitlines(keepends=True):
-        if line.startswith("<!-- END ") and inside:
-            inside = False
-        if inside:
-            sections[-1] += line
-        else:
-            prose.append(line)
-        if line.startswith("<!-- BEGIN ") and line.rstrip().endswith("-->"):
-            inside = True
-            sections.append("")
-    return "".join(prose), sections
-old_prose, old_sections = parts(open(sys.argv[1]).read())
-new_prose, new_sections = parts(open(sys.argv[2]).read())
-assert new_prose == old_prose, "the prose changed"
-assert new_sections == [open(sys.argv[3] + "/search.md").read(), open(sys.argv[3] + "/blend.md").read()], "sections"
-PY
+same_prose "$ROOT/docs/BENCHMARKS.md" "$T/real.md" || fail "report to BENCHMARKS.md: prose or sections"
 
 # 4. Results of one part only: the other section is left as it was; a document without a
 #    section's markers is left whole and the run says so; no document writes none.
