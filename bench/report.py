@@ -3,7 +3,7 @@
 
     report.py OUT_DIR DATA [DOC]
 
-DATA names the clips ("real" or "generated"). Prints the search section (from OUT_DIR's
+DATA names the clips: "real" (../shared/mocap), "generated", or the directory PM_MOCAP_DIR named. Prints the search section (from OUT_DIR's
 *.build.json, *.bench.json and the peers' *.nanoflann_*.json and *.faiss_*.json) and, when OUT_DIR/blend.json exists, the
 blending section; writes each to OUT_DIR/search.md and OUT_DIR/blend.md; with DOC, replaces
 the text between each section's markers in DOC (a section whose results are missing, or whose
@@ -12,6 +12,7 @@ read (not JSON, a field missing) stop it with a message naming the file or the f
 import json
 import os
 import platform
+import shlex
 import sys
 
 SEARCH_MARKERS = ("<!-- BEGIN search results (bench/run.sh) -->", "<!-- END search results -->")
@@ -98,8 +99,12 @@ def search_section(out, data):
         threads += (f", each query's time the median of {' and '.join(map(str, passes))} passes alternated with "
                     f"the other rows of its set")
     n_cpus = usable_cpus()
-    lines.append(f"Measured on {cpu()} ({n_cpus} CPU{'' if n_cpus == 1 else 's'}), {threads}, {data} clips; "
-                 f"`make bench` (or `bash bench/run.sh build`) reproduces every number here.\n")
+    if data in ("real", "generated"):
+        clips, command = f"{data} clips", "`make bench` (or `bash bench/run.sh build`)"
+    else:  # clips given through PM_MOCAP_DIR: `make bench` would measure others
+        clips, command = f"the clips in {data}", f"`PM_MOCAP_DIR={shlex.quote(data)} bash bench/run.sh build`"
+    lines.append(f"Measured on {cpu()} ({n_cpus} CPU{'' if n_cpus == 1 else 's'}), {threads}, {clips}; "
+                 f"{command} reproduces every number here.\n")
     # `posematch bench` times a re-read of the matrix and a brute-force search in alternation at
     # the start and at the end of its run: both do the same work every time, so a wide spread, a
     # median that moved, or CPU time the hypervisor gave away marks a run whose absolute figures

@@ -16,7 +16,6 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 pm="$build/posematch"
 out=${PM_BENCH_OUT:-$build/bench-out}
 doc=${PM_BENCH_DOC-$root/docs/BENCHMARKS.md}
-mkdir -p "$out"
 queries=${PM_BENCH_QUERIES:-1000}
 # Threads for the throughput figures: every CPU, but at least 2 so that the section is always
 # there (on one CPU it shows what sharing the core costs) and at most 8, so that figures from
@@ -38,8 +37,11 @@ if [ -d "$mocap" ]; then
     echo "bench: $mocap needs folders of clips and a two-person folder (the far query set), as ../shared/mocap has" >&2
     exit 1
   fi
-  data="real"
+  data=${PM_MOCAP_DIR:+$mocap} # the report names clips given this way and how to measure them again
+  data=${data:-real}
+  mkdir -p "$out" # only once the clips are known to be usable: a refused run leaves nothing behind
 else
+  mkdir -p "$out"
   echo "bench: $mocap not found: benchmarking on generated clips instead (numbers are not comparable)" >&2
   "$pm" synth "$out/synth" --clips 400 --fps 60
   "$pm" synth "$out/synth-far" --clips 20 --seed 7 --fps 60 --name far
