@@ -3,8 +3,9 @@
 
     report.py OUT_DIR DATA [DOC]
 
-DATA names the clips: "real" (../shared/mocap), "generated", or the directory PM_MOCAP_DIR named. Prints the search section (from OUT_DIR's
-*.build.json, *.bench.json and the peers' *.nanoflann_*.json and *.faiss_*.json) and, when OUT_DIR/blend.json exists, the
+DATA names the clips: "real" (../shared/mocap), "generated", or the absolute path of the
+folder PM_MOCAP_DIR named. Prints the search section (from OUT_DIR's *.build.json, *.bench.json
+and the peers' *.nanoflann_*.json and *.faiss_*.json) and, when OUT_DIR/blend.json exists, the
 blending section; writes each to OUT_DIR/search.md and OUT_DIR/blend.md; with DOC, replaces
 the text between each section's markers in DOC (a section whose results are missing, or whose
 markers DOC lacks, is left as it is; DOC is replaced whole or not at all). Results it cannot

@@ -37,8 +37,10 @@ if [ -d "$mocap" ]; then
     echo "bench: $mocap needs folders of clips and a two-person folder (the far query set), as ../shared/mocap has" >&2
     exit 1
   fi
-  data=${PM_MOCAP_DIR:+$mocap} # the report names clips given this way and how to measure them again
-  data=${data:-real}
+  data=real
+  # Clips given this way are named in the report, with the command that measures them again: as
+  # an absolute path, valid from anywhere and never mistaken for "real" or "generated".
+  [ -n "${PM_MOCAP_DIR:-}" ] && data=$(cd "$mocap" && pwd)
   mkdir -p "$out" # only once the clips are known to be usable: a refused run leaves nothing behind
 else
   mkdir -p "$out"

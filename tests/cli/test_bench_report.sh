@@ -37,9 +37,10 @@ cp "$T/doc.md" "$T/doc.orig"
 sum_before=$(cksum < "$ROOT/docs/BENCHMARKS.md")
 ls -l --time-style=full-iso "$BUILD/bench-out" > "$T/out.before" 2> /dev/null   # empty when there is none
 
-# 1. run.sh with its results and document elsewhere.
-PM_MOCAP_DIR=$T/mocap PM_BENCH_OUT=$T/out PM_BENCH_DOC=$T/doc.md PM_BENCH_QUERIES=20 \
-  bash "$ROOT/bench/run.sh" "$BUILD" > "$T/run.txt" 2> "$T/run.err" || fail "bench/run.sh: $(cat "$T/run.err")"
+# 1. run.sh with its results and document elsewhere, the clips folder given relative to the
+#    working directory (the report names it by its absolute path).
+(cd "$T" && PM_MOCAP_DIR=mocap PM_BENCH_OUT=$T/out PM_BENCH_DOC=$T/doc.md PM_BENCH_QUERIES=20 \
+  bash "$ROOT/bench/run.sh" "$BUILD") > "$T/run.txt" 2> "$T/run.err" || fail "bench/run.sh: $(cat "$T/run.err")"
 grep -q "^bench: updated $T/doc.md" "$T/run.err" || fail "run.sh: the document is not said to be updated"
 [ "$(cksum < "$ROOT/docs/BENCHMARKS.md")" = "$sum_before" ] || fail "run.sh with PM_BENCH_DOC wrote docs/BENCHMARKS.md"
 ls -l --time-style=full-iso "$BUILD/bench-out" 2> /dev/null | cmp -s - "$T/out.before" \
